@@ -1,0 +1,72 @@
+//! The `latscope` binary: argument parsing and printing only. Every subcommand lives in
+//! its own file under `cmd/` and calls into the library crates, which return errors
+//! instead of printing them.
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+mod cmd;
+
+#[derive(Parser)]
+#[command(
+    name = "latscope",
+    version,
+    about = "Real-time latency and kernel-overhead toolkit",
+    long_about = "latscope measures Linux timer wake-up latency, imports logic-analyzer and \
+scope captures and computes the timing figures engineers read off by hand, models kernel \
+overheads and analyses schedulability with them, simulates tick-driven kernels, and writes \
+terminal, JSON and HTML reports.\n\nTimes accept units everywhere: ps, ns, us, ms, s.",
+    after_help = "Run `latscope <COMMAND> --help` for the options of one command."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Measure timer wake-up latency on this Linux host (cyclictest-style, explained)
+    Measure(cmd::measure::Args),
+    /// Compare two `measure` JSON results; exit 1 when B is worse than A
+    Compare(cmd::compare::Args),
+    /// Import a capture (sigrok, Saleae, VCD, CSV, cycle log) and measure its timing
+    Trace(cmd::trace::Args),
+    /// Convert a capture to VCD, latscope's own format or Perfetto JSON
+    Convert(cmd::convert::Args),
+    /// Response-time analysis of a system description with kernel overheads
+    Analyze(cmd::analyze::Args),
+    /// Fit overhead-model parameters from measurements
+    Fit(cmd::fit::Args),
+    /// Generate random task sets (UUniFast) as system descriptions
+    Generate(cmd::generate::Args),
+    /// Simulate a tick-driven kernel with overheads and write a virtual capture
+    Simulate(cmd::simulate::Args),
+    /// Run the bundled scenarios that reproduce the source documents' experiments
+    Scenario(cmd::scenario::Args),
+    /// Build an HTML or Markdown report from latscope JSON results
+    Report(cmd::report::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Measure(a) => cmd::measure::run(a),
+        Command::Compare(a) => cmd::compare::run(a),
+        Command::Trace(a) => cmd::trace::run(a),
+        Command::Convert(a) => cmd::convert::run(a),
+        Command::Analyze(a) => cmd::analyze::run(a),
+        Command::Fit(a) => cmd::fit::run(a),
+        Command::Generate(a) => cmd::generate::run(a),
+        Command::Simulate(a) => cmd::simulate::run(a),
+        Command::Scenario(a) => cmd::scenario::run(a),
+        Command::Report(a) => cmd::report::run(a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            // `{:#}` prints the whole context chain on one line: file, place, problem.
+            eprintln!("latscope: error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,16 @@
+//! latscope-core: the data model every latscope front end shares.
+//!
+//! * [`time`]: integer time with the unit in the type ([`Nanos`], [`Picos`]) and exact
+//!   parsing of `1.5us`-style durations;
+//! * [`stats`]: the one statistics module (moments, HDR histogram, exact samples);
+//! * [`capture`]: the one capture model (digital edge lists, analog samples).
+//!
+//! No CLI concerns live here: functions return errors, never print or exit.
+
+pub mod capture;
+pub mod stats;
+pub mod time;
+
+pub use capture::{AnalogChannel, Capture, CaptureError, DigitalChannel, Edge};
+pub use stats::{Accumulator, Bucket, Histogram, Location, Moments, Samples, Summary};
+pub use time::{parse_duration, parse_duration_ns, Nanos, Picos, UnitError};

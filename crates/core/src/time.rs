@@ -1,0 +1,433 @@
+//! Integer time with the unit in the type, and exact parsing of human durations.
+//!
+//! Why integers: latency work compares values that differ by a few nanoseconds on
+//! runs that last days; floats lose that resolution past a few hours. Why two types:
+//! Linux measurements come from `clock_gettime` in nanoseconds, while captures and
+//! kernel models need sub-nanosecond resolution (12 cycles at 84 MHz is 142.857 ns).
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// A time or duration in nanoseconds.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[serde(transparent)]
+pub struct Nanos(pub i64);
+
+/// A time or duration in picoseconds (±106 days fit in an i64).
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[serde(transparent)]
+pub struct Picos(pub i64);
+
+pub const PS_PER_NS: i64 = 1_000;
+pub const PS_PER_US: i64 = 1_000_000;
+pub const PS_PER_MS: i64 = 1_000_000_000;
+pub const PS_PER_S: i64 = 1_000_000_000_000;
+
+impl Nanos {
+    pub const ZERO: Nanos = Nanos(0);
+    pub fn from_secs_f64(s: f64) -> Nanos {
+        Nanos((s * 1e9).round() as i64)
+    }
+    pub fn as_secs_f64(self) -> f64 {
+        self.0 as f64 / 1e9
+    }
+    pub fn as_us_f64(self) -> f64 {
+        self.0 as f64 / 1e3
+    }
+    pub fn to_picos(self) -> Picos {
+        Picos(self.0.saturating_mul(PS_PER_NS))
+    }
+}
+
+impl Picos {
+    pub const ZERO: Picos = Picos(0);
+    pub const MAX: Picos = Picos(i64::MAX);
+    pub fn from_ns(ns: i64) -> Picos {
+        Picos(ns.saturating_mul(PS_PER_NS))
+    }
+    pub fn from_us(us: i64) -> Picos {
+        Picos(us.saturating_mul(PS_PER_US))
+    }
+    pub fn from_ms(ms: i64) -> Picos {
+        Picos(ms.saturating_mul(PS_PER_MS))
+    }
+    /// Nanoseconds as a float: the unit of every JSON time in latscope's outputs.
+    pub fn as_ns_f64(self) -> f64 {
+        self.0 as f64 / 1e3
+    }
+    pub fn as_us_f64(self) -> f64 {
+        self.0 as f64 / 1e6
+    }
+    pub fn as_secs_f64(self) -> f64 {
+        self.0 as f64 / 1e12
+    }
+    /// Truncating conversion to nanoseconds.
+    pub fn to_nanos(self) -> Nanos {
+        Nanos(self.0 / PS_PER_NS)
+    }
+    /// Duration of `cycles` clock cycles at `hz`, rounded to the nearest picosecond.
+    pub fn from_cycles(cycles: u64, hz: u64) -> Picos {
+        let ps = (cycles as i128 * PS_PER_S as i128 + hz as i128 / 2) / hz.max(1) as i128;
+        Picos(ps.min(i64::MAX as i128) as i64)
+    }
+}
+
+impl std::ops::Add for Picos {
+    type Output = Picos;
+    fn add(self, o: Picos) -> Picos {
+        Picos(self.0 + o.0)
+    }
+}
+impl std::ops::Sub for Picos {
+    type Output = Picos;
+    fn sub(self, o: Picos) -> Picos {
+        Picos(self.0 - o.0)
+    }
+}
+impl std::ops::AddAssign for Picos {
+    fn add_assign(&mut self, o: Picos) {
+        self.0 += o.0
+    }
+}
+impl std::ops::Add for Nanos {
+    type Output = Nanos;
+    fn add(self, o: Nanos) -> Nanos {
+        Nanos(self.0 + o.0)
+    }
+}
+impl std::ops::Sub for Nanos {
+    type Output = Nanos;
+    fn sub(self, o: Nanos) -> Nanos {
+        Nanos(self.0 - o.0)
+    }
+}
+
+impl fmt::Display for Nanos {
+    /// Human form with a unit chosen for readability: `850 ns`, `12.3 us`, `4.05 ms`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&format_ps(self.0 as i128 * 1000))
+    }
+}
+impl fmt::Display for Picos {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&format_ps(self.0 as i128))
+    }
+}
+
+/// Formats picoseconds with three significant digits in a fitting unit.
+pub fn format_ps(ps: i128) -> String {
+    let a = ps.unsigned_abs();
+    let (div, unit) = if a >= PS_PER_S as u128 {
+        (PS_PER_S as f64, "s")
+    } else if a >= PS_PER_MS as u128 {
+        (PS_PER_MS as f64, "ms")
+    } else if a >= PS_PER_US as u128 {
+        (PS_PER_US as f64, "us")
+    } else if a >= PS_PER_NS as u128 {
+        (PS_PER_NS as f64, "ns")
+    } else {
+        (1.0, "ps")
+    };
+    let v = ps as f64 / div;
+    let s = if v.abs() >= 100.0 || v.fract() == 0.0 {
+        format!("{:.0}", v)
+    } else if v.abs() >= 10.0 {
+        format!("{:.1}", v)
+    } else {
+        format!("{:.2}", v)
+    };
+    format!("{s} {unit}")
+}
+
+/// Formats a nanosecond float (as found in JSON outputs) like [`format_ps`].
+pub fn format_ns_f64(ns: f64) -> String {
+    format_ps((ns * 1000.0).round() as i128)
+}
+
+/// Why a duration or frequency string was rejected.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UnitError {
+    #[error("empty value")]
+    Empty,
+    #[error("'{0}' is not a number with a unit (expected e.g. 1.5us, 10 ms, 250s)")]
+    Malformed(String),
+    #[error("'{0}' has no unit; write it as e.g. {0}us or {0}ms")]
+    MissingUnit(String),
+    #[error("unknown unit '{unit}' in '{text}' (use ps, ns, us, ms, s{extra})")]
+    UnknownUnit {
+        text: String,
+        unit: String,
+        extra: &'static str,
+    },
+    #[error("'{0}' is given in cycles but no CPU clock (cpu_hz) is known")]
+    CyclesWithoutClock(String),
+    #[error("'{0}' is out of range")]
+    OutOfRange(String),
+    #[error("'{0}' is negative; a duration here must be zero or more")]
+    Negative(String),
+    #[error("'{0}' has more precision than one picosecond")]
+    TooPrecise(String),
+}
+
+/// A decimal number parsed exactly: value = mantissa / 10^scale.
+struct Decimal {
+    neg: bool,
+    mantissa: i128,
+    scale: u32,
+}
+
+fn split_number(s: &str) -> Option<(Decimal, &str)> {
+    let s = s.trim();
+    let bytes = s.as_bytes();
+    let mut i = 0;
+    let mut neg = false;
+    if i < bytes.len() && (bytes[i] == b'-' || bytes[i] == b'+') {
+        neg = bytes[i] == b'-';
+        i += 1;
+    }
+    let mut mantissa: i128 = 0;
+    let mut scale = 0u32;
+    let mut digits = 0;
+    let mut seen_dot = false;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if c.is_ascii_digit() {
+            mantissa = mantissa.checked_mul(10)?.checked_add((c - b'0') as i128)?;
+            if seen_dot {
+                scale += 1;
+            }
+            digits += 1;
+        } else if c == b'.' && !seen_dot {
+            seen_dot = true;
+        } else if c == b'_' && digits > 0 {
+            // 84_000_000 as in TOML
+        } else {
+            break;
+        }
+        i += 1;
+    }
+    if digits == 0 {
+        return None;
+    }
+    // Optional exponent: 1e-6s, 2.5E3ns
+    let mut rest = &s[i..];
+    if let Some(r) = rest.strip_prefix(['e', 'E']) {
+        let (esign, r2) = match r.strip_prefix('-') {
+            Some(r2) => (-1i32, r2),
+            None => (1, r.strip_prefix('+').unwrap_or(r)),
+        };
+        let n = r2.bytes().take_while(|b| b.is_ascii_digit()).count();
+        if n > 0 {
+            let e: i32 = r2[..n].parse().ok()?;
+            let e = e * esign;
+            if e >= 0 {
+                for _ in 0..e {
+                    mantissa = mantissa.checked_mul(10)?;
+                }
+            } else {
+                scale += (-e) as u32;
+            }
+            rest = &r2[n..];
+        }
+    }
+    Some((
+        Decimal {
+            neg,
+            mantissa,
+            scale,
+        },
+        rest.trim(),
+    ))
+}
+
+fn scale_exact(d: &Decimal, unit_ps: i128, text: &str) -> Result<i64, UnitError> {
+    let num = d
+        .mantissa
+        .checked_mul(unit_ps)
+        .ok_or_else(|| UnitError::OutOfRange(text.into()))?;
+    let den = 10i128
+        .checked_pow(d.scale)
+        .ok_or_else(|| UnitError::TooPrecise(text.into()))?;
+    if num % den != 0 {
+        return Err(UnitError::TooPrecise(text.into()));
+    }
+    let v = num / den;
+    let v = if d.neg { -v } else { v };
+    i64::try_from(v).map_err(|_| UnitError::OutOfRange(text.into()))
+}
+
+fn unit_ps(unit: &str) -> Option<i128> {
+    Some(match unit {
+        "ps" => 1,
+        "ns" => PS_PER_NS as i128,
+        "us" | "µs" | "μs" => PS_PER_US as i128,
+        "ms" => PS_PER_MS as i128,
+        "s" | "sec" => PS_PER_S as i128,
+        "min" => 60 * PS_PER_S as i128,
+        "h" => 3600 * PS_PER_S as i128,
+        _ => return None,
+    })
+}
+
+/// Parses a duration such as `1.5us`, `10 ms`, `250s`, `5.907us`, `1e-3s` exactly into
+/// picoseconds. A bare number is an error: a silent default unit is how `10` ends up
+/// meaning 10 ns in one tool and 10 us in the next.
+pub fn parse_duration(text: &str) -> Result<Picos, UnitError> {
+    parse_duration_cycles(text, None)
+}
+
+/// Like [`parse_duration`], and also accepts `N cycles` (or `Ncyc`) when the CPU clock is
+/// known. Cycles are converted to the nearest picosecond.
+pub fn parse_duration_cycles(text: &str, cpu_hz: Option<u64>) -> Result<Picos, UnitError> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Err(UnitError::Empty);
+    }
+    let (d, unit) = split_number(t).ok_or_else(|| UnitError::Malformed(t.into()))?;
+    if unit.is_empty() {
+        return Err(UnitError::MissingUnit(t.into()));
+    }
+    if matches!(unit, "cycles" | "cycle" | "cyc") {
+        let hz = cpu_hz.ok_or_else(|| UnitError::CyclesWithoutClock(t.into()))?;
+        if d.scale != 0 {
+            return Err(UnitError::Malformed(t.into()));
+        }
+        let c = u64::try_from(d.mantissa).map_err(|_| UnitError::OutOfRange(t.into()))?;
+        let ps = Picos::from_cycles(c, hz);
+        return Ok(if d.neg { Picos(-ps.0) } else { ps });
+    }
+    let u = unit_ps(unit).ok_or_else(|| UnitError::UnknownUnit {
+        text: t.into(),
+        unit: unit.into(),
+        extra: if cpu_hz.is_some() { ", cycles" } else { "" },
+    })?;
+    Ok(Picos(scale_exact(&d, u, t)?))
+}
+
+/// Parses a non-negative duration; see [`parse_duration`].
+pub fn parse_nonneg_duration(text: &str) -> Result<Picos, UnitError> {
+    let p = parse_duration(text)?;
+    if p.0 < 0 {
+        return Err(UnitError::Negative(text.trim().into()));
+    }
+    Ok(p)
+}
+
+/// Parses a duration into whole nanoseconds (for Linux measurement settings).
+pub fn parse_duration_ns(text: &str) -> Result<Nanos, UnitError> {
+    let p = parse_duration(text)?;
+    if p.0 % PS_PER_NS != 0 {
+        return Err(UnitError::TooPrecise(text.trim().into()));
+    }
+    Ok(Nanos(p.0 / PS_PER_NS))
+}
+
+/// Parses a frequency such as `84_000_000`, `84 MHz`, `1m` (sigrok style), `200 kHz`,
+/// `8000000 Hz` into whole hertz. A bare number means hertz.
+pub fn parse_frequency_hz(text: &str) -> Result<u64, UnitError> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Err(UnitError::Empty);
+    }
+    let (d, unit) = split_number(t).ok_or_else(|| UnitError::Malformed(t.into()))?;
+    let mult: i128 = match unit.to_ascii_lowercase().as_str() {
+        "" | "hz" => 1,
+        "k" | "khz" => 1_000,
+        "m" | "mhz" => 1_000_000,
+        "g" | "ghz" => 1_000_000_000,
+        _ => {
+            return Err(UnitError::UnknownUnit {
+                text: t.into(),
+                unit: unit.into(),
+                extra: " for durations; Hz, kHz, MHz, GHz for frequencies",
+            })
+        }
+    };
+    if d.neg {
+        return Err(UnitError::Negative(t.into()));
+    }
+    let v = scale_exact(&d, mult, t)?;
+    Ok(v as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_units_exactly() {
+        assert_eq!(parse_duration("5.907us").unwrap(), Picos(5_907_000));
+        assert_eq!(parse_duration("1.5 us").unwrap(), Picos(1_500_000));
+        assert_eq!(parse_duration("10ms").unwrap(), Picos::from_ms(10));
+        assert_eq!(parse_duration("250s").unwrap(), Picos(250 * PS_PER_S));
+        assert_eq!(parse_duration("1e-3s").unwrap(), Picos::from_ms(1));
+        assert_eq!(parse_duration("3µs").unwrap(), Picos::from_us(3));
+        assert_eq!(
+            parse_duration("0.5ps"),
+            Err(UnitError::TooPrecise("0.5ps".into()))
+        );
+        assert_eq!(parse_duration_ns("1ms").unwrap(), Nanos(1_000_000));
+        assert!(parse_duration_ns("1.5ns").is_err());
+    }
+
+    #[test]
+    fn rejects_bad_durations() {
+        assert_eq!(
+            parse_duration("10"),
+            Err(UnitError::MissingUnit("10".into()))
+        );
+        assert!(matches!(parse_duration("ms"), Err(UnitError::Malformed(_))));
+        assert!(matches!(
+            parse_duration("10 parsecs"),
+            Err(UnitError::UnknownUnit { .. })
+        ));
+        assert!(matches!(parse_duration(""), Err(UnitError::Empty)));
+        assert!(matches!(
+            parse_nonneg_duration("-1ms"),
+            Err(UnitError::Negative(_))
+        ));
+        assert!(matches!(
+            parse_duration("99999999999h"),
+            Err(UnitError::OutOfRange(_))
+        ));
+    }
+
+    #[test]
+    fn cycles_need_a_clock() {
+        assert_eq!(
+            parse_duration_cycles("12 cycles", Some(84_000_000)).unwrap(),
+            Picos(142_857)
+        );
+        assert_eq!(
+            parse_duration_cycles("281cycles", Some(125_000_000)).unwrap(),
+            Picos(2_248_000)
+        );
+        assert!(matches!(
+            parse_duration_cycles("12 cycles", None),
+            Err(UnitError::CyclesWithoutClock(_))
+        ));
+    }
+
+    #[test]
+    fn frequencies() {
+        assert_eq!(parse_frequency_hz("84_000_000").unwrap(), 84_000_000);
+        assert_eq!(parse_frequency_hz("1 MHz").unwrap(), 1_000_000);
+        assert_eq!(parse_frequency_hz("200 kHz").unwrap(), 200_000);
+        assert_eq!(parse_frequency_hz("1m").unwrap(), 1_000_000);
+        assert_eq!(parse_frequency_hz("12.5 MHz").unwrap(), 12_500_000);
+        assert!(parse_frequency_hz("fast").is_err());
+    }
+
+    #[test]
+    fn formatting() {
+        assert_eq!(Picos(142_857).to_string(), "143 ns");
+        assert_eq!(Nanos(12_345).to_string(), "12.3 us");
+        assert_eq!(Nanos(4_050_000).to_string(), "4.05 ms");
+        assert_eq!(Nanos(850).to_string(), "850 ns");
+        assert_eq!(Picos::from_cycles(26, 125_000_000), Picos(208_000));
+    }
+}

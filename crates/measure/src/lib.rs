@@ -1,0 +1,1 @@
+//! latscope-measure (work in progress)

@@ -1,0 +1,1 @@
+//! latscope-model (work in progress)

@@ -1,0 +1,1 @@
+//! latscope-report (work in progress)

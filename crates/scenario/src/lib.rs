@@ -1,0 +1,1 @@
+//! latscope-scenario (work in progress)

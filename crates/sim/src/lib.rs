@@ -1,0 +1,1 @@
+//! latscope-sim (work in progress)

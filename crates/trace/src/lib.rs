@@ -1,0 +1,1 @@
+//! latscope-trace (work in progress)
