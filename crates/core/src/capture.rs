@@ -75,11 +75,11 @@ impl DigitalChannel {
     /// Level just after time `t` (an edge at exactly `t` has already happened).
     pub fn level_at(&self, t: Picos) -> bool {
         let n = self.edges.partition_point(|&e| e <= t);
-        self.initial ^ (n % 2 == 1)
+        self.initial ^ (n & 1 == 1)
     }
     /// Level right after edge `i`.
     pub fn level_after(&self, i: usize) -> bool {
-        self.initial ^ (i % 2 == 0)
+        self.initial ^ (i & 1 == 0)
     }
     /// Times of edges of the given kind, in order.
     pub fn edges_of(&self, kind: Edge) -> impl Iterator<Item = Picos> + '_ {

@@ -1,0 +1,5 @@
+//! Importers: one module per format, and detection from content.
+
+pub(crate) mod builder;
+pub mod native;
+pub mod vcd;

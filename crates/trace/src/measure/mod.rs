@@ -1,0 +1,1 @@
+//! Measurements (see docs/trace.md).

@@ -1,0 +1,1 @@
+//! TOML spec files naming channels by role.

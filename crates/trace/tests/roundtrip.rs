@@ -1,0 +1,92 @@
+//! Round trips through every exporter give the same edges.
+
+use latscope_core::capture::{AnalogChannel, Capture, DigitalChannel};
+use latscope_core::time::Picos;
+use latscope_trace::export;
+use latscope_trace::import;
+
+fn sample() -> Capture {
+    Capture {
+        source: "built in test".into(),
+        samplerate_hz: Some(10_000_000),
+        start: Picos::from_us(-20),
+        end: Picos::from_ms(2),
+        channels: vec![
+            DigitalChannel {
+                name: "SysTick".into(),
+                initial: false,
+                edges: (0..40)
+                    .map(|i| Picos::from_us(i / 2 * 50 + (i % 2) * 3) + Picos(100_000 * (i % 3)))
+                    .collect(),
+            },
+            DigitalChannel {
+                name: "Task".into(),
+                initial: true,
+                edges: vec![Picos::from_us(-10), Picos::from_us(700)],
+            },
+            DigitalChannel {
+                name: "idle".into(),
+                initial: true,
+                edges: vec![],
+            },
+        ],
+        analog: vec![AnalogChannel {
+            name: "V".into(),
+            start: Picos::from_us(-20),
+            interval: Picos::from_us(100),
+            values: (0..20).map(|i| i as f32 * 0.25).collect(),
+        }],
+    }
+}
+
+#[test]
+fn native_round_trip_is_exact() {
+    let cap = sample();
+    cap.validate().unwrap();
+    let mut buf = Vec::new();
+    export::native::write(&cap, &mut buf).unwrap();
+    let back = import::native::read(&buf, "x.lscap").unwrap();
+    assert_eq!(back, cap);
+    // every truncation is a clean error
+    for n in 0..buf.len() {
+        assert!(import::native::read(&buf[..n], "x.lscap").is_err(), "{n}");
+    }
+}
+
+#[test]
+fn vcd_round_trip_same_edges() {
+    let cap = sample();
+    let mut buf = Vec::new();
+    export::vcd::write(&cap, &mut buf).unwrap();
+    let back = import::vcd::read(&buf[..], "x.vcd").unwrap();
+    assert_eq!(back.start, cap.start);
+    assert_eq!(back.end, cap.end);
+    assert_eq!(back.samplerate_hz, cap.samplerate_hz);
+    assert_eq!(back.channels, cap.channels);
+    assert_eq!(back.analog, cap.analog);
+}
+
+#[test]
+fn perfetto_slices_match_pulses() {
+    let cap = sample();
+    let mut buf = Vec::new();
+    export::perfetto::write(&cap, &[], &mut buf).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&buf).unwrap();
+    let ev = v["traceEvents"].as_array().unwrap();
+    let tick: Vec<(f64, f64)> = ev
+        .iter()
+        .filter(|e| e["ph"] == "X" && e["tid"] == 1)
+        .map(|e| (e["ts"].as_f64().unwrap(), e["dur"].as_f64().unwrap()))
+        .collect();
+    let want: Vec<(f64, f64)> = cap.channels[0]
+        .pulses(true)
+        .map(|(a, b)| ((a - cap.start).as_us_f64(), (b - a).as_us_f64()))
+        .collect();
+    assert_eq!(tick.len(), want.len());
+    for (g, w) in tick.iter().zip(&want) {
+        assert!(
+            (g.0 - w.0).abs() < 1e-9 && (g.1 - w.1).abs() < 1e-9,
+            "{g:?} {w:?}"
+        );
+    }
+}
