@@ -1,1 +1,8 @@
-//! latscope-model (work in progress)
+//! latscope-model: the system description shared by analysis and simulation, kernel
+//! overhead models (tick, list-scan, interrupt path, tickless idle), response-time
+//! analysis with those overheads, calibration fits and random task-set generation.
+
+pub mod overheads;
+pub mod system;
+
+pub use system::{System, SystemError};

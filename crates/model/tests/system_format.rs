@@ -1,0 +1,208 @@
+//! The system description: the issue's example, round trips and error messages.
+
+use latscope_core::Picos;
+use latscope_model::system::{Arrival, KernelCosts, ModelKind, TaskSelection, TickMode};
+use latscope_model::System;
+
+const ISSUE_EXAMPLE: &str = r#"
+[platform]
+cpu_hz = 84_000_000
+irq_entry_cycles = 12
+
+[kernel]
+tick_hz = 1000
+model = "tick"                  # tick-driven fixed-priority kernel
+task_selection = "generic"      # or "optimised"
+tick_mode = "partitioned"       # or "pessimistic"
+[kernel.costs]
+tick_base = "1.5us"
+tick_per_release = "5.907us"
+switch_base = "1.5us"
+switch_per_level = "0.7us"
+
+[[task]]
+name = "A"
+period = "5ms"
+wcet = "1ms"
+priority = 2
+"#;
+
+fn err(text: &str) -> String {
+    match System::from_toml_str(text, "sys.toml") {
+        Ok(_) => panic!("accepted:\n{text}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn issue_example_is_accepted_as_written() {
+    let s = System::from_toml_str(ISSUE_EXAMPLE, "example.toml").unwrap();
+    assert_eq!(s.platform.cpu_hz, 84_000_000);
+    // L = 12 cycles at 84 MHz = 142.857 ns (rounded to the picosecond)
+    assert_eq!(s.platform.irq_entry(), Picos(142_857));
+    assert_eq!(s.kernel.tick_period(), Picos::from_ms(1));
+    assert_eq!(s.kernel.model(), ModelKind::Tick);
+    assert_eq!(s.kernel.task_selection, TaskSelection::Generic);
+    assert_eq!(s.kernel.tick_mode, TickMode::Partitioned);
+    let KernelCosts::Tick(c) = &s.kernel.costs else {
+        panic!("not tick")
+    };
+    assert_eq!(c.tick_per_release, Picos::from_ns(5907));
+    assert_eq!(c.switch_optimised, Picos::from_ns(1500));
+    let a = &s.tasks[0];
+    assert_eq!(a.arrival, Arrival::Periodic(Picos::from_ms(5)));
+    assert_eq!(a.deadline, Picos::from_ms(5));
+    assert_eq!(a.bcet, a.wcet);
+    assert_eq!(a.priority, 2);
+}
+
+#[test]
+fn toml_and_json_round_trip() {
+    let text = r#"
+[platform]
+cpu_hz = "125 MHz"
+irq_entry_cycles = 12
+cache = { assume = "cold", warm = "0ns", cold = "3.1us" }
+[kernel]
+tick_hz = 1000
+model = "irqpath"
+[kernel.costs]
+tick = "2us"
+switch = "1us"
+warm = { prologue = "14 cycles", send = "1.6us", dispatch = "440ns" }
+cold = { entry = "3.3us", prologue = "1us", send = "20us", dispatch = "4.7us" }
+[[kernel.sleep_state]]
+name = "stop"
+safety_margin_ticks = 2
+parts = { cpu_wake = "80us", oscillator_restart = "720us", context_switch = "6.6us" }
+[critical_sections]
+kernel = "3us"
+application = "12 cycles"
+[[task]]
+name = "ah"
+min_interarrival = "1ms"
+wcet = "10us"
+bcet = "5us"
+priority = 3
+deadline = "100us"
+[[task]]
+name = "am"
+period = "1ms"
+wcet = "100us"
+priority = 2
+offset = "250us"
+jitter = "5us"
+blocking = "7us"
+exec_time_file = "am.csv"
+[[interrupt]]
+name = "gpio"
+min_interarrival = "500us"
+wcet = "232ns"
+priority = 1
+releases = "ah"
+"#;
+    let a = System::from_toml_str(text, "a.toml").unwrap();
+    assert_eq!(a.tasks[0].released_by, Some(0));
+    assert_eq!(a.interrupts[0].releases, Some(0));
+    assert_eq!(
+        a.kernel.sleep_states[0].wake_latency(),
+        Picos::from_ns(806_600)
+    );
+    let back = System::from_toml_str(&a.to_toml_string(), "a.toml").unwrap();
+    assert_eq!(a, back);
+    let j = System::from_json_str(&a.to_json_string(), "a.toml").unwrap();
+    assert_eq!(a, j);
+}
+
+#[test]
+fn from_path_detects_json_and_resolves_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = System::from_toml_str(ISSUE_EXAMPLE, "x").unwrap();
+    let p = dir.path().join("sys.json");
+    std::fs::write(&p, s.to_json_string()).unwrap();
+    let j = System::from_path(&p).unwrap();
+    assert_eq!(j.tasks, s.tasks);
+    let missing = System::from_path(&dir.path().join("nope.toml")).unwrap_err();
+    assert!(missing.to_string().contains("nope.toml"), "{missing}");
+}
+
+#[test]
+fn unknown_key_names_file_line_and_table() {
+    let text = ISSUE_EXAMPLE.replace("priority = 2", "priority = 2\nperoid = \"5ms\"");
+    let e = err(&text);
+    assert!(e.starts_with("sys.toml:22:"), "{e}");
+    assert!(e.contains("task[0] \"A\""), "{e}");
+    assert!(e.contains("peroid"), "{e}");
+}
+
+#[test]
+fn missing_key_and_wrong_type() {
+    let text = ISSUE_EXAMPLE.replace("wcet = \"1ms\"\n", "");
+    let e = err(&text);
+    assert!(e.contains("wcet"), "{e}");
+    assert!(e.contains("task[0]"), "{e}");
+
+    let text = ISSUE_EXAMPLE.replace("wcet = \"1ms\"", "wcet = 1");
+    let e = err(&text);
+    assert!(e.contains("sys.toml:20:"), "{e}");
+    assert!(e.contains("key `wcet`"), "{e}");
+    assert!(e.contains("no unit"), "{e}");
+
+    let text = ISSUE_EXAMPLE.replace("priority = 2", "priority = \"high\"");
+    let e = err(&text);
+    assert!(e.contains("sys.toml:21:"), "{e}");
+}
+
+#[test]
+fn impossible_values_are_rejected() {
+    let two = format!(
+        "{ISSUE_EXAMPLE}\n[[task]]\nname = \"B\"\nperiod = \"10ms\"\nwcet = \"11ms\"\npriority = 1\n"
+    );
+    let e = err(&two);
+    assert!(e.contains("task[1] \"B\""), "{e}");
+    assert!(e.contains("exceeds the deadline"), "{e}");
+    assert!(e.contains("sys.toml:26:"), "{e}");
+
+    let e = err(&ISSUE_EXAMPLE.replace("period = \"5ms\"", "period = \"0ms\""));
+    assert!(
+        e.contains("key `period`") && e.contains("greater than zero"),
+        "{e}"
+    );
+    let e = err(&ISSUE_EXAMPLE.replace("period = \"5ms\"", "period = \"-5ms\""));
+    assert!(e.contains("negative"), "{e}");
+    let e = err(&ISSUE_EXAMPLE.replace("tick_hz = 1000", "tick_hz = 0"));
+    assert!(e.contains("tick_hz"), "{e}");
+    let e = err(&ISSUE_EXAMPLE.replace("model = \"tick\"", "model = \"edf\""));
+    assert!(e.contains("edf") && e.contains("sys.toml:8:"), "{e}");
+    let e = err(&ISSUE_EXAMPLE.replace("tick_base", "insert_base"));
+    assert!(e.contains("listscan"), "{e}");
+
+    let dup = format!(
+        "{}\n[[task]]\nname = \"B\"\nperiod = \"10ms\"\nwcet = \"1ms\"\npriority = 2\n",
+        ISSUE_EXAMPLE.replace("tick_mode", "allow_equal_priorities = false\ntick_mode")
+    );
+    let e = err(&dup);
+    assert!(e.contains("already used"), "{e}");
+    let e = err(&format!(
+        "{ISSUE_EXAMPLE}\n[[task]]\nname = \"A\"\nperiod = \"10ms\"\nwcet = \"1ms\"\npriority = 1\n"
+    ));
+    assert!(e.contains("already used"), "{e}");
+    let e = err(&format!(
+        "{ISSUE_EXAMPLE}\n[[interrupt]]\nname = \"i\"\nmin_interarrival = \"1ms\"\nwcet = \"1us\"\nreleases = \"Z\"\n"
+    ));
+    assert!(
+        e.contains("interrupt[0] \"i\"") && e.contains("\"Z\""),
+        "{e}"
+    );
+}
+
+#[test]
+fn json_errors_name_table_and_key() {
+    let s = System::from_toml_str(ISSUE_EXAMPLE, "x").unwrap();
+    let j = s.to_json_string().replace("\"1ms\"", "\"2 parsecs\"");
+    let e = System::from_json_str(&j, "sys.json")
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("sys.json: "), "{e}");
+    assert!(e.contains("task[0] \"A\", key `wcet`"), "{e}");
+}
