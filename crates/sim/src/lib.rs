@@ -1,1 +1,19 @@
-//! latscope-sim (work in progress)
+//! latscope-sim: a fast, deterministic discrete-event simulator of tick-driven kernels
+//! with overheads (FreeRTOS-like preemptive tick kernel, kernel-v1-like list-scan
+//! scheduler, tickless idle). Semantics and every same-instant rule: docs/simulator.md.
+//!
+//! * [`config`]: the engine's flat input ([`SimConfig`]), filled from the shared system
+//!   description by [`from_system`];
+//! * [`engine`]: the event loop ([`Sim`]);
+//! * [`report`]: the results (`--json`).
+
+pub mod config;
+pub mod engine;
+pub mod report;
+
+pub use config::{
+    Activation, ConfigError, ExecTime, IrqArrival, Kernel, ListScanKernel, SimConfig, SimIrq,
+    SimTask, SwitchCost, TickKernel, Tickless,
+};
+pub use engine::{fmt_ns, Sim, SimOptions, TickRow};
+pub use report::SimReport;

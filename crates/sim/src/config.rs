@@ -1,0 +1,345 @@
+//! The simulator's own, flat input: tasks, interrupts and kernel overheads already turned
+//! into integer picoseconds and cost tables.
+//!
+//! Nobody writes this by hand: [`crate::from_system`] fills it from the shared system
+//! description (`latscope_model::system::System`), calling the model's cost functions to
+//! fill the tables, so the overhead models have one source of truth. Tests build it
+//! directly to state small hand-checked timelines.
+
+use latscope_core::Picos;
+
+/// How long one job of a task executes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExecTime {
+    /// Always the same time (normally the WCET).
+    Fixed(Picos),
+    /// Uniformly distributed between BCET and WCET (inclusive), integer picoseconds.
+    Uniform { bcet: Picos, wcet: Picos },
+    /// Drawn uniformly from measured values (an empirical distribution).
+    Empirical(Vec<Picos>),
+}
+
+impl ExecTime {
+    /// The largest time this model can produce.
+    pub fn max(&self) -> Picos {
+        match self {
+            ExecTime::Fixed(c) => *c,
+            ExecTime::Uniform { wcet, .. } => *wcet,
+            ExecTime::Empirical(v) => v.iter().copied().max().unwrap_or(Picos::ZERO),
+        }
+    }
+}
+
+/// What makes a task's job arrive.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Activation {
+    /// Periodic: job j arrives at `offset + j * period` (+ release jitter). The kernel
+    /// notices it at the first tick at or after that time.
+    Periodic,
+    /// Released by the handler of interrupt `irq` (index into [`SimConfig::interrupts`]);
+    /// the job's arrival is the interrupt's arrival.
+    Interrupt(usize),
+}
+
+/// One task (FreeRTOS task, or kernel-v1 thread in list-scan mode).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SimTask {
+    pub name: String,
+    /// Larger number = higher priority (FreeRTOS convention); 0 is the idle priority.
+    pub priority: u32,
+    pub period: Picos,
+    pub offset: Picos,
+    pub deadline: Picos,
+    /// Release jitter: each job is released up to this much after its arrival (uniform).
+    pub jitter: Picos,
+    pub exec: ExecTime,
+    /// Interrupts-disabled section at the start of every job (kernel-level interrupts,
+    /// the tick and the context switch are held off while it runs).
+    pub critical: Picos,
+    pub activation: Activation,
+}
+
+/// When an interrupt source fires.
+#[derive(Clone, Debug, PartialEq)]
+pub enum IrqArrival {
+    /// Every `period` from `offset`.
+    Periodic { period: Picos, offset: Picos },
+    /// First at `offset`, then gaps drawn uniformly from `[min, max]`.
+    Sporadic {
+        min: Picos,
+        max: Picos,
+        offset: Picos,
+    },
+}
+
+/// One interrupt source.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SimIrq {
+    pub name: String,
+    /// Larger = more urgent. Every interrupt ranks above the tick and the context switch
+    /// (which sit at the lowest interrupt priority, as FreeRTOS configures them).
+    pub priority: u32,
+    /// Above the kernel's mask level (`configMAX_SYSCALL_INTERRUPT_PRIORITY`): never held
+    /// off by kernel or application critical sections, may not release a task.
+    pub above_kernel: bool,
+    /// Handler execution time, without the entry latency.
+    pub wcet: Picos,
+    pub arrival: IrqArrival,
+}
+
+/// Cost of selecting the next task in the deferred context switch.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SwitchCost {
+    /// Generic C selection: `table[k]` is the cost when the walk from
+    /// `uxTopReadyPriority` passed `k` empty levels (the last entry is used beyond).
+    PerLevel(Vec<Picos>),
+    /// Port-optimised selection (one CLZ): the same cost for every switch.
+    Constant(Picos),
+}
+
+/// A FreeRTOS-like tick-driven preemptive kernel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TickKernel {
+    /// `tick_cost[n]` = handler cost (without entry latency) when `n` tasks are released
+    /// (the last entry is used beyond its length).
+    pub tick_cost: Vec<Picos>,
+    pub switch_cost: SwitchCost,
+    pub time_slicing: bool,
+}
+
+/// A kernel-v1-like cooperative list-scan scheduler (seed 003).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ListScanKernel {
+    /// Status check of one installed thread.
+    pub check_cost: Picos,
+    /// `insert_cost[pos]` = run-queue insertion at position `pos` (last entry beyond).
+    pub insert_cost: Vec<Picos>,
+    /// One thread-to-thread switch.
+    pub switch_cost: Picos,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Kernel {
+    Tick(TickKernel),
+    ListScan(ListScanKernel),
+}
+
+/// Tickless idle (seed 000).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tickless {
+    /// Sleep only when the next timed wake-up is at least this many ticks away
+    /// (`configEXPECTED_IDLE_TIME_BEFORE_SLEEP`, at least 2).
+    pub min_idle_ticks: u64,
+    /// Wake this many ticks before the next timed wake-up (the safety margin).
+    pub margin_ticks: u64,
+    /// Name of the sleep state (for outputs).
+    pub state: String,
+    /// Time from the wake-up event until the CPU runs code: CPU wake + oscillator restart.
+    pub exit_latency: Picos,
+    /// Extra cost of the first context switch after a wake-up (seed 000: an extra SVCall).
+    pub switch_extra: Picos,
+}
+
+/// Everything the engine needs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SimConfig {
+    pub tick_period: Picos,
+    /// Interrupt entry latency `L`, added to every tick, switch and interrupt handler.
+    pub irq_entry: Picos,
+    pub kernel: Kernel,
+    pub tasks: Vec<SimTask>,
+    pub interrupts: Vec<SimIrq>,
+    pub tickless: Option<Tickless>,
+}
+
+/// Why a configuration cannot be simulated.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    #[error("tick period must be positive")]
+    TickPeriod,
+    #[error("task '{task}': {what}")]
+    Task { task: String, what: String },
+    #[error("interrupt '{irq}': {what}")]
+    Irq { irq: String, what: String },
+    #[error("{0}")]
+    Other(String),
+}
+
+/// Highest task priority the engine accepts (ready lists are an array per level).
+pub const MAX_PRIORITY: u32 = 4096;
+
+impl SimConfig {
+    /// Checks the invariants the engine relies on; every error names the task or interrupt.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.tick_period.0 <= 0 {
+            return Err(ConfigError::TickPeriod);
+        }
+        if self.irq_entry.0 < 0 {
+            return Err(ConfigError::Other(
+                "interrupt entry latency is negative".into(),
+            ));
+        }
+        let terr = |t: &SimTask, w: &str| ConfigError::Task {
+            task: t.name.clone(),
+            what: w.into(),
+        };
+        for t in &self.tasks {
+            if t.priority > MAX_PRIORITY {
+                return Err(terr(t, &format!("priority above {MAX_PRIORITY}")));
+            }
+            if t.deadline.0 <= 0 {
+                return Err(terr(t, "deadline must be positive"));
+            }
+            if t.offset.0 < 0 || t.jitter.0 < 0 || t.critical.0 < 0 {
+                return Err(terr(t, "offset, jitter and critical section must be >= 0"));
+            }
+            match &t.exec {
+                ExecTime::Fixed(c) if c.0 < 0 => return Err(terr(t, "negative WCET")),
+                ExecTime::Uniform { bcet, wcet } if bcet.0 < 0 || bcet > wcet => {
+                    return Err(terr(t, "need 0 <= BCET <= WCET"))
+                }
+                ExecTime::Empirical(v) if v.is_empty() || v.iter().any(|x| x.0 < 0) => {
+                    return Err(terr(
+                        t,
+                        "empirical execution times must be non-empty and >= 0",
+                    ))
+                }
+                _ => {}
+            }
+            match t.activation {
+                Activation::Periodic if t.period.0 <= 0 => {
+                    return Err(terr(t, "period must be positive"))
+                }
+                Activation::Interrupt(i) => {
+                    let Some(irq) = self.interrupts.get(i) else {
+                        return Err(terr(t, "released by an unknown interrupt"));
+                    };
+                    if irq.above_kernel {
+                        return Err(terr(
+                            t,
+                            "released by an interrupt above the kernel's mask level (it may not call the kernel)",
+                        ));
+                    }
+                    if matches!(self.kernel, Kernel::ListScan(_)) {
+                        return Err(terr(
+                            t,
+                            "interrupt-released threads are not modelled in list-scan mode",
+                        ));
+                    }
+                }
+                _ => {}
+            }
+            if let Kernel::ListScan(_) = self.kernel {
+                if t.period.0 % self.tick_period.0 != 0 {
+                    return Err(terr(
+                        t,
+                        "list-scan threads need a period that is a whole number of ticks",
+                    ));
+                }
+            }
+        }
+        for q in &self.interrupts {
+            let e = |w: &str| ConfigError::Irq {
+                irq: q.name.clone(),
+                what: w.into(),
+            };
+            if q.wcet.0 < 0 {
+                return Err(e("negative WCET"));
+            }
+            match q.arrival {
+                IrqArrival::Periodic { period, offset } => {
+                    if period.0 <= 0 || offset.0 < 0 {
+                        return Err(e("period must be positive and offset >= 0"));
+                    }
+                }
+                IrqArrival::Sporadic { min, max, offset } => {
+                    if min.0 <= 0 || max < min || offset.0 < 0 {
+                        return Err(e("need 0 < min <= max inter-arrival and offset >= 0"));
+                    }
+                }
+            }
+        }
+        if let Some(tl) = &self.tickless {
+            if tl.min_idle_ticks < 2 {
+                return Err(ConfigError::Other(
+                    "tickless: the minimum idle time before sleeping is at least 2 ticks".into(),
+                ));
+            }
+            if tl.exit_latency.0 < 0 || tl.switch_extra.0 < 0 {
+                return Err(ConfigError::Other(
+                    "tickless: latencies must be >= 0".into(),
+                ));
+            }
+            if matches!(self.kernel, Kernel::ListScan(_)) {
+                return Err(ConfigError::Other(
+                    "tickless idle is modelled for the tick kernel only".into(),
+                ));
+            }
+        }
+        match &self.kernel {
+            Kernel::Tick(k) => {
+                if k.tick_cost.is_empty() || k.tick_cost.iter().any(|c| c.0 < 0) {
+                    return Err(ConfigError::Other(
+                        "tick cost table must be non-empty and >= 0".into(),
+                    ));
+                }
+                match &k.switch_cost {
+                    SwitchCost::PerLevel(v) if v.is_empty() || v.iter().any(|c| c.0 < 0) => {
+                        return Err(ConfigError::Other(
+                            "switch cost table must be non-empty and >= 0".into(),
+                        ))
+                    }
+                    SwitchCost::Constant(c) if c.0 < 0 => {
+                        return Err(ConfigError::Other("negative switch cost".into()))
+                    }
+                    _ => {}
+                }
+            }
+            Kernel::ListScan(k) => {
+                if k.check_cost.0 < 0
+                    || k.switch_cost.0 < 0
+                    || k.insert_cost.is_empty()
+                    || k.insert_cost.iter().any(|c| c.0 < 0)
+                {
+                    return Err(ConfigError::Other(
+                        "list-scan costs must be >= 0 and the insertion table non-empty".into(),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Least common multiple of the periodic tasks' periods plus the largest offset, in
+    /// picoseconds; `None` when it overflows or there is no periodic task.
+    pub fn hyperperiod(&self) -> Option<Picos> {
+        let mut h: i64 = 0;
+        let mut off = 0i64;
+        for t in &self.tasks {
+            if t.activation != Activation::Periodic {
+                continue;
+            }
+            off = off.max(t.offset.0);
+            h = if h == 0 {
+                t.period.0
+            } else {
+                let g = gcd(h, t.period.0);
+                (h / g).checked_mul(t.period.0)?
+            };
+        }
+        if h == 0 {
+            None
+        } else {
+            h.checked_add(off).map(Picos)
+        }
+    }
+}
+
+pub(crate) fn gcd(mut a: i64, mut b: i64) -> i64 {
+    while b != 0 {
+        let t = a % b;
+        a = b;
+        b = t;
+    }
+    a.abs()
+}

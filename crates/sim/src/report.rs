@@ -1,0 +1,237 @@
+//! The simulation's results: what `--json` writes (schema in docs/simulator.md).
+
+use latscope_core::stats::{Histogram, Location, Moments};
+use serde::Serialize;
+
+/// Picoseconds to JSON nanoseconds (fractional).
+pub(crate) fn ns(ps: i64) -> f64 {
+    ps as f64 / 1000.0
+}
+
+/// Thin layer over `latscope_core::stats`: exact moments in picoseconds plus an HDR
+/// histogram in whole nanoseconds for the percentiles (clamped to the exact extremes).
+#[derive(Clone, Debug)]
+pub(crate) struct Dist {
+    pub m: Moments,
+    pub h: Option<Histogram>,
+}
+
+impl Dist {
+    /// `highest_ps`: largest value expected (kept exactly by the histogram; larger values
+    /// are counted as overflow and still exact in min/max/mean).
+    pub fn new(highest_ps: i64, with_hist: bool) -> Dist {
+        Dist {
+            m: Moments::default(),
+            h: with_hist.then(|| Histogram::new((highest_ps / 1000).max(1000), 3)),
+        }
+    }
+    #[inline]
+    pub fn add(&mut self, v_ps: i64, at_ps: i64) {
+        self.m.add(
+            v_ps,
+            Location {
+                at: at_ps,
+                source: 0,
+            },
+        );
+        if let Some(h) = &mut self.h {
+            h.record(v_ps / 1000);
+        }
+    }
+    pub fn summary(&self) -> DistSummary {
+        let n = self.m.count();
+        if n == 0 {
+            return DistSummary::default();
+        }
+        let min = self.m.min().unwrap_or(0);
+        let max = self.m.max().unwrap_or(0);
+        let pct = |p: f64| -> Option<f64> {
+            self.h.as_ref().map(|h| {
+                let v = h.percentile(p).saturating_mul(1000);
+                ns(v.clamp(min, max))
+            })
+        };
+        DistSummary {
+            count: n,
+            min_ns: Some(ns(min)),
+            mean_ns: Some(self.m.mean() / 1000.0),
+            p50_ns: pct(50.0),
+            p90_ns: pct(90.0),
+            p99_ns: pct(99.0),
+            p999_ns: pct(99.9),
+            max_ns: Some(ns(max)),
+            max_at_ns: Some(ns(self.m.max_at().at)),
+        }
+    }
+}
+
+/// Count, extremes, mean and nearest-rank percentiles (from `latscope_core::stats`).
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct DistSummary {
+    pub count: u64,
+    pub min_ns: Option<f64>,
+    pub mean_ns: Option<f64>,
+    pub p50_ns: Option<f64>,
+    pub p90_ns: Option<f64>,
+    pub p99_ns: Option<f64>,
+    pub p999_ns: Option<f64>,
+    pub max_ns: Option<f64>,
+    /// When the maximum happened (for a response time: the job's arrival).
+    pub max_at_ns: Option<f64>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct TaskReport {
+    pub name: String,
+    pub priority: u32,
+    /// Jobs completed.
+    pub jobs: u64,
+    /// Jobs released (completed + still pending at the end).
+    pub released: u64,
+    /// Largest response time (completion - arrival) of a completed job; null if none.
+    pub max_response_ns: Option<f64>,
+    pub response: DistSummary,
+    pub deadline_ns: f64,
+    /// Completed jobs later than their deadline, plus unfinished jobs already past it.
+    pub deadline_misses: u64,
+    /// Absolute deadline of the first job that missed it.
+    pub first_miss_ns: Option<f64>,
+    /// Times the task was switched out with work left (by a higher-priority task or a
+    /// time slice); interrupts are not counted.
+    pub preemptions: u64,
+    /// Jobs of an interrupt-released task that found the task's queue full (lost).
+    pub overruns: u64,
+    /// Execution time consumed by the task.
+    pub cpu_ns: f64,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq, Default)]
+pub struct TickReport {
+    /// Tick handler runs (list-scan: scheduler runs).
+    pub count: u64,
+    pub min_ns: Option<f64>,
+    pub max_ns: Option<f64>,
+    pub mean_ns: Option<f64>,
+    pub p50_ns: Option<f64>,
+    pub p99_ns: Option<f64>,
+    /// Ticks whose interrupt was still pending when the next one came (never handled).
+    pub lost: u64,
+    /// Largest delay from the nominal tick instant to the handler's start.
+    pub max_latency_ns: Option<f64>,
+    /// Most tasks released by one tick.
+    pub max_released: u32,
+    /// Nominal instants of the ticks with the largest duration (first 100).
+    pub peaks_at_ns: Vec<f64>,
+    /// Number of ticks with the largest duration.
+    pub peak_count: u64,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct SwitchGroup {
+    /// "from" and "to" task names (by_pair), or null.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+    /// Empty priority levels walked past by the selection (by_levels).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub levels: Option<u32>,
+    /// priority(from) - priority(to) (by_priority_distance).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub distance: Option<i64>,
+    pub count: u64,
+    pub min_ns: f64,
+    pub mean_ns: f64,
+    pub max_ns: f64,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq, Default)]
+pub struct SwitchReport {
+    pub count: u64,
+    pub min_ns: Option<f64>,
+    pub mean_ns: Option<f64>,
+    pub max_ns: Option<f64>,
+    pub by_pair: Vec<SwitchGroup>,
+    pub by_levels: Vec<SwitchGroup>,
+    pub by_priority_distance: Vec<SwitchGroup>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct IrqReport {
+    pub name: String,
+    pub count: u64,
+    /// Arrivals merged into an already pending request.
+    pub lost: u64,
+    /// Arrival to handler end.
+    pub response: DistSummary,
+    /// Arrival to handler start.
+    pub max_latency_ns: Option<f64>,
+}
+
+/// Where the CPU's time went (nanoseconds; `fraction` of the simulated duration).
+#[derive(Clone, Debug, Serialize, PartialEq, Default)]
+pub struct CpuSplit {
+    pub tasks_ns: f64,
+    pub tick_ns: f64,
+    pub switch_ns: f64,
+    pub interrupts_ns: f64,
+    pub scheduler_ns: f64,
+    pub idle_ns: f64,
+    pub sleep_ns: f64,
+    pub wake_ns: f64,
+    pub tasks_fraction: f64,
+    pub tick_fraction: f64,
+    pub switch_fraction: f64,
+    pub interrupts_fraction: f64,
+    pub scheduler_fraction: f64,
+    pub idle_fraction: f64,
+    pub sleep_fraction: f64,
+    pub wake_fraction: f64,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq, Default)]
+pub struct SleepReport {
+    pub state: Option<String>,
+    pub sleeps: u64,
+    pub wakeups: u64,
+    /// Wake-ups by the programmed timer (safety margin before the next timed release).
+    pub timer_wakeups: u64,
+    /// Wake-ups by an asynchronous interrupt (these pay the exit latency).
+    pub interrupt_wakeups: u64,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq, Default)]
+pub struct ListScanReport {
+    pub scheduler_runs: u64,
+    /// Tick flags set while the previous one was still unconsumed (scheduler runs lost).
+    pub lost_ticks: u64,
+    /// Scheduler runs that started after the next tick instant (overrun pushed them).
+    pub late_runs: u64,
+    /// Delay from the tick instant to the scheduler's start.
+    pub delay: DistSummary,
+    /// Releases skipped because the thread had not finished its previous job.
+    pub overruns: u64,
+}
+
+/// The whole result.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct SimReport {
+    pub kind: &'static str,
+    pub schema_version: u32,
+    pub source: String,
+    pub kernel: &'static str,
+    pub seed: u64,
+    pub duration_ns: f64,
+    pub hyperperiod_ns: Option<f64>,
+    pub tick_period_ns: f64,
+    /// Simulated events (ticks, releases, completions, switches, interrupts, sleeps).
+    pub events: u64,
+    pub tasks: Vec<TaskReport>,
+    pub tick: TickReport,
+    pub switches: SwitchReport,
+    pub interrupts: Vec<IrqReport>,
+    pub cpu: CpuSplit,
+    pub sleep: SleepReport,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub list_scan: Option<ListScanReport>,
+}

@@ -1,0 +1,80 @@
+//! Builders for small hand-checked configurations.
+#![allow(dead_code)]
+
+use latscope_core::Picos;
+use latscope_sim::*;
+
+pub fn us(x: i64) -> Picos {
+    Picos::from_us(x)
+}
+pub fn ms(x: i64) -> Picos {
+    Picos::from_ms(x)
+}
+
+pub fn task(name: &str, prio: u32, period: Picos, wcet: Picos) -> SimTask {
+    SimTask {
+        name: name.into(),
+        priority: prio,
+        period,
+        offset: Picos::ZERO,
+        deadline: period,
+        jitter: Picos::ZERO,
+        exec: ExecTime::Fixed(wcet),
+        critical: Picos::ZERO,
+        activation: Activation::Periodic,
+    }
+}
+
+/// A tick kernel: tick cost = base + per * released, switch = sw_base + sw_per * levels.
+pub fn tick_cfg(
+    tasks: Vec<SimTask>,
+    base: Picos,
+    per: Picos,
+    sw_base: Picos,
+    sw_per: Picos,
+) -> SimConfig {
+    let n = tasks.len();
+    SimConfig {
+        tick_period: ms(1),
+        irq_entry: Picos::ZERO,
+        kernel: Kernel::Tick(TickKernel {
+            tick_cost: (0..=n as i64).map(|k| Picos(base.0 + per.0 * k)).collect(),
+            switch_cost: SwitchCost::PerLevel(
+                (0..64).map(|k| Picos(sw_base.0 + sw_per.0 * k)).collect(),
+            ),
+            time_slicing: true,
+        }),
+        tasks,
+        interrupts: vec![],
+        tickless: None,
+    }
+}
+
+pub fn free(tasks: Vec<SimTask>) -> SimConfig {
+    tick_cfg(tasks, Picos::ZERO, Picos::ZERO, Picos::ZERO, Picos::ZERO)
+}
+
+pub fn run(cfg: SimConfig, until: Picos) -> (Sim, SimReport) {
+    let mut s = Sim::new(
+        cfg,
+        SimOptions {
+            seed: 1,
+            series: true,
+            capture: true,
+            percentiles: true,
+            source: "test".into(),
+        },
+    )
+    .expect("valid config");
+    s.run_until(until);
+    let r = s.report();
+    (s, r)
+}
+
+/// Pulses (start, end) at high level on a channel of the capture, in picoseconds.
+pub fn pulses(s: &Sim, ch: &str) -> Vec<(i64, i64)> {
+    let cap = s.capture();
+    cap.validate().expect("valid capture");
+    let c = cap.channel(ch).expect("channel");
+    c.pulses(true).map(|(a, b)| (a.0, b.0)).collect()
+}
