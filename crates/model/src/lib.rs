@@ -3,6 +3,8 @@
 //! analysis with those overheads, calibration fits and random task-set generation.
 
 pub mod overheads;
+pub mod rta;
 pub mod system;
 
+pub use rta::{analyze, AnalysisOptions, AnalysisResult};
 pub use system::{System, SystemError};

@@ -1,0 +1,791 @@
+//! Fixed-priority preemptive response-time analysis with kernel overheads.
+//!
+//! The recurrence is Joseph & Pandya (1986) with the extensions of Audsley, Burns,
+//! Richardson, Tindell & Wellings, "Applying new scheduling theory to static priority
+//! pre-emptive scheduling", Software Engineering Journal 8(5), 1993: release jitter,
+//! blocking and arbitrary deadlines (the level-i busy window over q = 0, 1, .. jobs,
+//! Tindell et al. 1994). For task i and job q of the busy window:
+//!
+//! ```text
+//! w(q) = B_i + (q+1)(C_i + S_i) + sum_e ceil((w(q) + J_e) / T_e) * C_e
+//! R_i  = max_q ( w(q) - q T_i ) + J_i
+//! ```
+//!
+//! where the interfering entities `e` are the higher- or equal-priority tasks (cost
+//! `C_j` plus two context switches), the kernel tick (one pseudo-task, or seed 001's
+//! partitioned pseudo-tasks), interrupts (`C + L`) and the time-slicing switches. `J_i`
+//! is the task's whole release jitter: the file's jitter, the tick-driven release delay,
+//! tickless wake-up lateness and the interrupt-to-task path. The busy window continues
+//! while `w(q) + J_i > (q+1) T_i`. The deadline test is `R_i <= D_i` on the full
+//! response time including `J_i`. See `docs/analysis.md` for every choice made here.
+
+use crate::overheads::tick::levels_scanned;
+use crate::system::{Arrival, KernelCosts, System, TaskSelection, TickMode};
+use latscope_core::Picos;
+use serde::Serialize;
+
+/// What to analyse.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnalysisOptions {
+    /// Tick accounting reported as `tasks` (`None`: the file's `kernel.tick_mode`).
+    /// Both modes are always computed.
+    pub tick_mode: Option<TickMode>,
+    /// Charge kernel overheads (tick, context switches, interrupt entry `L`, tickless
+    /// lateness, kernel critical sections). Interrupt handlers' own WCETs and the
+    /// application's blocking are always charged.
+    pub overheads: bool,
+    /// Model the tick-driven release delay of periodic tasks whose period or offset is
+    /// not a multiple of the tick period.
+    pub tick_release_delay: bool,
+    /// Stop analysing a task as soon as its response time exceeds its deadline (its
+    /// `wcrt` is then reported as unknown).
+    pub stop_at_deadline: bool,
+    /// Upper bound on fixed-point iterations per task (a budget, not a tuning knob).
+    pub max_iterations: u64,
+}
+
+impl Default for AnalysisOptions {
+    fn default() -> Self {
+        AnalysisOptions {
+            tick_mode: None,
+            overheads: true,
+            tick_release_delay: true,
+            stop_at_deadline: false,
+            max_iterations: 2_000_000,
+        }
+    }
+}
+
+/// The whole analysis, serialisable as `latscope analyze --json`.
+#[derive(Debug, Clone, Serialize)]
+pub struct AnalysisResult {
+    pub kind: &'static str,
+    pub schema_version: u32,
+    pub source: String,
+    pub model: &'static str,
+    /// The tick mode of `tasks`.
+    pub tick_mode: &'static str,
+    pub overheads: bool,
+    pub tick_release_delay: bool,
+    /// Every task schedulable in the reported tick mode.
+    pub schedulable: bool,
+    /// Results in the reported tick mode, in descending priority order (ties: file order).
+    pub tasks: Vec<TaskResult>,
+    pub tick_modes: TickModes,
+    pub pessimism_reduction: Vec<Reduction>,
+    pub totals: Totals,
+    /// Assumptions that shaped the numbers (human-readable).
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TickModes {
+    pub pessimistic: Vec<TaskResult>,
+    pub partitioned: Vec<TaskResult>,
+}
+
+/// One task's result.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct TaskResult {
+    pub name: String,
+    pub priority: u32,
+    /// Worst-case response time from the nominal release; `None` (null) when unbounded
+    /// or not found within the iteration budget.
+    pub wcrt_ns: Option<f64>,
+    pub deadline_ns: f64,
+    pub period_ns: f64,
+    /// `deadline - wcrt` (null with the WCRT).
+    pub slack_ns: Option<f64>,
+    pub schedulable: bool,
+    /// Why the WCRT is unknown, if it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unbounded_reason: Option<String>,
+    /// Jobs of this task in the longest level-i busy window examined.
+    pub jobs_examined: u64,
+    /// The job (0-based, in the busy window) with the largest response time.
+    pub critical_job: u64,
+    pub iterations: u64,
+    /// Integer WCRT in picoseconds (exact; `wcrt_ns` is this divided by 1000).
+    pub wcrt_ps: Option<i64>,
+    pub jitter: JitterParts,
+    pub breakdown: Breakdown,
+}
+
+/// The parts of a task's release jitter.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct JitterParts {
+    pub file_ns: f64,
+    pub tick_delay_ns: f64,
+    pub tickless_ns: f64,
+    pub irq_path_ns: f64,
+    pub total_ns: f64,
+}
+
+/// Where the WCRT goes; the items add up to `wcrt_ns` (when it is known).
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct Breakdown {
+    pub wcet_ns: f64,
+    /// Earlier jobs of the same task in the busy window, `q * C_i`.
+    pub own_previous_jobs_ns: f64,
+    /// `-q * T_i`: the critical job is released q periods after the window starts.
+    pub window_offset_ns: f64,
+    /// Higher- or equal-priority tasks' execution (without their switches).
+    pub interference: Vec<NamedNs>,
+    pub tick_ns: f64,
+    pub context_switch_ns: f64,
+    pub interrupts_ns: f64,
+    pub blocking_ns: f64,
+    pub jitter_ns: f64,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct NamedNs {
+    pub name: String,
+    pub ns: f64,
+}
+
+/// Per task: pessimistic WCRT minus partitioned WCRT.
+#[derive(Debug, Clone, Serialize)]
+pub struct Reduction {
+    pub name: String,
+    pub pessimistic_ns: Option<f64>,
+    pub partitioned_ns: Option<f64>,
+    pub reduction_ns: Option<f64>,
+    pub reduction_pct: Option<f64>,
+}
+
+/// Whole-system figures.
+#[derive(Debug, Clone, Serialize)]
+pub struct Totals {
+    pub tasks: usize,
+    pub interrupts: usize,
+    pub utilisation_tasks: f64,
+    pub utilisation_interrupts: f64,
+    pub utilisation_tick_pessimistic: f64,
+    pub utilisation_tick_partitioned: f64,
+    pub utilisation_context_switch: f64,
+    pub utilisation_time_slicing: f64,
+    /// Tasks + interrupts + overheads in the reported tick mode.
+    pub utilisation_total: f64,
+    /// `n (2^(1/n) - 1)` (Liu & Layland 1973), for the tasks alone.
+    pub liu_layland_bound: f64,
+    /// `U_tasks <= bound` (sufficient only; implicit deadlines, no overheads).
+    pub liu_layland_ok: bool,
+    /// `prod (U_i + 1)` (Bini, Buttazzo & Buttazzo 2003).
+    pub hyperbolic_product: f64,
+    /// `prod (U_i + 1) <= 2` (sufficient only).
+    pub hyperbolic_ok: bool,
+    /// Least common multiple of the task periods (null on overflow).
+    pub hyperperiod_ns: Option<f64>,
+    pub tick_period_ns: f64,
+    pub irq_entry_ns: f64,
+}
+
+// ---------------------------------------------------------------------------------------
+
+/// What a charge is attributed to in the breakdown.
+#[derive(Clone, Copy, PartialEq)]
+enum Attr {
+    Task(usize),
+    Tick,
+    Interrupt,
+}
+
+/// An interfering sporadic demand: `ceil((w + jitter) / period)` releases of `work +
+/// switch + tick` each.
+struct Entity {
+    period: i64,
+    jitter: i64,
+    work: i64,
+    switch: i64,
+    tick: i64,
+    attr: Attr,
+}
+
+impl Entity {
+    fn cost(&self) -> i64 {
+        self.work + self.switch + self.tick
+    }
+    /// Releases in a window of length `w`, and the tick-charged releases: a tick releases
+    /// a task at most once, so a task's tick pseudo-task is charged at most once per tick
+    /// (`ticks` = ceil(w / T_tick)). This keeps every partitioned charge at or below the
+    /// pessimistic one.
+    fn counts(&self, w: i64, ticks: i64) -> (i64, i64) {
+        let n = ceil_div(w.saturating_add(self.jitter), self.period);
+        (n, n.min(ticks))
+    }
+    /// Long-run utilisation (the tick part capped at one per tick).
+    fn utilisation(&self, tick: i64) -> f64 {
+        (self.work + self.switch) as f64 / self.period as f64
+            + self.tick as f64 / self.period.max(tick) as f64
+    }
+}
+
+/// Per-system quantities computed once.
+struct Prep {
+    l: Picos,
+    tick: Picos,
+    /// Effective release jitter of each task.
+    jitter: Vec<JitterParts>,
+    jitter_ps: Vec<i64>,
+    /// Whether the tick releases the task (periodic, not released by an interrupt).
+    tick_released: Vec<bool>,
+    tick_base: Picos,
+    tick_per_release: Picos,
+    tick_pessimistic: Picos,
+    blocking_cs: Picos,
+}
+
+fn ceil_div(a: i64, b: i64) -> i64 {
+    if a <= 0 {
+        0
+    } else {
+        (a + b - 1) / b
+    }
+}
+
+fn ns(p: i64) -> f64 {
+    p as f64 / 1000.0
+}
+
+/// The cost of one context switch scanning `levels` priority levels, including the
+/// entry latency `L` where the switch is an interrupt (PendSV, ready-queue interrupt).
+fn switch_at(sys: &System, opts: &AnalysisOptions, l: Picos, levels: u32) -> Picos {
+    if !opts.overheads {
+        return Picos::ZERO;
+    }
+    match &sys.kernel.costs {
+        KernelCosts::Tick(c) => {
+            l + match sys.kernel.task_selection {
+                TaskSelection::Generic => c.switch_cost(levels),
+                TaskSelection::Optimised => c.optimised_switch_cost(),
+            }
+        }
+        KernelCosts::Listscan(c) => c.switch,
+        KernelCosts::Irqpath(c) => l + c.switch,
+    }
+}
+
+fn prepare(sys: &System, opts: &AnalysisOptions) -> Prep {
+    let ov = opts.overheads;
+    let l = if ov {
+        sys.platform.irq_entry()
+    } else {
+        Picos::ZERO
+    };
+    let tick = sys.kernel.tick_period();
+    let n = sys.tasks.len() as u32;
+    let tick_released: Vec<bool> = sys
+        .tasks
+        .iter()
+        .map(|t| matches!(t.arrival, Arrival::Periodic(_)) && t.released_by.is_none())
+        .collect();
+    let n_rel = tick_released.iter().filter(|&&b| b).count() as u32;
+    let (tick_base, tick_per_release, tick_pessimistic) = if !ov {
+        (Picos::ZERO, Picos::ZERO, Picos::ZERO)
+    } else {
+        match &sys.kernel.costs {
+            KernelCosts::Tick(c) => (l + c.tick_base, c.tick_per_release, l + c.tick_cost(n_rel)),
+            KernelCosts::Listscan(c) => (
+                l + c.scheduler_run(n, &[]),
+                c.insertion_cost(n_rel.saturating_sub(1)),
+                l + c.worst_scheduler_run(n, n_rel),
+            ),
+            KernelCosts::Irqpath(c) => (l + c.tick, Picos::ZERO, l + c.tick),
+        }
+    };
+    let max_wake = sys
+        .kernel
+        .sleep_states
+        .iter()
+        .map(|s| s.unpredictable_extra())
+        .max()
+        .unwrap_or(Picos::ZERO);
+    let max_timed = sys
+        .kernel
+        .sleep_states
+        .iter()
+        .map(|s| s.timed_lateness(tick))
+        .max()
+        .unwrap_or(Picos::ZERO);
+    let cold = sys.platform.cache.assume == crate::system::CacheState::Cold;
+    let mut jitter = Vec::new();
+    let mut jitter_ps = Vec::new();
+    for (i, t) in sys.tasks.iter().enumerate() {
+        let mut jp = JitterParts {
+            file_ns: t.jitter.as_ns_f64(),
+            ..Default::default()
+        };
+        let mut total = t.jitter;
+        if tick_released[i] && opts.tick_release_delay {
+            let aligned = t.period().0 % tick.0 == 0 && t.offset.0 % tick.0 == 0;
+            if !aligned {
+                total += tick;
+                jp.tick_delay_ns = tick.as_ns_f64();
+            }
+        }
+        if ov && !sys.kernel.sleep_states.is_empty() {
+            let extra = if t.released_by.is_some() {
+                max_wake
+            } else if tick_released[i] {
+                max_timed
+            } else {
+                Picos::ZERO
+            };
+            total += extra;
+            jp.tickless_ns = extra.as_ns_f64();
+        }
+        if let Some(x) = t.released_by {
+            let irq = &sys.interrupts[x];
+            let path = match (&sys.kernel.costs, ov) {
+                (KernelCosts::Irqpath(c), true) => {
+                    let entry = sys.platform.irq_entry();
+                    c.stage(cold).activation_latency(entry) + irq.wcet
+                }
+                _ => l + irq.wcet,
+            };
+            total += path;
+            jp.irq_path_ns = path.as_ns_f64();
+        }
+        jp.total_ns = total.as_ns_f64();
+        jitter.push(jp);
+        jitter_ps.push(total.0);
+    }
+    let cs = &sys.critical_sections;
+    let blocking_cs = if ov {
+        cs.kernel.max(cs.application)
+    } else {
+        cs.application
+    };
+    Prep {
+        l,
+        tick,
+        jitter,
+        jitter_ps,
+        tick_released,
+        tick_base,
+        tick_per_release,
+        tick_pessimistic,
+        blocking_cs,
+    }
+}
+
+/// Analyses one task in one tick mode.
+fn analyse_task(
+    sys: &System,
+    opts: &AnalysisOptions,
+    p: &Prep,
+    i: usize,
+    mode: TickMode,
+) -> TaskResult {
+    let t = &sys.tasks[i];
+    let ov = opts.overheads;
+    let prio = t.priority;
+    let mut ents: Vec<Entity> = Vec::with_capacity(sys.tasks.len() + sys.interrupts.len() + 1);
+    let partitioned = mode == TickMode::Partitioned;
+    let sw1 = switch_at(sys, opts, p.l, 1);
+    let mut has_peer = false;
+    for (j, o) in sys.tasks.iter().enumerate() {
+        if j == i {
+            continue;
+        }
+        let hp = o.priority >= prio;
+        has_peer |= o.priority == prio;
+        let tick = if partitioned && p.tick_released[j] {
+            p.tick_per_release.0
+        } else {
+            0
+        };
+        if !hp && tick == 0 {
+            continue;
+        }
+        let (work, switch) = if hp {
+            // Into j (from a lower level: one list inspected) and out of j (down to a
+            // task at or above i's level).
+            let out = switch_at(sys, opts, p.l, levels_scanned(o.priority, prio));
+            (o.wcet.0, (sw1 + out).0)
+        } else {
+            (0, 0)
+        };
+        ents.push(Entity {
+            period: o.period().0,
+            jitter: p.jitter_ps[j],
+            work,
+            switch,
+            tick,
+            attr: Attr::Task(j),
+        });
+    }
+    // The task's own tick pseudo-task (partitioned): the tick that releases it.
+    if partitioned && p.tick_released[i] && p.tick_per_release.0 > 0 {
+        ents.push(Entity {
+            period: t.period().0,
+            jitter: p.jitter_ps[i],
+            work: 0,
+            switch: 0,
+            tick: p.tick_per_release.0,
+            attr: Attr::Tick,
+        });
+    }
+    // The tick itself (and round-robin switches among equal priorities).
+    let every_tick = if partitioned {
+        p.tick_base
+    } else {
+        p.tick_pessimistic
+    };
+    let slice = if ov && sys.kernel.time_slicing && has_peer {
+        sw1.0
+    } else {
+        0
+    };
+    if every_tick.0 > 0 || slice > 0 {
+        ents.push(Entity {
+            period: p.tick.0,
+            jitter: 0,
+            work: 0,
+            switch: slice,
+            tick: every_tick.0,
+            attr: Attr::Tick,
+        });
+    }
+    for x in &sys.interrupts {
+        ents.push(Entity {
+            period: x.min_interarrival.0,
+            jitter: 0,
+            work: (x.wcet + p.l).0,
+            switch: 0,
+            tick: 0,
+            attr: Attr::Interrupt,
+        });
+    }
+
+    // Own switches: in (from a lower level or after a higher task, one list) and out
+    // (down to the idle task at priority 0, the worst scan).
+    let own_switch = if ov {
+        (sw1 + switch_at(sys, opts, p.l, levels_scanned(prio, 0))).0
+    } else {
+        0
+    };
+    let c_own = t.wcet.0 + own_switch;
+    let period = t.period().0;
+    let blocking = t.blocking.max(p.blocking_cs).0;
+    let jit = p.jitter_ps[i];
+
+    let tick_p = p.tick.0;
+    let util: f64 =
+        ents.iter().map(|e| e.utilisation(tick_p)).sum::<f64>() + c_own as f64 / period as f64;
+
+    let mut result = TaskResult {
+        name: t.name.clone(),
+        priority: prio,
+        wcrt_ns: None,
+        deadline_ns: t.deadline.as_ns_f64(),
+        period_ns: t.period().as_ns_f64(),
+        slack_ns: None,
+        schedulable: false,
+        unbounded_reason: None,
+        jobs_examined: 0,
+        critical_job: 0,
+        iterations: 0,
+        wcrt_ps: None,
+        jitter: p.jitter[i].clone(),
+        breakdown: Breakdown::default(),
+    };
+    if util > 1.0 + 1e-12 {
+        result.unbounded_reason = Some(format!(
+            "the level-{prio} utilisation is {util:.4} > 1: the busy window never ends"
+        ));
+        return result;
+    }
+
+    let demand = |w: i64| -> i128 {
+        let ticks = ceil_div(w, tick_p);
+        let mut s: i128 = 0;
+        for e in &ents {
+            let (n, nt) = e.counts(w, ticks);
+            s += n as i128 * (e.work + e.switch) as i128 + nt as i128 * e.tick as i128;
+        }
+        s
+    };
+
+    let mut best: Option<(i64, u64, i64)> = None; // (R, q, w)
+    let mut iters: u64 = 0;
+    let mut w: i64 = 0;
+    let mut q: u64 = 0;
+    loop {
+        let base = blocking as i128 + (q as i128 + 1) * c_own as i128;
+        if w == 0 {
+            w = (base + ents.iter().map(|e| e.cost() as i128).sum::<i128>()).min(i64::MAX as i128)
+                as i64;
+        }
+        // Fixed point of w = base + demand(w), from below.
+        loop {
+            iters += 1;
+            let next = base + demand(w);
+            if next > i64::MAX as i128 / 2 {
+                result.unbounded_reason = Some("the response time overflows".into());
+                result.iterations = iters;
+                return result;
+            }
+            let next = next as i64;
+            if next <= w {
+                break;
+            }
+            w = next;
+            if iters >= opts.max_iterations {
+                result.unbounded_reason = Some(format!(
+                    "no fixed point within {} iterations (utilisation {util:.6})",
+                    opts.max_iterations
+                ));
+                result.iterations = iters;
+                return result;
+            }
+            if opts.stop_at_deadline && w - q as i64 * period + jit > t.deadline.0 {
+                result.unbounded_reason = Some("stopped: past the deadline".into());
+                result.iterations = iters;
+                result.jobs_examined = q + 1;
+                return result;
+            }
+        }
+        let r = w - q as i64 * period + jit;
+        if best.is_none_or(|(br, _, _)| r > br) {
+            best = Some((r, q, w));
+        }
+        if opts.stop_at_deadline && r > t.deadline.0 {
+            result.unbounded_reason = Some("stopped: past the deadline".into());
+            result.iterations = iters;
+            result.jobs_examined = q + 1;
+            return result;
+        }
+        // Does job q+1 arrive before the window closes?
+        if (w as i128) + (jit as i128) <= (q as i128 + 1) * period as i128 {
+            break;
+        }
+        q += 1;
+    }
+    let (r, qc, wc) = best.unwrap_or((0, 0, 0));
+    result.iterations = iters;
+    result.jobs_examined = q + 1;
+    result.critical_job = qc;
+    result.wcrt_ps = Some(r);
+    result.wcrt_ns = Some(ns(r));
+    result.slack_ns = Some(ns(t.deadline.0 - r));
+    result.schedulable = r <= t.deadline.0;
+
+    // Breakdown at the critical job's window length.
+    let mut bd = Breakdown {
+        wcet_ns: t.wcet.as_ns_f64(),
+        own_previous_jobs_ns: ns(qc as i64 * t.wcet.0),
+        window_offset_ns: ns(-(qc as i64) * period),
+        blocking_ns: ns(blocking),
+        jitter_ns: ns(jit),
+        context_switch_ns: ns((qc as i64 + 1) * own_switch),
+        ..Default::default()
+    };
+    let mut tick_ps: i64 = 0;
+    let mut cs_ps: i64 = 0;
+    let mut irq_ps: i64 = 0;
+    let ticks = ceil_div(wc, tick_p);
+    for e in &ents {
+        let (n, nt) = e.counts(wc, ticks);
+        tick_ps += nt * e.tick;
+        cs_ps += n * e.switch;
+        match e.attr {
+            Attr::Task(j) if e.work > 0 => bd.interference.push(NamedNs {
+                name: sys.tasks[j].name.clone(),
+                ns: ns(n * e.work),
+            }),
+            Attr::Interrupt => irq_ps += n * e.work,
+            _ => {}
+        }
+    }
+    bd.tick_ns = ns(tick_ps);
+    bd.context_switch_ns += ns(cs_ps);
+    bd.interrupts_ns = ns(irq_ps);
+    result.breakdown = bd;
+    result
+}
+
+/// Tasks in descending priority order, ties in file order.
+fn priority_order(sys: &System) -> Vec<usize> {
+    let mut idx: Vec<usize> = (0..sys.tasks.len()).collect();
+    idx.sort_by(|&a, &b| {
+        sys.tasks[b]
+            .priority
+            .cmp(&sys.tasks[a].priority)
+            .then(a.cmp(&b))
+    });
+    idx
+}
+
+/// Response times of every task in one tick mode, in descending priority order.
+pub fn analyze_mode(sys: &System, opts: &AnalysisOptions, mode: TickMode) -> Vec<TaskResult> {
+    let p = prepare(sys, opts);
+    priority_order(sys)
+        .into_iter()
+        .map(|i| analyse_task(sys, opts, &p, i, mode))
+        .collect()
+}
+
+fn gcd(a: u128, b: u128) -> u128 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+/// Least common multiple of the periods, `None` past `i64::MAX` picoseconds.
+pub fn hyperperiod(sys: &System) -> Option<Picos> {
+    let mut h: u128 = 1;
+    for t in &sys.tasks {
+        let p = t.period().0 as u128;
+        h = h / gcd(h, p) * p;
+        if h > i64::MAX as u128 {
+            return None;
+        }
+    }
+    Some(Picos(h as i64))
+}
+
+/// Analyses the system in both tick modes; `tasks` holds the mode chosen by the options
+/// (or the file).
+pub fn analyze(sys: &System, opts: &AnalysisOptions) -> AnalysisResult {
+    let mode = opts.tick_mode.unwrap_or(sys.kernel.tick_mode);
+    let pess = analyze_mode(sys, opts, TickMode::Pessimistic);
+    let part = analyze_mode(sys, opts, TickMode::Partitioned);
+    let p = prepare(sys, opts);
+
+    let pessimism_reduction = pess
+        .iter()
+        .zip(&part)
+        .map(|(a, b)| {
+            let red = match (a.wcrt_ps, b.wcrt_ps) {
+                (Some(x), Some(y)) => Some(x - y),
+                _ => None,
+            };
+            Reduction {
+                name: a.name.clone(),
+                pessimistic_ns: a.wcrt_ns,
+                partitioned_ns: b.wcrt_ns,
+                reduction_ns: red.map(ns),
+                reduction_pct: match (red, a.wcrt_ps) {
+                    (Some(r), Some(x)) if x > 0 => Some(100.0 * r as f64 / x as f64),
+                    _ => None,
+                },
+            }
+        })
+        .collect();
+
+    // Totals
+    let u = |c: Picos, t: Picos| c.0 as f64 / t.0 as f64;
+    let n = sys.tasks.len();
+    let ut: Vec<f64> = sys.tasks.iter().map(|t| u(t.wcet, t.period())).collect();
+    let utilisation_tasks: f64 = ut.iter().sum();
+    let utilisation_interrupts: f64 = sys
+        .interrupts
+        .iter()
+        .map(|x| u(x.wcet + p.l, x.min_interarrival))
+        .sum();
+    let utilisation_tick_pessimistic = u(p.tick_pessimistic, p.tick);
+    let utilisation_tick_partitioned = u(p.tick_base, p.tick)
+        + sys
+            .tasks
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| p.tick_released[*i])
+            .map(|(_, t)| u(p.tick_per_release, t.period()))
+            .sum::<f64>();
+    let sw1 = switch_at(sys, opts, p.l, 1);
+    let utilisation_context_switch: f64 = sys
+        .tasks
+        .iter()
+        .map(|t| {
+            u(
+                sw1 + switch_at(sys, opts, p.l, levels_scanned(t.priority, 0)),
+                t.period(),
+            )
+        })
+        .sum();
+    let any_peer = sys.tasks.iter().enumerate().any(|(i, t)| {
+        sys.tasks
+            .iter()
+            .enumerate()
+            .any(|(j, o)| i != j && o.priority == t.priority)
+    });
+    let utilisation_time_slicing = if opts.overheads && sys.kernel.time_slicing && any_peer {
+        u(sw1, p.tick)
+    } else {
+        0.0
+    };
+    let tick_u = match mode {
+        TickMode::Pessimistic => utilisation_tick_pessimistic,
+        TickMode::Partitioned => utilisation_tick_partitioned,
+    };
+    let liu_layland_bound = n as f64 * (2f64.powf(1.0 / n as f64) - 1.0);
+    let hyperbolic_product: f64 = ut.iter().map(|x| x + 1.0).product();
+    let totals = Totals {
+        tasks: n,
+        interrupts: sys.interrupts.len(),
+        utilisation_tasks,
+        utilisation_interrupts,
+        utilisation_tick_pessimistic,
+        utilisation_tick_partitioned,
+        utilisation_context_switch,
+        utilisation_time_slicing,
+        utilisation_total: utilisation_tasks
+            + utilisation_interrupts
+            + tick_u
+            + utilisation_context_switch
+            + utilisation_time_slicing,
+        liu_layland_bound,
+        liu_layland_ok: utilisation_tasks <= liu_layland_bound,
+        hyperbolic_product,
+        hyperbolic_ok: hyperbolic_product <= 2.0,
+        hyperperiod_ns: hyperperiod(sys).map(|h| h.as_ns_f64()),
+        tick_period_ns: p.tick.as_ns_f64(),
+        irq_entry_ns: p.l.as_ns_f64(),
+    };
+
+    let mut notes =
+        vec!["equal priorities interfere with each other (treated as higher priority)".to_string()];
+    if opts.tick_release_delay && p.jitter.iter().any(|j| j.tick_delay_ns > 0.0) {
+        notes.push(
+            "periodic tasks whose period or offset is not a multiple of the tick period \
+             get one tick period of release jitter (the release is noticed at the next tick)"
+                .into(),
+        );
+    }
+    if opts.overheads {
+        notes.push(
+            "each job is charged two context switches (in, and out down to the idle task \
+             for its own job or to the analysed task's level for higher-priority jobs)"
+                .into(),
+        );
+    } else {
+        notes.push("kernel overheads are not charged (--no-overheads)".into());
+    }
+
+    let tasks = match mode {
+        TickMode::Pessimistic => pess.clone(),
+        TickMode::Partitioned => part.clone(),
+    };
+    AnalysisResult {
+        kind: "analyze",
+        schema_version: 1,
+        source: sys.source.clone(),
+        model: sys.kernel.model().name(),
+        tick_mode: mode.name(),
+        overheads: opts.overheads,
+        tick_release_delay: opts.tick_release_delay,
+        schedulable: tasks.iter().all(|t| t.schedulable),
+        tasks,
+        tick_modes: TickModes {
+            pessimistic: pess,
+            partitioned: part,
+        },
+        pessimism_reduction,
+        totals,
+        notes,
+    }
+}

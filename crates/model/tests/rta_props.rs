@@ -1,0 +1,167 @@
+//! Property tests: overheads never lower a response time; the partitioned tick mode is
+//! never above the pessimistic one.
+
+use latscope_model::rta::{analyze, analyze_mode, AnalysisOptions};
+use latscope_model::system::TickMode;
+use latscope_model::System;
+use proptest::prelude::*;
+
+#[derive(Debug, Clone)]
+struct T {
+    period_us: u32,
+    wcet_permille: u32,
+    prio: u32,
+    jitter_us: u32,
+}
+
+fn task_strategy() -> impl Strategy<Value = T> {
+    (500u32..50_000, 1u32..300, 0u32..8, 0u32..2000).prop_map(|(p, c, prio, j)| T {
+        period_us: p,
+        wcet_permille: c,
+        prio,
+        jitter_us: j,
+    })
+}
+
+#[derive(Debug, Clone)]
+struct Costs {
+    l_cycles: u32,
+    tick_base_ns: u32,
+    per_release_ns: u32,
+    switch_base_ns: u32,
+    per_level_ns: u32,
+    irq: bool,
+    slicing: bool,
+    optimised: bool,
+}
+
+fn costs_strategy() -> impl Strategy<Value = Costs> {
+    (
+        0u32..50,
+        0u32..5000,
+        0u32..8000,
+        0u32..5000,
+        0u32..1000,
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(|(l, a, b, c, d, irq, slicing, optimised)| Costs {
+            l_cycles: l,
+            tick_base_ns: a,
+            per_release_ns: b,
+            switch_base_ns: c,
+            per_level_ns: d,
+            irq,
+            slicing,
+            optimised,
+        })
+}
+
+fn build(tasks: &[T], c: &Costs) -> System {
+    let mut s = format!(
+        "[platform]\ncpu_hz = 84_000_000\nirq_entry_cycles = {}\n[kernel]\ntick_hz = 1000\n\
+         time_slicing = {}\ntask_selection = \"{}\"\n[kernel.costs]\ntick_base = \"{}ns\"\n\
+         tick_per_release = \"{}ns\"\nswitch_base = \"{}ns\"\nswitch_per_level = \"{}ns\"\n",
+        c.l_cycles,
+        c.slicing,
+        if c.optimised { "optimised" } else { "generic" },
+        c.tick_base_ns,
+        c.per_release_ns,
+        c.switch_base_ns,
+        c.per_level_ns
+    );
+    for (i, t) in tasks.iter().enumerate() {
+        let wcet_us = (t.period_us as u64 * t.wcet_permille as u64 / 1000).max(1);
+        s += &format!(
+            "[[task]]\nname = \"t{i}\"\nperiod = \"{}us\"\nwcet = \"{wcet_us}us\"\npriority = {}\njitter = \"{}us\"\n",
+            t.period_us, t.prio, t.jitter_us
+        );
+    }
+    if c.irq {
+        s += "[[interrupt]]\nname = \"irq\"\nmin_interarrival = \"3ms\"\nwcet = \"20us\"\n";
+    }
+    System::from_toml_str(&s, "prop.toml").unwrap()
+}
+
+fn r(x: Option<i64>) -> i128 {
+    x.map_or(i128::MAX, |v| v as i128)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, .. ProptestConfig::default() })]
+
+    /// Charging the kernel's costs never lowers any response time.
+    #[test]
+    fn overheads_never_lower_a_response_time(
+        tasks in prop::collection::vec(task_strategy(), 1..7),
+        c in costs_strategy(),
+    ) {
+        let s = build(&tasks, &c);
+        let with = analyze(&s, &AnalysisOptions::default());
+        let without = analyze(&s, &AnalysisOptions { overheads: false, ..Default::default() });
+        for (a, b) in with.tasks.iter().zip(&without.tasks) {
+            prop_assert_eq!(&a.name, &b.name);
+            prop_assert!(r(a.wcrt_ps) >= r(b.wcrt_ps), "{}: {:?} < {:?}", a.name, a.wcrt_ps, b.wcrt_ps);
+        }
+    }
+
+    /// Raising any single cost never lowers any response time.
+    #[test]
+    fn raising_one_cost_never_lowers_a_response_time(
+        tasks in prop::collection::vec(task_strategy(), 1..6),
+        c in costs_strategy(),
+        which in 0usize..5,
+        extra in 1u32..3000,
+    ) {
+        let s = build(&tasks, &c);
+        let mut c2 = c.clone();
+        match which {
+            0 => c2.l_cycles += extra % 40 + 1,
+            1 => c2.tick_base_ns += extra,
+            2 => c2.per_release_ns += extra,
+            3 => c2.switch_base_ns += extra,
+            _ => c2.per_level_ns += extra,
+        }
+        let s2 = build(&tasks, &c2);
+        for mode in [TickMode::Pessimistic, TickMode::Partitioned] {
+            let a = analyze_mode(&s, &AnalysisOptions::default(), mode);
+            let b = analyze_mode(&s2, &AnalysisOptions::default(), mode);
+            for (x, y) in a.iter().zip(&b) {
+                prop_assert!(r(y.wcrt_ps) >= r(x.wcrt_ps), "{} {:?}: {:?} -> {:?}", x.name, mode, x.wcrt_ps, y.wcrt_ps);
+            }
+        }
+    }
+
+    /// The partitioned tick accounting is never above the pessimistic one.
+    #[test]
+    fn partitioned_never_above_pessimistic(
+        tasks in prop::collection::vec(task_strategy(), 1..8),
+        c in costs_strategy(),
+    ) {
+        let s = build(&tasks, &c);
+        let res = analyze(&s, &AnalysisOptions::default());
+        for (p, q) in res.tick_modes.pessimistic.iter().zip(&res.tick_modes.partitioned) {
+            prop_assert!(r(q.wcrt_ps) <= r(p.wcrt_ps), "{}: {:?} > {:?}", p.name, q.wcrt_ps, p.wcrt_ps);
+        }
+    }
+
+    /// The breakdown adds up to the WCRT.
+    #[test]
+    fn breakdown_adds_up(
+        tasks in prop::collection::vec(task_strategy(), 1..6),
+        c in costs_strategy(),
+    ) {
+        let s = build(&tasks, &c);
+        let res = analyze(&s, &AnalysisOptions::default());
+        for t in &res.tasks {
+            if let Some(w) = t.wcrt_ns {
+                let b = &t.breakdown;
+                let sum = b.wcet_ns + b.own_previous_jobs_ns + b.window_offset_ns
+                    + b.interference.iter().map(|x| x.ns).sum::<f64>()
+                    + b.tick_ns + b.context_switch_ns + b.interrupts_ns + b.blocking_ns + b.jitter_ns;
+                prop_assert!((sum - w).abs() < 1e-3 * w.max(1.0), "{}: {} vs {}", t.name, sum, w);
+            }
+        }
+    }
+}
