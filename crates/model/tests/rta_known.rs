@@ -2,7 +2,6 @@
 //! and seed 001's tick pseudo-tasks.
 
 use latscope_model::rta::{analyze, AnalysisOptions, TaskResult};
-use latscope_model::system::TickMode;
 use latscope_model::System;
 
 /// A system with a 1 kHz tick and no kernel costs; tasks as TOML snippets.
