@@ -39,17 +39,16 @@ impl Builder {
         self.chans.len() - 1
     }
     /// Channel `i` is at `lv` from time `t` on (times must be non-decreasing per
-    /// channel; the caller checks that). The first observation at or before the start
-    /// sets the initial level; two toggles at the same instant cancel.
+    /// channel; the caller checks that). The first observation sets the initial level
+    /// (a channel with no data before is taken to have been at its first known level);
+    /// two toggles at the same instant cancel.
     #[inline]
     pub fn set(&mut self, i: usize, t: Picos, lv: bool) {
         if !self.seen[i] {
             self.seen[i] = true;
-            if t <= self.start {
-                self.chans[i].initial = lv;
-                self.level[i] = lv;
-                return;
-            }
+            self.chans[i].initial = lv;
+            self.level[i] = lv;
+            return;
         }
         if lv != self.level[i] {
             let e = &mut self.chans[i].edges;

@@ -1,5 +1,230 @@
 //! Importers: one module per format, and detection from content.
+//!
+//! [`open`] reads a file in the format named by [`Options::format`] or, when that is
+//! `None`, the format [`detect`] recognises from the first bytes.
 
 pub(crate) mod builder;
+pub mod csv;
+pub mod cyclelog;
 pub mod native;
+pub mod saleae_bin;
+pub mod saleae_csv;
+pub mod scope_csv;
+pub mod sigrok;
+pub(crate) mod text;
 pub mod vcd;
+
+use crate::error::{Error, Place, Result};
+use latscope_core::capture::Capture;
+use std::fs::File;
+use std::io::{BufReader, Read, Seek, SeekFrom};
+use std::path::Path;
+
+/// Every input format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// sigrok / PulseView session (.sr, zip).
+    Sigrok,
+    /// Saleae Logic 2 digital CSV export.
+    SaleaeCsv,
+    /// Saleae Logic 2 binary export (v0 or v1, digital or analog).
+    SaleaeBin,
+    /// Value change dump.
+    Vcd,
+    /// Generic CSV: a time column and 0/1 channel columns (also sigrok-cli's CSV).
+    Csv,
+    /// Oscilloscope CSV: time (or index) and voltage columns.
+    ScopeCsv,
+    /// Cycle-counter log: `cycles label` lines.
+    CycleLog,
+    /// latscope's own format (.lscap).
+    Native,
+}
+
+impl Format {
+    pub const ALL: [(&'static str, Format); 8] = [
+        ("sigrok", Format::Sigrok),
+        ("saleae-csv", Format::SaleaeCsv),
+        ("saleae-bin", Format::SaleaeBin),
+        ("vcd", Format::Vcd),
+        ("csv", Format::Csv),
+        ("scope-csv", Format::ScopeCsv),
+        ("cyclelog", Format::CycleLog),
+        ("native", Format::Native),
+    ];
+    pub fn parse(s: &str) -> Option<Format> {
+        let l = s.to_ascii_lowercase();
+        let l = match l.as_str() {
+            "sr" => "sigrok",
+            "lscap" => "native",
+            "scope" => "scope-csv",
+            "cycles" | "dwt" => "cyclelog",
+            "saleae" => "saleae-csv",
+            x => x,
+        };
+        Format::ALL.iter().find(|(n, _)| *n == l).map(|&(_, f)| f)
+    }
+    pub fn name(self) -> &'static str {
+        Format::ALL
+            .iter()
+            .find(|(_, f)| *f == self)
+            .map(|(n, _)| *n)
+            .unwrap_or("?")
+    }
+}
+
+/// Import settings that some formats need.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Force a format instead of detecting it.
+    pub format: Option<Format>,
+    /// Sample rate for files that lack one (sigrok without `samplerate`, CSV sample
+    /// indices), or to round float times to the sample grid (Saleae).
+    pub samplerate_hz: Option<u64>,
+    /// CPU clock of a cycle-counter log.
+    pub cpu_hz: Option<u64>,
+    /// Oscilloscope CSV: threshold in volts (default: midpoint of the 5th and 95th
+    /// percentile levels).
+    pub threshold: Option<f64>,
+    /// Oscilloscope CSV: hysteresis in volts, total width around the threshold
+    /// (default: 10 % of the 5–95 % level span).
+    pub hysteresis: Option<f64>,
+}
+
+/// Recognises a format from the first bytes of a file (up to a few KB).
+pub fn detect(head: &[u8]) -> Option<Format> {
+    if head.starts_with(b"PK\x03\x04") || head.starts_with(b"PK\x05\x06") {
+        return Some(Format::Sigrok);
+    }
+    if head.starts_with(b"<SALEAE>") {
+        return Some(Format::SaleaeBin);
+    }
+    if native::sniff(head) {
+        return Some(Format::Native);
+    }
+    let text = String::from_utf8_lossy(head);
+    let trimmed = text.trim_start_matches('\u{feff}').trim_start();
+    if trimmed.starts_with('$') {
+        return Some(Format::Vcd);
+    }
+    let lines: Vec<&str> = trimmed
+        .lines()
+        .map(|l| l.trim())
+        .filter(|l| !l.is_empty())
+        .take(40)
+        .collect();
+    let first = lines.first()?;
+    if first.starts_with(';') && text.contains("libsigrok") {
+        return Some(Format::Csv);
+    }
+    if scope_csv::sniff(&lines) {
+        return Some(Format::ScopeCsv);
+    }
+    if saleae_csv::sniff(&lines) {
+        return Some(Format::SaleaeCsv);
+    }
+    if cyclelog::sniff(&lines) {
+        return Some(Format::CycleLog);
+    }
+    if first.contains(',') || first.contains(';') || first.contains('\t') {
+        // 0/1 columns: logic; other numbers: voltages.
+        if csv::looks_digital(&lines) {
+            return Some(Format::Csv);
+        }
+        return Some(Format::ScopeCsv);
+    }
+    None
+}
+
+/// Reads a capture from a file.
+pub fn open(path: &Path, opts: &Options) -> Result<Capture> {
+    let name = path.display().to_string();
+    let mut f = File::open(path).map_err(|e| Error::io(&name, e))?;
+    let format = match opts.format {
+        Some(f) => f,
+        None => {
+            let mut head = vec![0u8; 8192];
+            let mut n = 0;
+            while n < head.len() {
+                let k = f.read(&mut head[n..]).map_err(|e| Error::io(&name, e))?;
+                if k == 0 {
+                    break;
+                }
+                n += k;
+            }
+            head.truncate(n);
+            f.seek(SeekFrom::Start(0))
+                .map_err(|e| Error::io(&name, e))?;
+            if n == 0 {
+                return Err(Error::format(&name, Place::File, "the file is empty"));
+            }
+            detect(&head).ok_or_else(|| {
+                Error::format(
+                    &name,
+                    Place::File,
+                    "unrecognised capture format; name it with --format (sigrok, saleae-csv, \
+                     saleae-bin, vcd, csv, scope-csv, cyclelog, native)",
+                )
+            })?
+        }
+    };
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "ch".into());
+    read_format(f, format, &name, &stem, opts)
+}
+
+/// Reads from any seekable reader in the given format. `name` is the file name for
+/// errors; `stem` names the single channel of per-channel formats (Saleae binary).
+pub fn read_format<R: Read + Seek>(
+    r: R,
+    format: Format,
+    name: &str,
+    stem: &str,
+    opts: &Options,
+) -> Result<Capture> {
+    let br = BufReader::with_capacity(1 << 16, r);
+    match format {
+        Format::Sigrok => sigrok::read(br, name, opts.samplerate_hz),
+        Format::SaleaeCsv => saleae_csv::read(br, name, opts.samplerate_hz),
+        Format::SaleaeBin => saleae_bin::read(br, name, stem, opts.samplerate_hz),
+        Format::Vcd => vcd::read(br, name),
+        Format::Csv => csv::read(br, name, opts.samplerate_hz),
+        Format::ScopeCsv => scope_csv::read(br, name, opts),
+        Format::CycleLog => cyclelog::read(br, name, opts.cpu_hz),
+        Format::Native => {
+            let mut v = Vec::new();
+            let mut br = br;
+            br.read_to_end(&mut v).map_err(|e| Error::io(name, e))?;
+            native::read(&v, name)
+        }
+    }
+}
+
+/// Reads in-memory bytes (detecting the format unless `opts.format` is set).
+pub fn read_bytes(bytes: &[u8], name: &str, opts: &Options) -> Result<Capture> {
+    let format = match opts.format {
+        Some(f) => f,
+        None => detect(&bytes[..bytes.len().min(8192)])
+            .ok_or_else(|| Error::format(name, Place::File, "unrecognised capture format"))?,
+    };
+    read_format(std::io::Cursor::new(bytes), format, name, "ch", opts)
+}
+
+/// Merges captures of the same instrument (e.g. one Saleae binary file per channel)
+/// into one: channels appended, start/end the union, sample rate kept when equal.
+pub fn merge(mut caps: Vec<Capture>) -> Option<Capture> {
+    let mut out = caps.drain(..1.min(caps.len())).next()?;
+    for c in caps {
+        out.start = out.start.min(c.start);
+        out.end = out.end.max(c.end);
+        if out.samplerate_hz != c.samplerate_hz {
+            out.samplerate_hz = out.samplerate_hz.max(c.samplerate_hz);
+        }
+        out.source = format!("{} + {}", out.source, c.source);
+        out.channels.extend(c.channels);
+        out.analog.extend(c.analog);
+    }
+    Some(out)
+}

@@ -1,0 +1,350 @@
+//! Generic logic CSV: a time column and one 0/1 column per channel, one row per sample
+//! or one row per change. Also reads sigrok-cli's CSV output (`;` comment header),
+//! and is the core of the Saleae CSV reader.
+//!
+//! * the time column is the first whose header says time/sample/index (`Time [s]`,
+//!   `time_ns`, `microseconds`, `Sample`, …); its unit comes from the header (seconds
+//!   when none is named); `sample`/`index` columns need a sample rate;
+//! * values are `0`/`1` (also `low`/`high`, `false`/`true`, `L`/`H`); `X` or an empty
+//!   field means "no data" and keeps the previous level;
+//! * times may be ISO-8601 timestamps: they are taken relative to the first row;
+//! * with a known sample rate, times are rounded to the sample grid;
+//! * sigrok-cli CSV: its time column is one sample late ((index+1)/samplerate, seen in
+//!   libsigrok 0.5.2), so when the sample rate is known from the `; Samplerate:` comment,
+//!   times are the row index / samplerate instead; channel names come from the
+//!   `; Channels (n/m): …` comment when the header only says `logic`.
+
+use super::builder::Builder;
+use super::text::{header_unit_exp, parse_iso8601_ps, parse_scaled, sniff_sep, split};
+use crate::error::{Error, Place, Result};
+use latscope_core::capture::Capture;
+use latscope_core::time::{Picos, PS_PER_S};
+use std::io::BufRead;
+
+/// True when the data rows (after any header) hold only 0/1/X in every column but
+/// the first.
+pub fn looks_digital(lines: &[&str]) -> bool {
+    let data: Vec<&&str> = lines
+        .iter()
+        .filter(|l| !l.starts_with(';') && !l.starts_with('#'))
+        .skip(1)
+        .collect();
+    if data.is_empty() {
+        return false;
+    }
+    let sep = sniff_sep(data[0]);
+    let mut f = Vec::new();
+    data.iter().all(|l| {
+        split(l, sep, &mut f);
+        f.len() >= 2 && f[1..].iter().all(|v| level(v).is_some())
+    })
+}
+
+/// A logic level: Some(Some(b)) for 0/1, Some(None) for no data, None if not a level.
+fn level(v: &str) -> Option<Option<bool>> {
+    match v {
+        "0" | "0.0" => Some(Some(false)),
+        "1" | "1.0" => Some(Some(true)),
+        "" | "X" | "x" | "-" => Some(None),
+        _ => match v.to_ascii_lowercase().as_str() {
+            "low" | "false" | "l" => Some(Some(false)),
+            "high" | "true" | "h" => Some(Some(true)),
+            _ => None,
+        },
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum TimeCol {
+    /// time values scaled by 10^exp to picoseconds
+    Time(i32),
+    /// sample numbers
+    Index,
+    /// no time column: the row number is the sample index
+    Row,
+}
+
+/// Settings for the shared CSV core.
+pub(crate) struct CsvSettings {
+    pub samplerate: Option<u64>,
+    /// default unit exponent when the header names none (12 = seconds)
+    pub default_exp: i32,
+}
+
+/// Reads a generic logic CSV.
+pub fn read<R: BufRead>(r: R, file: &str, samplerate: Option<u64>) -> Result<Capture> {
+    read_core(
+        r,
+        file,
+        CsvSettings {
+            samplerate,
+            default_exp: 12,
+        },
+    )
+}
+
+pub(crate) fn read_core<R: BufRead>(r: R, file: &str, s: CsvSettings) -> Result<Capture> {
+    let mut sigrok = false;
+    let mut sr_names: Vec<String> = Vec::new();
+    let mut rate = s.samplerate;
+    let mut header: Option<(Vec<String>, char, u64)> = None;
+    let mut b: Option<Builder> = None;
+    let mut tcol = TimeCol::Row;
+    let mut tix = 0usize;
+    let mut chan_cols: Vec<usize> = Vec::new();
+    let mut row: u64 = 0;
+    let mut first_t: Option<i64> = None;
+    let mut iso = false;
+    let mut iso0: i128 = 0;
+    let mut last_t: i64 = 0;
+    let mut ln: u64 = 0;
+    let ferr = |ln: u64, msg: String| Error::format(file, Place::Line(ln), msg);
+    for line in r.lines() {
+        ln += 1;
+        let line = line.map_err(|e| match e.kind() {
+            std::io::ErrorKind::InvalidData => ferr(ln, "not UTF-8 text".into()),
+            _ => Error::io(file, e),
+        })?;
+        let line = line.trim_start_matches('\u{feff}').trim();
+        let mut fields: Vec<&str> = Vec::new();
+        if line.is_empty() {
+            continue;
+        }
+        if line.starts_with(';') || line.starts_with('#') {
+            if line.contains("libsigrok") {
+                sigrok = true;
+            }
+            if let Some(v) = line.strip_prefix("; Samplerate:") {
+                if s.samplerate.is_none() {
+                    rate = latscope_core::time::parse_frequency_hz(v.trim())
+                        .ok()
+                        .filter(|&r| r > 0);
+                }
+            }
+            if let Some(rest) = line.strip_prefix("; Channels") {
+                if let Some((_, names)) = rest.split_once(':') {
+                    sr_names = names.split(',').map(|n| n.trim().to_string()).collect();
+                }
+            }
+            continue;
+        }
+        if header.is_none() {
+            let sep = sniff_sep(line);
+            split(line, sep, &mut fields);
+            let numeric = fields.iter().all(|f| parse_scaled(f, 0).is_some());
+            let names: Vec<String> = if numeric {
+                (0..fields.len())
+                    .map(|i| {
+                        if i == 0 {
+                            "time".to_string()
+                        } else {
+                            format!("D{}", i - 1)
+                        }
+                    })
+                    .collect()
+            } else {
+                fields.iter().map(|f| f.to_string()).collect()
+            };
+            // time column
+            let mut found = None;
+            for (i, h) in names.iter().enumerate() {
+                let l = h.to_ascii_lowercase();
+                if l.contains("sample") || l == "index" || l == "#" {
+                    found = Some((i, TimeCol::Index));
+                    break;
+                }
+                if l.contains("time") || header_unit_exp(h).is_some() && !l.contains("logic") {
+                    found = Some((
+                        i,
+                        TimeCol::Time(header_unit_exp(h).unwrap_or(s.default_exp)),
+                    ));
+                    break;
+                }
+            }
+            if numeric {
+                found = Some((0, TimeCol::Time(s.default_exp)));
+            }
+            match found {
+                Some((i, t)) => {
+                    tix = i;
+                    tcol = t;
+                }
+                None => {
+                    if sigrok || names.iter().all(|n| n == "logic") {
+                        tcol = TimeCol::Row;
+                    } else {
+                        return Err(ferr(
+                            ln,
+                            format!("no time column in the header '{line}' (expected a column named like 'Time [s]', 'time_ns' or 'sample')"),
+                        ));
+                    }
+                }
+            }
+            if sigrok && rate.is_some() {
+                // sigrok-cli's time column is one sample late: use the row index.
+                tcol = TimeCol::Row;
+            }
+            let has_time = found.is_some();
+            chan_cols = (0..names.len())
+                .filter(|&i| !(has_time && i == tix))
+                .collect();
+            if chan_cols.is_empty() {
+                return Err(ferr(ln, "the header names no channel columns".into()));
+            }
+            let mut chnames: Vec<String> = chan_cols.iter().map(|&i| names[i].clone()).collect();
+            if sr_names.len() == chnames.len()
+                && chnames.iter().all(|n| n == "logic" || n.is_empty())
+            {
+                chnames = sr_names.clone();
+            }
+            for (k, n) in chnames.iter_mut().enumerate() {
+                if n.is_empty() {
+                    *n = format!("D{k}");
+                }
+            }
+            if matches!(tcol, TimeCol::Index | TimeCol::Row) && rate.is_none() {
+                return Err(ferr(
+                    ln,
+                    "times are sample numbers but the sample rate is unknown; give --samplerate"
+                        .into(),
+                ));
+            }
+            header = Some((chnames.clone(), sep, ln));
+            b = Some(Builder::new(chnames, Picos(0)));
+            if !numeric {
+                continue;
+            }
+        }
+        let Some((names, sep, _)) = header.as_ref() else {
+            continue;
+        };
+        let bld = b
+            .as_mut()
+            .ok_or_else(|| ferr(ln, "internal: no builder".into()))?;
+        split(line, *sep, &mut fields);
+        if fields.len() < names.len() + usize::from(tcol != TimeCol::Row) {
+            return Err(ferr(
+                ln,
+                format!(
+                    "{} fields, expected {}",
+                    fields.len(),
+                    names.len() + usize::from(tcol != TimeCol::Row)
+                ),
+            ));
+        }
+        let t: i64 = match tcol {
+            TimeCol::Row => sample_ps(row, rate.unwrap_or(1)),
+            TimeCol::Index => {
+                let v = fields[tix];
+                let n: u64 = v
+                    .parse()
+                    .map_err(|_| ferr(ln, format!("sample number '{v}' is not a whole number")))?;
+                sample_ps(n, rate.unwrap_or(1))
+            }
+            TimeCol::Time(exp) => {
+                let v = fields[tix];
+                let ps = match parse_scaled(v, exp) {
+                    Some(p) if !iso => p,
+                    _ => {
+                        let p = parse_iso8601_ps(v).ok_or_else(|| {
+                            ferr(
+                                ln,
+                                format!("time '{v}' is neither a number nor an ISO-8601 timestamp"),
+                            )
+                        })?;
+                        if !iso {
+                            if first_t.is_some() {
+                                return Err(ferr(
+                                    ln,
+                                    format!("time '{v}': numbers and timestamps are mixed"),
+                                ));
+                            }
+                            iso = true;
+                            iso0 = p;
+                        }
+                        i64::try_from(p - iso0).map_err(|_| {
+                            ferr(ln, format!("time '{v}' is too far from the first row"))
+                        })?
+                    }
+                };
+                match rate {
+                    Some(r) => round_to_grid(ps, r),
+                    None => ps,
+                }
+            }
+        };
+        if first_t.is_none() {
+            first_t = Some(t);
+            bld.start = Picos(t);
+        } else if t < last_t {
+            return Err(ferr(
+                ln,
+                format!(
+                    "time goes backwards: {} after {}",
+                    latscope_core::time::format_ps(t as i128),
+                    latscope_core::time::format_ps(last_t as i128)
+                ),
+            ));
+        }
+        last_t = t;
+        for (ci, &col) in chan_cols.iter().enumerate() {
+            let v = fields.get(col).copied().unwrap_or("");
+            match level(v) {
+                Some(Some(lv)) => bld.set(ci, Picos(t), lv),
+                Some(None) => {}
+                None => {
+                    return Err(ferr(
+                        ln,
+                        format!("column '{}': '{v}' is not a logic level (0/1/X)", names[ci]),
+                    ))
+                }
+            }
+        }
+        row += 1;
+    }
+    let Some((_, _, _)) = header else {
+        return Err(Error::format(file, Place::File, "no header or data rows"));
+    };
+    let bld = b.ok_or_else(|| Error::format(file, Place::File, "no data rows"))?;
+    if first_t.is_none() {
+        return Err(Error::format(
+            file,
+            Place::File,
+            "a header but no data rows",
+        ));
+    }
+    let start = bld.start;
+    let mut end = Picos(last_t);
+    if tcol == TimeCol::Row {
+        // sample-per-row: the last sample lasts one period
+        end = Picos(sample_ps(row, rate.unwrap_or(1)));
+    }
+    let cap = Capture {
+        source: file.to_string(),
+        samplerate_hz: rate,
+        start,
+        end,
+        channels: bld.finish(),
+        analog: vec![],
+    };
+    cap.validate()?;
+    Ok(cap)
+}
+
+/// Picoseconds of sample `n` at `rate`.
+pub(crate) fn sample_ps(n: u64, rate: u64) -> i64 {
+    (n as i128 * PS_PER_S as i128 / rate.max(1) as i128) as i64
+}
+
+/// Rounds a time to the nearest sample instant at `rate`.
+pub(crate) fn round_to_grid(ps: i64, rate: u64) -> i64 {
+    let p = PS_PER_S as i128;
+    let r = rate.max(1) as i128;
+    let x = ps as i128 * r;
+    let idx = if x >= 0 {
+        (x + p / 2) / p
+    } else {
+        -((-x + p / 2) / p)
+    };
+    (idx * p / r) as i64
+}

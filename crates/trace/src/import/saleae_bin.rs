@@ -1,0 +1,399 @@
+//! Saleae Logic 2 binary export, versions 0 and 1 (Saleae's published "Binary Export
+//! Format" articles), one channel per file, little-endian, IEEE-754:
+//!
+//! ```text
+//! common   "<SALEAE>"  i32 version  i32 type (0 digital, 1 analog)
+//! v0 dig.  u32 initial_state  f64 begin_time  f64 end_time  u64 n  f64 t[n]
+//! v0 ana.  f64 begin_time  u64 sample_rate  u64 downsample  u64 n  f32 volts[n]
+//! v1 dig.  u64 chunks; per chunk: u32 initial_state  f64 sample_rate  f64 begin
+//!          f64 end  u64 n  f64 t[n]
+//! v1 ana.  u64 waveforms; per waveform: f64 begin_time  f64 trigger_time
+//!          f64 sample_rate  u64 downsample  u64 n  f32 volts[n]
+//! ```
+//! Times are seconds from the trigger. They are rounded to the sample grid when the
+//! rate is known (v1 chunks carry it; otherwise `--samplerate`). Gaps between v1
+//! chunks keep the last level; a chunk whose initial state differs from the level at
+//! its start toggles the channel at the chunk's begin time. The channel is named after
+//! the file (e.g. `digital_0`); several files can be merged (`latscope trace a.bin
+//! b.bin`).
+
+use super::builder::Builder;
+use super::csv::round_to_grid;
+use crate::error::{Error, Place, Result};
+use latscope_core::capture::{AnalogChannel, Capture};
+use latscope_core::time::{Picos, PS_PER_S};
+use std::io::Read;
+
+struct Rd<'a, R: Read> {
+    r: R,
+    pos: u64,
+    file: &'a str,
+}
+
+impl<R: Read> Rd<'_, R> {
+    fn bytes<const N: usize>(&mut self, what: &str) -> Result<[u8; N]> {
+        let mut b = [0u8; N];
+        let mut got = 0;
+        while got < N {
+            match self.r.read(&mut b[got..]) {
+                Ok(0) => {
+                    return Err(Error::format(
+                        self.file,
+                        Place::Byte(self.pos + got as u64),
+                        format!("truncated: the file ends inside {what}"),
+                    ))
+                }
+                Ok(k) => got += k,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(Error::io(self.file, e)),
+            }
+        }
+        self.pos += N as u64;
+        Ok(b)
+    }
+    fn u32(&mut self, w: &str) -> Result<u32> {
+        Ok(u32::from_le_bytes(self.bytes::<4>(w)?))
+    }
+    fn i32(&mut self, w: &str) -> Result<i32> {
+        Ok(i32::from_le_bytes(self.bytes::<4>(w)?))
+    }
+    fn u64(&mut self, w: &str) -> Result<u64> {
+        Ok(u64::from_le_bytes(self.bytes::<8>(w)?))
+    }
+    fn f64(&mut self, w: &str) -> Result<f64> {
+        Ok(f64::from_le_bytes(self.bytes::<8>(w)?))
+    }
+    fn err(&self, msg: impl Into<String>) -> Error {
+        Error::format(self.file, Place::Byte(self.pos), msg)
+    }
+    /// Seconds to picoseconds, rounded to the grid of `rate` when given.
+    fn time(&self, s: f64, rate: Option<u64>, what: &str) -> Result<i64> {
+        if !s.is_finite() || s.abs() > 9.2e6 {
+            return Err(Error::format(
+                self.file,
+                Place::Byte(self.pos.saturating_sub(8)),
+                format!("{what} {s} s is not a usable time"),
+            ));
+        }
+        let ps = (s * PS_PER_S as f64).round() as i64;
+        Ok(match rate {
+            Some(r) => round_to_grid(ps, r),
+            None => ps,
+        })
+    }
+}
+
+fn rate_of(f: f64) -> Option<u64> {
+    if (1.0..1e13).contains(&f) {
+        Some(f.round() as u64)
+    } else {
+        None
+    }
+}
+
+/// Reads one Saleae binary export file; `name` becomes the channel name.
+pub fn read<R: Read>(r: R, file: &str, name: &str, samplerate: Option<u64>) -> Result<Capture> {
+    let mut d = Rd { r, pos: 0, file };
+    let magic = d.bytes::<8>("the identifier")?;
+    if &magic != b"<SALEAE>" {
+        return Err(Error::format(
+            file,
+            Place::Byte(0),
+            "not a Saleae binary export (no \"<SALEAE>\" identifier)",
+        ));
+    }
+    let version = d.i32("the version")?;
+    let kind = d.i32("the type")?;
+    let mut b = Builder::new(vec![name.to_string()], Picos(0));
+    let mut analog = Vec::new();
+    let (start, end, rate);
+    match (version, kind) {
+        (0, 0) => {
+            let init = d.u32("initial_state")?;
+            let begin = {
+                let x = d.f64("begin_time")?;
+                d.time(x, samplerate, "begin_time")?
+            };
+            let endt = {
+                let x = d.f64("end_time")?;
+                d.time(x, samplerate, "end_time")?
+            };
+            if endt < begin {
+                return Err(d.err("end_time is before begin_time"));
+            }
+            let n = d.u64("num_transitions")?;
+            b.start = Picos(begin);
+            b.set(0, Picos(begin), init != 0);
+            let mut lv = init != 0;
+            let mut last = begin;
+            for i in 0..n {
+                let t = {
+                    let x = d.f64("a transition time")?;
+                    d.time(x, samplerate, "transition time")?
+                };
+                if t < last {
+                    return Err(d.err(format!(
+                        "transition {i} at {t} ps is before the previous one ({last} ps)"
+                    )));
+                }
+                if t > endt {
+                    return Err(d.err(format!("transition {i} lies after end_time")));
+                }
+                lv = !lv;
+                b.set(0, Picos(t), lv);
+                last = t;
+            }
+            start = begin;
+            end = endt;
+            rate = samplerate;
+        }
+        (1, 0) => {
+            let chunks = d.u64("chunk_count")?;
+            let mut first = true;
+            let (mut s0, mut e0) = (0i64, 0i64);
+            let mut r0 = samplerate;
+            let mut lv = false;
+            let mut last = i64::MIN;
+            for c in 0..chunks {
+                let init = d.u32("initial_state")? != 0;
+                let sr = rate_of(d.f64("sample_rate")?);
+                let r = samplerate.or(sr);
+                if r0.is_none() {
+                    r0 = r;
+                }
+                let begin = {
+                    let x = d.f64("begin_time")?;
+                    d.time(x, r, "begin_time")?
+                };
+                let endt = {
+                    let x = d.f64("end_time")?;
+                    d.time(x, r, "end_time")?
+                };
+                if endt < begin || begin < last {
+                    return Err(d.err(format!("chunk {c}: times out of order")));
+                }
+                if first {
+                    b.start = Picos(begin);
+                    s0 = begin;
+                    first = false;
+                }
+                b.set(0, Picos(begin), init);
+                lv = init;
+                let n = d.u64("num_transitions")?;
+                last = begin;
+                for i in 0..n {
+                    let t = {
+                        let x = d.f64("a transition time")?;
+                        d.time(x, r, "transition time")?
+                    };
+                    if t < last || t > endt {
+                        return Err(d.err(format!(
+                            "chunk {c}: transition {i} out of order or outside the chunk"
+                        )));
+                    }
+                    lv = !lv;
+                    b.set(0, Picos(t), lv);
+                    last = t;
+                }
+                e0 = endt;
+                last = endt;
+            }
+            let _ = lv;
+            start = s0;
+            end = e0;
+            rate = r0;
+        }
+        (0, 1) => {
+            let begin = d.f64("begin_time")?;
+            let sr = d.u64("sample_rate")?;
+            let ds = d.u64("downsample")?.max(1);
+            let n = d.u64("num_samples")?;
+            let eff = sr / ds;
+            if eff == 0 {
+                return Err(d.err("sample_rate / downsample is 0"));
+            }
+            let b0 = d.time(begin, None, "begin_time")?;
+            let values = read_f32s(&mut d, n)?;
+            let interval = PS_PER_S / eff as i64;
+            start = b0;
+            end = b0 + interval * n as i64;
+            rate = Some(eff);
+            analog.push(AnalogChannel {
+                name: name.to_string(),
+                start: Picos(b0),
+                interval: Picos(interval),
+                values,
+            });
+        }
+        (1, 1) => {
+            let waves = d.u64("waveform_count")?;
+            let mut s0 = None;
+            let mut e0 = 0i64;
+            let mut r0 = None;
+            for w in 0..waves {
+                let begin = d.f64("begin_time")?;
+                let _trigger = d.f64("trigger_time")?;
+                let sr = rate_of(d.f64("sample_rate")?)
+                    .ok_or_else(|| d.err(format!("waveform {w}: bad sample_rate")))?;
+                let ds = d.u64("downsample")?.max(1);
+                let n = d.u64("num_samples")?;
+                let eff = (sr / ds).max(1);
+                let b0 = d.time(begin, None, "begin_time")?;
+                let values = read_f32s(&mut d, n)?;
+                let interval = PS_PER_S / eff as i64;
+                s0.get_or_insert(b0);
+                r0.get_or_insert(eff);
+                e0 = e0.max(b0 + interval * n as i64);
+                let nm = if waves > 1 {
+                    format!("{name}.{w}")
+                } else {
+                    name.to_string()
+                };
+                analog.push(AnalogChannel {
+                    name: nm,
+                    start: Picos(b0),
+                    interval: Picos(interval),
+                    values,
+                });
+            }
+            start = s0.unwrap_or(0);
+            end = e0.max(start);
+            rate = r0;
+        }
+        (v, t) if v == 0 || v == 1 => {
+            return Err(Error::format(
+                file,
+                Place::Byte(12),
+                format!("unknown data type {t} (0 digital, 1 analog)"),
+            ));
+        }
+        (v, _) => {
+            return Err(Error::format(
+                file,
+                Place::Byte(8),
+                format!("unsupported export version {v} (0 and 1 are supported)"),
+            ));
+        }
+    }
+    // nothing may follow
+    let mut extra = [0u8; 1];
+    if d.r.read(&mut extra).map_err(|e| Error::io(file, e))? != 0 {
+        return Err(d.err("unexpected bytes after the declared data"));
+    }
+    let channels = if kind == 0 { b.finish() } else { vec![] };
+    let cap = Capture {
+        source: file.to_string(),
+        samplerate_hz: rate,
+        start: Picos(start),
+        end: Picos(end),
+        channels,
+        analog,
+    };
+    cap.validate()?;
+    Ok(cap)
+}
+
+fn read_f32s<R: Read>(d: &mut Rd<'_, R>, n: u64) -> Result<Vec<f32>> {
+    let mut out = Vec::with_capacity(n.min(1 << 24) as usize);
+    let mut buf = vec![0u8; 1 << 16];
+    let mut left = n
+        .checked_mul(4)
+        .ok_or_else(|| d.err("sample count overflows"))?;
+    while left > 0 {
+        let want = (left as usize).min(buf.len());
+        let mut got = 0;
+        while got < want {
+            match d.r.read(&mut buf[got..want]) {
+                Ok(0) => {
+                    return Err(d.err(format!(
+                        "truncated: {} of {n} samples present",
+                        out.len() + got / 4
+                    )))
+                }
+                Ok(k) => got += k,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(Error::io(d.file, e)),
+            }
+        }
+        out.extend(
+            buf[..want]
+                .chunks_exact(4)
+                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+        );
+        d.pos += want as u64;
+        left -= want as u64;
+    }
+    Ok(out)
+}
+
+/// Writers used by tests and by the fixture generator: Saleae's documented layouts.
+pub mod write {
+    /// v0 digital file.
+    pub fn digital_v0(initial: bool, begin: f64, end: f64, times: &[f64]) -> Vec<u8> {
+        let mut v = b"<SALEAE>".to_vec();
+        v.extend(0i32.to_le_bytes());
+        v.extend(0i32.to_le_bytes());
+        v.extend((initial as u32).to_le_bytes());
+        v.extend(begin.to_le_bytes());
+        v.extend(end.to_le_bytes());
+        v.extend((times.len() as u64).to_le_bytes());
+        for t in times {
+            v.extend(t.to_le_bytes());
+        }
+        v
+    }
+    /// v1 digital file; each chunk is (initial, sample_rate, begin, end, times).
+    pub fn digital_v1(chunks: &[(bool, f64, f64, f64, Vec<f64>)]) -> Vec<u8> {
+        let mut v = b"<SALEAE>".to_vec();
+        v.extend(1i32.to_le_bytes());
+        v.extend(0i32.to_le_bytes());
+        v.extend((chunks.len() as u64).to_le_bytes());
+        for (init, sr, b, e, ts) in chunks {
+            v.extend((*init as u32).to_le_bytes());
+            v.extend(sr.to_le_bytes());
+            v.extend(b.to_le_bytes());
+            v.extend(e.to_le_bytes());
+            v.extend((ts.len() as u64).to_le_bytes());
+            for t in ts {
+                v.extend(t.to_le_bytes());
+            }
+        }
+        v
+    }
+    /// v0 analog file.
+    pub fn analog_v0(begin: f64, sample_rate: u64, downsample: u64, volts: &[f32]) -> Vec<u8> {
+        let mut v = b"<SALEAE>".to_vec();
+        v.extend(0i32.to_le_bytes());
+        v.extend(1i32.to_le_bytes());
+        v.extend(begin.to_le_bytes());
+        v.extend(sample_rate.to_le_bytes());
+        v.extend(downsample.to_le_bytes());
+        v.extend((volts.len() as u64).to_le_bytes());
+        for x in volts {
+            v.extend(x.to_le_bytes());
+        }
+        v
+    }
+    /// v1 analog file with one waveform.
+    pub fn analog_v1(
+        begin: f64,
+        trigger: f64,
+        sample_rate: f64,
+        downsample: u64,
+        volts: &[f32],
+    ) -> Vec<u8> {
+        let mut v = b"<SALEAE>".to_vec();
+        v.extend(1i32.to_le_bytes());
+        v.extend(1i32.to_le_bytes());
+        v.extend(1u64.to_le_bytes());
+        v.extend(begin.to_le_bytes());
+        v.extend(trigger.to_le_bytes());
+        v.extend(sample_rate.to_le_bytes());
+        v.extend(downsample.to_le_bytes());
+        v.extend((volts.len() as u64).to_le_bytes());
+        for x in volts {
+            v.extend(x.to_le_bytes());
+        }
+        v
+    }
+}

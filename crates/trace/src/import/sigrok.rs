@@ -1,0 +1,569 @@
+//! sigrok / PulseView session files (.sr): a zip holding `version`, an INI `metadata`
+//! and the raw logic samples (`logic-1` or `logic-1-1`, `logic-1-2`, …) plus analog
+//! float32 streams (`analog-1-N-k`).
+//!
+//! Logic data is decoded chunk by chunk straight into edge lists: samples are never
+//! materialised. The decoder compares 32 then 8 bytes at a time against the previous
+//! sample replicated to the word width, so runs of unchanged samples cost about one
+//! comparison per 8 bytes.
+
+use crate::error::{Error, Place, Result};
+use latscope_core::capture::{AnalogChannel, Capture, DigitalChannel};
+use latscope_core::time::{Picos, PS_PER_S};
+use std::collections::BTreeMap;
+use std::io::{Read, Seek};
+
+/// Parsed `metadata` of one device.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Metadata {
+    pub capturefile: Option<String>,
+    pub total_probes: Option<u32>,
+    pub samplerate_hz: Option<u64>,
+    pub unitsize: Option<u32>,
+    /// (bit index, name) of every enabled logic probe.
+    pub probes: Vec<(u32, String)>,
+    pub total_analog: Option<u32>,
+    /// (channel number N, name) of the analog channels.
+    pub analog: Vec<(u32, String)>,
+}
+
+/// Parses the INI metadata (sigrok writes `key=value`; old files `key = value`).
+pub fn parse_metadata(text: &str, file: &str) -> Result<Metadata> {
+    let mut m = Metadata::default();
+    let mut in_device = false;
+    let mut device_seen = false;
+    let err = |line: usize, msg: String| {
+        Error::format(
+            file,
+            Place::Entry("metadata".into(), None),
+            format!("line {line}: {msg}"),
+        )
+    };
+    for (ln, raw) in text.lines().enumerate() {
+        let ln = ln + 1;
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with(';') || line.starts_with('#') {
+            continue;
+        }
+        if let Some(sec) = line.strip_prefix('[') {
+            let sec = sec.trim_end_matches(']').trim();
+            // only the first device is read
+            in_device = sec.starts_with("device") && !device_seen;
+            if in_device {
+                device_seen = true;
+            }
+            continue;
+        }
+        if !in_device {
+            continue;
+        }
+        let Some((k, v)) = line.split_once('=') else {
+            return Err(err(ln, format!("expected key=value, found '{line}'")));
+        };
+        let (k, v) = (k.trim(), v.trim());
+        let num = |what: &str| -> Result<u32> {
+            v.parse::<u32>()
+                .map_err(|_| err(ln, format!("{what} '{v}' is not a number")))
+        };
+        match k {
+            "capturefile" => m.capturefile = Some(v.to_string()),
+            "total probes" => m.total_probes = Some(num("total probes")?),
+            "total analog" => m.total_analog = Some(num("total analog")?),
+            "unitsize" => m.unitsize = Some(num("unitsize")?),
+            "samplerate" => {
+                let r = latscope_core::time::parse_frequency_hz(v)
+                    .map_err(|e| err(ln, format!("samplerate '{v}': {e}")))?;
+                if r == 0 {
+                    return Err(err(ln, "samplerate is 0".into()));
+                }
+                m.samplerate_hz = Some(r);
+            }
+            _ => {
+                if let Some(n) = k.strip_prefix("probe") {
+                    let n: u32 = n
+                        .parse()
+                        .map_err(|_| err(ln, format!("bad probe key '{k}'")))?;
+                    if n == 0 {
+                        return Err(err(ln, "probe numbers start at 1".into()));
+                    }
+                    m.probes.push((n - 1, v.to_string()));
+                } else if let Some(n) = k.strip_prefix("analog") {
+                    let n: u32 = n
+                        .parse()
+                        .map_err(|_| err(ln, format!("bad analog key '{k}'")))?;
+                    m.analog.push((n, v.to_string()));
+                }
+            }
+        }
+    }
+    if !device_seen {
+        return Err(Error::format(
+            file,
+            Place::Entry("metadata".into(), None),
+            "no [device 1] section",
+        ));
+    }
+    Ok(m)
+}
+
+/// Streaming logic decoder: sample words in, edge sample indices out.
+pub struct Decoder {
+    unit: usize,
+    mask: u64,
+    prev: u64,
+    pat: u64,
+    /// Samples consumed so far.
+    pub samples: u64,
+    /// First sample word (initial levels), once seen.
+    pub first: Option<u64>,
+    /// Edge sample indices per bit (64 bits).
+    pub edges: Vec<Vec<u64>>,
+}
+
+#[inline(always)]
+fn word(b: &[u8], i: usize, u: usize) -> u64 {
+    match u {
+        1 => b[i] as u64,
+        2 => u16::from_le_bytes([b[i], b[i + 1]]) as u64,
+        4 => u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]) as u64,
+        _ => u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or([0; 8])),
+    }
+}
+
+#[inline(always)]
+fn u64_at(b: &[u8], i: usize) -> u64 {
+    u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or([0; 8]))
+}
+
+fn replicate(w: u64, u: usize) -> u64 {
+    match u {
+        1 => w.wrapping_mul(0x0101_0101_0101_0101),
+        2 => w.wrapping_mul(0x0001_0001_0001_0001),
+        4 => w | (w << 32),
+        _ => w,
+    }
+}
+
+impl Decoder {
+    /// `unit` in bytes (1, 2, 4, 8); `mask` selects the bits whose edges are kept.
+    pub fn new(unit: usize, mask: u64) -> Decoder {
+        Decoder {
+            unit,
+            mask,
+            prev: 0,
+            pat: 0,
+            samples: 0,
+            first: None,
+            edges: vec![Vec::new(); 64],
+        }
+    }
+
+    #[inline(always)]
+    fn change(&mut self, w: u64, idx: u64) {
+        let mut d = (w ^ self.prev) & self.mask;
+        while d != 0 {
+            let bit = d.trailing_zeros() as usize;
+            self.edges[bit].push(idx);
+            d &= d - 1;
+        }
+        self.prev = w;
+        self.pat = replicate(w, self.unit);
+    }
+
+    /// Feeds whole sample words (`buf.len()` must be a multiple of the unit size).
+    pub fn feed(&mut self, buf: &[u8]) {
+        let u = self.unit;
+        let n = buf.len() - buf.len() % u;
+        if n == 0 {
+            return;
+        }
+        let base = self.samples;
+        let mut i = 0usize;
+        if self.first.is_none() {
+            let w = word(buf, 0, u);
+            self.first = Some(w);
+            self.prev = w;
+            self.pat = replicate(w, u);
+            i = u;
+        }
+        while i + 8 <= n {
+            // fast skip of unchanged samples: 32 bytes, then 8
+            while i + 32 <= n
+                && u64_at(buf, i) == self.pat
+                && u64_at(buf, i + 8) == self.pat
+                && u64_at(buf, i + 16) == self.pat
+                && u64_at(buf, i + 24) == self.pat
+            {
+                i += 32;
+            }
+            if i + 8 > n {
+                break;
+            }
+            let v = u64_at(buf, i);
+            if v == self.pat {
+                i += 8;
+                continue;
+            }
+            let k = ((v ^ self.pat).trailing_zeros() as usize / 8) / u * u;
+            i += k;
+            let w = word(buf, i, u);
+            self.change(w, base + (i / u) as u64);
+            i += u;
+        }
+        while i < n {
+            let w = word(buf, i, u);
+            if w != self.prev {
+                self.change(w, base + (i / u) as u64);
+            }
+            i += u;
+        }
+        self.samples += (n / u) as u64;
+    }
+}
+
+fn entry_num(name: &str, prefix: &str) -> Option<u64> {
+    if name == prefix {
+        return Some(0);
+    }
+    name.strip_prefix(prefix)?.strip_prefix('-')?.parse().ok()
+}
+
+fn zip_err(file: &str, e: zip::result::ZipError) -> Error {
+    Error::format(
+        file,
+        Place::File,
+        format!("not a readable sigrok session (zip): {e}"),
+    )
+}
+
+fn read_small<R: Read + Seek>(
+    z: &mut zip::ZipArchive<R>,
+    file: &str,
+    name: &str,
+) -> Result<Option<String>> {
+    let mut e = match z.by_name(name) {
+        Ok(e) => e,
+        Err(zip::result::ZipError::FileNotFound) => return Ok(None),
+        Err(e) => {
+            return Err(Error::format(
+                file,
+                Place::Entry(name.into(), None),
+                e.to_string(),
+            ))
+        }
+    };
+    if e.size() > 1 << 20 {
+        return Err(Error::format(
+            file,
+            Place::Entry(name.into(), None),
+            "implausibly large (> 1 MiB)",
+        ));
+    }
+    let mut s = Vec::new();
+    e.read_to_end(&mut s).map_err(|er| {
+        Error::format(
+            file,
+            Place::Entry(name.into(), None),
+            format!("cannot read: {er}"),
+        )
+    })?;
+    Ok(Some(String::from_utf8_lossy(&s).into_owned()))
+}
+
+/// Reads a sigrok session. `samplerate` is used when the metadata has none (and
+/// overrides it when given).
+pub fn read<R: Read + Seek>(r: R, file: &str, samplerate: Option<u64>) -> Result<Capture> {
+    let mut z = zip::ZipArchive::new(r).map_err(|e| zip_err(file, e))?;
+    let version = read_small(&mut z, file, "version")?.ok_or_else(|| {
+        Error::format(
+            file,
+            Place::File,
+            "no 'version' entry: not a sigrok session file",
+        )
+    })?;
+    let version = version.trim();
+    if version != "1" && version != "2" {
+        return Err(Error::format(
+            file,
+            Place::Entry("version".into(), None),
+            format!("unsupported session version '{version}' (1 and 2 are supported)"),
+        ));
+    }
+    let meta = read_small(&mut z, file, "metadata")?
+        .ok_or_else(|| Error::format(file, Place::File, "no 'metadata' entry"))?;
+    let m = parse_metadata(&meta, file)?;
+    let mplace = || Place::Entry("metadata".into(), None);
+    let rate = samplerate.or(m.samplerate_hz).ok_or_else(|| {
+        Error::format(
+            file,
+            mplace(),
+            "no samplerate in the metadata; give it with --samplerate (e.g. --samplerate 1MHz)",
+        )
+    })?;
+    if rate == 0 {
+        return Err(Error::usage("samplerate must be positive"));
+    }
+    let total = m.total_probes.unwrap_or(m.probes.len() as u32);
+    let unit = match m.unitsize {
+        Some(u) => u,
+        None => match total {
+            0..=8 => 1,
+            9..=16 => 2,
+            17..=32 => 4,
+            _ => 8,
+        },
+    };
+    if ![1, 2, 4, 8].contains(&unit) {
+        return Err(Error::format(
+            file,
+            mplace(),
+            format!("unitsize {unit} is not 1, 2, 4 or 8"),
+        ));
+    }
+    if total > unit * 8 {
+        return Err(Error::format(
+            file,
+            mplace(),
+            format!("contradictory metadata: {total} probes do not fit a unitsize of {unit} bytes"),
+        ));
+    }
+    let mut mask = 0u64;
+    for (bit, name) in &m.probes {
+        if *bit >= unit * 8 || (m.total_probes.is_some() && *bit >= total) {
+            return Err(Error::format(
+                file,
+                mplace(),
+                format!(
+                    "contradictory metadata: probe{} ('{name}') is beyond total probes {total} / unitsize {unit}",
+                    bit + 1
+                ),
+            ));
+        }
+        if mask & (1 << bit) != 0 {
+            return Err(Error::format(
+                file,
+                mplace(),
+                format!("probe{} is listed twice", bit + 1),
+            ));
+        }
+        mask |= 1 << bit;
+    }
+    let prefix = m.capturefile.clone().unwrap_or_else(|| "logic-1".into());
+    // logic entries in numeric order
+    let mut logic: Vec<(u64, usize, String)> = Vec::new();
+    let mut analog: BTreeMap<u32, Vec<(u64, usize, String)>> = BTreeMap::new();
+    for i in 0..z.len() {
+        let name = match z.name_for_index(i) {
+            Some(n) => n.to_string(),
+            None => continue,
+        };
+        if let Some(k) = entry_num(&name, &prefix) {
+            logic.push((k, i, name));
+        } else if let Some(rest) = name.strip_prefix("analog-1-") {
+            let mut p = rest.split('-');
+            let (Some(Ok(n)), Some(Ok(k))) = (
+                p.next().map(str::parse::<u32>),
+                p.next().map(str::parse::<u64>),
+            ) else {
+                continue;
+            };
+            analog.entry(n).or_default().push((k, i, name));
+        }
+    }
+    logic.sort();
+    if logic.windows(2).any(|w| w[0].0 == w[1].0) {
+        return Err(Error::format(
+            file,
+            Place::File,
+            "duplicate logic chunk entries",
+        ));
+    }
+    if logic.is_empty() && !m.probes.is_empty() && analog.is_empty() {
+        return Err(Error::format(
+            file,
+            Place::File,
+            format!("no logic data: metadata lists {} probes but there is no '{prefix}' or '{prefix}-N' entry", m.probes.len()),
+        ));
+    }
+    let u = unit as usize;
+    let mut dec = Decoder::new(u, mask);
+    let mut buf = vec![0u8; 1 << 20];
+    for (_, idx, name) in &logic {
+        let mut e = z
+            .by_index(*idx)
+            .map_err(|er| Error::format(file, Place::Entry(name.clone(), None), er.to_string()))?;
+        let mut carry = 0usize;
+        let mut off: u64 = 0;
+        loop {
+            let k = match e.read(&mut buf[carry..]) {
+                Ok(k) => k,
+                Err(er) if er.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(er) => {
+                    return Err(Error::format(
+                        file,
+                        Place::Entry(name.clone(), Some(off)),
+                        format!("corrupt or truncated data: {er}"),
+                    ))
+                }
+            };
+            if k == 0 {
+                break;
+            }
+            off += k as u64;
+            let have = carry + k;
+            let whole = have - have % u;
+            dec.feed(&buf[..whole]);
+            buf.copy_within(whole..have, 0);
+            carry = have - whole;
+        }
+        if carry != 0 {
+            return Err(Error::format(
+                file,
+                Place::Entry(name.clone(), Some(off)),
+                format!("chunk length {off} is not a multiple of the unit size {unit}"),
+            ));
+        }
+    }
+    let to_ps =
+        |idx: u64| -> Picos { Picos((idx as i128 * PS_PER_S as i128 / rate as i128) as i64) };
+    let first = dec.first.unwrap_or(0);
+    let mut probes = m.probes.clone();
+    probes.sort();
+    let mut channels = Vec::with_capacity(probes.len());
+    let mut edges = std::mem::take(&mut dec.edges);
+    for (bit, name) in probes {
+        let e = std::mem::take(&mut edges[bit as usize]);
+        channels.push(DigitalChannel {
+            name,
+            initial: (first >> bit) & 1 == 1,
+            edges: e.into_iter().map(to_ps).collect(),
+        });
+    }
+    let mut samples = dec.samples;
+    // analog: float32 LE streams per channel
+    let interval = Picos(PS_PER_S / rate as i64).max(Picos(1));
+    let mut analog_out = Vec::new();
+    for (n, mut parts) in analog {
+        parts.sort();
+        let name = m
+            .analog
+            .iter()
+            .find(|(k, _)| *k == n)
+            .map(|(_, s)| s.clone())
+            .unwrap_or_else(|| format!("A{n}"));
+        let mut values = Vec::new();
+        for (_, idx, ename) in parts {
+            let mut e = z.by_index(idx).map_err(|er| {
+                Error::format(file, Place::Entry(ename.clone(), None), er.to_string())
+            })?;
+            let mut bytes = Vec::new();
+            e.read_to_end(&mut bytes).map_err(|er| {
+                Error::format(
+                    file,
+                    Place::Entry(ename.clone(), None),
+                    format!("corrupt or truncated data: {er}"),
+                )
+            })?;
+            if bytes.len() % 4 != 0 {
+                return Err(Error::format(
+                    file,
+                    Place::Entry(ename.clone(), Some(bytes.len() as u64)),
+                    format!(
+                        "length {} is not a multiple of 4 (float32 samples)",
+                        bytes.len()
+                    ),
+                ));
+            }
+            values.extend(
+                bytes
+                    .chunks_exact(4)
+                    .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+            );
+        }
+        samples = samples.max(values.len() as u64);
+        analog_out.push(AnalogChannel {
+            name,
+            start: Picos(0),
+            interval,
+            values,
+        });
+    }
+    let cap = Capture {
+        source: file.to_string(),
+        samplerate_hz: Some(rate),
+        start: Picos(0),
+        end: to_ps(samples),
+        channels,
+        analog: analog_out,
+    };
+    Ok(cap)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn naive(data: &[u8], u: usize, mask: u64) -> Vec<Vec<u64>> {
+        let mut out = vec![Vec::new(); 64];
+        let mut prev = None;
+        for (i, c) in data.chunks_exact(u).enumerate() {
+            let mut b = [0u8; 8];
+            b[..u].copy_from_slice(c);
+            let w = u64::from_le_bytes(b);
+            if let Some(p) = prev {
+                let d: u64 = (w ^ p) & mask;
+                for (bit, o) in out.iter_mut().enumerate() {
+                    if d >> bit & 1 == 1 {
+                        o.push(i as u64);
+                    }
+                }
+            }
+            prev = Some(w);
+        }
+        out
+    }
+
+    #[test]
+    fn decoder_matches_naive_for_every_unit_and_split() {
+        let mut x: u64 = 12345;
+        for &u in &[1usize, 2, 4, 8] {
+            let mut data = Vec::new();
+            let mut w = 0u64;
+            for _ in 0..3000 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                if x.checked_rem(7) == Some(0) {
+                    w ^= 1 << (x % (u as u64 * 8));
+                }
+                data.extend_from_slice(&w.to_le_bytes()[..u]);
+            }
+            let mask = if u == 8 {
+                u64::MAX
+            } else {
+                (1u64 << (u * 8)) - 1
+            } & !4;
+            let want = naive(&data, u, mask);
+            for split in [u, 3 * u, 40 * u, data.len()] {
+                let mut d = Decoder::new(u, mask);
+                for c in data.chunks(split) {
+                    d.feed(c);
+                }
+                assert_eq!(d.edges, want, "unit {u} split {split}");
+                assert_eq!(d.samples, 3000);
+            }
+        }
+    }
+
+    #[test]
+    fn metadata_quirks() {
+        let m = parse_metadata(
+            "[global]\nsigrok version = 0.2.0\n[device 1]\ncapturefile = logic-1\ntotal probes = 16\nsamplerate = 200 kHz\nprobe1 = Clock line\nprobe9 = D8\nunitsize = 2\n",
+            "f.sr",
+        )
+        .unwrap();
+        assert_eq!(m.samplerate_hz, Some(200_000));
+        assert_eq!(m.probes, vec![(0, "Clock line".into()), (8, "D8".into())]);
+        assert_eq!(m.unitsize, Some(2));
+    }
+}

@@ -1,0 +1,204 @@
+//! Small text helpers shared by the CSV-like importers.
+
+/// Parses a decimal number with optional sign, fraction and exponent exactly, scaled by
+/// 10^`scale_exp` and rounded half away from zero to an integer: `parse_scaled("1.5e-6",
+/// 12)` is 1_500_000 (seconds to picoseconds). None when malformed or out of range.
+pub fn parse_scaled(s: &str, scale_exp: i32) -> Option<i64> {
+    let s = s.trim();
+    let (neg, s) = match s.as_bytes().first()? {
+        b'-' => (true, &s[1..]),
+        b'+' => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let (mant, exp) = match s.find(['e', 'E']) {
+        Some(p) => (&s[..p], s[p + 1..].parse::<i32>().ok()?),
+        None => (s, 0),
+    };
+    let (ip, fp) = match mant.split_once('.') {
+        Some((a, b)) => (a, b),
+        None => (mant, ""),
+    };
+    if ip.is_empty() && fp.is_empty() {
+        return None;
+    }
+    if !ip.bytes().all(|b| b.is_ascii_digit()) || !fp.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    // digits as an integer with `fp.len()` fraction digits
+    let digits = format!("{ip}{fp}");
+    let digits = digits.trim_start_matches('0');
+    if digits.len() > 36 {
+        return None;
+    }
+    let mut v: i128 = if digits.is_empty() {
+        0
+    } else {
+        digits.parse().ok()?
+    };
+    let e = exp.checked_add(scale_exp)?.checked_sub(fp.len() as i32)?;
+    if e >= 0 {
+        if e > 30 {
+            return if v == 0 { Some(0) } else { None };
+        }
+        v = v.checked_mul(10i128.pow(e as u32))?;
+    } else {
+        let d = -e;
+        if d > 38 {
+            v = 0;
+        } else {
+            let p = 10i128.pow(d as u32);
+            v = (v + p / 2) / p;
+        }
+    }
+    let v = if neg { -v } else { v };
+    if v > i64::MAX as i128 || v < i64::MIN as i128 {
+        return None;
+    }
+    Some(v as i64)
+}
+
+/// Splits a CSV line on the separator, trimming spaces and surrounding quotes.
+pub fn split<'a>(line: &'a str, sep: char, out: &mut Vec<&'a str>) {
+    out.clear();
+    for f in line.split(sep) {
+        let f = f.trim();
+        let f = f
+            .strip_prefix('"')
+            .and_then(|x| x.strip_suffix('"'))
+            .unwrap_or(f);
+        out.push(f.trim());
+    }
+}
+
+/// The separator of a CSV header: `,`, `;` or tab, whichever occurs most.
+pub fn sniff_sep(line: &str) -> char {
+    let c = line.matches(',').count();
+    let s = line.matches(';').count();
+    let t = line.matches('\t').count();
+    if t > c && t >= s {
+        '\t'
+    } else if s > c {
+        ';'
+    } else {
+        ','
+    }
+}
+
+/// Picoseconds per unit named in a column header such as `Time [s]`, `time_ns`,
+/// `Time (us)`, `microseconds`; None when no unit is named.
+pub fn header_unit_exp(h: &str) -> Option<i32> {
+    let l = h.to_ascii_lowercase();
+    let tail = |u: &str| {
+        l.ends_with(&format!("[{u}]"))
+            || l.ends_with(&format!("({u})"))
+            || l.ends_with(&format!("_{u}"))
+            || l.ends_with(&format!(" {u}"))
+            || l.ends_with(&format!("/{u}"))
+    };
+    for (u, e) in [
+        ("milliseconds", 9),
+        ("microseconds", 6),
+        ("nanoseconds", 3),
+        ("picoseconds", 0),
+        ("seconds", 12),
+    ] {
+        if l.contains(u) {
+            return Some(e);
+        }
+    }
+    for (u, e) in [
+        ("s", 12),
+        ("sec", 12),
+        ("ms", 9),
+        ("us", 6),
+        ("µs", 6),
+        ("ns", 3),
+        ("ps", 0),
+    ] {
+        if tail(u) {
+            return Some(e);
+        }
+    }
+    None
+}
+
+/// Parses an ISO-8601 timestamp (`2024-03-01T12:00:00.123456789Z`, offsets allowed)
+/// into picoseconds since the Unix epoch (i128: that does not fit 64 bits).
+pub fn parse_iso8601_ps(s: &str) -> Option<i128> {
+    let s = s.trim();
+    let (date, rest) = s.split_once(['T', ' '])?;
+    let mut dp = date.split('-');
+    let y: i64 = dp.next()?.parse().ok()?;
+    let m: i64 = dp.next()?.parse().ok()?;
+    let d: i64 = dp.next()?.parse().ok()?;
+    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+        return None;
+    }
+    // split off a zone: Z, +hh:mm, -hh:mm
+    let (time, off_s) = if let Some(t) = rest.strip_suffix('Z') {
+        (t, 0i64)
+    } else if let Some(p) = rest.rfind(['+', '-']) {
+        let z = &rest[p + 1..];
+        let (hh, mm) = z
+            .split_once(':')
+            .unwrap_or((z.get(..2)?, z.get(2..).unwrap_or("0")));
+        let o = hh.parse::<i64>().ok()? * 3600 + mm.parse::<i64>().unwrap_or(0) * 60;
+        (&rest[..p], if &rest[p..p + 1] == "-" { -o } else { o })
+    } else {
+        (rest, 0)
+    };
+    let mut tp = time.splitn(3, ':');
+    let hh: i64 = tp.next()?.parse().ok()?;
+    let mm: i64 = tp.next()?.parse().ok()?;
+    let sec_ps = parse_scaled(tp.next()?, 12)?;
+    // days from civil (Howard Hinnant's algorithm)
+    let y2 = if m <= 2 { y - 1 } else { y };
+    let era = y2.div_euclid(400);
+    let yoe = y2 - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    let secs = days * 86_400 + hh * 3600 + mm * 60 - off_s;
+    Some(secs as i128 * 1_000_000_000_000 + sec_ps as i128)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scaled() {
+        assert_eq!(parse_scaled("1.5e-6", 12), Some(1_500_000));
+        assert_eq!(parse_scaled("-0.000250", 12), Some(-250_000_000));
+        assert_eq!(
+            parse_scaled("0.1234567890123456", 12),
+            Some(123_456_789_012)
+        );
+        assert_eq!(parse_scaled("2", 3), Some(2000));
+        assert_eq!(parse_scaled("1e400", 0), None);
+        assert_eq!(parse_scaled("x", 0), None);
+        assert_eq!(parse_scaled(".", 0), None);
+        assert_eq!(parse_scaled("", 0), None);
+    }
+
+    #[test]
+    fn iso() {
+        let a = parse_iso8601_ps("2024-03-01T12:00:00.5Z").unwrap();
+        let b = parse_iso8601_ps("2024-03-01T13:00:01+01:00").unwrap();
+        assert_eq!(b - a, 500_000_000_000);
+        assert_eq!(
+            parse_iso8601_ps("1970-01-01T00:00:01Z"),
+            Some(1_000_000_000_000)
+        );
+        assert!(parse_iso8601_ps("2024-13-01T00:00:00Z").is_none());
+    }
+
+    #[test]
+    fn units() {
+        assert_eq!(header_unit_exp("Time [s]"), Some(12));
+        assert_eq!(header_unit_exp("time_ns"), Some(3));
+        assert_eq!(header_unit_exp("microseconds"), Some(6));
+        assert_eq!(header_unit_exp("Time"), None);
+    }
+}

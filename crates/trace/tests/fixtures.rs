@@ -1,0 +1,201 @@
+//! Files written by the real tools decode to the same edges in every format.
+
+use latscope_core::capture::Capture;
+use latscope_core::time::Picos;
+use latscope_trace::import::{self, saleae_bin, Format, Options};
+use std::path::PathBuf;
+
+fn fx(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+fn open(name: &str) -> Capture {
+    import::open(&fx(name), &Options::default()).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn same_edges(a: &Capture, b: &Capture) {
+    assert_eq!(a.channels.len(), b.channels.len());
+    for (x, y) in a.channels.iter().zip(&b.channels) {
+        assert_eq!(x.name, y.name);
+        assert_eq!(x.initial, y.initial, "{}", x.name);
+        assert_eq!(x.edges, y.edges, "{}", x.name);
+    }
+}
+
+#[test]
+fn sigrok_sr_vcd_and_csv_agree() {
+    let sr = open("demo8.sr");
+    assert_eq!(sr.samplerate_hz, Some(1_000_000));
+    assert_eq!(sr.channels.len(), 8);
+    assert_eq!(sr.end, Picos::from_us(5000));
+    assert!(sr.channels.iter().map(|c| c.edges.len()).sum::<usize>() > 1000);
+    let vcd = open("demo8.vcd");
+    same_edges(&sr, &vcd);
+    assert_eq!(vcd.end, sr.end);
+    // sigrok-cli's CSV: time column one sample late; the importer uses the row index
+    let csv = open("demo8.csv");
+    same_edges(&sr, &csv);
+    assert_eq!(csv.end, sr.end);
+}
+
+#[test]
+fn sigrok_unitsize_2_matches_its_vcd() {
+    let sr = open("demo16.sr");
+    assert_eq!(sr.channels.len(), 16);
+    assert_eq!(sr.samplerate_hz, Some(2_000_000));
+    let vcd = open("demo16.vcd");
+    same_edges(&sr, &vcd);
+}
+
+#[test]
+fn sigrok_with_analog() {
+    let sr = open("demo_analog.sr");
+    assert_eq!(sr.channels.len(), 4);
+    assert_eq!(sr.analog.len(), 1);
+    assert_eq!(sr.analog[0].values.len(), 2000);
+    assert_eq!(sr.analog[0].interval, Picos::from_us(10));
+}
+
+#[test]
+fn native_and_vcd_exports_of_a_real_capture_round_trip() {
+    let sr = open("demo8.sr");
+    let mut v = Vec::new();
+    latscope_trace::export::vcd::write(&sr, &mut v).unwrap();
+    let back = import::vcd::read(&v[..], "x.vcd").unwrap();
+    same_edges(&sr, &back);
+    let mut n = Vec::new();
+    latscope_trace::export::native::write(&sr, &mut n).unwrap();
+    assert_eq!(import::native::read(&n, "x").unwrap(), sr);
+}
+
+#[test]
+fn saleae_binary_v0_v1_and_csv_agree() {
+    // a 1 kHz tick, 3 µs high, sampled at 25 MHz, 0.5 ms pre-trigger
+    let times: Vec<f64> = (0..20)
+        .flat_map(|i| [i as f64 * 1e-3, i as f64 * 1e-3 + 3e-6])
+        .collect();
+    let v0 = saleae_bin::write::digital_v0(false, -0.5e-3, 0.02, &times);
+    let opts = Options {
+        samplerate_hz: Some(25_000_000),
+        ..Default::default()
+    };
+    let a = import::read_bytes(&v0, "digital_0.bin", &opts).unwrap();
+    assert_eq!(a.start, Picos::from_us(-500));
+    assert_eq!(a.channels[0].edges.len(), 40);
+    assert_eq!(a.channels[0].edges[1], Picos::from_us(3));
+    assert_eq!(a.channels[0].edges[3], Picos::from_us(1003));
+    let v1 = saleae_bin::write::digital_v1(&[(false, 25e6, -0.5e-3, 0.02, times.clone())]);
+    let b = import::read_bytes(&v1, "digital_0.bin", &Options::default()).unwrap();
+    same_edges(&a, &b);
+    assert_eq!(b.samplerate_hz, Some(25_000_000));
+    // Saleae CSV of the same signal
+    let mut csv = String::from("Time [s],Channel 0\n-0.000500000,0\n");
+    for (i, t) in times.iter().enumerate() {
+        csv += &format!("{:.9},{}\n", t, (i + 1) % 2);
+    }
+    let c = import::read_bytes(csv.as_bytes(), "x.csv", &Options::default()).unwrap();
+    assert_eq!(c.channels[0].edges, a.channels[0].edges);
+    // every truncation of a binary file is a clean error
+    for n in 0..v0.len() {
+        assert!(import::read_bytes(
+            &v0[..n],
+            "t.bin",
+            &Options {
+                format: Some(Format::SaleaeBin),
+                ..Default::default()
+            }
+        )
+        .is_err());
+    }
+}
+
+#[test]
+fn saleae_analog_v0_and_v1() {
+    let volts: Vec<f32> = (0..100)
+        .map(|i| if (i / 10) % 2 == 1 { 3.3 } else { 0.0 })
+        .collect();
+    let a0 = saleae_bin::write::analog_v0(0.0, 1_000_000, 1, &volts);
+    let a = import::read_bytes(&a0, "analog_0.bin", &Options::default()).unwrap();
+    assert_eq!(a.analog[0].values, volts);
+    assert_eq!(a.analog[0].interval, Picos::from_us(1));
+    let a1 = saleae_bin::write::analog_v1(0.0, 0.0, 2e6, 2, &volts);
+    let b = import::read_bytes(&a1, "analog_0.bin", &Options::default()).unwrap();
+    assert_eq!(b.analog[0].values, volts);
+    assert_eq!(b.analog[0].interval, Picos::from_us(1));
+}
+
+#[test]
+fn saleae_csv_with_iso_times_and_x() {
+    let csv = "\"Time [s]\", \"CLK\" ,DATA\n2024-05-01T10:00:00.000000000+00:00,0,X\n2024-05-01T10:00:00.000001000+00:00,1,1\n2024-05-01T10:00:00.000003500+00:00,0,X\n";
+    let c = import::read_bytes(csv.as_bytes(), "s.csv", &Options::default()).unwrap();
+    assert_eq!(c.channels[0].name, "CLK");
+    assert_eq!(
+        c.channels[0].edges,
+        vec![Picos::from_ns(1000), Picos::from_ns(3500)]
+    );
+    assert!(c.channels[1].initial);
+    assert!(c.channels[1].edges.is_empty());
+}
+
+#[test]
+fn generic_csv_scope_csv_and_cycle_log() {
+    let csv = "time_us,SysTick,Task\n0,0,0\n10,1,0\n13,0,1\n20,0,0\n";
+    let c = import::read_bytes(csv.as_bytes(), "g.csv", &Options::default()).unwrap();
+    assert_eq!(
+        c.channels[0].edges,
+        vec![Picos::from_us(10), Picos::from_us(13)]
+    );
+    assert_eq!(
+        c.channels[1].edges,
+        vec![Picos::from_us(13), Picos::from_us(20)]
+    );
+    // Rigol-style scope CSV: a 3.3 V pulse from 2.5 to 6.5 µs (interpolated)
+    let mut s = String::from("X,CH1,Start,Increment,\nSequence,Volt,0.000000e+00,1.000000e-06,\n");
+    for i in 0..10 {
+        let v = match i {
+            0..=1 => 0.0,
+            2 => 0.0,
+            3..=6 => 3.3,
+            _ => 0.0,
+        };
+        s += &format!("{i},{v:.2e},,\n");
+    }
+    let c = import::read_bytes(s.as_bytes(), "r.csv", &Options::default()).unwrap();
+    assert_eq!(c.channels[0].name, "CH1");
+    assert_eq!(
+        c.channels[0].edges,
+        vec![Picos(2_500_000), Picos(6_500_000)]
+    );
+    // Tektronix: time and volts in columns 4 and 5
+    let mut t = String::new();
+    for i in 0..10 {
+        let v = if (3..7).contains(&i) { 5.0 } else { 0.0 };
+        let pre = if i == 0 {
+            "Record Length,10,Points"
+        } else {
+            ",,"
+        };
+        t += &format!("{pre},{:e},{v}\n", i as f64 * 1e-6);
+    }
+    let c = import::read_bytes(t.as_bytes(), "tek.csv", &Options::default()).unwrap();
+    assert_eq!(
+        c.channels[0].edges,
+        vec![Picos(2_500_000), Picos(6_500_000)]
+    );
+    let log = "1000 IRQ_enter\n1168 IRQ_exit\n";
+    let c = import::read_bytes(
+        log.as_bytes(),
+        "d.log",
+        &Options {
+            cpu_hz: Some(168_000_000),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        c.channels[0].pulses(true).next(),
+        Some((Picos(0), Picos::from_us(1)))
+    );
+}
