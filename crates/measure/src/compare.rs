@@ -1,0 +1,323 @@
+//! `latscope compare A.json B.json`: two measure results side by side, and a verdict
+//! on whether B is worse than A beyond a threshold (for CI gates).
+
+use crate::output::{Report, Stats};
+use crate::MeasureError;
+use latscope_core::time::parse_duration_ns;
+
+/// How much worse B may be before it counts as a regression.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Threshold {
+    /// Relative to A, in percent.
+    Percent(f64),
+    /// Absolute, in ns (counts for `overruns` use the same number as a count).
+    Nanos(i64),
+}
+
+/// Parses `10%` or a duration such as `5us`.
+pub fn parse_threshold(text: &str) -> Result<Threshold, MeasureError> {
+    let t = text.trim();
+    if let Some(p) = t.strip_suffix('%') {
+        let v: f64 = p.trim().parse().map_err(|_| {
+            MeasureError::Input(format!("--threshold '{text}': '{p}' is not a number"))
+        })?;
+        if !(v.is_finite() && v >= 0.0) {
+            return Err(MeasureError::Input(format!(
+                "--threshold '{text}' must be zero or more"
+            )));
+        }
+        return Ok(Threshold::Percent(v));
+    }
+    let ns = parse_duration_ns(t)
+        .map_err(|e| {
+            MeasureError::Input(format!(
+                "--threshold '{text}': {e} (or give a percentage such as 10%)"
+            ))
+        })?
+        .0;
+    if ns < 0 {
+        return Err(MeasureError::Input(format!(
+            "--threshold '{text}' must be zero or more"
+        )));
+    }
+    Ok(Threshold::Nanos(ns))
+}
+
+/// A figure that can be compared; all are "higher is worse".
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Metric {
+    Min,
+    Mean,
+    P50,
+    P90,
+    P99,
+    P999,
+    P9999,
+    Max,
+    Stdev,
+    Overruns,
+}
+
+pub const ALL_METRICS: [Metric; 10] = [
+    Metric::Min,
+    Metric::Mean,
+    Metric::P50,
+    Metric::P90,
+    Metric::P99,
+    Metric::P999,
+    Metric::P9999,
+    Metric::Max,
+    Metric::Stdev,
+    Metric::Overruns,
+];
+
+impl Metric {
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::Min => "min",
+            Metric::Mean => "mean",
+            Metric::P50 => "p50",
+            Metric::P90 => "p90",
+            Metric::P99 => "p99",
+            Metric::P999 => "p99.9",
+            Metric::P9999 => "p99.99",
+            Metric::Max => "max",
+            Metric::Stdev => "stdev",
+            Metric::Overruns => "overruns",
+        }
+    }
+    pub fn parse(text: &str) -> Result<Metric, MeasureError> {
+        let t = text.trim().to_ascii_lowercase();
+        let t = t.trim_end_matches("_ns");
+        Ok(match t {
+            "min" => Metric::Min,
+            "mean" | "avg" => Metric::Mean,
+            "p50" | "median" => Metric::P50,
+            "p90" => Metric::P90,
+            "p99" => Metric::P99,
+            "p99.9" | "p999" => Metric::P999,
+            "p99.99" | "p9999" => Metric::P9999,
+            "max" => Metric::Max,
+            "stdev" => Metric::Stdev,
+            "overruns" => Metric::Overruns,
+            _ => {
+                return Err(MeasureError::Input(format!(
+                    "unknown metric '{text}' (use min, mean, p50, p90, p99, p99.9, p99.99, max, stdev, overruns)"
+                )))
+            }
+        })
+    }
+    pub fn parse_list(text: &str) -> Result<Vec<Metric>, MeasureError> {
+        text.split(',')
+            .filter(|s| !s.trim().is_empty())
+            .map(Metric::parse)
+            .collect()
+    }
+    pub fn is_count(self) -> bool {
+        self == Metric::Overruns
+    }
+    pub fn of(self, s: &Stats) -> f64 {
+        match self {
+            Metric::Min => s.min_ns as f64,
+            Metric::Mean => s.mean_ns,
+            Metric::P50 => s.p50_ns as f64,
+            Metric::P90 => s.p90_ns as f64,
+            Metric::P99 => s.p99_ns as f64,
+            Metric::P999 => s.p999_ns as f64,
+            Metric::P9999 => s.p9999_ns as f64,
+            Metric::Max => s.max_ns as f64,
+            Metric::Stdev => s.stdev_ns,
+            Metric::Overruns => s.overruns as f64,
+        }
+    }
+}
+
+/// Default metrics that decide the verdict: typical and tail latency, not the single
+/// maximum (one hypervisor hiccup should not fail a pipeline unless asked).
+pub const DEFAULT_GATE: [Metric; 3] = [Metric::P50, Metric::P99, Metric::Overruns];
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    pub metric: Metric,
+    pub a: f64,
+    pub b: f64,
+    /// Part of the verdict.
+    pub gated: bool,
+    /// B exceeds A by more than the threshold.
+    pub worse: bool,
+}
+
+impl Row {
+    pub fn diff(&self) -> f64 {
+        self.b - self.a
+    }
+    /// (B − A) / A in percent; None when A is 0.
+    pub fn change_pct(&self) -> Option<f64> {
+        (self.a != 0.0).then(|| (self.b - self.a) * 100.0 / self.a)
+    }
+}
+
+/// One environment item that differs between the two runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EnvDiff {
+    pub name: String,
+    pub a: Option<(String, String)>,
+    pub b: Option<(String, String)>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comparison {
+    pub rows: Vec<Row>,
+    /// Per CPU present in both: (cpu, rows).
+    pub per_cpu: Vec<(u32, Vec<Row>)>,
+    pub settings_diffs: Vec<(String, String, String)>,
+    pub env_diffs: Vec<EnvDiff>,
+    pub worse: bool,
+}
+
+fn exceeds(a: f64, b: f64, t: Threshold) -> bool {
+    if b <= a {
+        return false;
+    }
+    match t {
+        Threshold::Percent(p) => b > a * (1.0 + p / 100.0),
+        Threshold::Nanos(n) => b - a > n as f64,
+    }
+}
+
+fn rows(a: &Stats, b: &Stats, t: Threshold, gate: &[Metric]) -> Vec<Row> {
+    ALL_METRICS
+        .iter()
+        .map(|&m| {
+            let (va, vb) = (m.of(a), m.of(b));
+            let gated = gate.contains(&m);
+            Row {
+                metric: m,
+                a: va,
+                b: vb,
+                gated,
+                worse: gated && exceeds(va, vb, t),
+            }
+        })
+        .collect()
+}
+
+/// Compares B against A on the merged totals (the verdict) and per CPU (shown only).
+pub fn compare(a: &Report, b: &Report, t: Threshold, gate: &[Metric]) -> Comparison {
+    let total = rows(&a.total, &b.total, t, gate);
+    let per_cpu = a
+        .cpus
+        .iter()
+        .filter_map(|ca| {
+            let cb = b.cpus.iter().find(|cb| cb.cpu == ca.cpu)?;
+            Some((ca.cpu, rows(&ca.stats, &cb.stats, t, &[])))
+        })
+        .collect();
+    let sa = &a.settings;
+    let sb = &b.settings;
+    let mut settings_diffs = Vec::new();
+    let mut sd = |k: &str, x: String, y: String| {
+        if x != y {
+            settings_diffs.push((k.to_string(), x, y));
+        }
+    };
+    sd("cpus", format!("{:?}", sa.cpus), format!("{:?}", sb.cpus));
+    sd(
+        "policy",
+        format!("{} {}", sa.policy, sa.priority),
+        format!("{} {}", sb.policy, sb.priority),
+    );
+    sd("timer_mode", sa.timer_mode.clone(), sb.timer_mode.clone());
+    sd(
+        "interval_ns",
+        sa.interval_ns.to_string(),
+        sb.interval_ns.to_string(),
+    );
+    sd(
+        "duration_ns",
+        format!("{:?}", sa.duration_ns),
+        format!("{:?}", sb.duration_ns),
+    );
+    sd(
+        "loops",
+        format!("{:?}", sa.loops),
+        format!("{:?}", sb.loops),
+    );
+    sd("load", sa.load.join(","), sb.load.join(","));
+    sd(
+        "pm_qos_us",
+        format!("{:?}", sa.pm_qos_us),
+        format!("{:?}", sb.pm_qos_us),
+    );
+    sd("kernel", a.kernel.clone(), b.kernel.clone());
+
+    let mut env_diffs = Vec::new();
+    let find = |r: &Report, n: &str| {
+        r.environment
+            .items
+            .iter()
+            .find(|i| i.name == n)
+            .map(|i| (i.status.as_str().to_string(), i.value.clone()))
+    };
+    let mut names: Vec<String> = a.environment.items.iter().map(|i| i.name.clone()).collect();
+    for i in &b.environment.items {
+        if !names.contains(&i.name) {
+            names.push(i.name.clone());
+        }
+    }
+    for n in names {
+        // What happened during the run always differs in its numbers; only a change of
+        // status is worth showing for those.
+        let during = matches!(n.as_str(), "steal_time" | "interrupts" | "clock_read");
+        let (x, y) = (find(a, &n), find(b, &n));
+        let differs = match (&x, &y) {
+            (Some(x), Some(y)) if during => x.0 != y.0,
+            (x, y) => x != y,
+        };
+        if differs {
+            env_diffs.push(EnvDiff {
+                name: n,
+                a: x,
+                b: y,
+            });
+        }
+    }
+    let worse = total.iter().any(|r| r.worse);
+    Comparison {
+        rows: total,
+        per_cpu,
+        settings_diffs,
+        env_diffs,
+        worse,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thresholds() {
+        assert_eq!(parse_threshold("10%").unwrap(), Threshold::Percent(10.0));
+        assert_eq!(parse_threshold(" 2.5 % ").unwrap(), Threshold::Percent(2.5));
+        assert_eq!(parse_threshold("5us").unwrap(), Threshold::Nanos(5000));
+        for bad in ["x%", "-1%", "10", "-5us", ""] {
+            assert!(parse_threshold(bad).is_err(), "{bad}");
+        }
+        assert!(exceeds(100.0, 111.0, Threshold::Percent(10.0)));
+        assert!(!exceeds(100.0, 110.0, Threshold::Percent(10.0)));
+        assert!(!exceeds(100.0, 50.0, Threshold::Percent(0.0)));
+        assert!(exceeds(0.0, 1.0, Threshold::Percent(10.0)));
+        assert!(exceeds(1000.0, 6001.0, Threshold::Nanos(5000)));
+        assert!(!exceeds(1000.0, 6000.0, Threshold::Nanos(5000)));
+    }
+
+    #[test]
+    fn metrics() {
+        assert_eq!(
+            Metric::parse_list("p50,p99.9,max_ns,overruns").unwrap(),
+            vec![Metric::P50, Metric::P999, Metric::Max, Metric::Overruns]
+        );
+        assert!(Metric::parse("p42").is_err());
+    }
+}

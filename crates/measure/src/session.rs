@@ -1,0 +1,444 @@
+//! One `measure` invocation from start to end: checks, environment diagnosis, memory
+//! locking, PM QoS hold, background load, the measurement phases (plain run, sweep or
+//! idle-versus-loaded), and the assembled report.
+
+use crate::engine::{self, Effective, MemLock, PhaseResult, Progress};
+use crate::env::{self, Item, Limits, Probe, Snapshot, Status};
+use crate::load::{Load, PmQosHold};
+use crate::output::{
+    self, CompareJson, Environment, Report, SamplesJson, SettingsJson, SweepPoint,
+};
+use crate::samples::{self, SampleWriter};
+use crate::settings::{LoadSpec, SampleFormat, Settings, Stop};
+use crate::MeasureError;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Largest number of sweep points.
+pub const MAX_SWEEP_POINTS: usize = 200;
+
+/// Everything the user asked for.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub settings: Settings,
+    /// Root of /sys, /proc, /dev, /boot for the diagnosis (normally `/`).
+    pub root: PathBuf,
+    /// Background load for the whole run.
+    pub loads: Vec<LoadSpec>,
+    /// Hold /dev/cpu_dma_latency at this many µs during the run.
+    pub pm_qos_us: Option<i32>,
+    /// Sweep: (low, high, points) in ns.
+    pub sweep: Option<(i64, i64, usize)>,
+    /// Run idle, then with this extra load, back to back.
+    pub compare_load: Option<LoadSpec>,
+    pub samples: Option<(PathBuf, SampleFormat)>,
+    /// Text of --sweep as given, for the report.
+    pub sweep_text: Option<String>,
+}
+
+impl Plan {
+    pub fn new(settings: Settings) -> Plan {
+        Plan {
+            settings,
+            root: PathBuf::from("/"),
+            loads: Vec::new(),
+            pm_qos_us: None,
+            sweep: None,
+            compare_load: None,
+            samples: None,
+            sweep_text: None,
+        }
+    }
+
+    /// The sleep lengths of the sweep and the stop rule of each point.
+    pub fn sweep_schedule(&self) -> Vec<(i64, Stop)> {
+        let Some((lo, hi, n)) = self.sweep else {
+            return Vec::new();
+        };
+        let pts = crate::settings::sweep_points(lo, hi, n);
+        let count = pts.len() as i64;
+        pts.into_iter()
+            .map(|iv| {
+                let stop = match self.settings.stop {
+                    Stop::Loops(l) => Stop::Loops(l),
+                    // Share the duration, but give every point at least 2 periods.
+                    Stop::Duration(d) => Stop::Duration((d / count.max(1)).max(2 * iv)),
+                };
+                (iv, stop)
+            })
+            .collect()
+    }
+}
+
+/// What is known before any measuring thread starts.
+#[derive(Clone, Debug)]
+pub struct Prepared {
+    pub effective: Effective,
+    /// Diagnosis items known before the run, in print order.
+    pub items: Vec<Item>,
+}
+
+/// Validates the plan, probes real-time scheduling and diagnoses the environment.
+/// Nothing is started and nothing on the machine is changed.
+pub fn prepare(plan: &Plan) -> Result<Prepared, MeasureError> {
+    let online = env::online_cpus(&plan.root)
+        .or_else(|| env::online_cpus(std::path::Path::new("/")))
+        .unwrap_or_else(|| {
+            // SAFETY: sysconf has no preconditions.
+            let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) }.max(1);
+            (0..n as u32).collect()
+        });
+    plan.settings.validate(&online)?;
+    if let Some((lo, hi, n)) = plan.sweep {
+        if n == 0 || n > MAX_SWEEP_POINTS {
+            return Err(MeasureError::Input(format!(
+                "--sweep-points must be 1..={MAX_SWEEP_POINTS}"
+            )));
+        }
+        if lo <= 0 || hi <= lo || hi > crate::settings::MAX_INTERVAL_NS {
+            return Err(MeasureError::Input(
+                "--sweep range must be increasing, above zero and at most 1 h".into(),
+            ));
+        }
+        if plan.compare_load.is_some() {
+            return Err(MeasureError::Input(
+                "--sweep and --compare-load cannot be combined".into(),
+            ));
+        }
+    }
+    if let Some(q) = plan.pm_qos_us {
+        if q < 0 {
+            return Err(MeasureError::Input(
+                "--pm-qos must be zero or more µs".into(),
+            ));
+        }
+    }
+    let effective = engine::decide_policy(&plan.settings)?;
+    let probe = Probe::new(plan.root.clone(), &plan.settings.cpus);
+    let mut items = env::diagnose(&probe);
+    let (v, s) = env::time_clock_reads();
+    items.push(env::clock_read_item(v, s));
+    items.push(env::limits_item(
+        Limits::of_this_process(),
+        plan.settings.priority,
+    ));
+    Ok(Prepared { effective, items })
+}
+
+/// The finished session.
+#[derive(Debug)]
+pub struct Outcome {
+    pub report: Report,
+    /// The phase (or merged sweep) written to the cyclictest histogram.
+    pub histogram_phase: PhaseResult,
+    /// The compare phases (idle, loaded) when --compare-load was given.
+    pub compare_phases: Option<(PhaseResult, PhaseResult)>,
+}
+
+/// Progress callback: (phase label, progress).
+pub type ProgressFn<'a> = dyn FnMut(&str, &Progress) + 'a;
+
+/// Runs the plan. `stop` ends the run early (SIGINT/SIGTERM); every output is still
+/// built from the samples taken so far.
+pub fn execute(
+    plan: &Plan,
+    prep: &Prepared,
+    stop: &Arc<AtomicBool>,
+    progress: &mut ProgressFn,
+) -> Result<Outcome, MeasureError> {
+    let started_unix_s = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0);
+    let s = &plan.settings;
+    let n = s.cpus.len();
+
+    // Outputs that can fail are opened before anything starts.
+    let (mut producers, writer) = match &plan.samples {
+        Some((path, fmt)) => {
+            let (p, c) = samples::rings(n);
+            (p, Some(SampleWriter::start(path, *fmt, c)?))
+        }
+        None => ((0..n).map(|_| None).collect(), None),
+    };
+    let pmq = match plan.pm_qos_us {
+        Some(us) => Some(PmQosHold::hold(&plan.root.join("dev/cpu_dma_latency"), us)?),
+        None => None,
+    };
+    let memlock = if s.lock_memory {
+        engine::lock_memory()
+    } else {
+        MemLock {
+            locked: false,
+            detail: "not requested (--no-mlock)".into(),
+        }
+    };
+
+    let before = Snapshot::take(&plan.root);
+    let t_start = engine::now_ns();
+    let background = if plan.loads.is_empty() {
+        None
+    } else {
+        let l = Load::start(&plan.loads)?;
+        std::thread::sleep(Duration::from_millis(100));
+        Some(l)
+    };
+
+    let mut run = || -> Result<(Vec<PhaseResult>, Vec<i64>), MeasureError> {
+        let mut phases = Vec::new();
+        let mut intervals = Vec::new();
+        if plan.sweep.is_some() {
+            for (i, (iv, st)) in plan.sweep_schedule().into_iter().enumerate() {
+                if stop.load(Ordering::SeqCst) {
+                    break;
+                }
+                let mut ps = s.clone();
+                ps.interval_ns = iv;
+                ps.stop = st;
+                let label = format!("sweep {} ns", iv);
+                let r = engine::run_phase(
+                    &ps,
+                    &prep.effective,
+                    i as u16,
+                    stop,
+                    &mut producers,
+                    &mut |p| progress(&label, p),
+                )?;
+                phases.push(r);
+                intervals.push(iv);
+            }
+        } else if let Some(cl) = plan.compare_load {
+            let idle = engine::run_phase(s, &prep.effective, 0, stop, &mut producers, &mut |p| {
+                progress("idle", p)
+            })?;
+            phases.push(idle);
+            if !stop.load(Ordering::SeqCst) {
+                let extra = Load::start(&[cl])?;
+                std::thread::sleep(Duration::from_millis(100));
+                let label = format!("loaded {cl}");
+                let loaded =
+                    engine::run_phase(s, &prep.effective, 1, stop, &mut producers, &mut |p| {
+                        progress(&label, p)
+                    });
+                extra.stop();
+                phases.push(loaded?);
+            }
+        } else {
+            phases.push(engine::run_phase(
+                s,
+                &prep.effective,
+                0,
+                stop,
+                &mut producers,
+                &mut |p| progress("measuring", p),
+            )?);
+        }
+        Ok((phases, intervals))
+    };
+    let result = run();
+    if let Some(l) = background {
+        l.stop();
+    }
+    let elapsed = engine::now_ns() - t_start;
+    let after = Snapshot::take(&plan.root);
+    drop(pmq);
+    let written = match writer {
+        Some(w) => Some(w.finish()?),
+        None => None,
+    };
+    let (phases, intervals) = result?;
+    if phases.is_empty() {
+        return Err(MeasureError::Setup(
+            "stopped before the first measurement started".into(),
+        ));
+    }
+
+    // Environment: what was read before, plus what the run itself did and saw.
+    let mut items = prep.items.clone();
+    let eff = &prep.effective;
+    items.push(Item {
+        name: "scheduling".into(),
+        status: if eff.fallback_reason.is_some() {
+            Status::Bad
+        } else if eff.policy == crate::settings::Policy::Other {
+            Status::Warn
+        } else {
+            Status::Ok
+        },
+        value: match &eff.fallback_reason {
+            Some(r) => format!("fell back to SCHED_OTHER: {r}"),
+            None => format!("SCHED_{} priority {}", eff.policy.as_str().to_uppercase(), eff.priority),
+        },
+        effect: "A SCHED_OTHER measuring thread shares its CPU fairly with every other task, so its wake-ups wait behind them; results then describe ordinary threads, not real-time ones.".into(),
+    });
+    let slacks: Vec<u64> = phases[0]
+        .cpus
+        .iter()
+        .filter_map(|c| c.timer_slack_ns)
+        .collect();
+    items.push(Item {
+        name: "timer_slack".into(),
+        status: if slacks.is_empty() {
+            Status::Unknown
+        } else if slacks.iter().all(|&v| v <= 1_000) {
+            Status::Ok
+        } else {
+            Status::Warn
+        },
+        value: if slacks.is_empty() {
+            "not readable".into()
+        } else {
+            let lo = slacks.iter().min().copied().unwrap_or(0);
+            let hi = slacks.iter().max().copied().unwrap_or(0);
+            if lo == hi {
+                format!("{lo} ns on every measuring thread (set with PR_SET_TIMERSLACK)")
+            } else {
+                format!("{lo}..{hi} ns on the measuring threads (set with PR_SET_TIMERSLACK)")
+            }
+        },
+        effect: "The kernel may delay a SCHED_OTHER thread's timer by up to its slack (50 us by default) to batch wake-ups.".into(),
+    });
+    items.push(Item {
+        name: "memory_lock".into(),
+        status: if memlock.locked { Status::Ok } else { Status::Warn },
+        value: memlock.detail.clone(),
+        effect: "Unlocked memory can be paged out or faulted in lazily; a page fault on the measuring path adds microseconds to milliseconds.".into(),
+    });
+    if let Some(us) = plan.pm_qos_us {
+        items.push(Item {
+            name: "pm_qos_hold".into(),
+            status: Status::Info,
+            value: format!("latscope held /dev/cpu_dma_latency at {us} us for the run (released afterwards)"),
+            effect: "While held, no CPU of the whole machine enters an idle state slower than this: results show the machine with deep idle states forbidden.".into(),
+        });
+    }
+    if !plan.loads.is_empty() {
+        items.push(Item {
+            name: "background_load".into(),
+            status: Status::Info,
+            value: plan
+                .loads
+                .iter()
+                .map(|l| l.to_string())
+                .collect::<Vec<_>>()
+                .join(","),
+            effect: "Built-in load ran during the measurement (SCHED_OTHER threads, not pinned)."
+                .into(),
+        });
+    }
+    items.extend(env::during_run(
+        &before,
+        &after,
+        &s.cpus,
+        elapsed,
+        env::clk_tck(),
+    ));
+
+    let interrupted = phases.iter().any(|p| p.interrupted) || stop.load(Ordering::SeqCst);
+    let dropped: u64 = phases
+        .iter()
+        .flat_map(|p| &p.cpus)
+        .map(|c| c.dropped_samples)
+        .sum();
+
+    let (duration_ns, loops) = match s.stop {
+        Stop::Duration(d) => (Some(d), None),
+        Stop::Loops(l) => (None, Some(l)),
+    };
+    let settings = SettingsJson {
+        cpus: s.cpus.clone(),
+        policy_requested: s.policy.as_str().into(),
+        priority_requested: s.priority,
+        policy: eff.policy.as_str().into(),
+        priority: eff.priority,
+        fallback: eff.fallback_reason.clone(),
+        timer_mode: s.mode.as_str().into(),
+        interval_ns: s.interval_ns,
+        duration_ns,
+        loops,
+        overrun_policy: s.overrun.as_str().into(),
+        pm_qos_us: plan.pm_qos_us,
+        load: plan.loads.iter().map(|l| l.to_string()).collect(),
+        compare_load: plan.compare_load.map(|l| l.to_string()),
+        sweep: plan.sweep_text.clone(),
+        memory_locked: memlock.locked,
+        memory_lock_detail: memlock.detail,
+        cyclictest_histogram_us: s.us_bins,
+    };
+
+    let mut compare = None;
+    let mut compare_phases = None;
+    let mut sweep = None;
+    let histogram_phase;
+    let (total, cpus);
+    if plan.sweep.is_some() {
+        sweep = Some(
+            phases
+                .iter()
+                .zip(&intervals)
+                .map(|(p, &iv)| {
+                    let j = output::phase_json(p);
+                    SweepPoint {
+                        interval_ns: iv,
+                        elapsed_ns: p.elapsed_ns,
+                        total: j.total,
+                        cpus: j.cpus,
+                    }
+                })
+                .collect(),
+        );
+        histogram_phase = output::merge_phases(&phases).unwrap_or_else(|| phases[0].clone());
+        let j = output::phase_json(&histogram_phase);
+        total = j.total;
+        cpus = j.cpus;
+    } else {
+        histogram_phase = phases[0].clone();
+        let j = output::phase_json(&phases[0]);
+        if let (Some(cl), Some(loaded)) = (plan.compare_load, phases.get(1)) {
+            let lj = output::phase_json(loaded);
+            compare = Some(CompareJson {
+                load: cl.to_string(),
+                difference: output::difference(&j.total, &lj.total),
+                idle: j.clone(),
+                loaded: lj,
+            });
+            compare_phases = Some((phases[0].clone(), loaded.clone()));
+        }
+        total = j.total;
+        cpus = j.cpus;
+    }
+
+    let report = Report {
+        kind: output::KIND.into(),
+        schema_version: output::SCHEMA_VERSION,
+        tool: format!("latscope {}", env!("CARGO_PKG_VERSION")),
+        started_unix_s,
+        kernel: std::fs::read_to_string(plan.root.join("proc/sys/kernel/osrelease"))
+            .map(|s| s.trim().to_string())
+            .unwrap_or_default(),
+        settings,
+        interrupted,
+        elapsed_ns: elapsed,
+        environment: Environment { items },
+        total,
+        cpus,
+        sweep,
+        compare,
+        samples: plan.samples.as_ref().map(|(p, f)| SamplesJson {
+            path: p.display().to_string(),
+            format: match f {
+                SampleFormat::Binary => "binary".into(),
+                SampleFormat::Csv => "csv".into(),
+            },
+            written: written.unwrap_or(0),
+            dropped,
+        }),
+    };
+    Ok(Outcome {
+        report,
+        histogram_phase,
+        compare_phases,
+    })
+}
