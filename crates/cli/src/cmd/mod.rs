@@ -12,3 +12,19 @@ pub mod report;
 pub mod scenario;
 pub mod simulate;
 pub mod trace;
+
+/// Fails early, before any work, when `path` cannot be created for writing: a run of
+/// minutes should not end with "cannot write". Leaves no file behind.
+pub fn check_writable(path: &std::path::Path) -> anyhow::Result<()> {
+    use anyhow::Context;
+    let existed = path.exists();
+    std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    if !existed {
+        let _ = std::fs::remove_file(path);
+    }
+    Ok(())
+}

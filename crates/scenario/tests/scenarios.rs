@@ -1,0 +1,78 @@
+//! Every bundled scenario runs (scaled down) and its predictions land within the
+//! tolerance its README states. A prediction outside tolerance fails the test with the
+//! row printed, so a model change that breaks a reproduction is caught here.
+
+use latscope_scenario::{list, run, Options, Role};
+
+fn check(name: &str) -> latscope_scenario::Outcome {
+    let out = run(
+        name,
+        &Options {
+            quick: true,
+            out_dir: None,
+        },
+    )
+    .expect(name);
+    assert_eq!(out.kind, "scenario");
+    assert!(!out.rows.is_empty(), "{name}: no rows");
+    for r in &out.rows {
+        eprintln!(
+            "{name}: {:<60} published {:>10.4} latscope {:>10.4} {} {:?} {:?}",
+            r.figure, r.published, r.latscope, r.unit, r.role, r.within
+        );
+        assert!(
+            r.latscope.is_finite(),
+            "{name}: {} is not a number",
+            r.figure
+        );
+    }
+    let bad: Vec<_> = out
+        .rows
+        .iter()
+        .filter(|r| r.role == Role::Prediction && r.within != Some(true))
+        .map(|r| {
+            format!(
+                "{}: published {} latscope {}",
+                r.figure, r.published, r.latscope
+            )
+        })
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "{name}: predictions outside tolerance: {bad:#?}"
+    );
+    assert!(out.summary.predictions > 0, "{name}: no predictions");
+    out
+}
+
+#[test]
+fn kernelperf() {
+    let o = check("kernelperf");
+    assert!(o.summary.predictions >= 6);
+}
+
+#[test]
+fn k4perf() {
+    check("k4perf");
+}
+
+#[test]
+fn tickless_idle() {
+    check("tickless-idle");
+}
+
+#[test]
+fn freertos_tick() {
+    let o = check("freertos-tick");
+    assert!(o.results.iter().any(|r| r["kind"] == "analyze"));
+}
+
+#[test]
+fn freertos_context_switch() {
+    check("freertos-context-switch");
+}
+
+#[test]
+fn every_listed_scenario_runs() {
+    assert_eq!(list().len(), 6);
+}
