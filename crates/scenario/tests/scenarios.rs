@@ -76,3 +76,29 @@ fn freertos_context_switch() {
 fn every_listed_scenario_runs() {
     assert_eq!(list().len(), 6);
 }
+
+/// Live scenario: its figures depend on the machine, so only the structure is checked —
+/// every published figure gets a measured counterpart and every run's JSON is attached.
+#[test]
+fn linux_wakeup_runs_live() {
+    let out = run(
+        "linux-wakeup",
+        &Options {
+            quick: true,
+            out_dir: None,
+        },
+    )
+    .expect("linux-wakeup");
+    assert!(out.rows.len() >= 6, "{:#?}", out.rows);
+    for r in &out.rows {
+        assert!(
+            r.latscope.is_finite() && r.latscope >= 0.0,
+            "{}: {}",
+            r.figure,
+            r.latscope
+        );
+    }
+    assert_eq!(out.summary.predictions, 1);
+    assert!(out.results.iter().all(|r| r["kind"] == "measure"));
+    assert!(out.results.iter().any(|r| r.get("compare").is_some()));
+}
