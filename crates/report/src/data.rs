@@ -1,0 +1,462 @@
+//! Lenient, typed views of latscope JSON results.
+//!
+//! The producers (measure, trace, analyze, simulate, scenario) evolve independently, so the
+//! report reads their output through `serde_json::Value` and these small accessors: the keys
+//! of each command's documented contract are used when present, a few common alternatives are
+//! accepted, and a missing section yields an empty vector or `None` (the section is skipped).
+
+use serde_json::Value;
+
+/// A numeric member, also accepting numbers written as strings.
+pub fn num(v: &Value, key: &str) -> Option<f64> {
+    match v.get(key)? {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => s.trim().parse::<f64>().ok(),
+        _ => None,
+    }
+}
+
+/// The first of several numeric members that is present.
+pub fn num_any(v: &Value, keys: &[&str]) -> Option<f64> {
+    keys.iter().find_map(|k| num(v, k))
+}
+
+/// A string member; numbers and booleans are rendered as text.
+pub fn text(v: &Value, key: &str) -> Option<String> {
+    match v.get(key)? {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+/// The first of several string members that is present.
+pub fn text_any(v: &Value, keys: &[&str]) -> Option<String> {
+    keys.iter().find_map(|k| text(v, k))
+}
+
+/// A boolean member (also `"yes"`/`"no"`, `"true"`/`"false"`).
+pub fn flag(v: &Value, key: &str) -> Option<bool> {
+    match v.get(key)? {
+        Value::Bool(b) => Some(*b),
+        Value::String(s) => match s.to_ascii_lowercase().as_str() {
+            "true" | "yes" | "ok" | "pass" => Some(true),
+            "false" | "no" | "fail" => Some(false),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// An array member, or an empty slice.
+pub fn arr<'a>(v: &'a Value, key: &str) -> &'a [Value] {
+    v.get(key)
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[])
+}
+
+/// Summary statistics of one latency population (all times in ns).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Stats {
+    pub count: Option<f64>,
+    pub min: Option<f64>,
+    pub mean: Option<f64>,
+    pub stdev: Option<f64>,
+    pub p50: Option<f64>,
+    pub p90: Option<f64>,
+    pub p99: Option<f64>,
+    pub p999: Option<f64>,
+    pub p9999: Option<f64>,
+    pub max: Option<f64>,
+    pub overruns: Option<f64>,
+    pub max_at: Option<f64>,
+}
+
+impl Stats {
+    /// Reads `count`, `min_ns`, `mean_ns`, … from an object; `None` when it holds none of them.
+    pub fn from_value(v: &Value) -> Option<Stats> {
+        if !v.is_object() {
+            return None;
+        }
+        let s = Stats {
+            count: num_any(v, &["count", "samples"]),
+            min: num_any(v, &["min_ns", "min"]),
+            mean: num_any(v, &["mean_ns", "mean", "avg_ns"]),
+            stdev: num_any(v, &["stdev_ns", "stdev", "std_ns"]),
+            p50: num_any(v, &["p50_ns", "p50", "median_ns"]),
+            p90: num_any(v, &["p90_ns", "p90"]),
+            p99: num_any(v, &["p99_ns", "p99"]),
+            p999: num_any(v, &["p999_ns", "p99_9_ns", "p999"]),
+            p9999: num_any(v, &["p9999_ns", "p99_99_ns", "p9999"]),
+            max: num_any(v, &["max_ns", "max"]),
+            overruns: num_any(v, &["overruns", "missed"]),
+            max_at: num_any(v, &["max_at_ns"]),
+        };
+        if s.count.is_none() && s.min.is_none() && s.max.is_none() && s.mean.is_none() {
+            None
+        } else {
+            Some(s)
+        }
+    }
+
+    /// Named percentile points present in this summary, as (fraction, ns).
+    pub fn percentile_points(&self) -> Vec<(f64, f64, &'static str)> {
+        let mut out = Vec::new();
+        for (p, v, name) in [
+            (0.5, self.p50, "p50"),
+            (0.9, self.p90, "p90"),
+            (0.99, self.p99, "p99"),
+            (0.999, self.p999, "p99.9"),
+            (0.9999, self.p9999, "p99.99"),
+        ] {
+            if let Some(v) = v {
+                out.push((p, v, name));
+            }
+        }
+        out
+    }
+}
+
+/// One histogram bucket: `count` values in `[low, high)` nanoseconds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bucket {
+    pub low: f64,
+    pub high: f64,
+    pub count: f64,
+}
+
+/// Histogram buckets from an array of `{low_ns, high_ns, count}` (also `{low, high, count}`
+/// or `[low, high, count]`). Buckets with a non-finite or inverted range are dropped.
+pub fn buckets(v: Option<&Value>) -> Vec<Bucket> {
+    let items = match v {
+        Some(Value::Array(a)) => a.as_slice(),
+        Some(Value::Object(_)) => return buckets(v.and_then(|o| o.get("buckets"))),
+        _ => return Vec::new(),
+    };
+    let mut out: Vec<Bucket> = items
+        .iter()
+        .filter_map(|b| {
+            let (low, high, count) = match b {
+                Value::Array(t) if t.len() >= 3 => (t[0].as_f64()?, t[1].as_f64()?, t[2].as_f64()?),
+                Value::Object(_) => (
+                    num_any(b, &["low_ns", "low", "lo_ns", "from_ns"])?,
+                    num_any(b, &["high_ns", "high", "hi_ns", "to_ns"])?,
+                    num_any(b, &["count", "n"])?,
+                ),
+                _ => return None,
+            };
+            (low.is_finite()
+                && high.is_finite()
+                && count.is_finite()
+                && high >= low
+                && count >= 0.0)
+                .then_some(Bucket { low, high, count })
+        })
+        .collect();
+    out.sort_by(|a, b| a.low.total_cmp(&b.low));
+    out
+}
+
+/// One environment diagnosis item.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EnvItem {
+    pub name: String,
+    pub status: String,
+    pub value: String,
+    pub explanation: String,
+}
+
+/// `environment.items[]` (or an `environment` array).
+pub fn env_items(doc: &Value) -> Vec<EnvItem> {
+    let env = match doc.get("environment") {
+        Some(e) => e,
+        None => return Vec::new(),
+    };
+    let items = if env.is_array() {
+        env.as_array().map(Vec::as_slice).unwrap_or(&[])
+    } else {
+        arr(env, "items")
+    };
+    items
+        .iter()
+        .filter(|i| i.is_object())
+        .map(|i| EnvItem {
+            name: text_any(i, &["name", "item", "key"]).unwrap_or_default(),
+            status: text_any(i, &["status", "verdict", "level"]).unwrap_or_else(|| "info".into()),
+            value: match i.get("value") {
+                Some(Value::String(s)) => s.clone(),
+                Some(Value::Null) | None => String::new(),
+                Some(other) => other.to_string(),
+            },
+            explanation: text_any(i, &["explanation", "effect", "note", "detail"])
+                .unwrap_or_default(),
+        })
+        .collect()
+}
+
+/// How an environment status (or any verdict word) should be coloured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tone {
+    Good,
+    Warn,
+    Bad,
+    Neutral,
+}
+
+pub fn tone_of(status: &str) -> Tone {
+    match status.to_ascii_lowercase().as_str() {
+        "ok" | "good" | "pass" | "passed" | "green" | "fine" | "yes" | "within" => Tone::Good,
+        "warn" | "warning" | "caution" | "degraded" | "amber" | "yellow" | "notice" => Tone::Warn,
+        "bad" | "fail" | "failed" | "error" | "critical" | "red" | "outside" | "danger" => {
+            Tone::Bad
+        }
+        _ => Tone::Neutral,
+    }
+}
+
+/// A point of a time series: (time ns, value).
+pub type Point = (f64, f64);
+
+/// A time series in any of the accepted shapes:
+/// `[{t_ns, value_ns}]` (time keys `t_ns`, `time_ns`, `at_ns`; value keys `value_ns`,
+/// `duration_ns`, `latency_ns`, `value`), `[[t, v]]`, or `{t_ns: [...], value_ns: [...]}`
+/// (also nested under `points`).
+pub fn series(v: Option<&Value>) -> Vec<Point> {
+    const T: &[&str] = &["t_ns", "time_ns", "at_ns", "start_ns", "t", "time"];
+    const V: &[&str] = &[
+        "value_ns",
+        "duration_ns",
+        "latency_ns",
+        "response_ns",
+        "value",
+        "v",
+        "duration",
+    ];
+    let mut out: Vec<Point> = match v {
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter_map(|p| match p {
+                Value::Array(t) if t.len() >= 2 => Some((t[0].as_f64()?, t[1].as_f64()?)),
+                Value::Object(_) => Some((num_any(p, T)?, num_any(p, V)?)),
+                _ => None,
+            })
+            .collect(),
+        Some(obj @ Value::Object(_)) => {
+            if let Some(p) = obj.get("points") {
+                return series(Some(p));
+            }
+            let ts = T.iter().find_map(|k| obj.get(*k).and_then(Value::as_array));
+            let vs = V.iter().find_map(|k| obj.get(*k).and_then(Value::as_array));
+            match (ts, vs) {
+                (Some(ts), Some(vs)) => ts
+                    .iter()
+                    .zip(vs)
+                    .filter_map(|(t, v)| Some((t.as_f64()?, v.as_f64()?)))
+                    .collect(),
+                _ => Vec::new(),
+            }
+        }
+        _ => Vec::new(),
+    };
+    out.retain(|(t, v)| t.is_finite() && v.is_finite());
+    out
+}
+
+/// `worst[]`: `{value_ns, at_ns}` instances, largest first.
+pub fn worst(v: &Value) -> Vec<Point> {
+    let mut w: Vec<Point> = arr(v, "worst")
+        .iter()
+        .filter_map(|p| {
+            Some((
+                num_any(p, &["at_ns", "t_ns", "time_ns"])?,
+                num_any(p, &["value_ns", "value", "duration_ns"])?,
+            ))
+        })
+        .collect();
+    w.sort_by(|a, b| b.1.total_cmp(&a.1));
+    w
+}
+
+/// A point of a sleep-length sweep.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SweepPoint {
+    pub interval_ns: f64,
+    pub stats: Stats,
+}
+
+/// `sweep[]`: `{interval_ns, total: {...}}` (statistics also accepted inline).
+pub fn sweep(doc: &Value) -> Vec<SweepPoint> {
+    let items = match doc.get("sweep") {
+        Some(Value::Array(a)) => a.as_slice(),
+        Some(o @ Value::Object(_)) => arr(o, "points"),
+        _ => &[],
+    };
+    let mut out: Vec<SweepPoint> = items
+        .iter()
+        .filter_map(|p| {
+            let interval_ns = num_any(p, &["interval_ns", "sleep_ns", "period_ns"])?;
+            let stats = p
+                .get("total")
+                .and_then(Stats::from_value)
+                .or_else(|| Stats::from_value(p))?;
+            Some(SweepPoint { interval_ns, stats })
+        })
+        .collect();
+    out.sort_by(|a, b| a.interval_ns.total_cmp(&b.interval_ns));
+    out
+}
+
+/// One named component of a response time or of a utilisation split.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Part {
+    pub name: String,
+    pub value: f64,
+}
+
+/// Flattens an object of numbers (nested objects give `outer inner` names, `_ns` suffixes are
+/// removed) or an array of `{name, value_ns|value}` into named parts; zero parts are kept.
+pub fn parts(v: Option<&Value>) -> Vec<Part> {
+    fn walk(prefix: &str, v: &Value, out: &mut Vec<Part>) {
+        match v {
+            Value::Object(m) => {
+                for (k, x) in m {
+                    let k = clean_key(k);
+                    let name = if prefix.is_empty() {
+                        k
+                    } else {
+                        format!("{prefix} {k}")
+                    };
+                    walk(&name, x, out);
+                }
+            }
+            Value::Array(items) => {
+                for it in items {
+                    if let (Some(n), Some(x)) = (
+                        text_any(it, &["name", "component", "task", "kind"]),
+                        num_any(it, &["value_ns", "ns", "value", "time_ns", "fraction"]),
+                    ) {
+                        let name = if prefix.is_empty() {
+                            n
+                        } else {
+                            format!("{prefix} {n}")
+                        };
+                        out.push(Part { name, value: x });
+                    }
+                }
+            }
+            Value::Number(n) => {
+                if let Some(x) = n.as_f64() {
+                    out.push(Part {
+                        name: prefix.to_string(),
+                        value: x,
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    if let Some(v) = v {
+        walk("", v, &mut out);
+    }
+    out.retain(|p| p.value.is_finite() && !p.name.is_empty());
+    out
+}
+
+/// `wcet_ns` → `wcet`, `context_switch` → `context switch`.
+pub fn clean_key(k: &str) -> String {
+    let k = k
+        .strip_suffix("_ns")
+        .or_else(|| k.strip_suffix("_fraction"))
+        .unwrap_or(k);
+    k.replace('_', " ")
+}
+
+/// Scalar members of an object (strings, numbers, booleans), for "run settings" tables.
+pub fn scalars(v: &Value, skip: &[&str]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    if let Some(m) = v.as_object() {
+        for (k, x) in m {
+            if skip.contains(&k.as_str()) {
+                continue;
+            }
+            let s = match x {
+                Value::String(s) => s.clone(),
+                Value::Number(n) => {
+                    let f = n.as_f64().unwrap_or(f64::NAN);
+                    if k.ends_with("_ns") {
+                        crate::units::dur(f)
+                    } else if k.ends_with("_hz") {
+                        format!("{} Hz", crate::units::int(f))
+                    } else {
+                        n.to_string()
+                    }
+                }
+                Value::Bool(b) => b.to_string(),
+                _ => continue,
+            };
+            out.push((clean_key(k), s));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn stats_read_contract_keys() {
+        let s = Stats::from_value(&json!({"count": 10, "min_ns": 1, "mean_ns": 2.5,
+            "p50_ns": 2, "p99_ns": 9, "p999_ns": 9, "max_ns": 10, "overruns": 0}))
+        .unwrap();
+        assert_eq!(s.count, Some(10.0));
+        assert_eq!(s.max, Some(10.0));
+        assert_eq!(s.percentile_points().len(), 3);
+        assert!(Stats::from_value(&json!({"foo": 1})).is_none());
+    }
+
+    #[test]
+    fn buckets_accept_shapes_and_drop_bad_ones() {
+        let b = buckets(Some(&json!([
+            {"low_ns": 10, "high_ns": 20, "count": 3},
+            [0, 10, 1],
+            {"low_ns": 30, "high_ns": 20, "count": 3},
+            "junk"
+        ])));
+        assert_eq!(b.len(), 2);
+        assert_eq!(b[0].low, 0.0);
+        assert_eq!(b[1].count, 3.0);
+        assert!(buckets(None).is_empty());
+    }
+
+    #[test]
+    fn series_shapes() {
+        let a = series(Some(&json!([{"t_ns": 1, "value_ns": 2}, [3, 4]])));
+        assert_eq!(a, vec![(1.0, 2.0), (3.0, 4.0)]);
+        let b = series(Some(&json!({"time_ns": [1, 2], "duration_ns": [5, 6]})));
+        assert_eq!(b, vec![(1.0, 5.0), (2.0, 6.0)]);
+        assert!(series(Some(&json!("x"))).is_empty());
+    }
+
+    #[test]
+    fn parts_flatten() {
+        let p = parts(Some(
+            &json!({"wcet_ns": 5, "interference": {"A": 2, "B": 1}}),
+        ));
+        let mut names: Vec<_> = p.iter().map(|p| p.name.as_str()).collect();
+        names.sort();
+        assert_eq!(names, ["interference A", "interference B", "wcet"]);
+    }
+
+    #[test]
+    fn tones() {
+        assert_eq!(tone_of("OK"), Tone::Good);
+        assert_eq!(tone_of("warn"), Tone::Warn);
+        assert_eq!(tone_of("bad"), Tone::Bad);
+        assert_eq!(tone_of("info"), Tone::Neutral);
+    }
+}

@@ -1,0 +1,308 @@
+//! HTML and Markdown rendering of the report's blocks.
+
+use crate::blocks::{Block, Cell, Doc, Table};
+use crate::data::Tone;
+use crate::Options;
+use std::fmt::Write;
+
+/// Escapes text for HTML element content and attribute values.
+pub fn esc(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '&' => o.push_str("&amp;"),
+            '"' => o.push_str("&quot;"),
+            '\'' => o.push_str("&#39;"),
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+fn tone_class(t: Tone) -> &'static str {
+    match t {
+        Tone::Good => "good",
+        Tone::Warn => "warn",
+        Tone::Bad => "bad",
+        Tone::Neutral => "neutral",
+    }
+}
+
+const CSS: &str = r#"
+:root{--ink:#1f2328;--muted:#59636e;--line:#d8dee4;--soft:#f6f8fa;--accent:#2563eb;
+--good:#166534;--good-bg:#dcfce7;--warn:#854d0e;--warn-bg:#fef3c7;--bad:#991b1b;--bad-bg:#fee2e2;
+--neutral:#374151;--neutral-bg:#eef0f3}
+*{box-sizing:border-box}
+html{-webkit-text-size-adjust:100%}
+body{margin:0;color:var(--ink);background:#fff;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif}
+header.top{padding:22px 32px 16px;border-bottom:1px solid var(--line);background:linear-gradient(#fbfcfd,#fff)}
+header.top h1{margin:0 0 4px;font-size:26px;letter-spacing:-.01em}
+header.top .sub{color:var(--muted);font-size:14px}
+header.top .sub code{background:var(--soft);padding:1px 5px;border-radius:4px}
+.layout{display:flex;align-items:flex-start;max-width:1320px;margin:0 auto}
+nav.toc{position:sticky;top:0;flex:0 0 240px;max-height:100vh;overflow:auto;padding:20px 12px 20px 24px;font-size:13.5px}
+nav.toc a{display:block;color:var(--muted);text-decoration:none;padding:3px 8px;border-radius:6px;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+nav.toc a:hover{background:var(--soft);color:var(--ink)}
+nav.toc a.l2{color:var(--ink);font-weight:600;margin-top:8px}
+nav.toc a.l3{padding-left:20px}
+main{flex:1;min-width:0;padding:8px 32px 64px}
+h2{font-size:21px;margin:36px 0 10px;padding-top:12px;border-top:1px solid var(--line);display:flex;gap:10px;align-items:center;flex-wrap:wrap}
+h2:first-child{border-top:0}
+h3{font-size:17px;margin:28px 0 8px}
+h4{font-size:15px;margin:20px 0 6px}
+.kind{font-size:12px;font-weight:600;text-transform:uppercase;letter-spacing:.05em;color:var(--accent);background:#e8effd;border-radius:999px;padding:2px 9px}
+.tbl{overflow-x:auto;margin:8px 0 16px}
+table{border-collapse:collapse;font-size:13.5px;min-width:40%}
+th,td{padding:5px 12px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
+th{font-weight:600;color:var(--muted);font-size:12.5px;background:var(--soft);border-bottom:1px solid #c9d1d9;white-space:nowrap}
+td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+tbody tr:hover td{background:#fafbfc}
+td strong{font-weight:600}
+.badge{display:inline-block;padding:1px 9px;border-radius:999px;font-size:12.5px;font-weight:600;white-space:nowrap}
+.good{color:var(--good);background:var(--good-bg)}.warn{color:var(--warn);background:var(--warn-bg)}
+.bad{color:var(--bad);background:var(--bad-bg)}.neutral{color:var(--neutral);background:var(--neutral-bg)}
+p.verdict{display:inline-block;margin:6px 0 10px;padding:6px 14px;border-radius:8px;font-weight:600;font-size:14px}
+p.note{color:var(--muted);margin:6px 0 12px;max-width:80ch}
+dl.facts{display:grid;grid-template-columns:repeat(auto-fill,minmax(210px,1fr));gap:2px 20px;margin:8px 0 14px;font-size:13.5px}
+dl.facts div{display:flex;gap:8px;border-bottom:1px dotted var(--line);padding:3px 0;min-width:0}
+dl.facts dt{color:var(--muted);white-space:nowrap}
+dl.facts dd{margin:0 0 0 auto;font-variant-numeric:tabular-nums;text-align:right;overflow-wrap:anywhere}
+figure.fig{margin:14px 0 22px;padding:14px 16px 10px;border:1px solid var(--line);border-radius:10px;max-width:820px;background:#fff}
+figure.fig figcaption{margin-bottom:6px}
+figure.fig figcaption strong{display:block;font-size:15px}
+figure.fig figcaption span{color:var(--muted);font-size:13px}
+figure.fig svg{display:block;width:100%;height:auto}
+.legend{display:flex;flex-wrap:wrap;gap:4px 16px;font-size:12.5px;color:var(--muted);margin-top:4px}
+.legend i{display:inline-block;width:12px;height:12px;border-radius:3px;margin-right:6px;vertical-align:-1px}
+footer{color:var(--muted);font-size:12.5px;padding:24px 0}
+@media (max-width:900px){.layout{display:block}nav.toc{position:static;max-height:none;padding:8px 24px}main{padding:8px 18px 48px}}
+@media print{nav.toc{display:none}figure.fig{break-inside:avoid}}
+"#;
+
+fn cell_html(c: &Cell) -> String {
+    let inner = esc(&c.text);
+    let inner = match c.tone {
+        Some(t) => format!("<span class=\"badge {}\">{inner}</span>", tone_class(t)),
+        None if c.strong => format!("<strong>{inner}</strong>"),
+        None => inner,
+    };
+    if c.num {
+        format!("<td class=\"num\">{inner}</td>")
+    } else {
+        format!("<td>{inner}</td>")
+    }
+}
+
+fn table_html(t: &Table, out: &mut String) {
+    out.push_str("<div class=\"tbl\"><table>\n<thead><tr>");
+    for (i, h) in t.headers.iter().enumerate() {
+        // Right-align headers of numeric columns.
+        let numeric = t.rows.iter().all(|r| r.get(i).is_some_and(|c| c.num));
+        if numeric && !t.rows.is_empty() {
+            let _ = write!(out, "<th style=\"text-align:right\">{}</th>", esc(h));
+        } else {
+            let _ = write!(out, "<th>{}</th>", esc(h));
+        }
+    }
+    out.push_str("</tr></thead>\n<tbody>\n");
+    for r in &t.rows {
+        out.push_str("<tr>");
+        for c in r {
+            out.push_str(&cell_html(c));
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody></table></div>\n");
+}
+
+/// The whole page.
+pub fn html(doc: &Doc, opts: &Options) -> String {
+    let title = opts
+        .title
+        .clone()
+        .unwrap_or_else(|| "latscope report".into());
+    let mut body = String::new();
+    let mut toc = String::new();
+    for b in &doc.blocks {
+        match b {
+            Block::Heading {
+                level,
+                id,
+                title,
+                kind,
+            } => {
+                let lv = (*level).clamp(2, 5);
+                let k = kind
+                    .as_ref()
+                    .filter(|k| !k.is_empty())
+                    .map(|k| format!(" <span class=\"kind\">{}</span>", esc(k)))
+                    .unwrap_or_default();
+                let _ = writeln!(body, "<h{lv} id=\"{}\">{}{k}</h{lv}>", esc(id), esc(title));
+                if lv <= 3 {
+                    let _ = writeln!(
+                        toc,
+                        "<a class=\"l{lv}\" href=\"#{}\" title=\"{t}\">{t}</a>",
+                        esc(id),
+                        t = esc(title)
+                    );
+                }
+            }
+            Block::Table(t) => table_html(t, &mut body),
+            Block::Figure(f) => {
+                let _ = write!(
+                    body,
+                    "<figure class=\"fig\"><figcaption><strong>{}</strong><span>{}</span></figcaption>\n{}",
+                    esc(&f.title),
+                    esc(&f.caption),
+                    f.chart.svg
+                );
+                if !f.chart.legend.is_empty() {
+                    body.push_str("<div class=\"legend\">");
+                    for (name, color) in &f.chart.legend {
+                        let _ = write!(
+                            body,
+                            "<span><i style=\"background:{}\"></i>{}</span>",
+                            esc(color),
+                            esc(name)
+                        );
+                    }
+                    body.push_str("</div>");
+                }
+                body.push_str("</figure>\n");
+            }
+            Block::Facts(f) => {
+                body.push_str("<dl class=\"facts\">");
+                for (k, v) in f {
+                    let _ = write!(body, "<div><dt>{}</dt><dd>{}</dd></div>", esc(k), esc(v));
+                }
+                body.push_str("</dl>\n");
+            }
+            Block::Verdict(t, s) => {
+                let _ = writeln!(
+                    body,
+                    "<p class=\"verdict {}\">{}</p>",
+                    tone_class(*t),
+                    esc(s)
+                );
+            }
+            Block::Note(s) => {
+                let _ = writeln!(body, "<p class=\"note\">{}</p>", esc(s));
+            }
+        }
+    }
+    let inputs: Vec<String> = doc
+        .inputs
+        .iter()
+        .map(|(n, k)| format!("<code>{}</code> ({})", esc(n), esc(k)))
+        .collect();
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+<meta name=\"generator\" content=\"latscope {ver}\">\n<title>{t}</title>\n<style>{CSS}</style>\n</head>\n<body>\n\
+<header class=\"top\"><h1>{t}</h1><div class=\"sub\">Generated by latscope {ver} from {inputs}. \
+Times are wake-up, response or pulse durations as labelled; all charts are inline SVG.</div></header>\n\
+<div class=\"layout\">\n<nav class=\"toc\" aria-label=\"Contents\">\n{toc}</nav>\n<main>\n{body}\
+<footer>latscope {ver} · self-contained report: no scripts, fonts or images are fetched.</footer>\n</main>\n</div>\n</body>\n</html>\n",
+        t = esc(&title),
+        ver = env!("CARGO_PKG_VERSION"),
+        inputs = inputs.join(", "),
+    )
+}
+
+fn md_escape(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+fn md_cell(c: &Cell) -> String {
+    let t = md_escape(&c.text);
+    match c.tone {
+        Some(Tone::Good) => format!("✅ {t}"),
+        Some(Tone::Warn) => format!("⚠️ {t}"),
+        Some(Tone::Bad) => format!("❌ {t}"),
+        Some(Tone::Neutral) => t,
+        None if c.strong && !t.is_empty() => format!("**{t}**"),
+        None => t,
+    }
+}
+
+/// Markdown summary: headings, verdicts and tables (no charts).
+pub fn markdown(doc: &Doc, opts: &Options) -> String {
+    let title = opts
+        .title
+        .clone()
+        .unwrap_or_else(|| "latscope report".into());
+    let mut o = format!("# {}\n\n", md_escape(&title));
+    for b in &doc.blocks {
+        match b {
+            Block::Heading {
+                level, title, kind, ..
+            } => {
+                let k = kind
+                    .as_ref()
+                    .filter(|k| !k.is_empty())
+                    .map(|k| format!(" ({k})"))
+                    .unwrap_or_default();
+                let _ = writeln!(
+                    o,
+                    "{} {}{k}\n",
+                    "#".repeat((*level).clamp(2, 6) as usize),
+                    md_escape(title)
+                );
+            }
+            Block::Table(t) => {
+                let _ = writeln!(
+                    o,
+                    "| {} |",
+                    t.headers
+                        .iter()
+                        .map(|h| md_escape(h))
+                        .collect::<Vec<_>>()
+                        .join(" | ")
+                );
+                let aligns: Vec<&str> = (0..t.headers.len())
+                    .map(|i| {
+                        if !t.rows.is_empty()
+                            && t.rows.iter().all(|r| r.get(i).is_some_and(|c| c.num))
+                        {
+                            "---:"
+                        } else {
+                            "---"
+                        }
+                    })
+                    .collect();
+                let _ = writeln!(o, "|{}|", aligns.join("|"));
+                for r in &t.rows {
+                    let _ = writeln!(
+                        o,
+                        "| {} |",
+                        r.iter().map(md_cell).collect::<Vec<_>>().join(" | ")
+                    );
+                }
+                o.push('\n');
+            }
+            Block::Facts(f) => {
+                let line: Vec<String> = f
+                    .iter()
+                    .map(|(k, v)| format!("{}: `{}`", md_escape(k), md_escape(v)))
+                    .collect();
+                let _ = writeln!(o, "{}\n", line.join(" · "));
+            }
+            Block::Verdict(t, s) => {
+                let mark = match t {
+                    Tone::Good => "✅",
+                    Tone::Warn => "⚠️",
+                    Tone::Bad => "❌",
+                    Tone::Neutral => "ℹ️",
+                };
+                let _ = writeln!(o, "{mark} **{}**\n", md_escape(s));
+            }
+            Block::Note(s) => {
+                let _ = writeln!(o, "_{}_\n", md_escape(s));
+            }
+            Block::Figure(_) => {}
+        }
+    }
+    o
+}

@@ -1,0 +1,138 @@
+//! Formatting of times, numbers and fractions for tables and chart axes.
+
+/// A display unit for durations given in nanoseconds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TimeUnit {
+    /// Nanoseconds per unit.
+    pub ns: f64,
+    /// Symbol printed after numbers and in axis titles.
+    pub symbol: &'static str,
+}
+
+pub const NS: TimeUnit = TimeUnit {
+    ns: 1.0,
+    symbol: "ns",
+};
+pub const US: TimeUnit = TimeUnit {
+    ns: 1e3,
+    symbol: "µs",
+};
+pub const MS: TimeUnit = TimeUnit {
+    ns: 1e6,
+    symbol: "ms",
+};
+pub const S: TimeUnit = TimeUnit {
+    ns: 1e9,
+    symbol: "s",
+};
+
+/// The unit in which `ns` reads as a number between 1 and 1000 (seconds above).
+pub fn unit_for(ns: f64) -> TimeUnit {
+    let a = ns.abs();
+    if !a.is_finite() || a < 1e3 {
+        NS
+    } else if a < 1e6 {
+        US
+    } else if a < 1e9 {
+        MS
+    } else {
+        S
+    }
+}
+
+/// A number with at most `sig` significant digits, trailing zeros removed
+/// (`1.50` → `1.5`, `12.0` → `12`, `123.4` → `123`).
+pub fn num(v: f64, sig: usize) -> String {
+    if !v.is_finite() {
+        return if v.is_nan() {
+            "–".into()
+        } else {
+            "∞".into()
+        };
+    }
+    if v == 0.0 {
+        return "0".into();
+    }
+    let mag = v.abs().log10().floor() as i32;
+    let decimals = (sig as i32 - 1 - mag).clamp(0, 9) as usize;
+    let s = format!("{:.*}", decimals, v);
+    let s = if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    };
+    if s == "-0" {
+        "0".into()
+    } else {
+        s
+    }
+}
+
+/// An integer with thin-space thousands separators: `1234567` → `1 234 567`.
+pub fn int(v: f64) -> String {
+    if !v.is_finite() {
+        return num(v, 3);
+    }
+    let neg = v < 0.0;
+    let digits = format!("{:.0}", v.abs());
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push('\u{202f}');
+        }
+        out.push(c);
+    }
+    if neg {
+        format!("-{out}")
+    } else {
+        out
+    }
+}
+
+/// A duration in its natural unit with four significant digits: `12345.6` → `12.35 µs`.
+pub fn dur(ns: f64) -> String {
+    if !ns.is_finite() {
+        return num(ns, 4);
+    }
+    let u = unit_for(ns);
+    format!("{} {}", num(ns / u.ns, 4), u.symbol)
+}
+
+/// A duration tick label (three significant digits), for log axes where each tick carries
+/// its own unit.
+pub fn dur_tick(ns: f64) -> String {
+    let u = unit_for(ns);
+    format!("{} {}", num(ns / u.ns, 3), u.symbol)
+}
+
+/// A fraction (0..1) as a percentage: `0.1234` → `12.34 %`.
+pub fn pct(frac: f64) -> String {
+    format!("{} %", num(frac * 100.0, 4))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_trim_zeros() {
+        assert_eq!(num(1.5, 3), "1.5");
+        assert_eq!(num(12.0, 3), "12");
+        assert_eq!(num(123.456, 3), "123");
+        assert_eq!(num(0.012345, 3), "0.0123");
+        assert_eq!(num(-0.0001, 2), "-0.0001");
+        assert_eq!(num(f64::NAN, 2), "–");
+    }
+
+    #[test]
+    fn durations_pick_units() {
+        assert_eq!(dur(950.0), "950 ns");
+        assert_eq!(dur(12_345.6), "12.35 µs");
+        assert_eq!(dur(39_000_000.0), "39 ms");
+        assert_eq!(dur(2.5e9), "2.5 s");
+        assert_eq!(dur_tick(1000.0), "1 µs");
+        assert_eq!(int(1234567.0), "1\u{202f}234\u{202f}567");
+        assert_eq!(int(999.0), "999");
+        assert_eq!(pct(0.1234), "12.34 %");
+    }
+}
