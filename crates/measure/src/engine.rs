@@ -660,3 +660,180 @@ fn run_timerfd(ctx: &Ctx, rec: &mut Recorder) -> Result<(), String> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn recorder_parts() -> (CpuResult, Live) {
+        (CpuResult::new(3, 100), Live::default())
+    }
+
+    #[test]
+    fn missed_periods_skip_and_catch_up() {
+        let (mut res, live) = recorder_parts();
+        let mut rec = Recorder {
+            res: &mut res,
+            prod: None,
+            live: &live,
+            t0: 0,
+            phase: 0,
+            cycle: 0,
+        };
+        // Woke at 3500 for the period due at 500; the next one was due at 1000.
+        rec.record(3500, 500, false);
+        // Periods due at 1000, 2000, 3000 passed before 3500: three missed.
+        assert_eq!(rec.missed(3500, 1000, 1000, OverrunPolicy::Skip), 3);
+        assert_eq!(rec.cycle, 4);
+        assert_eq!(rec.missed(900, 1000, 1000, OverrunPolicy::Skip), 0);
+        // Exactly on time for the next period is not a miss.
+        assert_eq!(rec.missed(1000, 1000, 1000, OverrunPolicy::Skip), 0);
+        assert_eq!(rec.missed(1001, 1000, 1000, OverrunPolicy::Skip), 1);
+        assert_eq!(res.overruns, 4);
+        assert_eq!(res.longest_overrun_run, 3);
+        assert_eq!(res.acc.moments.count(), 1);
+
+        let (mut res, live) = recorder_parts();
+        let mut rec = Recorder {
+            res: &mut res,
+            prod: None,
+            live: &live,
+            t0: 0,
+            phase: 0,
+            cycle: 0,
+        };
+        rec.record(3500, 500, false);
+        assert_eq!(rec.missed(3500, 1000, 1000, OverrunPolicy::CatchUp), 3);
+        let s = res.acc.summary();
+        // Recorded: 3000 (own), then 2500, 1500, 500 for the missed ones.
+        assert_eq!(s.count, 4);
+        assert_eq!(s.min, 500);
+        assert_eq!(s.max, 3000);
+        assert!((s.mean - 1875.0).abs() < 1e-9);
+        assert_eq!(res.overruns, 3);
+        assert_eq!(res.us_bins[0], 1);
+        assert_eq!(res.us_bins[1], 1);
+        assert_eq!(res.us_bins[2], 1);
+        assert_eq!(res.us_bins[3], 1);
+        assert_eq!(live.samples.load(Ordering::Relaxed), 4);
+        assert_eq!(live.max_ns.load(Ordering::Relaxed), 3000);
+    }
+
+    #[test]
+    fn overflow_cycles_are_bounded() {
+        let (mut res, live) = recorder_parts();
+        let mut rec = Recorder {
+            res: &mut res,
+            prod: None,
+            live: &live,
+            t0: 0,
+            phase: 0,
+            cycle: 0,
+        };
+        for i in 0..(OVERFLOW_CYCLES_KEPT as i64 + 10) {
+            rec.record(1_000_000 + i, 0, false); // 1 ms: beyond 100 µs bins
+        }
+        assert_eq!(res.us_overflow, OVERFLOW_CYCLES_KEPT as u64 + 10);
+        assert_eq!(res.us_overflow_cycles.len(), OVERFLOW_CYCLES_KEPT);
+        assert_eq!(res.us_overflow_cycles[5], 5);
+    }
+
+    fn other_settings(
+        mode: TimerMode,
+        overrun: OverrunPolicy,
+        interval: i64,
+        loops: u64,
+    ) -> Settings {
+        Settings {
+            cpus: vec![0],
+            policy: Policy::Other,
+            priority: 0,
+            mode,
+            interval_ns: interval,
+            stop: Stop::Loops(loops),
+            overrun,
+            us_bins: 1000,
+            lock_memory: false,
+            ..Settings::default()
+        }
+    }
+
+    #[test]
+    fn every_timer_mode_measures_without_privileges() {
+        let stop = Arc::new(AtomicBool::new(false));
+        for mode in [TimerMode::Absolute, TimerMode::Relative, TimerMode::Timerfd] {
+            let s = other_settings(mode, OverrunPolicy::Skip, 200_000, 20);
+            let eff = decide_policy(&s).unwrap();
+            let mut prods: Vec<Option<SampleProducer>> = vec![None];
+            let r = run_phase(&s, &eff, 0, &stop, &mut prods, &mut |_| {}).unwrap();
+            let c = &r.cpus[0];
+            assert_eq!(c.wakes, 20, "{mode:?}");
+            assert_eq!(c.acc.moments.count(), 20, "{mode:?}");
+            // A timer never fires early: latency is never negative.
+            assert!(c.acc.moments.min().unwrap() >= 0, "{mode:?}");
+            assert!(c.timer_slack_ns.is_some());
+            // 20 periods of 200 us take at least 4 ms.
+            assert!(r.elapsed_ns >= 4_000_000, "{mode:?} {}", r.elapsed_ns);
+            assert!(!r.interrupted);
+        }
+    }
+
+    #[test]
+    fn catch_up_records_every_missed_period() {
+        // A 5 µs period is shorter than a wake-up here: periods are missed.
+        let stop = Arc::new(AtomicBool::new(false));
+        for mode in [TimerMode::Absolute, TimerMode::Timerfd] {
+            let s = other_settings(mode, OverrunPolicy::CatchUp, 5_000, 200);
+            let eff = decide_policy(&s).unwrap();
+            let mut prods: Vec<Option<SampleProducer>> = vec![None];
+            let r = run_phase(&s, &eff, 0, &stop, &mut prods, &mut |_| {}).unwrap();
+            let c = &r.cpus[0];
+            assert_eq!(c.acc.moments.count(), c.wakes + c.overruns, "{mode:?}");
+            let s = other_settings(mode, OverrunPolicy::Skip, 5_000, 200);
+            let r = run_phase(&s, &eff, 0, &stop, &mut prods, &mut |_| {}).unwrap();
+            let c = &r.cpus[0];
+            assert_eq!(c.acc.moments.count(), c.wakes, "{mode:?}");
+        }
+    }
+
+    #[test]
+    fn stop_flag_ends_a_long_run_early() {
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut s = other_settings(TimerMode::Absolute, OverrunPolicy::Skip, 1_000_000, 1);
+        s.stop = Stop::Duration(60_000_000_000);
+        let eff = decide_policy(&s).unwrap();
+        let st = stop.clone();
+        let t = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            st.store(true, Ordering::SeqCst);
+        });
+        let mut prods: Vec<Option<SampleProducer>> = vec![None];
+        let r = run_phase(&s, &eff, 0, &stop, &mut prods, &mut |_| {}).unwrap();
+        t.join().unwrap();
+        assert!(r.interrupted);
+        assert!(r.elapsed_ns < 5_000_000_000);
+        assert!(r.cpus[0].acc.moments.count() > 10);
+    }
+
+    #[test]
+    fn samples_leave_through_the_ring() {
+        let stop = Arc::new(AtomicBool::new(false));
+        let s = other_settings(TimerMode::Absolute, OverrunPolicy::Skip, 100_000, 30);
+        let eff = decide_policy(&s).unwrap();
+        let (p, mut c) = rtrb::RingBuffer::new(8);
+        let mut prods = vec![Some(p)];
+        let r = run_phase(&s, &eff, 7, &stop, &mut prods, &mut |_| {}).unwrap();
+        assert!(prods[0].is_some(), "producer handed back");
+        let mut got = Vec::new();
+        while let Ok(x) = c.pop() {
+            got.push(x);
+        }
+        // A ring of 8 with nobody draining it: 8 kept, 22 dropped and counted.
+        assert_eq!(got.len(), 8);
+        assert_eq!(r.cpus[0].dropped_samples, 22);
+        assert!(got
+            .iter()
+            .all(|x| x.phase == 7 && x.cpu == 0 && x.latency_ns >= 0));
+        assert!(got.windows(2).all(|w| w[1].intended_ns > w[0].intended_ns));
+    }
+}

@@ -922,7 +922,13 @@ pub fn during_run(
         let top = deltas
             .iter()
             .take(3)
-            .map(|(n, d)| format!("{n} {d}"))
+            .map(|(n, d)| {
+                if n.chars().all(|ch| ch.is_ascii_digit()) {
+                    format!("irq{n} {d}")
+                } else {
+                    format!("{n} {d}")
+                }
+            })
             .collect::<Vec<_>>()
             .join(", ");
         parts.push(format!(
