@@ -1,8 +1,525 @@
+//! `latscope measure`: argument parsing, the progress line, the terminal summary and the
+//! output files. The measuring itself lives in latscope-measure.
+
+use anyhow::Context;
+use latscope_measure::engine::Progress;
+use latscope_measure::env::{Item, Status};
+use latscope_measure::output::{self, CpuStats, Report, Stats};
+use latscope_measure::settings::{
+    self, OverrunPolicy, Policy, SampleFormat, Settings, Stop, TimerMode,
+};
+use latscope_measure::{session, Plan};
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 
 #[derive(clap::Args)]
-pub struct Args {}
+#[command(after_help = "\
+Examples:
+  latscope measure --duration 10s
+      one SCHED_FIFO 80 thread per online CPU, 1 ms period, 10 s
+  latscope measure --cpus 1 --interval 250us --loops 100000 --json run.json
+  latscope measure --compare-load cpu:4 --duration 20s
+      20 s idle, then 20 s with 4 busy threads, side by side (seed 002's CPU hogs)
+  latscope measure --sweep 10us..1s --sweep-points 6 --duration 30s
+      latency against sleep length
+  latscope measure --duration 60s --cyclictest-histogram hist.txt --samples raw.bin
+  latscope compare before.json after.json --threshold 10%
 
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("this subcommand is not implemented yet")
+Latency is the time the thread woke minus the time it asked to wake, in ns. Missed
+periods are counted as overruns, never hidden. PM QoS (/dev/cpu_dma_latency) is left
+alone unless --pm-qos is given. SIGINT/SIGTERM end the run early and still write every
+requested output. Schema of --json: docs/measure.md.")]
+pub struct Args {
+    /// CPUs to measure on, one pinned thread each, e.g. `0,2-3` [default: all online]
+    #[arg(long, value_name = "LIST")]
+    cpus: Option<String>,
+
+    /// Scheduling policy of the measuring threads: fifo, rr or other
+    #[arg(long, default_value = "fifo", value_name = "POLICY")]
+    policy: String,
+
+    /// Real-time priority 1..99 (fifo/rr); must be 0 for `other` [default: 80, or 0 for other]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    priority: Option<i32>,
+
+    /// If real-time scheduling is refused, measure as SCHED_OTHER instead of stopping
+    /// (the results then say so)
+    #[arg(long)]
+    allow_fallback: bool,
+
+    /// How to wait: absolute (clock_nanosleep TIMER_ABSTIME, like cyclictest), relative
+    /// (sleep for the interval: the naive loop) or timerfd
+    #[arg(long, default_value = "absolute", value_name = "MODE")]
+    mode: String,
+
+    /// Period between wake-ups, with a unit: ns, us, ms, s
+    #[arg(long, short = 'i', default_value = "1ms", value_name = "DURATION")]
+    interval: String,
+
+    /// How long to measure, with a unit (e.g. 10s, 5min) [default: 10s]
+    #[arg(long, short = 'D', value_name = "DURATION", conflicts_with = "loops")]
+    duration: Option<String>,
+
+    /// Stop after this many wake-ups per CPU instead of after a duration
+    #[arg(long, short = 'l', value_name = "N")]
+    loops: Option<u64>,
+
+    /// Missed periods: `skip` to the next future period, or `catch-up` and record each
+    /// missed one with its own latency; both count them as overruns
+    #[arg(long, default_value = "skip", value_name = "POLICY")]
+    overrun: String,
+
+    /// Hold /dev/cpu_dma_latency at this many µs during the run (system-wide effect:
+    /// no CPU enters an idle state slower than that). A bare number means µs; units ok
+    #[arg(long, value_name = "US")]
+    pm_qos: Option<String>,
+
+    /// Background load during the run: cpu:N (busy threads), mem:N (cache/memory
+    /// thrashers), syscall:N (system-call loops); comma-separated or repeated
+    #[arg(long, value_name = "SPEC")]
+    load: Vec<String>,
+
+    /// Measure idle, then with this extra load (e.g. cpu:4), each for the full duration,
+    /// and show both side by side with the difference
+    #[arg(long, value_name = "SPEC")]
+    compare_load: Option<String>,
+
+    /// Measure at log-spaced sleep lengths LOW..HIGH (e.g. 10us..1s): latency against
+    /// sleep length. The duration is shared among the points (at least 2 periods each)
+    #[arg(long, value_name = "LOW..HIGH")]
+    sweep: Option<String>,
+
+    /// Number of sweep points
+    #[arg(long, default_value_t = 8, value_name = "N")]
+    sweep_points: usize,
+
+    /// Write the result as JSON (schema: docs/measure.md)
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+
+    /// Write cyclictest's `-h` histogram text (1 µs bins, one column per CPU)
+    #[arg(long, value_name = "FILE")]
+    cyclictest_histogram: Option<PathBuf>,
+
+    /// Number of 1 µs bins of the cyclictest histogram (cyclictest -h N); slower
+    /// samples count as overflows
+    #[arg(long, default_value_t = 10_000, value_name = "N")]
+    histogram_us: usize,
+
+    /// Write every raw sample to FILE (binary, or CSV when FILE ends in .csv) through a
+    /// lock-free ring; dropped samples are counted
+    #[arg(long, value_name = "FILE")]
+    samples: Option<PathBuf>,
+
+    /// Raw sample format: binary or csv [default: from the file extension]
+    #[arg(long, value_name = "FORMAT")]
+    samples_format: Option<String>,
+
+    /// Do not lock memory (mlockall); page faults may then add latency
+    #[arg(long)]
+    no_mlock: bool,
+
+    /// Print only the environment diagnosis and exit
+    #[arg(long)]
+    diagnose_only: bool,
+
+    /// Read /sys, /proc, /dev and /boot for the diagnosis under this directory
+    #[arg(long, default_value = "/", value_name = "DIR")]
+    sysroot: PathBuf,
+
+    /// Print nothing on the terminal except errors (outputs are still written)
+    #[arg(long, short = 'q')]
+    quiet: bool,
+}
+
+fn build_plan(a: &Args) -> anyhow::Result<Plan> {
+    let policy = Policy::parse(&a.policy)?;
+    let priority = a.priority.unwrap_or(match policy {
+        Policy::Other => 0,
+        _ => 80,
+    });
+    let online = latscope_measure::env::online_cpus(&a.sysroot)
+        .or_else(|| latscope_measure::env::online_cpus(std::path::Path::new("/")))
+        .unwrap_or_else(|| vec![0]);
+    let cpus = match &a.cpus {
+        Some(t) => settings::parse_cpu_list(t)?,
+        None => online,
+    };
+    let interval_ns = settings::parse_positive_ns("--interval", &a.interval)?;
+    let stop = match (a.loops, &a.duration) {
+        (Some(l), _) => Stop::Loops(l),
+        (None, Some(d)) => Stop::Duration(settings::parse_positive_ns("--duration", d)?),
+        (None, None) => Stop::Duration(10_000_000_000),
+    };
+    let s = Settings {
+        cpus,
+        policy,
+        priority,
+        allow_fallback: a.allow_fallback,
+        mode: TimerMode::parse(&a.mode)?,
+        interval_ns,
+        stop,
+        overrun: OverrunPolicy::parse(&a.overrun)?,
+        us_bins: a.histogram_us,
+        lock_memory: !a.no_mlock,
+    };
+    let mut plan = Plan::new(s);
+    plan.root = a.sysroot.clone();
+    for l in &a.load {
+        plan.loads.extend(settings::parse_loads(l)?);
+    }
+    if let Some(c) = &a.compare_load {
+        plan.compare_load = Some(settings::parse_load(c.trim())?);
+    }
+    if let Some(sw) = &a.sweep {
+        let (lo, hi) = settings::parse_sweep(sw)?;
+        plan.sweep = Some((lo, hi, a.sweep_points));
+        plan.sweep_text = Some(sw.clone());
+    }
+    if let Some(q) = &a.pm_qos {
+        let t = q.trim();
+        let us: i64 = match t.parse::<i64>() {
+            Ok(v) => v,
+            Err(_) => {
+                let ns = latscope_core::time::parse_duration_ns(t)
+                    .map_err(|e| anyhow::anyhow!("--pm-qos '{q}': {e}"))?
+                    .0;
+                if ns % 1000 != 0 {
+                    anyhow::bail!("--pm-qos '{q}': PM QoS is set in whole µs");
+                }
+                ns / 1000
+            }
+        };
+        if !(0..=i32::MAX as i64).contains(&us) {
+            anyhow::bail!("--pm-qos '{q}' must be 0..={} µs", i32::MAX);
+        }
+        plan.pm_qos_us = Some(us as i32);
+    }
+    if let Some(p) = &a.samples {
+        let fmt = match a.samples_format.as_deref() {
+            Some("binary") | Some("bin") => SampleFormat::Binary,
+            Some("csv") => SampleFormat::Csv,
+            Some(o) => anyhow::bail!("--samples-format '{o}': use binary or csv"),
+            None if p.extension().map(|e| e.eq_ignore_ascii_case("csv")) == Some(true) => {
+                SampleFormat::Csv
+            }
+            None => SampleFormat::Binary,
+        };
+        plan.samples = Some((p.clone(), fmt));
+    }
+    Ok(plan)
+}
+
+/// Creates (truncates) an output file now, so a bad path fails before anything starts.
+fn check_writable(p: &PathBuf, what: &str) -> anyhow::Result<()> {
+    std::fs::File::create(p).with_context(|| format!("{what} {}: cannot write", p.display()))?;
+    Ok(())
+}
+
+pub fn run(a: Args) -> anyhow::Result<ExitCode> {
+    let plan = build_plan(&a)?;
+    if !a.diagnose_only {
+        if let Some(p) = &a.json {
+            check_writable(p, "--json")?;
+        }
+        if let Some(p) = &a.cyclictest_histogram {
+            check_writable(p, "--cyclictest-histogram")?;
+        }
+    }
+    let prep = session::prepare(&plan)?;
+    let tty = std::io::stdout().is_terminal();
+    let color = tty && std::env::var_os("NO_COLOR").is_none();
+    let ui = Ui { color };
+    if !a.quiet {
+        print_header(&plan, &prep.effective, &ui);
+        println!("Environment");
+        print_items(&prep.items, &ui);
+    }
+    if a.diagnose_only {
+        return Ok(ExitCode::SUCCESS);
+    }
+
+    let stop = Arc::new(AtomicBool::new(false));
+    latscope_measure::stop_on_signals(&stop).context("cannot install signal handlers")?;
+    let show_progress = !a.quiet && std::io::stderr().is_terminal();
+    let mut err = std::io::stderr();
+    let mut progress = |label: &str, p: &Progress| {
+        if show_progress {
+            let planned = p
+                .planned_ns
+                .map(|n| format!(" / {:.1} s", n as f64 / 1e9))
+                .unwrap_or_default();
+            let _ = write!(
+                err,
+                "\r\x1b[K  {label}  {:.1} s{planned}  {} samples  max {}",
+                p.elapsed_ns as f64 / 1e9,
+                p.samples,
+                fmt_ns(p.max_ns as f64)
+            );
+            let _ = err.flush();
+        }
+    };
+    let outcome = session::execute(&plan, &prep, &stop, &mut progress);
+    if show_progress {
+        eprint!("\r\x1b[K");
+    }
+    let outcome = outcome?;
+    let report = &outcome.report;
+
+    // Outputs first: an interrupted run must still leave them behind.
+    if let Some(p) = &a.json {
+        std::fs::write(p, report.to_json() + "\n")
+            .with_context(|| format!("--json {}: cannot write", p.display()))?;
+    }
+    if let Some(p) = &a.cyclictest_histogram {
+        let f = std::fs::File::create(p)
+            .with_context(|| format!("--cyclictest-histogram {}: cannot write", p.display()))?;
+        let mut w = std::io::BufWriter::new(f);
+        output::write_cyclictest_histogram(&mut w, &outcome.histogram_phase)
+            .and_then(|_| w.flush())
+            .with_context(|| format!("--cyclictest-histogram {}: cannot write", p.display()))?;
+    }
+
+    if !a.quiet {
+        let before = prep.items.len();
+        println!("During the run");
+        print_items(&report.environment.items[before..], &ui);
+        print_results(report, &ui);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+struct Ui {
+    color: bool,
+}
+
+impl Ui {
+    fn paint(&self, code: &str, s: &str) -> String {
+        if self.color {
+            format!("\x1b[{code}m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
+    }
+    fn status(&self, s: Status) -> String {
+        let code = match s {
+            Status::Ok => "32",
+            Status::Warn => "33",
+            Status::Bad => "31;1",
+            Status::Info => "36",
+            Status::Unknown => "2",
+        };
+        self.paint(code, &format!("{:<7}", s.as_str()))
+    }
+}
+
+/// A latency in the unit that reads best: ns below 10 µs, µs below 1 ms, else ms or s.
+pub fn fmt_ns(ns: f64) -> String {
+    let a = ns.abs();
+    if a < 10_000.0 {
+        format!("{ns:.0} ns")
+    } else if a < 1_000_000.0 {
+        format!("{:.1} us", ns / 1e3)
+    } else if a < 1e9 {
+        format!("{:.2} ms", ns / 1e6)
+    } else {
+        format!("{:.2} s", ns / 1e9)
+    }
+}
+
+fn print_header(plan: &Plan, eff: &latscope_measure::engine::Effective, ui: &Ui) {
+    let s = &plan.settings;
+    let what = match s.stop {
+        Stop::Duration(d) => format!("{:.1} s", d as f64 / 1e9),
+        Stop::Loops(l) => format!("{l} wake-ups per CPU"),
+    };
+    let sched = match &eff.fallback_reason {
+        Some(_) => "SCHED_OTHER (fallback)".to_string(),
+        None => format!(
+            "SCHED_{} {}",
+            eff.policy.as_str().to_uppercase(),
+            eff.priority
+        ),
+    };
+    println!(
+        "{} {} CPU(s) [{}], {sched}, {} timer, interval {}, {what}",
+        ui.paint("1", "latscope measure:"),
+        s.cpus.len(),
+        settings::format_cpu_list(&s.cpus),
+        s.mode.as_str(),
+        fmt_ns(s.interval_ns as f64),
+    );
+    if let Some(r) = &eff.fallback_reason {
+        println!("  {} {r}", ui.paint("31;1", "fallback:"));
+    }
+    if let Some((lo, hi, n)) = plan.sweep {
+        let pts = plan.sweep_schedule();
+        println!(
+            "  sweep {}..{} in {} points ({} requested)",
+            fmt_ns(lo as f64),
+            fmt_ns(hi as f64),
+            pts.len(),
+            n
+        );
+    }
+    if let Some(c) = plan.compare_load {
+        println!("  idle phase, then loaded phase with {c}, each for {what}");
+    }
+    if !plan.loads.is_empty() {
+        let l: Vec<String> = plan.loads.iter().map(|l| l.to_string()).collect();
+        println!("  background load: {}", l.join(","));
+    }
+    if let Some(q) = plan.pm_qos_us {
+        println!(
+            "  PM QoS: holding /dev/cpu_dma_latency at {q} us for the run (affects the whole machine)"
+        );
+    }
+}
+
+fn print_items(items: &[Item], ui: &Ui) {
+    for i in items {
+        println!("  {} {:<15} {}", ui.status(i.status), i.name, i.value);
+        println!("  {:<7} {:<15} {}", "", "", ui.paint("2", &i.effect));
+    }
+}
+
+const HEAD: [&str; 11] = [
+    "count", "min", "mean", "p50", "p90", "p99", "p99.9", "p99.99", "max", "overruns", "run",
+];
+
+fn stat_cells(s: &Stats) -> Vec<String> {
+    vec![
+        s.count.to_string(),
+        fmt_ns(s.min_ns as f64),
+        fmt_ns(s.mean_ns),
+        fmt_ns(s.p50_ns as f64),
+        fmt_ns(s.p90_ns as f64),
+        fmt_ns(s.p99_ns as f64),
+        fmt_ns(s.p999_ns as f64),
+        fmt_ns(s.p9999_ns as f64),
+        fmt_ns(s.max_ns as f64),
+        s.overruns.to_string(),
+        s.longest_overrun_run.to_string(),
+    ]
+}
+
+fn print_table(first: &str, rows: Vec<(String, Vec<String>)>, ui: &Ui) {
+    let mut widths: Vec<usize> = HEAD.iter().map(|h| h.len()).collect();
+    let mut w0 = first.len();
+    for (l, cells) in &rows {
+        w0 = w0.max(l.len());
+        for (i, c) in cells.iter().enumerate() {
+            widths[i] = widths[i].max(c.len());
+        }
+    }
+    let mut h = format!("  {first:<w0$}");
+    for (i, t) in HEAD.iter().enumerate() {
+        h += &format!("  {t:>w$}", w = widths[i]);
+    }
+    println!("{}", ui.paint("1", &h));
+    for (l, cells) in rows {
+        let mut line = format!("  {l:<w0$}");
+        for (i, c) in cells.iter().enumerate() {
+            line += &format!("  {c:>w$}", w = widths[i]);
+        }
+        println!("{line}");
+    }
+}
+
+fn cpu_rows(total: &Stats, cpus: &[CpuStats]) -> Vec<(String, Vec<String>)> {
+    let mut rows: Vec<(String, Vec<String>)> = cpus
+        .iter()
+        .map(|c| (format!("cpu{}", c.cpu), stat_cells(&c.stats)))
+        .collect();
+    if cpus.len() != 1 {
+        rows.push(("all".into(), stat_cells(total)));
+    }
+    rows
+}
+
+fn print_results(r: &Report, ui: &Ui) {
+    println!();
+    if r.interrupted {
+        println!(
+            "{}",
+            ui.paint("33", "Interrupted: results cover the samples taken so far.")
+        );
+    }
+    if let Some(sw) = &r.sweep {
+        println!(
+            "{}",
+            ui.paint("1", "Latency against sleep length (all CPUs)")
+        );
+        let rows = sw
+            .iter()
+            .map(|p| (fmt_ns(p.interval_ns as f64), stat_cells(&p.total)))
+            .collect();
+        print_table("sleep", rows, ui);
+        println!();
+    }
+    if let Some(c) = &r.compare {
+        println!(
+            "{}",
+            ui.paint("1", &format!("Idle against loaded ({})", c.load))
+        );
+        let d = &c.difference;
+        let rows = vec![
+            ("idle".to_string(), stat_cells(&c.idle.total)),
+            (format!("loaded {}", c.load), stat_cells(&c.loaded.total)),
+        ];
+        print_table("phase", rows, ui);
+        let sign = |v: f64| {
+            if v >= 0.0 {
+                format!("+{}", fmt_ns(v))
+            } else {
+                fmt_ns(v)
+            }
+        };
+        println!(
+            "  difference (loaded − idle): mean {}, p50 {}, p99 {}, p99.9 {}, max {}, overruns {:+}",
+            sign(d.mean_ns),
+            sign(d.p50_ns as f64),
+            sign(d.p99_ns as f64),
+            sign(d.p999_ns as f64),
+            sign(d.max_ns as f64),
+            d.overruns
+        );
+        println!();
+        println!("{}", ui.paint("1", "Per CPU, idle phase"));
+        print_table("cpu", cpu_rows(&c.idle.total, &c.idle.cpus), ui);
+        println!("{}", ui.paint("1", "Per CPU, loaded phase"));
+        print_table("cpu", cpu_rows(&c.loaded.total, &c.loaded.cpus), ui);
+    } else {
+        println!("{}", ui.paint("1", "Wake-up latency (wake − intended)"));
+        print_table("cpu", cpu_rows(&r.total, &r.cpus), ui);
+    }
+    let t = &r.total;
+    if t.count > 0 {
+        println!(
+            "  max {} on cpu{} at {:.3} s; {} overrun(s), longest run {}; policy {} {}{}",
+            fmt_ns(t.max_ns as f64),
+            t.max_cpu,
+            t.max_at_ns as f64 / 1e9,
+            t.overruns,
+            t.longest_overrun_run,
+            r.settings.policy,
+            r.settings.priority,
+            if r.settings.fallback.is_some() {
+                " (FALLBACK: not real-time)"
+            } else {
+                ""
+            }
+        );
+    } else {
+        println!("  no samples were taken");
+    }
+    if let Some(s) = &r.samples {
+        println!(
+            "  raw samples: {} written to {} ({}), {} dropped",
+            s.written, s.path, s.format, s.dropped
+        );
+    }
 }
