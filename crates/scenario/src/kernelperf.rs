@@ -206,6 +206,7 @@ pub fn run(opts: &Options) -> Result<Outcome, ScenarioError> {
          7.68 ms of the 8 ms tick) stands for 'nearly fill the available time'."
             .into(),
     );
+    crate::simulated::kernelperf(&sys, opts, &mut out)?;
     Ok(out)
 }
 

@@ -151,7 +151,7 @@ impl Outcome {
     }
 
     /// Writes `bytes` as `out_dir/file` when an output directory was given.
-    fn artifact(
+    pub(crate) fn artifact(
         &mut self,
         opts: &Options,
         scenario: &'static str,
