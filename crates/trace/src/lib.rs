@@ -11,6 +11,7 @@ pub mod error;
 pub mod export;
 pub mod import;
 pub mod measure;
+pub mod report;
 pub mod spec;
 
 pub use error::{Error, Result};

@@ -1,1 +1,637 @@
-//! Measurements (see docs/trace.md).
+//! Timing measurements on a capture's edge lists (docs/trace.md has the definitions).
+//!
+//! * [`Kind::Pulse`]: width of every complete high (or low) pulse;
+//! * [`Kind::Latency`]: from an edge on channel A to the next matching edge on B,
+//!   one-to-one: an A event matches the first unused B event at or after it that
+//!   comes before the next A event (and within the window, if given); otherwise it
+//!   is counted as unmatched;
+//! * [`Kind::Period`]: time between consecutive edges of one kind, with jitter
+//!   against a nominal period;
+//! * [`Kind::Busy`]: time a channel spends active per window (fixed windows, or the
+//!   periods / pulses of another channel), and the overall busy fraction;
+//! * [`Kind::Count`]: pulses of one channel inside each window of another.
+//!
+//! Statistics come from [`latscope_core::stats::Samples`] (exact, nearest rank).
+
+pub mod limit;
+pub mod parse;
+
+use crate::error::{Error, Result};
+use latscope_core::capture::{Capture, DigitalChannel, Edge};
+use latscope_core::stats::{Location, Samples};
+use latscope_core::time::Picos;
+use serde::Serialize;
+
+pub use limit::{check_limits, Limit, LimitOutcome};
+pub use parse::{parse_busy, parse_count, parse_latency, parse_period, parse_pulse};
+
+/// A channel reference with an edge or level qualifier: `SysTick:rise`, `#2:high`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChanRef {
+    pub channel: String,
+    pub edge: Edge,
+}
+
+/// How busy/count windows are formed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Per {
+    /// The whole capture (or range) is one window.
+    Whole,
+    /// Consecutive fixed windows from the range start; a partial last window is dropped.
+    Window(Picos),
+    /// From one edge of a channel to the next edge of the same kind (`CH:rise`).
+    Periods(ChanRef),
+    /// Each pulse of a channel at a level (`CH:high` / `CH:low`).
+    Pulses { channel: String, level: bool },
+}
+
+/// What to measure.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Kind {
+    Pulse {
+        channel: String,
+        level: bool,
+    },
+    Latency {
+        from: ChanRef,
+        to: ChanRef,
+        window: Option<Picos>,
+    },
+    Period {
+        on: ChanRef,
+        nominal: Option<Picos>,
+    },
+    Busy {
+        channel: String,
+        level: bool,
+        per: Per,
+    },
+    Count {
+        on: ChanRef,
+        per: Per,
+    },
+}
+
+/// A named measurement request.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Request {
+    /// Name used in output and in `--limit` (defaults from the kind, see [`Request::default_name`]).
+    pub name: String,
+    pub kind: Kind,
+    /// The request as written (for reports).
+    pub definition: String,
+}
+
+fn edge_suffix(e: Edge) -> &'static str {
+    match e {
+        Edge::Rise => "",
+        Edge::Fall => ":fall",
+        Edge::Any => ":any",
+    }
+}
+
+impl Request {
+    pub fn new(kind: Kind, definition: &str) -> Request {
+        Request {
+            name: Request::default_name(&kind),
+            kind,
+            definition: definition.to_string(),
+        }
+    }
+    /// `SysTick` (high pulses), `SysTick:low`, `IRQ->Task`, `SysTick.period`,
+    /// `Task.busy`, `Task.count`.
+    pub fn default_name(kind: &Kind) -> String {
+        match kind {
+            Kind::Pulse { channel, level } => {
+                if *level {
+                    channel.clone()
+                } else {
+                    format!("{channel}:low")
+                }
+            }
+            Kind::Latency { from, to, .. } => format!(
+                "{}{}->{}{}",
+                from.channel,
+                edge_suffix(from.edge),
+                to.channel,
+                edge_suffix(to.edge)
+            ),
+            Kind::Period { on, .. } => format!("{}{}.period", on.channel, edge_suffix(on.edge)),
+            Kind::Busy { channel, .. } => format!("{channel}.busy"),
+            Kind::Count { on, .. } => format!("{}.count", on.channel),
+        }
+    }
+}
+
+/// One worst-case instance.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Instance {
+    pub value_ns: f64,
+    pub at_ns: f64,
+}
+
+/// A histogram bin [low, high).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Bin {
+    pub low_ns: f64,
+    pub high_ns: f64,
+    pub count: u64,
+}
+
+/// Jitter of a period against its nominal value.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Jitter {
+    pub nominal_ns: f64,
+    pub min_ns: f64,
+    pub max_ns: f64,
+    pub mean_ns: f64,
+    pub stdev_ns: f64,
+    /// Largest |period − nominal|.
+    pub abs_max_ns: f64,
+    pub rms_ns: f64,
+}
+
+/// One window of a busy/count series.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct WindowPoint {
+    pub at_ns: f64,
+    pub window_ns: f64,
+    /// Busy time (busy) or number of pulses (count) in the window.
+    pub value: f64,
+    /// Busy share of the window in percent (busy only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub percent: Option<f64>,
+}
+
+/// Percent statistics of a busy series.
+#[derive(Clone, Debug, Serialize, PartialEq, Default)]
+pub struct PercentStats {
+    pub overall: f64,
+    pub min: f64,
+    pub max: f64,
+    pub mean: f64,
+    pub p50: f64,
+    pub p99: f64,
+}
+
+/// A measurement's result: the JSON element of `measurements[]`.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Measurement {
+    pub name: String,
+    pub kind: &'static str,
+    pub definition: String,
+    /// Unit of the `*_ns` statistics: "ns", or "count" for count measurements (their
+    /// `*_ns` fields then hold pulse counts).
+    pub unit: &'static str,
+    pub count: u64,
+    pub min_ns: f64,
+    pub max_ns: f64,
+    pub mean_ns: f64,
+    pub stdev_ns: f64,
+    pub mode_ns: f64,
+    pub p50_ns: f64,
+    pub p90_ns: f64,
+    pub p99_ns: f64,
+    pub p999_ns: f64,
+    pub min_at_ns: f64,
+    pub max_at_ns: f64,
+    /// One sample period: every edge time is uncertain by ±1 sample.
+    pub resolution_ns: Option<f64>,
+    pub unmatched: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unmatched_to: Option<u64>,
+    pub worst: Vec<Instance>,
+    pub histogram: Vec<Bin>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frequency_hz: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jitter: Option<Jitter>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub busy_percent: Option<PercentStats>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub series: Option<Vec<WindowPoint>>,
+    /// Every value with its time (ns from capture start), for `--series`.
+    #[serde(skip)]
+    pub values: Vec<(f64, f64)>,
+}
+
+/// Settings of a measurement run.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// Range restriction, relative to the capture start.
+    pub from: Option<Picos>,
+    pub to: Option<Picos>,
+    /// Number of worst instances to list.
+    pub worst: usize,
+    /// Maximum number of histogram bins.
+    pub bins: usize,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            from: None,
+            to: None,
+            worst: 5,
+            bins: 50,
+        }
+    }
+}
+
+/// The capture restricted to [start + from, start + to]: edges outside dropped, the
+/// initial level taken just before the new start.
+pub fn crop(cap: &Capture, from: Option<Picos>, to: Option<Picos>) -> Result<Capture> {
+    let s = from
+        .map(|f| cap.start + f)
+        .unwrap_or(cap.start)
+        .max(cap.start);
+    let e = to.map(|t| cap.start + t).unwrap_or(cap.end).min(cap.end);
+    if e < s {
+        return Err(Error::usage(format!(
+            "the range --from {} --to {} is empty or outside the capture (length {})",
+            fmt_opt(from),
+            fmt_opt(to),
+            latscope_core::time::format_ps((cap.end.0 - cap.start.0) as i128)
+        )));
+    }
+    let channels = cap
+        .channels
+        .iter()
+        .map(|c| {
+            let a = c.edges.partition_point(|&x| x < s);
+            let b = c.edges.partition_point(|&x| x <= e);
+            DigitalChannel {
+                name: c.name.clone(),
+                initial: c.initial ^ (a % 2 == 1),
+                edges: c.edges[a..b].to_vec(),
+            }
+        })
+        .collect();
+    Ok(Capture {
+        source: cap.source.clone(),
+        samplerate_hz: cap.samplerate_hz,
+        start: s,
+        end: e,
+        channels,
+        analog: vec![],
+    })
+}
+
+fn fmt_opt(p: Option<Picos>) -> String {
+    p.map(|p| latscope_core::time::format_ps(p.0 as i128))
+        .unwrap_or_else(|| "-".into())
+}
+
+struct Ctx<'a> {
+    cap: &'a Capture,
+    origin: Picos,
+    res_ps: Option<i64>,
+    set: &'a Settings,
+}
+
+impl Ctx<'_> {
+    fn ch(&self, name: &str) -> Result<&DigitalChannel> {
+        Ok(self.cap.channel(name)?)
+    }
+    fn loc(&self, t: Picos) -> Location {
+        Location {
+            at: t.0 - self.origin.0,
+            source: 0,
+        }
+    }
+}
+
+const PS_NS: f64 = 1000.0;
+
+/// Runs every request on `cap` (already imported).
+pub fn run(cap: &Capture, reqs: &[Request], set: &Settings) -> Result<Vec<Measurement>> {
+    let c = if set.from.is_some() || set.to.is_some() {
+        crop(cap, set.from, set.to)?
+    } else {
+        cap.clone()
+    };
+    let ctx = Ctx {
+        cap: &c,
+        origin: cap.start,
+        res_ps: cap.resolution().map(|r| r.0),
+        set,
+    };
+    reqs.iter().map(|r| measure(&ctx, r)).collect()
+}
+
+fn measure(ctx: &Ctx, req: &Request) -> Result<Measurement> {
+    let mut s = Samples::new();
+    let mut unmatched = 0u64;
+    let mut unmatched_to = None;
+    let mut jitter = None;
+    let mut frequency = None;
+    let mut busy = None;
+    let mut series = None;
+    let mut unit = "ns";
+    let kind: &'static str;
+    match &req.kind {
+        Kind::Pulse { channel, level } => {
+            kind = "pulse";
+            let ch = ctx.ch(channel)?;
+            for (a, b) in ch.pulses(*level) {
+                s.push(b.0 - a.0, ctx.loc(a));
+            }
+        }
+        Kind::Latency { from, to, window } => {
+            kind = "latency";
+            let a: Vec<Picos> = ctx.ch(&from.channel)?.edges_of(from.edge).collect();
+            let b: Vec<Picos> = ctx.ch(&to.channel)?.edges_of(to.edge).collect();
+            let same = from.channel == to.channel
+                || ctx.cap.channel_index(&from.channel)? == ctx.cap.channel_index(&to.channel)?;
+            let mut j = 0usize;
+            let mut matched = 0u64;
+            for (i, &t) in a.iter().enumerate() {
+                // first B event at/after t (strictly after when it is the same edge)
+                while j < b.len() && (b[j] < t || (same && b[j] == t)) {
+                    j += 1;
+                }
+                let next_a = a.get(i + 1).copied();
+                match b.get(j) {
+                    Some(&tb)
+                        if next_a.is_none_or(|n| tb < n) && window.is_none_or(|w| tb - t <= w) =>
+                    {
+                        s.push(tb.0 - t.0, ctx.loc(t));
+                        matched += 1;
+                        j += 1;
+                    }
+                    _ => unmatched += 1,
+                }
+            }
+            unmatched_to = Some(b.len() as u64 - matched);
+        }
+        Kind::Period { on, nominal } => {
+            kind = "period";
+            let e: Vec<Picos> = ctx.ch(&on.channel)?.edges_of(on.edge).collect();
+            let mut js = Samples::new();
+            for w in e.windows(2) {
+                let p = w[1].0 - w[0].0;
+                s.push(p, ctx.loc(w[0]));
+                if let Some(n) = nominal {
+                    js.push(p - n.0, ctx.loc(w[0]));
+                }
+            }
+            if !s.is_empty() {
+                let mean = s.values().iter().map(|v| v.0 as f64).sum::<f64>() / s.len() as f64;
+                frequency = Some(1e12 / mean);
+            }
+            if let (Some(n), false) = (nominal, js.is_empty()) {
+                let sm = js.summary();
+                let rms = (js
+                    .values()
+                    .iter()
+                    .map(|v| (v.0 as f64).powi(2))
+                    .sum::<f64>()
+                    / js.len() as f64)
+                    .sqrt();
+                jitter = Some(Jitter {
+                    nominal_ns: n.0 as f64 / PS_NS,
+                    min_ns: sm.min as f64 / PS_NS,
+                    max_ns: sm.max as f64 / PS_NS,
+                    mean_ns: sm.mean / PS_NS,
+                    stdev_ns: sm.stdev / PS_NS,
+                    abs_max_ns: sm.min.abs().max(sm.max.abs()) as f64 / PS_NS,
+                    rms_ns: rms / PS_NS,
+                });
+            }
+        }
+        Kind::Busy {
+            channel,
+            level,
+            per,
+        } => {
+            kind = "busy";
+            let ch = ctx.ch(channel)?;
+            let acc = Active::new(ch, *level, ctx.cap.start);
+            let wins = windows(ctx, per)?;
+            let mut pts = Vec::with_capacity(wins.len());
+            let mut pct = Samples::new();
+            for &(a, b) in &wins {
+                let busy_ps = acc.until(b) - acc.until(a);
+                s.push(busy_ps, ctx.loc(a));
+                let p = if b > a {
+                    busy_ps as f64 * 100.0 / (b.0 - a.0) as f64
+                } else {
+                    0.0
+                };
+                // percent in millionths for exact order statistics
+                pct.push((p * 1e6).round() as i64, ctx.loc(a));
+                pts.push(WindowPoint {
+                    at_ns: (a.0 - ctx.origin.0) as f64 / PS_NS,
+                    window_ns: (b.0 - a.0) as f64 / PS_NS,
+                    value: busy_ps as f64 / PS_NS,
+                    percent: Some(p),
+                });
+            }
+            let total = (ctx.cap.end.0 - ctx.cap.start.0).max(1) as f64;
+            let overall =
+                (acc.until(ctx.cap.end) - acc.until(ctx.cap.start)) as f64 * 100.0 / total;
+            let ps = if pct.is_empty() {
+                PercentStats {
+                    overall,
+                    ..Default::default()
+                }
+            } else {
+                let sm = pct.summary();
+                PercentStats {
+                    overall,
+                    min: sm.min as f64 / 1e6,
+                    max: sm.max as f64 / 1e6,
+                    mean: sm.mean / 1e6,
+                    p50: sm.p50 as f64 / 1e6,
+                    p99: sm.p99 as f64 / 1e6,
+                }
+            };
+            busy = Some(ps);
+            series = Some(pts);
+        }
+        Kind::Count { on, per } => {
+            kind = "count";
+            unit = "count";
+            let e: Vec<Picos> = ctx.ch(&on.channel)?.edges_of(on.edge).collect();
+            let wins = windows(ctx, per)?;
+            let mut pts = Vec::with_capacity(wins.len());
+            for &(a, b) in &wins {
+                let n = e.partition_point(|&x| x < b) - e.partition_point(|&x| x < a);
+                s.push(n as i64, ctx.loc(a));
+                pts.push(WindowPoint {
+                    at_ns: (a.0 - ctx.origin.0) as f64 / PS_NS,
+                    window_ns: (b.0 - a.0) as f64 / PS_NS,
+                    value: n as f64,
+                    percent: None,
+                });
+            }
+            series = Some(pts);
+        }
+    }
+    let scale = if unit == "count" { 1.0 } else { PS_NS };
+    let values: Vec<(f64, f64)> = match &series {
+        Some(pts) if kind == "busy" => pts
+            .iter()
+            .map(|p| (p.at_ns, p.percent.unwrap_or(0.0)))
+            .collect(),
+        _ => s
+            .values()
+            .iter()
+            .map(|(v, l)| (l.at as f64 / PS_NS, *v as f64 / scale))
+            .collect(),
+    };
+    let sm = s.summary();
+    let res = if unit == "count" {
+        1
+    } else {
+        ctx.res_ps.unwrap_or(1000)
+    };
+    let mode = s.mode(res).unwrap_or(0);
+    let worst = s
+        .worst(ctx.set.worst)
+        .into_iter()
+        .map(|(v, l)| Instance {
+            value_ns: v as f64 / scale,
+            at_ns: l.at as f64 / PS_NS,
+        })
+        .collect();
+    let histogram = hist(&s, res, ctx.set.bins, scale);
+    Ok(Measurement {
+        name: req.name.clone(),
+        kind,
+        definition: req.definition.clone(),
+        unit,
+        count: sm.count,
+        min_ns: sm.min as f64 / scale,
+        max_ns: sm.max as f64 / scale,
+        mean_ns: sm.mean / scale,
+        stdev_ns: sm.stdev / scale,
+        mode_ns: mode as f64 / scale,
+        p50_ns: sm.p50 as f64 / scale,
+        p90_ns: sm.p90 as f64 / scale,
+        p99_ns: sm.p99 as f64 / scale,
+        p999_ns: sm.p999 as f64 / scale,
+        min_at_ns: sm.min_at.at as f64 / PS_NS,
+        max_at_ns: sm.max_at.at as f64 / PS_NS,
+        resolution_ns: ctx.res_ps.map(|r| r as f64 / PS_NS),
+        unmatched,
+        unmatched_to,
+        worst,
+        histogram,
+        frequency_hz: frequency,
+        jitter,
+        busy_percent: busy,
+        series,
+        values,
+    })
+}
+
+/// Linear histogram from min to max with bins a whole number of resolutions wide.
+fn hist(s: &Samples, res: i64, max_bins: usize, scale: f64) -> Vec<Bin> {
+    let v = s.values();
+    if v.is_empty() {
+        return vec![];
+    }
+    let min = v.iter().map(|x| x.0).min().unwrap_or(0);
+    let max = v.iter().map(|x| x.0).max().unwrap_or(0);
+    let res = res.max(1);
+    let lo = min.div_euclid(res) * res;
+    let span = (max - lo) / res + 1; // in resolutions
+    let per_bin = ((span as u64).div_ceil(max_bins.max(1) as u64)).max(1) as i64;
+    let w = per_bin * res;
+    let n = ((max - lo) / w + 1) as usize;
+    let mut counts = vec![0u64; n];
+    for &(x, _) in v {
+        let k = ((x - lo) / w) as usize;
+        counts[k.min(n - 1)] += 1;
+    }
+    counts
+        .into_iter()
+        .enumerate()
+        .map(|(k, c)| Bin {
+            low_ns: (lo + k as i64 * w) as f64 / scale,
+            high_ns: (lo + (k as i64 + 1) * w) as f64 / scale,
+            count: c,
+        })
+        .collect()
+}
+
+/// Cumulative active time of a channel, queried at any instant in O(log n).
+struct Active<'a> {
+    ch: &'a DigitalChannel,
+    level: bool,
+    start: Picos,
+    /// active time from `start` up to each edge
+    cum: Vec<i64>,
+}
+
+impl<'a> Active<'a> {
+    fn new(ch: &'a DigitalChannel, level: bool, start: Picos) -> Active<'a> {
+        let mut cum = Vec::with_capacity(ch.edges.len());
+        let mut acc = 0i64;
+        let mut prev = start;
+        let mut lv = ch.initial;
+        for &e in &ch.edges {
+            if lv == level {
+                acc += e.0 - prev.0;
+            }
+            cum.push(acc);
+            prev = e;
+            lv = !lv;
+        }
+        Active {
+            ch,
+            level,
+            start,
+            cum,
+        }
+    }
+    /// Active time in [start, t].
+    fn until(&self, t: Picos) -> i64 {
+        let k = self.ch.edges.partition_point(|&e| e <= t);
+        if k == 0 {
+            return if self.ch.initial == self.level {
+                (t.0 - self.start.0).max(0)
+            } else {
+                0
+            };
+        }
+        let lv = self.ch.level_after(k - 1);
+        self.cum[k - 1]
+            + if lv == self.level {
+                t.0 - self.ch.edges[k - 1].0
+            } else {
+                0
+            }
+    }
+}
+
+fn windows(ctx: &Ctx, per: &Per) -> Result<Vec<(Picos, Picos)>> {
+    let (s, e) = (ctx.cap.start, ctx.cap.end);
+    Ok(match per {
+        Per::Whole => vec![(s, e)],
+        Per::Window(w) => {
+            if w.0 <= 0 {
+                return Err(Error::usage("the window must be positive"));
+            }
+            let n = (e.0 - s.0) / w.0;
+            if n > 50_000_000 {
+                return Err(Error::usage(format!(
+                    "{n} windows of {}: use a larger --window",
+                    latscope_core::time::format_ps(w.0 as i128)
+                )));
+            }
+            (0..n)
+                .map(|k| (Picos(s.0 + k * w.0), Picos(s.0 + (k + 1) * w.0)))
+                .collect()
+        }
+        Per::Periods(r) => {
+            let t: Vec<Picos> = ctx.ch(&r.channel)?.edges_of(r.edge).collect();
+            t.windows(2).map(|w| (w[0], w[1])).collect()
+        }
+        Per::Pulses { channel, level } => ctx.ch(channel)?.pulses(*level).collect(),
+    })
+}
+
+#[cfg(test)]
+mod tests;
