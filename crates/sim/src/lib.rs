@@ -9,6 +9,8 @@
 
 pub mod config;
 pub mod engine;
+pub mod from_system;
+pub mod progress;
 pub mod report;
 
 pub use config::{
@@ -16,4 +18,6 @@ pub use config::{
     SimTask, SwitchCost, TickKernel, Tickless,
 };
 pub use engine::{fmt_ns, Sim, SimOptions, TickRow};
+pub use from_system::{from_system, ExecMode, FromSystemError, FromSystemOptions, IrqMode};
+pub use progress::run_with_progress;
 pub use report::SimReport;
