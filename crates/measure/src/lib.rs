@@ -8,7 +8,8 @@
 //! * [`samples`]: raw samples through a lock-free ring to a writer thread;
 //! * [`output`]: the versioned JSON report and cyclictest's histogram format;
 //! * [`compare`]: two reports side by side with a regression verdict;
-//! * [`session`]: one whole `measure` invocation.
+//! * [`session`]: one whole `measure` invocation;
+//! * [`schema`]: a checker for the JSON Schema subset of docs/measure-schema.json.
 //!
 //! Nothing here prints or exits; errors carry their context.
 
@@ -18,6 +19,7 @@ pub mod env;
 pub mod load;
 pub mod output;
 pub mod samples;
+pub mod schema;
 pub mod session;
 pub mod settings;
 
