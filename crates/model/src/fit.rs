@@ -1,0 +1,300 @@
+//! Calibration: fitting an overhead model's line `y = a + b x` to measurements.
+//!
+//! Two fits are reported for every sample set:
+//! * ordinary least squares (slope, intercept, R², residuals);
+//! * a *safe upper bound*: the line that lies on or above every sample and, among such
+//!   lines, has the smallest mean gap to the samples. Minimising `sum(a + b x_i - y_i)`
+//!   subject to `a + b x_i >= y_i` is a linear programme whose optimum is the edge (or
+//!   vertex) of the upper convex hull of the samples above the mean `x`; that is how it
+//!   is computed here. Analysis should use the upper bound: a least-squares line lies
+//!   below about half of the measurements.
+//!
+//! The x values are counts (tasks released at a tick, priority levels scanned, queue
+//! positions); y values are durations in nanoseconds.
+
+use crate::overheads::tick::levels_scanned;
+use crate::system::{KernelCosts, System};
+use latscope_core::Picos;
+use serde::Serialize;
+
+/// A straight line `y = intercept + slope * x` (y in nanoseconds).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Line {
+    pub intercept_ns: f64,
+    pub slope_ns: f64,
+}
+
+impl Line {
+    pub fn at(&self, x: f64) -> f64 {
+        self.intercept_ns + self.slope_ns * x
+    }
+}
+
+/// One sample as read (row is 1-based in the input, for messages).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Sample {
+    pub x: f64,
+    pub y_ns: f64,
+    pub row: usize,
+}
+
+/// Everything `latscope fit` reports.
+#[derive(Debug, Clone, Serialize)]
+pub struct FitResult {
+    pub samples: usize,
+    pub least_squares: Line,
+    /// Coefficient of determination of the least-squares line (1 when every y is equal
+    /// and the line fits exactly).
+    pub r2: f64,
+    pub upper_bound: Line,
+    /// Largest sample above the least-squares line (the worst under-estimate).
+    pub max_residual_ns: f64,
+    pub min_residual_ns: f64,
+    pub rms_residual_ns: f64,
+    /// Mean distance of the upper-bound line above the samples (its pessimism).
+    pub upper_mean_gap_ns: f64,
+    /// The sample with the largest y.
+    pub worst_sample: Sample,
+    /// Least-squares residual of each sample, in input order.
+    pub residuals_ns: Vec<f64>,
+}
+
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum FitError {
+    #[error("no samples to fit")]
+    Empty,
+    #[error("row {0}: x or y is not a finite number")]
+    NotFinite(usize),
+}
+
+/// Fits both lines. With a single distinct x the slope is 0 and both lines are
+/// horizontal (least squares at the mean, upper bound at the maximum).
+pub fn fit(samples: &[Sample]) -> Result<FitResult, FitError> {
+    if samples.is_empty() {
+        return Err(FitError::Empty);
+    }
+    if let Some(s) = samples
+        .iter()
+        .find(|s| !s.x.is_finite() || !s.y_ns.is_finite())
+    {
+        return Err(FitError::NotFinite(s.row));
+    }
+    let n = samples.len() as f64;
+    let mx = samples.iter().map(|s| s.x).sum::<f64>() / n;
+    let my = samples.iter().map(|s| s.y_ns).sum::<f64>() / n;
+    let sxx: f64 = samples.iter().map(|s| (s.x - mx).powi(2)).sum();
+    let sxy: f64 = samples.iter().map(|s| (s.x - mx) * (s.y_ns - my)).sum();
+    let syy: f64 = samples.iter().map(|s| (s.y_ns - my).powi(2)).sum();
+    let slope = if sxx > 0.0 { sxy / sxx } else { 0.0 };
+    let ls = Line {
+        intercept_ns: my - slope * mx,
+        slope_ns: slope,
+    };
+    let residuals: Vec<f64> = samples.iter().map(|s| s.y_ns - ls.at(s.x)).collect();
+    let ss_res: f64 = residuals.iter().map(|r| r * r).sum();
+    let r2 = if syy > 0.0 { 1.0 - ss_res / syy } else { 1.0 };
+    let upper = upper_line(samples, mx);
+    let worst = *samples
+        .iter()
+        .max_by(|a, b| a.y_ns.total_cmp(&b.y_ns))
+        .ok_or(FitError::Empty)?;
+    Ok(FitResult {
+        samples: samples.len(),
+        least_squares: ls,
+        r2,
+        upper_bound: upper,
+        max_residual_ns: residuals.iter().cloned().fold(f64::MIN, f64::max),
+        min_residual_ns: residuals.iter().cloned().fold(f64::MAX, f64::min),
+        rms_residual_ns: (ss_res / n).sqrt(),
+        upper_mean_gap_ns: samples.iter().map(|s| upper.at(s.x) - s.y_ns).sum::<f64>() / n,
+        worst_sample: worst,
+        residuals_ns: residuals,
+    })
+}
+
+/// The upper-hull line above `mean_x` (see the module documentation).
+fn upper_line(samples: &[Sample], mean_x: f64) -> Line {
+    // Highest y per distinct x, sorted by x.
+    let mut pts: Vec<(f64, f64)> = samples.iter().map(|s| (s.x, s.y_ns)).collect();
+    pts.sort_by(|a, b| a.0.total_cmp(&b.0).then(b.1.total_cmp(&a.1)));
+    pts.dedup_by(|b, a| a.0 == b.0);
+    if pts.len() == 1 {
+        return Line {
+            intercept_ns: pts[0].1,
+            slope_ns: 0.0,
+        };
+    }
+    // Upper hull (monotone chain, left to right, clockwise turns only).
+    let mut hull: Vec<(f64, f64)> = Vec::new();
+    for p in pts {
+        while hull.len() >= 2 {
+            let (o, a) = (hull[hull.len() - 2], hull[hull.len() - 1]);
+            let cross = (a.0 - o.0) * (p.1 - o.1) - (a.1 - o.1) * (p.0 - o.0);
+            if cross >= 0.0 {
+                hull.pop();
+            } else {
+                break;
+            }
+        }
+        hull.push(p);
+    }
+    // The hull edge spanning mean_x (the first edge whose right end is at or past it).
+    let mut k = 0;
+    while k + 2 < hull.len() && hull[k + 1].0 < mean_x {
+        k += 1;
+    }
+    let (p, q) = (hull[k], hull[k + 1]);
+    let slope = (q.1 - p.1) / (q.0 - p.0);
+    let mut line = Line {
+        intercept_ns: p.1 - slope * p.0,
+        slope_ns: slope,
+    };
+    // Guard against rounding: lift the line onto every sample.
+    let lift = samples
+        .iter()
+        .map(|s| s.y_ns - line.at(s.x))
+        .fold(0.0f64, f64::max);
+    line.intercept_ns += lift;
+    line
+}
+
+/// Which model parameters a fit sets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// x = tasks released at the tick, y = tick duration: `tick_base`, `tick_per_release`.
+    Tick,
+    /// x = levels scanned, y = context-switch duration: `switch_base` (the value at one
+    /// level), `switch_per_level`.
+    Switch,
+    /// x = queue position, y = insertion time: `insert_base`, `insert_per_position`.
+    Insert,
+}
+
+/// Levels scanned from a (from-priority, to-priority) pair, for [`Target::Switch`].
+pub fn switch_levels(from: u32, to: u32) -> f64 {
+    levels_scanned(from, to) as f64
+}
+
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum ApplyError {
+    #[error(
+        "the system's kernel model is \"{have}\", but {what} parameters belong to model \"{want}\""
+    )]
+    WrongModel {
+        have: &'static str,
+        want: &'static str,
+        what: &'static str,
+    },
+    #[error(
+        "the fitted {0} is negative ({1:.3} ns); a cost cannot be negative (check the samples)"
+    )]
+    Negative(&'static str, f64),
+}
+
+fn ps(ns: f64, what: &'static str) -> Result<Picos, ApplyError> {
+    if ns < -1e-9 {
+        return Err(ApplyError::Negative(what, ns));
+    }
+    Ok(Picos((ns.max(0.0) * 1000.0).ceil() as i64))
+}
+
+/// Writes a fitted line into the system's cost table (rounded up to the picosecond, so
+/// an upper bound stays an upper bound).
+pub fn apply(sys: &mut System, target: Target, line: &Line) -> Result<(), ApplyError> {
+    let have = sys.kernel.model().name();
+    match (target, &mut sys.kernel.costs) {
+        (Target::Tick, KernelCosts::Tick(c)) => {
+            c.tick_base = ps(line.intercept_ns, "tick_base")?;
+            c.tick_per_release = ps(line.slope_ns, "tick_per_release")?;
+        }
+        (Target::Switch, KernelCosts::Tick(c)) => {
+            c.switch_base = ps(line.at(1.0), "switch_base")?;
+            c.switch_per_level = ps(line.slope_ns, "switch_per_level")?;
+        }
+        (Target::Insert, KernelCosts::Listscan(c)) => {
+            c.insert_base = ps(line.intercept_ns, "insert_base")?;
+            c.insert_per_position = ps(line.slope_ns, "insert_per_position")?;
+        }
+        (Target::Tick, _) | (Target::Switch, _) => {
+            return Err(ApplyError::WrongModel {
+                have,
+                want: "tick",
+                what: if target == Target::Tick {
+                    "tick"
+                } else {
+                    "switch"
+                },
+            })
+        }
+        (Target::Insert, _) => {
+            return Err(ApplyError::WrongModel {
+                have,
+                want: "listscan",
+                what: "insertion",
+            })
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(pts: &[(f64, f64)]) -> Vec<Sample> {
+        pts.iter()
+            .enumerate()
+            .map(|(i, &(x, y))| Sample {
+                x,
+                y_ns: y,
+                row: i + 1,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn exact_line() {
+        let r = fit(&s(&[(0.0, 1500.0), (1.0, 7407.0), (10.0, 60570.0)])).unwrap();
+        assert!((r.least_squares.slope_ns - 5907.0).abs() < 1e-6);
+        assert!((r.least_squares.intercept_ns - 1500.0).abs() < 1e-6);
+        assert!((r.r2 - 1.0).abs() < 1e-12);
+        assert!((r.upper_bound.slope_ns - 5907.0).abs() < 1e-6);
+        assert_eq!(r.worst_sample.row, 3);
+    }
+
+    #[test]
+    fn seed001_table4_upper_bound_lies_above_every_sample() {
+        // Table 4: worst context switch against loop iterations.
+        let pts = [
+            (1.0, 1500.0),
+            (2.0, 2875.0),
+            (3.0, 3255.0),
+            (4.0, 3875.0),
+            (5.0, 4375.0),
+        ];
+        let r = fit(&s(&pts)).unwrap();
+        for (x, y) in pts {
+            assert!(r.upper_bound.at(x) >= y - 1e-9, "{x}");
+        }
+        // Least squares: Sxy = 6750, Sxx = 10: slope 675 ns per level; R² = 675 * 6750 /
+        // 4832020 = 0.9429.
+        assert!((r.least_squares.slope_ns - 675.0).abs() < 1e-6);
+        assert!((r.r2 - 0.942928).abs() < 1e-6, "{}", r.r2);
+        // The hull edge over mean x = 3 runs from (2, 2875) to (5, 4375): 500 ns/level.
+        assert!((r.upper_bound.slope_ns - 500.0).abs() < 1e-6);
+        assert!((r.upper_bound.at(2.0) - 2875.0).abs() < 1e-6);
+        assert!(r.max_residual_ns > 0.0);
+    }
+
+    #[test]
+    fn single_x_and_errors() {
+        let r = fit(&s(&[(3.0, 10.0), (3.0, 14.0)])).unwrap();
+        assert_eq!(r.least_squares.slope_ns, 0.0);
+        assert_eq!(r.upper_bound.at(3.0), 14.0);
+        assert_eq!(fit(&[]).unwrap_err(), FitError::Empty);
+        assert_eq!(
+            fit(&s(&[(f64::NAN, 1.0)])).unwrap_err(),
+            FitError::NotFinite(1)
+        );
+    }
+}

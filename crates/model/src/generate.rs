@@ -1,0 +1,308 @@
+//! Random task sets for experiments and benchmarks.
+//!
+//! * Utilisations: UUniFast (E. Bini and G. C. Buttazzo, "Measuring the performance of
+//!   schedulability tests", Real-Time Systems 30(1-2), 2005) and UUniFast-Discard
+//!   (R. I. Davis and A. Burns, "Priority assignment for global fixed priority
+//!   pre-emptive scheduling in multiprocessor real-time systems", RTSS 2009), which
+//!   redraws a vector until every task utilisation is at most a cap.
+//! * Periods: log-uniform between a minimum and a maximum, rounded down to a granularity
+//!   (P. Emberson, R. Stafford and R. I. Davis, "Techniques for the synthesis of
+//!   multiprocessor tasksets", WATERS 2010).
+//! * WCET = utilisation x period, rounded down to whole nanoseconds (at least 1 ns);
+//!   priorities are rate-monotonic (shorter period = larger number), all distinct;
+//!   deadlines equal periods.
+//!
+//! Seeded with ChaCha8 so a seed gives the same sets on every platform.
+
+use crate::system::{Arrival, System, Task};
+use latscope_core::Picos;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// How utilisations are drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    UUniFast,
+    /// UUniFast, redrawn until every task's utilisation is at most `max_task_utilisation`.
+    UUniFastDiscard,
+}
+
+/// What to generate.
+#[derive(Debug, Clone)]
+pub struct GenerateSpec {
+    pub tasks: usize,
+    /// Total task utilisation (0 < U).
+    pub utilisation: f64,
+    pub method: Method,
+    /// Cap per task for UUniFast-Discard (default 1).
+    pub max_task_utilisation: f64,
+    pub period_min: Picos,
+    pub period_max: Picos,
+    /// Periods are multiples of this (use the tick period for tick-aligned sets).
+    pub granularity: Picos,
+    pub seed: u64,
+}
+
+/// Why a set could not be generated.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum GenerateError {
+    #[error("invalid generator setting: {0}")]
+    Invalid(String),
+    #[error(
+        "UUniFast-Discard gave up after {0} draws: lower the utilisation or raise the per-task cap"
+    )]
+    TooManyDiscards(u32),
+}
+
+/// UUniFast: `n` utilisations summing to `total`, uniformly distributed over the simplex.
+pub fn uunifast(rng: &mut impl Rng, n: usize, total: f64) -> Vec<f64> {
+    let mut out = Vec::with_capacity(n);
+    let mut sum = total;
+    for i in 1..n {
+        let next = sum * rng.gen::<f64>().powf(1.0 / (n - i) as f64);
+        out.push(sum - next);
+        sum = next;
+    }
+    if n > 0 {
+        out.push(sum);
+    }
+    out
+}
+
+/// UUniFast-Discard: redraw until every utilisation is at most `cap` (at most
+/// `max_draws` draws).
+pub fn uunifast_discard(
+    rng: &mut impl Rng,
+    n: usize,
+    total: f64,
+    cap: f64,
+    max_draws: u32,
+) -> Result<Vec<f64>, GenerateError> {
+    for _ in 0..max_draws {
+        let u = uunifast(rng, n, total);
+        if u.iter().all(|&x| x <= cap) {
+            return Ok(u);
+        }
+    }
+    Err(GenerateError::TooManyDiscards(max_draws))
+}
+
+/// A period drawn log-uniformly in `[min, max]` and rounded down to a multiple of
+/// `granularity` (never below one granule).
+pub fn log_uniform_period(rng: &mut impl Rng, min: Picos, max: Picos, granularity: Picos) -> Picos {
+    let g = granularity.0.max(1);
+    let lo = (min.0.max(1) as f64).ln();
+    let hi = ((max.0 + g) as f64).ln();
+    let x = (lo + rng.gen::<f64>() * (hi - lo)).exp() as i64;
+    let p = (x / g) * g;
+    Picos(p.clamp(((min.0 + g - 1) / g * g).max(g), max.0 / g * g))
+}
+
+impl GenerateSpec {
+    fn check(&self) -> Result<(), GenerateError> {
+        let bad = |m: &str| Err(GenerateError::Invalid(m.to_string()));
+        if self.tasks == 0 {
+            return bad("at least one task");
+        }
+        if !(self.utilisation > 0.0 && self.utilisation.is_finite()) {
+            return bad("the utilisation must be greater than 0");
+        }
+        if self.granularity.0 <= 0 {
+            return bad("the period granularity must be greater than 0");
+        }
+        if self.period_min.0 <= 0 || self.period_max < self.period_min {
+            return bad("periods need 0 < min <= max");
+        }
+        if self.period_max.0 / self.granularity.0 < 1
+            || (self.period_min.0 + self.granularity.0 - 1) / self.granularity.0
+                * self.granularity.0
+                > self.period_max.0
+        {
+            return bad(
+                "no multiple of the granularity lies between the minimum and maximum period",
+            );
+        }
+        if self.max_task_utilisation.is_nan() || self.max_task_utilisation <= 0.0 {
+            return bad("the per-task utilisation cap must be greater than 0");
+        }
+        if self.method == Method::UUniFastDiscard
+            && self.max_task_utilisation * (self.tasks as f64) < self.utilisation
+        {
+            return bad("tasks x per-task cap is below the total utilisation");
+        }
+        Ok(())
+    }
+}
+
+/// Generates `count` systems from `template` (its platform, kernel, interrupts and
+/// critical sections are kept; its tasks are replaced). Set `k` uses the seed
+/// `spec.seed + k`, so sets can be regenerated one at a time.
+pub fn generate(
+    template: &System,
+    spec: &GenerateSpec,
+    count: usize,
+) -> Result<Vec<System>, GenerateError> {
+    spec.check()?;
+    let mut out = Vec::with_capacity(count);
+    for k in 0..count {
+        let mut rng = ChaCha8Rng::seed_from_u64(spec.seed.wrapping_add(k as u64));
+        let us = match spec.method {
+            Method::UUniFast => uunifast(&mut rng, spec.tasks, spec.utilisation),
+            Method::UUniFastDiscard => uunifast_discard(
+                &mut rng,
+                spec.tasks,
+                spec.utilisation,
+                spec.max_task_utilisation,
+                100_000,
+            )?,
+        };
+        let mut tasks: Vec<Task> = us
+            .iter()
+            .enumerate()
+            .map(|(i, &u)| {
+                let period = log_uniform_period(
+                    &mut rng,
+                    spec.period_min,
+                    spec.period_max,
+                    spec.granularity,
+                );
+                let ns = ((u * period.0 as f64) / 1000.0).floor() as i64;
+                let wcet = Picos::from_ns(ns.max(1)).min(period);
+                Task {
+                    name: format!("t{i}"),
+                    arrival: Arrival::Periodic(period),
+                    wcet,
+                    bcet: wcet,
+                    priority: 0,
+                    deadline: period,
+                    offset: Picos::ZERO,
+                    jitter: Picos::ZERO,
+                    blocking: Picos::ZERO,
+                    exec_time_file: None,
+                    released_by: None,
+                }
+            })
+            .collect();
+        // Rate-monotonic, distinct priorities: the shortest period gets n.
+        let mut order: Vec<usize> = (0..tasks.len()).collect();
+        order.sort_by_key(|&i| (tasks[i].period(), i));
+        let n = tasks.len() as u32;
+        for (rank, &i) in order.iter().enumerate() {
+            tasks[i].priority = n - rank as u32;
+        }
+        let mut sys = template.clone();
+        for irq in &mut sys.interrupts {
+            irq.releases = None;
+        }
+        sys.tasks = tasks;
+        sys.source = format!("generated (seed {})", spec.seed.wrapping_add(k as u64));
+        out.push(sys);
+    }
+    Ok(out)
+}
+
+/// A FreeRTOS-like template with seed 001's figures: Cortex-M4 at 84 MHz, L = 12 cycles,
+/// 1 kHz tick, tick 1.5 us + 5.907 us per release, context switch 1.5 us + 0.72 us per
+/// extra level scanned (the upper-bound line of Table 4), partitioned tick accounting.
+pub fn freertos_template() -> System {
+    let text = r#"
+[platform]
+cpu_hz = 84_000_000
+irq_entry_cycles = 12
+[kernel]
+tick_hz = 1000
+model = "tick"
+task_selection = "generic"
+tick_mode = "partitioned"
+[kernel.costs]
+tick_base = "1.5us"
+tick_per_release = "5.907us"
+switch_base = "1.5us"
+switch_per_level = "0.72us"
+[[task]]
+name = "placeholder"
+period = "1ms"
+wcet = "1us"
+priority = 1
+"#;
+    // The text is a constant checked by the tests below.
+    System::from_toml_str(text, "freertos-template").expect("built-in template is valid")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(n: usize, u: f64) -> GenerateSpec {
+        GenerateSpec {
+            tasks: n,
+            utilisation: u,
+            method: Method::UUniFast,
+            max_task_utilisation: 1.0,
+            period_min: Picos::from_ms(1),
+            period_max: Picos::from_ms(1000),
+            granularity: Picos::from_ms(1),
+            seed: 7,
+        }
+    }
+
+    #[test]
+    fn uunifast_sums_and_is_seeded() {
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let u = uunifast(&mut rng, 10, 0.8);
+        assert_eq!(u.len(), 10);
+        assert!((u.iter().sum::<f64>() - 0.8).abs() < 1e-12);
+        assert!(u.iter().all(|&x| x >= 0.0));
+        let mut rng2 = ChaCha8Rng::seed_from_u64(1);
+        assert_eq!(u, uunifast(&mut rng2, 10, 0.8));
+    }
+
+    #[test]
+    fn discard_respects_the_cap() {
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let u = uunifast_discard(&mut rng, 4, 1.6, 0.5, 100_000).unwrap();
+        assert!(u.iter().all(|&x| x <= 0.5));
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        assert!(uunifast_discard(&mut rng, 2, 1.9, 0.5, 10).is_err());
+    }
+
+    #[test]
+    fn generated_sets_are_valid_systems() {
+        let t = freertos_template();
+        let sets = generate(&t, &spec(20, 0.7), 3).unwrap();
+        assert_eq!(sets.len(), 3);
+        for s in &sets {
+            let u: f64 = s
+                .tasks
+                .iter()
+                .map(|t| t.wcet.0 as f64 / t.period().0 as f64)
+                .sum();
+            assert!((u - 0.7).abs() < 0.01, "{u}");
+            let mut prios: Vec<u32> = s.tasks.iter().map(|t| t.priority).collect();
+            prios.sort();
+            prios.dedup();
+            assert_eq!(prios.len(), 20);
+            for t in &s.tasks {
+                assert_eq!(t.period().0 % Picos::from_ms(1).0, 0);
+                assert!(t.period() >= Picos::from_ms(1) && t.period() <= Picos::from_ms(1000));
+            }
+            // Written and read back unchanged.
+            let back = System::from_toml_str(&s.to_toml_string(), "x").unwrap();
+            assert_eq!(back.tasks, s.tasks);
+        }
+        assert_ne!(sets[0].tasks, sets[1].tasks);
+        let again = generate(&t, &spec(20, 0.7), 1).unwrap();
+        assert_eq!(again[0].tasks, sets[0].tasks);
+    }
+
+    #[test]
+    fn bad_specs_are_errors() {
+        let t = freertos_template();
+        let mut s = spec(0, 0.5);
+        assert!(generate(&t, &s, 1).is_err());
+        s = spec(3, 0.5);
+        s.period_min = Picos::from_ms(10);
+        s.period_max = Picos::from_ms(5);
+        assert!(generate(&t, &s, 1).is_err());
+    }
+}
