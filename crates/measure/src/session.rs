@@ -80,9 +80,8 @@ pub struct Prepared {
     pub items: Vec<Item>,
 }
 
-/// Validates the plan, probes real-time scheduling and diagnoses the environment.
-/// Nothing is started and nothing on the machine is changed.
-pub fn prepare(plan: &Plan) -> Result<Prepared, MeasureError> {
+/// Checks the plan against this machine (CPUs online, ranges); starts nothing.
+pub fn validate(plan: &Plan) -> Result<(), MeasureError> {
     let online = env::online_cpus(&plan.root)
         .or_else(|| env::online_cpus(std::path::Path::new("/")))
         .unwrap_or_else(|| {
@@ -115,6 +114,13 @@ pub fn prepare(plan: &Plan) -> Result<Prepared, MeasureError> {
             ));
         }
     }
+    Ok(())
+}
+
+/// Validates the plan, probes real-time scheduling and diagnoses the environment.
+/// Nothing is started and nothing on the machine is changed.
+pub fn prepare(plan: &Plan) -> Result<Prepared, MeasureError> {
+    validate(plan)?;
     let effective = engine::decide_policy(&plan.settings)?;
     let probe = Probe::new(plan.root.clone(), &plan.settings.cpus);
     let mut items = env::diagnose(&probe);

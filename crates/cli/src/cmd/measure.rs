@@ -56,11 +56,23 @@ pub struct Args {
     mode: String,
 
     /// Period between wake-ups, with a unit: ns, us, ms, s
-    #[arg(long, short = 'i', default_value = "1ms", value_name = "DURATION")]
+    #[arg(
+        long,
+        short = 'i',
+        default_value = "1ms",
+        value_name = "DURATION",
+        allow_hyphen_values = true
+    )]
     interval: String,
 
     /// How long to measure, with a unit (e.g. 10s, 5min) [default: 10s]
-    #[arg(long, short = 'D', value_name = "DURATION", conflicts_with = "loops")]
+    #[arg(
+        long,
+        short = 'D',
+        value_name = "DURATION",
+        conflicts_with = "loops",
+        allow_hyphen_values = true
+    )]
     duration: Option<String>,
 
     /// Stop after this many wake-ups per CPU instead of after a duration
@@ -74,7 +86,7 @@ pub struct Args {
 
     /// Hold /dev/cpu_dma_latency at this many µs during the run (system-wide effect:
     /// no CPU enters an idle state slower than that). A bare number means µs; units ok
-    #[arg(long, value_name = "US")]
+    #[arg(long, value_name = "US", allow_hyphen_values = true)]
     pm_qos: Option<String>,
 
     /// Background load during the run: cpu:N (busy threads), mem:N (cache/memory
@@ -89,7 +101,7 @@ pub struct Args {
 
     /// Measure at log-spaced sleep lengths LOW..HIGH (e.g. 10us..1s): latency against
     /// sleep length. The duration is shared among the points (at least 2 periods each)
-    #[arg(long, value_name = "LOW..HIGH")]
+    #[arg(long, value_name = "LOW..HIGH", allow_hyphen_values = true)]
     sweep: Option<String>,
 
     /// Number of sweep points
@@ -221,6 +233,7 @@ fn check_writable(p: &PathBuf, what: &str) -> anyhow::Result<()> {
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let plan = build_plan(&a)?;
+    session::validate(&plan)?;
     if !a.diagnose_only {
         if let Some(p) = &a.json {
             check_writable(p, "--json")?;

@@ -1,0 +1,438 @@
+//! Integration tests of `latscope measure` and `latscope compare`, running the binary.
+//! They pass with or without real-time privileges (--allow-fallback) and tolerate any
+//! latency values this machine produces; each run takes at most about a second.
+
+use latscope_measure::output::parse_cyclictest_histogram;
+use latscope_measure::samples::read_binary;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_latscope");
+
+fn schema() -> Value {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/measure-schema.json");
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
+fn latscope(args: &[&str]) -> Output {
+    Command::new(BIN).args(args).output().unwrap()
+}
+
+fn read_json(p: &Path) -> Value {
+    let text = std::fs::read_to_string(p).unwrap();
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}\n{text}", p.display()))
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// The contract other tools rely on, plus internal consistency of one stats object.
+fn check_stats(st: &Value, what: &str) {
+    for k in [
+        "count", "min_ns", "mean_ns", "p50_ns", "p99_ns", "p999_ns", "max_ns", "overruns",
+    ] {
+        assert!(st.get(k).is_some(), "{what}: missing {k}");
+    }
+    let n = st["count"].as_u64().unwrap();
+    assert!(n > 0, "{what}: no samples");
+    let g = |k: &str| st[k].as_i64().unwrap();
+    assert!(g("min_ns") >= 0, "{what}: timers never fire early");
+    assert!(g("min_ns") <= g("p50_ns"), "{what}");
+    assert!(
+        g("p50_ns") <= g("p90_ns") && g("p90_ns") <= g("p99_ns"),
+        "{what}"
+    );
+    assert!(
+        g("p99_ns") <= g("p999_ns") && g("p999_ns") <= g("max_ns"),
+        "{what}"
+    );
+    let mean = st["mean_ns"].as_f64().unwrap();
+    assert!(
+        mean >= g("min_ns") as f64 && mean <= g("max_ns") as f64,
+        "{what}"
+    );
+    let hsum: u64 = st["histogram"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(hsum, n, "{what}: histogram counts add up to count");
+}
+
+#[test]
+fn measure_one_second_writes_valid_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("run.json");
+    let hist = dir.path().join("hist.txt");
+    let raw = dir.path().join("raw.bin");
+    let out = latscope(&[
+        "measure",
+        "--duration",
+        "1s",
+        "--allow-fallback",
+        "--json",
+        s(&json),
+        "--cyclictest-histogram",
+        s(&hist),
+        "--histogram-us",
+        "2000",
+        "--samples",
+        s(&raw),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Environment first, then results.
+    let env_at = stdout.find("Environment").unwrap();
+    let res_at = stdout.find("Wake-up latency").unwrap();
+    assert!(env_at < res_at, "{stdout}");
+    assert!(
+        stdout.contains("preemption") && stdout.contains("steal_time"),
+        "{stdout}"
+    );
+    // Not a TTY: no colour codes, no progress line.
+    assert!(!stdout.contains('\x1b'), "{stdout}");
+
+    let v = read_json(&json);
+    let errs = latscope_measure::schema::check(&schema(), &v);
+    assert!(errs.is_empty(), "{errs:#?}");
+    assert_eq!(v["kind"], "measure");
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["interrupted"], false);
+    check_stats(&v["total"], "total");
+    let cpus = v["cpus"].as_array().unwrap();
+    assert!(!cpus.is_empty());
+    let mut sum = 0;
+    for c in cpus {
+        check_stats(c, "cpu");
+        sum += c["count"].as_u64().unwrap();
+        // 1 s at 1 ms: about 1000 periods, each either sampled or counted as overrun.
+        let accounted = c["count"].as_u64().unwrap() + c["overruns"].as_u64().unwrap();
+        assert!((900..=1001).contains(&accounted), "{accounted}");
+    }
+    assert_eq!(sum, v["total"]["count"].as_u64().unwrap());
+    let items = v["environment"]["items"].as_array().unwrap();
+    for name in [
+        "preemption",
+        "cpufreq",
+        "cpuidle",
+        "pm_qos",
+        "clocksource",
+        "clock_read",
+        "timer_slack",
+        "rt_throttling",
+        "rlimits",
+        "isolation",
+        "smt",
+        "hypervisor",
+        "steal_time",
+        "interrupts",
+        "timerlat",
+        "scheduling",
+        "memory_lock",
+    ] {
+        assert!(
+            items.iter().any(|i| i["name"] == name),
+            "environment item {name} missing"
+        );
+    }
+
+    // The cyclictest histogram parses back to the same counts.
+    let h = parse_cyclictest_histogram(&std::fs::read_to_string(&hist).unwrap()).unwrap();
+    assert_eq!(h.bins.len(), cpus.len());
+    for (i, c) in cpus.iter().enumerate() {
+        assert_eq!(h.bins[i].len(), 2000);
+        let in_bins: u64 = h.bins[i].iter().sum();
+        assert_eq!(in_bins, h.total[i]);
+        assert_eq!(in_bins + h.overflows[i], c["count"].as_u64().unwrap());
+        assert_eq!(h.max_us[i] as i64, c["max_ns"].as_i64().unwrap() / 1000);
+        assert_eq!(h.min_us[i] as i64, c["min_ns"].as_i64().unwrap() / 1000);
+    }
+
+    // Every raw sample arrived (or its loss was counted).
+    let samples = read_binary(&std::fs::read(&raw).unwrap()).unwrap();
+    let dropped = v["samples"]["dropped"].as_u64().unwrap();
+    assert_eq!(samples.len() as u64 + dropped, sum);
+    assert_eq!(
+        samples.len() as u64,
+        v["samples"]["written"].as_u64().unwrap()
+    );
+    let max = samples.iter().map(|x| x.latency_ns).max().unwrap();
+    if dropped == 0 {
+        assert_eq!(max, v["total"]["max_ns"].as_i64().unwrap());
+    }
+}
+
+#[test]
+fn measure_sigint_still_writes_every_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("run.json");
+    let hist = dir.path().join("hist.txt");
+    let raw = dir.path().join("raw.csv");
+    let mut child = Command::new(BIN)
+        .args([
+            "measure",
+            "--duration",
+            "60s",
+            "--allow-fallback",
+            "-q",
+            "--json",
+            s(&json),
+            "--cyclictest-histogram",
+            s(&hist),
+            "--samples",
+            s(&raw),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(700));
+    let st = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let t = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if t.elapsed() > Duration::from_secs(5) {
+            let _ = child.kill();
+            panic!("measure did not stop within 5 s of SIGINT");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success(), "{status:?}");
+    let v = read_json(&json);
+    assert_eq!(v["interrupted"], true);
+    check_stats(&v["total"], "total");
+    let n = v["total"]["count"].as_u64().unwrap();
+    assert!(n < 60_000, "stopped early");
+    let h = parse_cyclictest_histogram(&std::fs::read_to_string(&hist).unwrap()).unwrap();
+    let hn: u64 = h.total.iter().sum::<u64>() + h.overflows.iter().sum::<u64>();
+    assert_eq!(hn, n);
+    let lines = std::fs::read_to_string(&raw).unwrap().lines().count() as u64;
+    assert_eq!(lines - 1 + v["samples"]["dropped"].as_u64().unwrap(), n);
+}
+
+#[test]
+fn measure_with_cpu_load() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("run.json");
+    let out = latscope(&[
+        "measure",
+        "--duration",
+        "500ms",
+        "--allow-fallback",
+        "--load",
+        "cpu:1",
+        "-q",
+        "--json",
+        s(&json),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stdout.is_empty(), "--quiet prints nothing");
+    let v = read_json(&json);
+    assert_eq!(v["settings"]["load"], serde_json::json!(["cpu:1"]));
+    check_stats(&v["total"], "total");
+    let items = v["environment"]["items"].as_array().unwrap();
+    assert!(items
+        .iter()
+        .any(|i| i["name"] == "background_load" && i["value"] == "cpu:1"));
+}
+
+#[test]
+fn measure_compare_load_and_sweep() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("cmp.json");
+    let out = latscope(&[
+        "measure",
+        "--duration",
+        "300ms",
+        "--cpus",
+        "0",
+        "--allow-fallback",
+        "--compare-load",
+        "cpu:1",
+        "--json",
+        s(&json),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("Idle against loaded (cpu:1)"), "{stdout}");
+    assert!(stdout.contains("difference (loaded − idle)"), "{stdout}");
+    let v = read_json(&json);
+    let c = &v["compare"];
+    check_stats(&c["idle"]["total"], "idle");
+    check_stats(&c["loaded"]["total"], "loaded");
+    assert_eq!(
+        c["difference"]["p99_ns"].as_i64().unwrap(),
+        c["loaded"]["total"]["p99_ns"].as_i64().unwrap()
+            - c["idle"]["total"]["p99_ns"].as_i64().unwrap()
+    );
+
+    let json = dir.path().join("sweep.json");
+    let out = latscope(&[
+        "measure",
+        "--duration",
+        "600ms",
+        "--cpus",
+        "0",
+        "--allow-fallback",
+        "--sweep",
+        "100us..10ms",
+        "--sweep-points",
+        "3",
+        "--json",
+        s(&json),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("Latency against sleep length"), "{stdout}");
+    let v = read_json(&json);
+    let sw = v["sweep"].as_array().unwrap();
+    let ivs: Vec<i64> = sw
+        .iter()
+        .map(|p| p["interval_ns"].as_i64().unwrap())
+        .collect();
+    assert_eq!(ivs, vec![100_000, 1_000_000, 10_000_000]);
+    for p in sw {
+        check_stats(&p["total"], "sweep point");
+    }
+    let errs = latscope_measure::schema::check(&schema(), &v);
+    assert!(errs.is_empty(), "{errs:#?}");
+}
+
+#[test]
+fn measure_bad_input_exits_2_before_starting() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("never.json");
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["--interval", "0us"],
+        vec!["--interval", "-1ms"],
+        vec!["--interval", "10"],
+        vec!["--cpus", "4096"],
+        vec!["--cpus", "1-0"],
+        vec!["--priority", "100"],
+        vec!["--policy", "other", "--priority", "5"],
+        vec!["--sweep", "1s..10us"],
+        vec!["--sweep", "fast"],
+        vec!["--load", "cpu:0"],
+        vec!["--load", "disk:1"],
+        vec!["--mode", "busy"],
+        vec!["--duration", "0s"],
+        vec!["--pm-qos", "-3"],
+    ];
+    for extra in cases {
+        let mut args = vec!["measure", "--allow-fallback", "--json", s(&json)];
+        args.extend(extra.iter().copied());
+        let t = Instant::now();
+        let out = latscope(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{extra:?}: one line: {err}");
+        assert!(err.starts_with("latscope: error: "), "{extra:?}: {err}");
+        assert!(out.stdout.is_empty(), "{extra:?}: nothing measured");
+        assert!(t.elapsed() < Duration::from_secs(2), "{extra:?}");
+        assert!(!json.exists(), "{extra:?}: no output before validation");
+    }
+    // An unwritable output path is refused before any thread starts.
+    let out = latscope(&["measure", "--json", "/nonexistent-dir/x.json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent-dir/x.json"));
+}
+
+#[test]
+fn measure_compare_gates_on_threshold() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.json");
+    let out = latscope(&[
+        "measure",
+        "--loops",
+        "200",
+        "--cpus",
+        "0",
+        "--allow-fallback",
+        "-q",
+        "--json",
+        s(&a),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut v = read_json(&a);
+    // B: the same run with p50 and p99 three times as large.
+    for k in ["p50_ns", "p99_ns"] {
+        let x = v["total"][k].as_i64().unwrap();
+        v["total"][k] = Value::from(3 * x + 1000);
+    }
+    v["environment"]["items"][0]["value"] = Value::from("something else");
+    let b = dir.path().join("b.json");
+    std::fs::write(&b, v.to_string()).unwrap();
+
+    let same = latscope(&["compare", s(&a), s(&a)]);
+    assert_eq!(
+        same.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&same.stdout)
+    );
+    let worse = latscope(&["compare", s(&a), s(&b)]);
+    let text = String::from_utf8_lossy(&worse.stdout);
+    assert_eq!(worse.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("WORSE") && text.contains("p50") && text.contains("p99"),
+        "{text}"
+    );
+    assert!(text.contains("Environment that differs"), "{text}");
+    // B better than A is never a failure; a generous threshold passes.
+    assert_eq!(latscope(&["compare", s(&b), s(&a)]).status.code(), Some(0));
+    assert_eq!(
+        latscope(&["compare", s(&a), s(&b), "--threshold", "100000%"])
+            .status
+            .code(),
+        Some(0)
+    );
+    // Only gated metrics count.
+    assert_eq!(
+        latscope(&["compare", s(&a), s(&b), "--metrics", "max"])
+            .status
+            .code(),
+        Some(0)
+    );
+    // Bad input: exit 2.
+    let junk = dir.path().join("junk.json");
+    std::fs::write(&junk, "{\"kind\": \"trace\"}").unwrap();
+    for args in [
+        vec!["compare", s(&a), s(&junk)],
+        vec!["compare", s(&a), "/nonexistent.json"],
+        vec!["compare", s(&a), s(&a), "--threshold", "lots"],
+        vec!["compare", s(&a), s(&a), "--metrics", "p42"],
+    ] {
+        let out = latscope(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+    }
+}
