@@ -298,3 +298,216 @@ mod tests {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// CSV input
+// ---------------------------------------------------------------------------------------
+
+/// How the x value of a row is obtained.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum XColumn {
+    /// A numeric column (released count, queue position, levels scanned).
+    Count(String),
+    /// Levels scanned from a from-priority and a to-priority column
+    /// ([`levels_scanned`]).
+    Priorities { from: String, to: String },
+}
+
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum CsvError {
+    #[error("{file}: the CSV is empty (a header row naming the columns is needed)")]
+    Empty { file: String },
+    #[error("{file}: no column \"{want}\" (columns: {have})")]
+    NoColumn {
+        file: String,
+        want: String,
+        have: String,
+    },
+    #[error("{file}:{line}: column \"{column}\": {message}")]
+    Cell {
+        file: String,
+        line: usize,
+        column: String,
+        message: String,
+    },
+}
+
+fn split_row(line: &str, sep: char) -> Vec<String> {
+    line.split(sep)
+        .map(|c| c.trim().trim_matches('"').trim().to_string())
+        .collect()
+}
+
+fn find_col(header: &[String], want: &str, file: &str) -> Result<usize, CsvError> {
+    if let Some(i) = want.strip_prefix('#').and_then(|n| n.parse::<usize>().ok()) {
+        if i < header.len() {
+            return Ok(i);
+        }
+    }
+    header
+        .iter()
+        .position(|h| h.eq_ignore_ascii_case(want))
+        .ok_or_else(|| CsvError::NoColumn {
+            file: file.to_string(),
+            want: want.to_string(),
+            have: header.join(", "),
+        })
+}
+
+/// Reads samples from CSV text with a header row. Separators `,`, `;` or tab (detected
+/// from the header). y cells are durations with a unit (`5.9us`), or bare numbers in
+/// `default_unit` (e.g. `"ns"`; `None`: a unit is required). Empty lines and lines
+/// starting with `#` are skipped.
+pub fn samples_from_csv(
+    text: &str,
+    file: &str,
+    x: &XColumn,
+    y: &str,
+    default_unit: Option<&str>,
+) -> Result<Vec<Sample>, CsvError> {
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
+    let (_, head) = lines.next().ok_or_else(|| CsvError::Empty {
+        file: file.to_string(),
+    })?;
+    let sep = [',', ';', '\t']
+        .into_iter()
+        .max_by_key(|c| head.matches(*c).count())
+        .unwrap_or(',');
+    let header = split_row(head, sep);
+    let yc = find_col(&header, y, file)?;
+    let xc: (usize, Option<usize>) = match x {
+        XColumn::Count(c) => (find_col(&header, c, file)?, None),
+        XColumn::Priorities { from, to } => (
+            find_col(&header, from, file)?,
+            Some(find_col(&header, to, file)?),
+        ),
+    };
+    let mut out = Vec::new();
+    for (ln, line) in lines {
+        let cells = split_row(line, sep);
+        let cell = |i: usize| -> Result<&str, CsvError> {
+            cells
+                .get(i)
+                .map(String::as_str)
+                .filter(|c| !c.is_empty())
+                .ok_or_else(|| CsvError::Cell {
+                    file: file.to_string(),
+                    line: ln + 1,
+                    column: header[i].clone(),
+                    message: "missing value".into(),
+                })
+        };
+        let bad = |i: usize, m: String| CsvError::Cell {
+            file: file.to_string(),
+            line: ln + 1,
+            column: header[i].clone(),
+            message: m,
+        };
+        let num = |i: usize| -> Result<f64, CsvError> {
+            let c = cell(i)?;
+            c.parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite())
+                .ok_or_else(|| bad(i, format!("'{c}' is not a number")))
+        };
+        let xv = match xc {
+            (i, None) => num(i)?,
+            (f, Some(t)) => {
+                let (a, b) = (num(f)?, num(t)?);
+                if a < 0.0 || b < 0.0 || a.fract() != 0.0 || b.fract() != 0.0 {
+                    return Err(bad(f, "priorities must be whole numbers >= 0".into()));
+                }
+                switch_levels(a as u32, b as u32)
+            }
+        };
+        let yt = cell(yc)?;
+        let yv = match latscope_core::time::parse_duration(yt) {
+            Ok(p) => p.as_ns_f64(),
+            Err(latscope_core::UnitError::MissingUnit(_)) => match default_unit {
+                Some(u) => latscope_core::time::parse_duration(&format!("{yt}{u}"))
+                    .map_err(|e| bad(yc, e.to_string()))?
+                    .as_ns_f64(),
+                None => {
+                    return Err(bad(
+                        yc,
+                        format!(
+                        "'{yt}' has no unit; write e.g. {yt}us or give the unit of bare numbers"
+                    ),
+                    ))
+                }
+            },
+            Err(e) => return Err(bad(yc, e.to_string())),
+        };
+        out.push(Sample {
+            x: xv,
+            y_ns: yv,
+            row: ln + 1,
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod csv_tests {
+    use super::*;
+
+    #[test]
+    fn reads_counts_and_priorities() {
+        let text = "released,tick\n0,1.5us\n10, 60.75us\n# comment\n\n1,7407ns\n";
+        let s = samples_from_csv(
+            text,
+            "t.csv",
+            &XColumn::Count("released".into()),
+            "tick",
+            None,
+        )
+        .unwrap();
+        assert_eq!(s.len(), 3);
+        assert_eq!(s[1].y_ns, 60750.0);
+        assert_eq!(s[2].row, 6);
+        let text = "from;to;us\n6;0;4.375\n0;6;1.5\n";
+        let s = samples_from_csv(
+            text,
+            "s.csv",
+            &XColumn::Priorities {
+                from: "from".into(),
+                to: "to".into(),
+            },
+            "us",
+            Some("us"),
+        )
+        .unwrap();
+        assert_eq!((s[0].x, s[0].y_ns), (6.0, 4375.0));
+        assert_eq!(s[1].x, 1.0);
+    }
+
+    #[test]
+    fn errors_name_file_line_and_column() {
+        let e = samples_from_csv(
+            "a,b\n1,2\n",
+            "t.csv",
+            &XColumn::Count("a".into()),
+            "b",
+            None,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("t.csv:2") && e.contains("\"b\"") && e.contains("no unit"),
+            "{e}"
+        );
+        let e = samples_from_csv(
+            "a,b\n1,2us\n",
+            "t.csv",
+            &XColumn::Count("x".into()),
+            "b",
+            None,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("no column \"x\""), "{e}");
+    }
+}

@@ -686,7 +686,8 @@ pub fn analyze(sys: &System, opts: &AnalysisOptions) -> AnalysisResult {
         .interrupts
         .iter()
         .map(|x| u(x.wcet + p.l, x.min_interarrival))
-        .sum();
+        .sum::<f64>()
+        + 0.0; // an empty f64 sum is -0.0
     let utilisation_tick_pessimistic = u(p.tick_pessimistic, p.tick);
     let utilisation_tick_partitioned = u(p.tick_base, p.tick)
         + sys

@@ -836,7 +836,7 @@ impl Ctx<'_> {
         let p = match v.get_ref() {
             RawDur::Text(s) => parse_duration_cycles(s, cpu_hz).map_err(|e| {
                 let hint = match e {
-                    UnitError::MissingUnit(_) => "",
+                    UnitError::MissingUnit(_) | UnitError::UnknownUnit { .. } => "",
                     _ => " (units: ps, ns, us, ms, s, cycles)",
                 };
                 self.err(span.clone(), table, Some(key), format!("{e}{hint}"))

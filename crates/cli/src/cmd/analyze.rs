@@ -1,8 +1,267 @@
+//! `latscope analyze`: response-time analysis of a system description with kernel
+//! overheads. Logic lives in `latscope_model::rta`; this file parses flags and prints.
+
+use anyhow::Context;
+use latscope_core::Picos;
+use latscope_model::rta::{analyze, AnalysisOptions, AnalysisResult, TaskResult};
+use latscope_model::system::{format_exact, TickMode};
+use latscope_model::System;
+use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-#[derive(clap::Args)]
-pub struct Args {}
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum ModeArg {
+    /// Every tick pays for releasing all n tasks
+    Pessimistic,
+    /// Base tick every tick plus one pseudo-task per task with that task's period (seed 001)
+    Partitioned,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("this subcommand is not implemented yet")
+#[derive(clap::Args)]
+#[command(after_help = "Examples:
+  latscope analyze system.toml
+  latscope analyze system.toml --tick-mode pessimistic --breakdown
+  latscope analyze system.toml --json result.json --check
+  latscope analyze system.toml --no-overheads --json -
+
+The system format is described in docs/system-format.md and the analysis (equations,
+assumptions, sources) in docs/analysis.md. Both tick modes are always computed; the
+table shows the selected one and the other one's WCRT beside it.")]
+pub struct Args {
+    /// System description (TOML, or JSON by extension or content)
+    pub system: PathBuf,
+    /// Write the full result as JSON to this file (`-` for standard output)
+    #[arg(long, value_name = "OUT")]
+    pub json: Option<PathBuf>,
+    /// Tick accounting shown in the table and in `tasks` (default: the file's kernel.tick_mode)
+    #[arg(long, value_enum)]
+    pub tick_mode: Option<ModeArg>,
+    /// Do not charge kernel overheads (tick, context switches, interrupt entry latency,
+    /// tickless wake-up, kernel critical sections); interrupt handlers' WCETs and task
+    /// blocking are still charged
+    #[arg(long)]
+    pub no_overheads: bool,
+    /// Do not add the tick-driven release delay (one tick of jitter for periodic tasks
+    /// whose period or offset is not a multiple of the tick period)
+    #[arg(long)]
+    pub no_release_delay: bool,
+    /// Stop analysing a task once its response time passes its deadline (faster on
+    /// overloaded sets; such a task's WCRT is then reported as unknown)
+    #[arg(long)]
+    pub stop_at_deadline: bool,
+    /// Print each task's WCRT breakdown (own WCET, interference, tick, switches, ...)
+    #[arg(long)]
+    pub breakdown: bool,
+    /// Exit with status 1 when any task misses its deadline
+    #[arg(long)]
+    pub check: bool,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let sys = System::from_path(&args.system)
+        .with_context(|| format!("reading system description {}", args.system.display()))?;
+    let opts = AnalysisOptions {
+        tick_mode: args.tick_mode.map(|m| match m {
+            ModeArg::Pessimistic => TickMode::Pessimistic,
+            ModeArg::Partitioned => TickMode::Partitioned,
+        }),
+        overheads: !args.no_overheads,
+        tick_release_delay: !args.no_release_delay,
+        stop_at_deadline: args.stop_at_deadline,
+        ..Default::default()
+    };
+    let res = analyze(&sys, &opts);
+    let to_stdout = args.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
+    if let Some(path) = &args.json {
+        let text = serde_json::to_string_pretty(&res)?;
+        if to_stdout {
+            println!("{text}");
+        } else {
+            std::fs::write(path, text + "\n")
+                .with_context(|| format!("writing {}", path.display()))?;
+        }
+    }
+    if !to_stdout {
+        let mut out = std::io::stdout().lock();
+        print_table(&mut out, &res, args.breakdown)?;
+    }
+    Ok(if args.check && !res.schedulable {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// A time for the table: exact when short, else three decimals in a fitting unit
+/// (the JSON output carries the exact values).
+fn t(ns: f64) -> String {
+    let exact = format_exact(Picos((ns * 1000.0).round() as i64));
+    if exact.len() <= 9 {
+        return exact;
+    }
+    let a = ns.abs();
+    if a >= 1e6 {
+        format!("{:.3}ms", ns / 1e6)
+    } else if a >= 1e3 {
+        format!("{:.3}us", ns / 1e3)
+    } else {
+        format!("{ns:.3}ns")
+    }
+}
+
+fn opt(ns: Option<f64>) -> String {
+    ns.map_or_else(|| "unbounded".to_string(), t)
+}
+
+fn print_table(out: &mut impl Write, r: &AnalysisResult, breakdown: bool) -> anyhow::Result<()> {
+    let other: &[TaskResult] = if r.tick_mode == "partitioned" {
+        &r.tick_modes.pessimistic
+    } else {
+        &r.tick_modes.partitioned
+    };
+    let other_name = if r.tick_mode == "partitioned" {
+        "WCRT pess."
+    } else {
+        "WCRT part."
+    };
+    writeln!(
+        out,
+        "{}: model {}, tick mode {}, overheads {}",
+        r.source,
+        r.model,
+        r.tick_mode,
+        if r.overheads { "on" } else { "off" }
+    )?;
+    let header = [
+        "task", "prio", "period", "deadline", "jitter", "WCRT", "slack", "ok", other_name,
+    ];
+    let mut rows: Vec<[String; 9]> = Vec::new();
+    for (a, b) in r.tasks.iter().zip(other) {
+        rows.push([
+            a.name.clone(),
+            a.priority.to_string(),
+            t(a.period_ns),
+            t(a.deadline_ns),
+            t(a.jitter.total_ns),
+            opt(a.wcrt_ns),
+            a.slack_ns.map_or_else(|| "-".into(), t),
+            if a.schedulable { "yes" } else { "MISS" }.into(),
+            opt(b.wcrt_ns),
+        ]);
+    }
+    let mut width = header.map(str::len);
+    for row in &rows {
+        for (w, c) in width.iter_mut().zip(row) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let line = |cells: Vec<&str>| -> String {
+        cells
+            .iter()
+            .zip(width)
+            .enumerate()
+            .map(|(i, (c, w))| {
+                if i == 0 {
+                    format!("{c:<w$}")
+                } else {
+                    format!("{c:>w$}")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("  ")
+    };
+    writeln!(out, "{}", line(header.to_vec()))?;
+    for row in &rows {
+        writeln!(out, "{}", line(row.iter().map(String::as_str).collect()))?;
+    }
+    if breakdown {
+        writeln!(out)?;
+        for a in &r.tasks {
+            let b = &a.breakdown;
+            let mut parts = vec![format!("wcet {}", t(b.wcet_ns))];
+            if b.own_previous_jobs_ns != 0.0 {
+                parts.push(format!(
+                    "earlier jobs {} - {}",
+                    t(b.own_previous_jobs_ns),
+                    t(-b.window_offset_ns)
+                ));
+            }
+            for i in &b.interference {
+                parts.push(format!("{} {}", i.name, t(i.ns)));
+            }
+            for (name, v) in [
+                ("tick", b.tick_ns),
+                ("switches", b.context_switch_ns),
+                ("interrupts", b.interrupts_ns),
+                ("blocking", b.blocking_ns),
+                ("jitter", b.jitter_ns),
+            ] {
+                if v != 0.0 {
+                    parts.push(format!("{name} {}", t(v)));
+                }
+            }
+            let why = a
+                .unbounded_reason
+                .as_deref()
+                .map(|s| format!(" ({s})"))
+                .unwrap_or_default();
+            writeln!(
+                out,
+                "  {} = {}{}: {}",
+                a.name,
+                opt(a.wcrt_ns),
+                why,
+                parts.join(" + ")
+            )?;
+        }
+    }
+    let x = &r.totals;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "utilisation: tasks {:.2}%, interrupts {:.2}%, tick {:.2}% pessimistic / {:.2}% partitioned, \
+         switches {:.2}%, time slicing {:.2}%, total {:.2}%",
+        100.0 * x.utilisation_tasks,
+        100.0 * x.utilisation_interrupts,
+        100.0 * x.utilisation_tick_pessimistic,
+        100.0 * x.utilisation_tick_partitioned,
+        100.0 * x.utilisation_context_switch,
+        100.0 * x.utilisation_time_slicing,
+        100.0 * x.utilisation_total
+    )?;
+    writeln!(
+        out,
+        "quick checks (tasks only): Liu & Layland bound {:.4} -> {}, hyperbolic product {:.4} -> {}; hyperperiod {}",
+        x.liu_layland_bound,
+        if x.liu_layland_ok { "pass" } else { "inconclusive" },
+        x.hyperbolic_product,
+        if x.hyperbolic_ok { "pass" } else { "inconclusive" },
+        x.hyperperiod_ns.map_or_else(|| "too large".into(), t)
+    )?;
+    let red: Vec<String> = r
+        .pessimism_reduction
+        .iter()
+        .filter_map(|p| match (p.reduction_ns, p.reduction_pct) {
+            (Some(ns), Some(pct)) if ns > 0.0 => Some(format!("{} {} ({pct:.1}%)", p.name, t(ns))),
+            _ => None,
+        })
+        .collect();
+    if !red.is_empty() {
+        writeln!(out, "partitioned tick saves: {}", red.join(", "))?;
+    }
+    let missed = r.tasks.iter().filter(|t| !t.schedulable).count();
+    writeln!(
+        out,
+        "{}",
+        if missed == 0 {
+            format!(
+                "schedulable: all {} tasks meet their deadlines",
+                r.tasks.len()
+            )
+        } else {
+            format!("NOT schedulable: {missed} of {} tasks miss", r.tasks.len())
+        }
+    )?;
+    Ok(())
 }

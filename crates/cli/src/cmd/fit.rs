@@ -1,8 +1,151 @@
+//! `latscope fit`: fit an overhead model's line to measurements (least squares and a
+//! safe upper bound) and optionally write the parameters into a system file.
+//! Logic: `latscope_model::fit`.
+
+use anyhow::Context;
+use latscope_model::fit::{apply, fit, samples_from_csv, Target, XColumn};
+use latscope_model::System;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-#[derive(clap::Args)]
-pub struct Args {}
+#[derive(Clone, Copy, PartialEq, clap::ValueEnum)]
+pub enum TargetArg {
+    /// x = tasks released at a tick, y = tick duration -> tick_base, tick_per_release
+    Tick,
+    /// x = levels scanned (or --from/--to priorities), y = switch duration -> switch_base, switch_per_level
+    Switch,
+    /// x = run-queue position, y = insertion time -> insert_base, insert_per_position (listscan)
+    Insert,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("this subcommand is not implemented yet")
+#[derive(Clone, Copy, PartialEq, clap::ValueEnum)]
+pub enum LineArg {
+    /// The line above every sample (safe for analysis)
+    Upper,
+    /// The least-squares line (about half the samples lie above it)
+    Lsq,
+}
+
+#[derive(clap::Args)]
+#[command(after_help = "Examples:
+  latscope fit ticks.csv --target tick --x released --y duration
+  latscope fit switches.csv --target switch --from from_prio --to to_prio --y us --unit us \\
+      --write system.toml
+  latscope fit inserts.csv --target insert --x position --y time --unit ns --json fit.json
+
+The CSV needs a header row; columns are chosen by name or as #N (0-based). y cells carry
+a unit (5.9us) unless --unit gives the unit of bare numbers. The upper-bound line is the
+one lying on or above every sample with the smallest mean gap (an edge of the samples'
+upper convex hull); --write stores it (or the least-squares line with --line lsq),
+rounded up to the picosecond, into the system file's [kernel.costs].")]
+pub struct Args {
+    /// CSV file of samples
+    pub csv: PathBuf,
+    /// Which model parameters the samples measure
+    #[arg(long, value_enum)]
+    pub target: TargetArg,
+    /// Column holding x (count, levels or position)
+    #[arg(long, required_unless_present = "from")]
+    pub x: Option<String>,
+    /// Column of the priority switched from (x = levels scanned, FreeRTOS generic selection)
+    #[arg(long, requires = "to", conflicts_with = "x")]
+    pub from: Option<String>,
+    /// Column of the priority switched to
+    #[arg(long, requires = "from")]
+    pub to: Option<String>,
+    /// Column holding the duration
+    #[arg(long)]
+    pub y: String,
+    /// Unit of bare numbers in the y column (ns, us, ms, s)
+    #[arg(long)]
+    pub unit: Option<String>,
+    /// Which line --write stores
+    #[arg(long, value_enum, default_value = "upper")]
+    pub line: LineArg,
+    /// System file to update in place with the fitted parameters
+    #[arg(long)]
+    pub write: Option<PathBuf>,
+    /// With --write: write the updated system here instead of in place
+    #[arg(long, requires = "write")]
+    pub out: Option<PathBuf>,
+    /// Write the fit as JSON (`-` for standard output)
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let name = args.csv.display().to_string();
+    let text = std::fs::read_to_string(&args.csv).with_context(|| format!("reading {name}"))?;
+    let x = match (&args.x, &args.from, &args.to) {
+        (Some(c), _, _) => XColumn::Count(c.clone()),
+        (None, Some(f), Some(t)) => XColumn::Priorities {
+            from: f.clone(),
+            to: t.clone(),
+        },
+        _ => anyhow::bail!("give --x COLUMN, or --from COLUMN and --to COLUMN"),
+    };
+    let samples = samples_from_csv(&text, &name, &x, &args.y, args.unit.as_deref())?;
+    let r = fit(&samples).with_context(|| format!("fitting {name}"))?;
+    let target = match args.target {
+        TargetArg::Tick => Target::Tick,
+        TargetArg::Switch => Target::Switch,
+        TargetArg::Insert => Target::Insert,
+    };
+    let to_stdout = args.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
+    if !to_stdout {
+        println!("{name}: {} samples", r.samples);
+        println!(
+            "least squares : y = {:.3} ns + {:.3} ns * x   (R² {:.4}; residuals {:+.3} .. {:+.3} ns, rms {:.3} ns)",
+            r.least_squares.intercept_ns,
+            r.least_squares.slope_ns,
+            r.r2,
+            r.min_residual_ns,
+            r.max_residual_ns,
+            r.rms_residual_ns
+        );
+        println!(
+            "upper bound   : y = {:.3} ns + {:.3} ns * x   (above every sample; mean gap {:.3} ns)",
+            r.upper_bound.intercept_ns, r.upper_bound.slope_ns, r.upper_mean_gap_ns
+        );
+        println!(
+            "worst sample  : x = {}, y = {:.3} ns (line {})",
+            r.worst_sample.x, r.worst_sample.y_ns, r.worst_sample.row
+        );
+    }
+    if let Some(path) = &args.write {
+        let mut sys = System::from_path(path)
+            .with_context(|| format!("reading system description {}", path.display()))?;
+        let line = match args.line {
+            LineArg::Upper => r.upper_bound,
+            LineArg::Lsq => r.least_squares,
+        };
+        apply(&mut sys, target, &line).with_context(|| format!("updating {}", path.display()))?;
+        let dest = args.out.as_ref().unwrap_or(path);
+        let is_json = dest
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+        let text = if is_json {
+            sys.to_json_string() + "\n"
+        } else {
+            sys.to_toml_string()
+        };
+        std::fs::write(dest, text).with_context(|| format!("writing {}", dest.display()))?;
+        if !to_stdout {
+            println!("wrote the parameters into {}", dest.display());
+        }
+    }
+    if let Some(path) = &args.json {
+        let mut v = serde_json::to_value(&r)?;
+        v["kind"] = "fit".into();
+        v["schema_version"] = 1.into();
+        v["source"] = name.clone().into();
+        let text = serde_json::to_string_pretty(&v)?;
+        if to_stdout {
+            println!("{text}");
+        } else {
+            std::fs::write(path, text + "\n")
+                .with_context(|| format!("writing {}", path.display()))?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }

@@ -1,0 +1,229 @@
+//! End-to-end tests of `latscope analyze`, `generate` and `fit`.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+const EXAMPLE: &str = r#"
+[platform]
+cpu_hz = 84_000_000
+irq_entry_cycles = 12
+
+[kernel]
+tick_hz = 1000
+model = "tick"                  # tick-driven fixed-priority kernel
+task_selection = "generic"      # or "optimised"
+tick_mode = "partitioned"       # or "pessimistic"
+[kernel.costs]
+tick_base = "1.5us"
+tick_per_release = "5.907us"
+switch_base = "1.5us"
+switch_per_level = "0.7us"
+
+[[task]]
+name = "A"
+period = "5ms"
+wcet = "1ms"
+priority = 2
+
+[[task]]
+name = "B"
+period = "10ms"
+wcet = "3ms"
+priority = 1
+"#;
+
+fn latscope(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_latscope"))
+        .args(args)
+        .output()
+        .expect("run latscope")
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+#[test]
+fn analyze_json_contract() {
+    let d = tempfile::tempdir().unwrap();
+    let sys = write(d.path(), "sys.toml", EXAMPLE);
+    let out = latscope(&["analyze", &sys, "--json", "-"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["kind"], "analyze");
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["tick_mode"], "partitioned");
+    let tasks = v["tasks"].as_array().unwrap();
+    assert_eq!(tasks.len(), 2);
+    assert_eq!(tasks[0]["name"], "A");
+    assert_eq!(tasks[0]["priority"], 2);
+    for t in tasks {
+        assert!(t["wcrt_ns"].as_f64().unwrap() > t["breakdown"]["wcet_ns"].as_f64().unwrap());
+        assert!(t["deadline_ns"].is_number());
+        assert_eq!(t["schedulable"], true);
+    }
+    let pess = v["tick_modes"]["pessimistic"][1]["wcrt_ns"]
+        .as_f64()
+        .unwrap();
+    let part = v["tick_modes"]["partitioned"][1]["wcrt_ns"]
+        .as_f64()
+        .unwrap();
+    assert!(part < pess, "{part} {pess}");
+    assert!(
+        v["pessimism_reduction"][1]["reduction_ns"]
+            .as_f64()
+            .unwrap()
+            > 0.0
+    );
+
+    // Overrides.
+    let out = latscope(&[
+        "analyze",
+        &sys,
+        "--json",
+        "-",
+        "--no-overheads",
+        "--tick-mode",
+        "pessimistic",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["tick_mode"], "pessimistic");
+    assert_eq!(v["tasks"][1]["wcrt_ns"].as_f64(), Some(4e6)); // 3 + 1 ms (one job of A)
+
+    // Table on stdout, JSON file.
+    let j = d.path().join("r.json");
+    let out = latscope(&[
+        "analyze",
+        &sys,
+        "--json",
+        j.to_str().unwrap(),
+        "--breakdown",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("WCRT") && text.contains("schedulable"),
+        "{text}"
+    );
+    assert!(j.exists());
+}
+
+#[test]
+fn analyze_errors_and_check() {
+    let d = tempfile::tempdir().unwrap();
+    let bad = write(
+        d.path(),
+        "bad.toml",
+        &EXAMPLE.replace("wcet = \"3ms\"", "wcet = \"3 parsecs\""),
+    );
+    let out = latscope(&["analyze", &bad]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("bad.toml:26:") && err.contains("task[1] \"B\"") && err.contains("wcet"),
+        "{err}"
+    );
+
+    let over = write(
+        d.path(),
+        "over.toml",
+        &EXAMPLE.replace("wcet = \"3ms\"", "wcet = \"9ms\""),
+    );
+    let out = latscope(&["analyze", &over, "--check"]);
+    assert_eq!(out.status.code(), Some(1));
+    let out = latscope(&["analyze", &over]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("MISS"));
+}
+
+#[test]
+fn generate_then_analyze() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().join("sets");
+    let out = latscope(&[
+        "generate",
+        "-n",
+        "12",
+        "-u",
+        "0.5",
+        "--count",
+        "3",
+        "--seed",
+        "9",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let a = std::fs::read_to_string(dir.join("set-0002.toml")).unwrap();
+    let one = d.path().join("one.json");
+    let out = latscope(&[
+        "generate",
+        "-n",
+        "12",
+        "-u",
+        "0.5",
+        "--seed",
+        "11",
+        "--out",
+        one.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let out = latscope(&["analyze", one.to_str().unwrap(), "--json", "-"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["tasks"].as_array().unwrap().len(), 12);
+    // Seed 9 + 2 is seed 11: the same tasks.
+    let b = latscope(&[
+        "generate", "-n", "12", "-u", "0.5", "--seed", "11", "--out", "-",
+    ]);
+    assert_eq!(a, String::from_utf8_lossy(&b.stdout));
+    let out = latscope(&["generate", "-n", "0", "-u", "0.5", "--out", "-"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn fit_writes_parameters() {
+    let d = tempfile::tempdir().unwrap();
+    let sys = write(d.path(), "sys.toml", EXAMPLE);
+    // Seed 001, Table 4: worst context switch per loop iterations.
+    let csv = write(
+        d.path(),
+        "cs.csv",
+        "levels,us\n1,1.5\n2,2.875\n3,3.255\n4,3.875\n5,4.375\n",
+    );
+    let out = latscope(&[
+        "fit", &csv, "--target", "switch", "--x", "levels", "--y", "us", "--unit", "us", "--write",
+        &sys, "--json", "-",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["kind"], "fit");
+    assert_eq!(v["samples"], 5);
+    let text = std::fs::read_to_string(&sys).unwrap();
+    // Upper hull edge (2, 2.875) - (5, 4.375): 0.5 us per level, 2.375 us at one level.
+    assert!(text.contains("switch_per_level = \"500ns\""), "{text}");
+    assert!(text.contains("switch_base = \"2.375us\""), "{text}");
+    let out = latscope(&[
+        "fit", &csv, "--target", "insert", "--x", "levels", "--y", "us", "--unit", "us", "--write",
+        &sys,
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("listscan"));
+}
