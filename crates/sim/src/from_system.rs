@@ -141,10 +141,12 @@ pub fn from_system(sys: &System, o: &FromSystemOptions) -> Result<SimConfig, Fro
         };
         let activation = match t.released_by {
             Some(q) if is_tick => Activation::Interrupt(q),
-            Some(_) => return Err(FromSystemError::Unsupported(format!(
+            Some(_) => {
+                return Err(FromSystemError::Unsupported(format!(
                 "task '{}': interrupt-released threads are not simulated with the list-scan model",
                 t.name
-            ))),
+            )))
+            }
             None => Activation::Periodic,
         };
         let period = match t.arrival {
