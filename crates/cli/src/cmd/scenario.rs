@@ -76,6 +76,7 @@ fn run_one(a: RunArgs) -> anyhow::Result<ExitCode> {
         std::fs::write(j, &text).with_context(|| format!("cannot write {}", j.display()))?;
     }
     if let Some(dir) = &a.out {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         let p = dir.join("scenario.json");
         std::fs::write(&p, &text).with_context(|| format!("cannot write {}", p.display()))?;
         let r = dir.join("report.html");
@@ -168,6 +169,13 @@ fn fmt_num(v: f64) -> String {
 
 /// The scenario's HTML report next to its artifacts.
 fn write_report(json: &str, name: &str, path: &std::path::Path) -> anyhow::Result<()> {
-    let _ = (json, name, path);
-    Ok(())
+    let input = latscope_report::Input::parse(&format!("{name}.json"), json)?;
+    let html = latscope_report::render_html(
+        &[input],
+        &latscope_report::Options {
+            title: Some(format!("latscope scenario {name}")),
+        },
+    )
+    .with_context(|| format!("building the report of scenario {name}"))?;
+    std::fs::write(path, html).with_context(|| format!("cannot write {}", path.display()))
 }
