@@ -203,6 +203,7 @@ pub struct Sim {
     // statistics
     resp: Vec<Dist>,
     jobs: Vec<u64>,
+    first_resp: Vec<Option<i64>>,
     released: Vec<u64>,
     misses: Vec<u64>,
     first_miss: Vec<Option<i64>>,
@@ -386,6 +387,7 @@ impl Sim {
             wake_extra_pending: false,
             resp,
             jobs: vec![0; n],
+            first_resp: vec![None; n],
             released: vec![0; n],
             misses: vec![0; n],
             first_miss: vec![None; n],
@@ -607,6 +609,9 @@ impl Sim {
     fn record_completion(&mut self, i: usize) {
         let r = self.now - self.job_arrival[i];
         self.resp[i].add(r, self.job_arrival[i]);
+        if self.jobs[i] == 0 {
+            self.first_resp[i] = Some(r);
+        }
         self.jobs[i] += 1;
         self.events += 1;
         let d = self.cfg.tasks[i].deadline.0;
@@ -1342,6 +1347,7 @@ impl Sim {
                 jobs: self.jobs[i],
                 released: self.released[i],
                 max_response_ns: response.max_ns,
+                first_response_ns: self.first_resp[i].map(ns),
                 response,
                 deadline_ns: ns(t.deadline.0),
                 deadline_misses: misses,

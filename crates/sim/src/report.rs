@@ -90,6 +90,9 @@ pub struct TaskReport {
     pub released: u64,
     /// Largest response time (completion - arrival) of a completed job; null if none.
     pub max_response_ns: Option<f64>,
+    /// Response time of the task's first job (the critical instant for a synchronous
+    /// set); null if it has not completed.
+    pub first_response_ns: Option<f64>,
     pub response: DistSummary,
     pub deadline_ns: f64,
     /// Completed jobs later than their deadline, plus unfinished jobs already past it.

@@ -49,7 +49,7 @@ fn tick_duration_peaks_at_the_critical_instants() {
     );
     // Every job of every task ran: 250 s / period jobs (first at 0), none missed.
     for (t, per) in r.tasks.iter().zip([5, 10, 15, 20, 30, 40, 23, 12, 45, 50]) {
-        assert_eq!(t.released, (250_000 + per - 1) / per, "{}", t.name);
+        assert_eq!(t.released, 250_000_u64.div_ceil(per), "{}", t.name);
         assert_eq!(t.deadline_misses, 0, "{}", t.name);
     }
 }

@@ -1,8 +1,341 @@
+//! `latscope simulate`: argument parsing, the terminal summary and the output files. The
+//! simulation itself lives in latscope-sim; semantics in docs/simulator.md.
+
+use anyhow::Context;
+use latscope_core::time::{format_ps, parse_nonneg_duration};
+use latscope_model::system::System;
+use latscope_sim::{
+    from_system, run_with_progress, ExecMode, FromSystemOptions, IrqMode, Sim, SimOptions,
+    SimReport,
+};
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(clap::Args)]
-pub struct Args {}
+#[command(after_help = "\
+Examples:
+  latscope simulate system.toml
+      one hyperperiod, terminal summary
+  latscope simulate table1.toml --duration 250s --json sim.json --series ticks.csv
+      seed 001's Figure 4: tick duration per tick, peaks where all tasks are released
+  latscope simulate system.toml --duration 2s --vcd run.vcd --perfetto run.json
+      virtual logic-analyzer capture for GTKWave / ui.perfetto.dev
+  latscope simulate system.toml --exec uniform --seed 7 --json a.json
+      random execution times between BCET and WCET; same seed, same bytes
 
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("this subcommand is not implemented yet")
+The system file is the one `latscope analyze` reads (docs/models.md). Times in the JSON
+are nanoseconds (fractional). Semantics, same-instant ordering and the JSON schema:
+docs/simulator.md.")]
+pub struct Args {
+    /// System description (TOML or JSON), as read by `latscope analyze`
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+
+    /// Simulated time, with a unit (e.g. 250s, 10ms) [default: one hyperperiod, at most
+    /// --max-duration]
+    #[arg(long, short = 'D', value_name = "DURATION")]
+    duration: Option<String>,
+
+    /// Cap for the default duration (one hyperperiod) when no --duration is given
+    #[arg(long, default_value = "600s", value_name = "DURATION")]
+    max_duration: String,
+
+    /// Seed of the random generator (execution times, jitter, random interrupt arrivals)
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    seed: u64,
+
+    /// Execution time of each job: auto (the task's exec_time_file if any, else WCET),
+    /// wcet, or uniform (uniform between BCET and WCET)
+    #[arg(long, default_value = "auto", value_name = "MODE")]
+    exec: String,
+
+    /// Interrupt arrivals: worst (periodic at the minimum inter-arrival from 0) or random
+    /// (random first arrival, then gaps uniform in [min, 2*min])
+    #[arg(long, default_value = "worst", value_name = "MODE")]
+    irq_arrivals: String,
+
+    /// Tickless sleep state to use (default: the one with the longest wake-up latency)
+    #[arg(long, value_name = "NAME")]
+    sleep_state: Option<String>,
+
+    /// Keep the tick running even if the file lists sleep states
+    #[arg(long)]
+    no_tickless: bool,
+
+    /// Sleep only when the next timed wake-up is at least N ticks away
+    /// (configEXPECTED_IDLE_TIME_BEFORE_SLEEP)
+    #[arg(long, default_value_t = 2, value_name = "N")]
+    min_idle_ticks: u64,
+
+    /// Write the results as JSON to FILE (`-` for stdout)
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+
+    /// Write one CSV row per tick: time_ns,duration_ns,released
+    #[arg(long, value_name = "FILE")]
+    series: Option<PathBuf>,
+
+    /// Write the virtual capture as VCD (one channel per task, tick, switch, interrupt,
+    /// idle, sleep, wake)
+    #[arg(long, value_name = "FILE")]
+    vcd: Option<PathBuf>,
+
+    /// Write the virtual capture as Perfetto / Chrome trace-event JSON (ui.perfetto.dev)
+    #[arg(long, value_name = "FILE")]
+    perfetto: Option<PathBuf>,
+
+    /// Write the virtual capture in latscope's own capture format (for `latscope trace`)
+    #[arg(long, value_name = "FILE")]
+    capture: Option<PathBuf>,
+
+    /// No terminal summary, no progress bar
+    #[arg(long, short = 'q')]
+    quiet: bool,
+}
+
+fn create(p: &Path) -> anyhow::Result<std::io::BufWriter<std::fs::File>> {
+    let f = std::fs::File::create(p).with_context(|| format!("cannot write {}", p.display()))?;
+    Ok(std::io::BufWriter::with_capacity(1 << 16, f))
+}
+
+pub fn run(a: Args) -> anyhow::Result<ExitCode> {
+    let exec = match a.exec.as_str() {
+        "auto" => ExecMode::Auto,
+        "wcet" => ExecMode::Wcet,
+        "uniform" => ExecMode::Uniform,
+        o => anyhow::bail!("--exec: unknown mode '{o}' (use auto, wcet or uniform)"),
+    };
+    let irq = match a.irq_arrivals.as_str() {
+        "worst" => IrqMode::Worst,
+        "random" => IrqMode::Random,
+        o => anyhow::bail!("--irq-arrivals: unknown mode '{o}' (use worst or random)"),
+    };
+    let duration = a
+        .duration
+        .as_deref()
+        .map(|d| parse_nonneg_duration(d).with_context(|| format!("--duration '{d}'")))
+        .transpose()?;
+    let cap = parse_nonneg_duration(&a.max_duration)
+        .with_context(|| format!("--max-duration '{}'", a.max_duration))?;
+    for p in [&a.json, &a.series, &a.vcd, &a.perfetto, &a.capture]
+        .into_iter()
+        .flatten()
+    {
+        if p.as_os_str() != "-" {
+            super::check_writable(p)?;
+        }
+    }
+    let sys = System::from_path(&a.file)?;
+    let cfg = from_system(
+        &sys,
+        &FromSystemOptions {
+            exec,
+            irq,
+            seed: a.seed,
+            sleep_state: a.sleep_state.clone(),
+            no_tickless: a.no_tickless,
+            min_idle_ticks: Some(a.min_idle_ticks),
+        },
+    )
+    .with_context(|| format!("{}", a.file.display()))?;
+    let (until, note) = match duration {
+        Some(d) => (d, None),
+        None => match cfg.hyperperiod() {
+            Some(h) if h <= cap => (h, None),
+            Some(h) => (
+                cap,
+                Some(format!(
+                    "hyperperiod {} is longer than --max-duration; simulating {}",
+                    format_ps(h.0 as i128),
+                    format_ps(cap.0 as i128)
+                )),
+            ),
+            None => (
+                cap,
+                Some(format!(
+                    "no hyperperiod (no periodic task or overflow); simulating {}",
+                    format_ps(cap.0 as i128)
+                )),
+            ),
+        },
+    };
+    if until.0 <= 0 {
+        anyhow::bail!("--duration must be positive");
+    }
+    let want_capture = a.vcd.is_some() || a.perfetto.is_some() || a.capture.is_some();
+    let mut sim = Sim::new(
+        cfg,
+        SimOptions {
+            seed: a.seed,
+            series: a.series.is_some() || a.perfetto.is_some(),
+            capture: want_capture,
+            percentiles: true,
+            source: a.file.display().to_string(),
+        },
+    )
+    .with_context(|| format!("{}", a.file.display()))?;
+    let t0 = std::time::Instant::now();
+    run_with_progress(&mut sim, until, !a.quiet);
+    let wall = t0.elapsed();
+    let report = sim.report();
+
+    if let Some(p) = &a.json {
+        let text = serde_json::to_string_pretty(&report)? + "\n";
+        if p.as_os_str() == "-" {
+            std::io::stdout().write_all(text.as_bytes())?;
+        } else {
+            std::fs::write(p, text).with_context(|| format!("cannot write {}", p.display()))?;
+        }
+    }
+    if let Some(p) = &a.series {
+        let mut w = create(p)?;
+        sim.write_series_csv(&mut w)
+            .and_then(|_| w.flush())
+            .with_context(|| format!("cannot write {}", p.display()))?;
+    }
+    if want_capture {
+        let cap = sim.capture();
+        if let Some(p) = &a.vcd {
+            let mut w = create(p)?;
+            latscope_trace::export::vcd::write(&cap, &mut w)
+                .and_then(|_| w.flush())
+                .with_context(|| format!("cannot write {}", p.display()))?;
+        }
+        if let Some(p) = &a.capture {
+            let mut w = create(p)?;
+            latscope_trace::export::native::write(&cap, &mut w)
+                .and_then(|_| w.flush())
+                .with_context(|| format!("cannot write {}", p.display()))?;
+        }
+        if let Some(p) = &a.perfetto {
+            let counters = vec![latscope_trace::export::perfetto::CounterTrack {
+                name: "tick duration (us)".into(),
+                points: sim
+                    .series()
+                    .iter()
+                    .map(|r| (r.time, r.duration.as_us_f64()))
+                    .collect(),
+            }];
+            let mut w = create(p)?;
+            latscope_trace::export::perfetto::write(&cap, &counters, &mut w)
+                .and_then(|_| w.flush())
+                .with_context(|| format!("cannot write {}", p.display()))?;
+        }
+    }
+    let to_stdout = a.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
+    if !a.quiet && !to_stdout {
+        print_summary(&report, note.as_deref(), wall);
+    } else if let Some(n) = note {
+        if !a.quiet {
+            eprintln!("note: {n}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn f(ns: Option<f64>) -> String {
+    match ns {
+        Some(v) => format_ps((v * 1000.0).round() as i128),
+        None => "-".into(),
+    }
+}
+
+fn print_summary(r: &SimReport, note: Option<&str>, wall: std::time::Duration) {
+    if let Some(n) = note {
+        println!("note: {n}");
+    }
+    println!(
+        "simulated {} of {} ({} kernel, tick {}), seed {}: {} events in {:.1} ms ({:.1} M events/s)",
+        f(Some(r.duration_ns)),
+        r.source,
+        r.kernel,
+        f(Some(r.tick_period_ns)),
+        r.seed,
+        r.events,
+        wall.as_secs_f64() * 1e3,
+        r.events as f64 / wall.as_secs_f64().max(1e-9) / 1e6
+    );
+    println!();
+    println!(
+        "{:<16} {:>4} {:>8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>7} {:>7}",
+        "task", "prio", "jobs", "min", "mean", "p99", "max", "deadline", "misses", "preempt"
+    );
+    for t in &r.tasks {
+        println!(
+            "{:<16} {:>4} {:>8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>7} {:>7}",
+            t.name,
+            t.priority,
+            t.jobs,
+            f(t.response.min_ns),
+            f(t.response.mean_ns),
+            f(t.response.p99_ns),
+            f(t.max_response_ns),
+            f(Some(t.deadline_ns)),
+            t.deadline_misses,
+            t.preemptions
+        );
+    }
+    println!();
+    let what = if r.kernel == "list-scan" {
+        "scheduler runs"
+    } else {
+        "ticks"
+    };
+    println!(
+        "{what}: {}  duration min {}  mean {}  max {} (at {} instants, first at {})  lost {}  max latency {}",
+        r.tick.count,
+        f(r.tick.min_ns),
+        f(r.tick.mean_ns),
+        f(r.tick.max_ns),
+        r.tick.peak_count,
+        f(r.tick.peaks_at_ns.first().copied()),
+        r.tick.lost,
+        f(r.tick.max_latency_ns)
+    );
+    println!(
+        "context switches: {}  min {}  mean {}  max {}",
+        r.switches.count,
+        f(r.switches.min_ns),
+        f(r.switches.mean_ns),
+        f(r.switches.max_ns)
+    );
+    for q in &r.interrupts {
+        println!(
+            "interrupt {}: {} (lost {})  response max {}  latency max {}",
+            q.name,
+            q.count,
+            q.lost,
+            f(q.response.max_ns),
+            f(q.max_latency_ns)
+        );
+    }
+    if let Some(ls) = &r.list_scan {
+        println!(
+            "list-scan: {} runs, {} late, {} ticks lost, scheduler delay max {}",
+            ls.scheduler_runs,
+            ls.late_runs,
+            ls.lost_ticks,
+            f(ls.delay.max_ns)
+        );
+    }
+    if let Some(s) = &r.sleep.state {
+        println!(
+            "tickless ({s}): {} sleeps, {} wake-ups ({} by timer, {} by interrupt)",
+            r.sleep.sleeps, r.sleep.wakeups, r.sleep.timer_wakeups, r.sleep.interrupt_wakeups
+        );
+    }
+    let c = &r.cpu;
+    let pct = |x: f64| format!("{:.3} %", x * 100.0);
+    println!(
+        "CPU: tasks {}  tick {}  switches {}  interrupts {}  scheduler {}  idle {}  sleep {}  wake {}",
+        pct(c.tasks_fraction),
+        pct(c.tick_fraction),
+        pct(c.switch_fraction),
+        pct(c.interrupts_fraction),
+        pct(c.scheduler_fraction),
+        pct(c.idle_fraction),
+        pct(c.sleep_fraction),
+        pct(c.wake_fraction)
+    );
 }
