@@ -194,7 +194,13 @@ fn measure_sigint_still_writes_every_output() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(700));
+    // The sample file is created after the signal handlers are installed, just before
+    // the measuring threads start: wait for it, then let the run go on a little.
+    let t = Instant::now();
+    while !raw.exists() && t.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(500));
     let st = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
