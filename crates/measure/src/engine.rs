@@ -457,6 +457,7 @@ fn measure_thread(
             t0,
             phase: ctx.phase,
             cycle: 0,
+            end: limits(ctx, t0).0,
         };
         match ctx.settings.mode {
             TimerMode::Absolute => run_absolute(ctx, &mut rec),
@@ -479,6 +480,8 @@ struct Recorder<'a> {
     t0: i64,
     phase: u16,
     cycle: u64,
+    /// Last intended time that belongs to the run (periods after it are not counted).
+    end: i64,
 }
 
 impl Recorder<'_> {
@@ -532,8 +535,15 @@ impl Recorder<'_> {
     }
 
     /// Counts `missed` periods starting at `next` (and records them under catch-up).
+    /// Periods due after the end of the run are not part of it and are not counted.
     #[inline]
     fn account(&mut self, now: i64, next: i64, missed: i64, interval: i64, policy: OverrunPolicy) {
+        let in_run = if next > self.end {
+            0
+        } else {
+            (self.end - next) / interval + 1
+        };
+        let missed = missed.min(in_run);
         if missed <= 0 {
             return;
         }
@@ -679,6 +689,7 @@ mod tests {
             t0: 0,
             phase: 0,
             cycle: 0,
+            end: i64::MAX,
         };
         // Woke at 3500 for the period due at 500; the next one was due at 1000.
         rec.record(3500, 500, false);
@@ -701,6 +712,7 @@ mod tests {
             t0: 0,
             phase: 0,
             cycle: 0,
+            end: i64::MAX,
         };
         rec.record(3500, 500, false);
         assert_eq!(rec.missed(3500, 1000, 1000, OverrunPolicy::CatchUp), 3);
@@ -720,6 +732,24 @@ mod tests {
     }
 
     #[test]
+    fn periods_after_the_end_are_not_overruns() {
+        let (mut res, live) = recorder_parts();
+        let mut rec = Recorder {
+            res: &mut res,
+            prod: None,
+            live: &live,
+            t0: 0,
+            phase: 0,
+            cycle: 0,
+            end: 2500,
+        };
+        // Due at 1000, 2000 (in the run), 3000, 4000 (after its end at 2500).
+        assert_eq!(rec.missed(4500, 1000, 1000, OverrunPolicy::CatchUp), 4);
+        assert_eq!(res.overruns, 2);
+        assert_eq!(res.acc.moments.count(), 2);
+    }
+
+    #[test]
     fn overflow_cycles_are_bounded() {
         let (mut res, live) = recorder_parts();
         let mut rec = Recorder {
@@ -729,6 +759,7 @@ mod tests {
             t0: 0,
             phase: 0,
             cycle: 0,
+            end: i64::MAX,
         };
         for i in 0..(OVERFLOW_CYCLES_KEPT as i64 + 10) {
             rec.record(1_000_000 + i, 0, false); // 1 ms: beyond 100 µs bins
