@@ -17,8 +17,11 @@ const NAME: &str = "freertos-context-switch";
 pub(crate) const SYSTEM: &str =
     include_str!("../../../scenarios/freertos-context-switch/system.toml");
 
+/// A switch from one task to another, by name.
+type Pair = (&'static str, &'static str);
+
 /// Table 4: loop iterations, measured worst switch time (us), and the switches listed.
-pub(crate) const TABLE4: [(u32, f64, &[(&str, &str)]); 5] = [
+pub(crate) const TABLE4: [(u32, f64, &[Pair]); 5] = [
     (
         1,
         1.5,
