@@ -56,6 +56,10 @@ pub struct Args {
     /// Exit with status 1 when any task misses its deadline
     #[arg(long)]
     pub check: bool,
+    /// Run the analysis N times and print the mean time per run on standard error (for
+    /// benchmarks; parsing and printing are not timed)
+    #[arg(long, value_name = "N")]
+    pub repeat: Option<u32>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -72,6 +76,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         ..Default::default()
     };
     let res = analyze(&sys, &opts);
+    if let Some(n) = args.repeat.filter(|&n| n > 0) {
+        let start = std::time::Instant::now();
+        for _ in 0..n {
+            std::hint::black_box(analyze(std::hint::black_box(&sys), &opts));
+        }
+        let per = start.elapsed().as_secs_f64() / n as f64;
+        eprintln!(
+            "analysis time: {:.3} us per run ({n} runs, {} tasks, both tick modes)",
+            per * 1e6,
+            sys.tasks.len()
+        );
+    }
     let to_stdout = args.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&res)?;
