@@ -899,31 +899,114 @@ fn component_rank(name: &str) -> (usize, String) {
 
 fn analyze(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportError> {
     b.facts(settings(d));
-    // Several analyses in one file (e.g. both tick modes): render each.
-    for key in ["modes", "analyses", "tick_modes"] {
-        if let Some(Value::Object(m)) = d.get(key) {
-            for (name, sub) in m {
-                b.heading(
-                    level + 1,
-                    &format!("{} ({name})", key.replace('_', " ")),
-                    None,
-                );
-                analyze_tasks(b, sub, level + 1)?;
-            }
-            return Ok(());
-        }
-        if let Some(Value::Array(items)) = d.get(key) {
-            for (i, sub) in items.iter().enumerate() {
-                let name = text_any(sub, &["name", "mode", "tick_mode"])
-                    .unwrap_or_else(|| format!("#{}", i + 1));
-                b.heading(level + 1, &format!("Analysis: {name}"), None);
-                b.facts(data::scalars(sub, &[]));
-                analyze_tasks(b, sub, level + 1)?;
-            }
-            return Ok(());
+    for n in arr(d, "notes") {
+        if let Some(t) = n.as_str() {
+            b.note(t.to_string());
         }
     }
-    analyze_tasks(b, d, level)
+    if arr(d, "tasks").is_empty() {
+        // Several analyses in one file and no main one: render each.
+        for key in ["modes", "analyses", "tick_modes"] {
+            if let Some(Value::Array(items)) = d.get(key) {
+                for (i, sub) in items.iter().enumerate() {
+                    let name = text_any(sub, &["name", "mode", "tick_mode"])
+                        .unwrap_or_else(|| format!("#{}", i + 1));
+                    b.heading(level + 1, &format!("Analysis: {name}"), None);
+                    b.facts(data::scalars(sub, &[]));
+                    analyze_tasks(b, sub, level + 1)?;
+                }
+                return Ok(());
+            }
+        }
+    }
+    analyze_tasks(b, d, level)?;
+    tick_modes(b, d, level);
+    Ok(())
+}
+
+/// The tasks of one analysis variant: `tick_modes.<mode>` as an array of tasks or an object
+/// with `tasks`.
+fn mode_tasks(v: &Value) -> &[Value] {
+    match v {
+        Value::Array(a) => a.as_slice(),
+        _ => arr(v, "tasks"),
+    }
+}
+
+/// WCRT of each task under each tick accounting mode, with the pessimism removed.
+fn tick_modes(b: &mut Builder, d: &Value, level: u8) {
+    let Some(Value::Object(modes)) = d.get("tick_modes").or_else(|| d.get("modes")) else {
+        return;
+    };
+    if modes.is_empty() {
+        return;
+    }
+    // Pessimistic first: it is the reference the partitioned mode improves on.
+    let mut names: Vec<&String> = modes.keys().collect();
+    names.sort_by_key(|n| if n.as_str() == "pessimistic" { 0 } else { 1 });
+    let mut tasks: Vec<String> = Vec::new();
+    for n in &names {
+        for t in mode_tasks(&modes[n.as_str()]) {
+            if let Some(x) = text(t, "name") {
+                if !tasks.contains(&x) {
+                    tasks.push(x);
+                }
+            }
+        }
+    }
+    let reduction = arr(d, "pessimism_reduction");
+    let mut headers = vec!["task".to_string()];
+    headers.extend(names.iter().map(|n| format!("WCRT, {n}")));
+    if !reduction.is_empty() {
+        headers.push("reduction".into());
+    }
+    let rows = tasks
+        .iter()
+        .map(|task| {
+            let mut row = vec![Cell::t(task).bold()];
+            for n in &names {
+                let t = mode_tasks(&modes[n.as_str()])
+                    .iter()
+                    .find(|t| text(t, "name").as_deref() == Some(task.as_str()));
+                row.push(match t {
+                    Some(t) if t.get("wcrt_ns").is_some_and(Value::is_null) => {
+                        Cell::badge("unbounded", Tone::Bad)
+                    }
+                    Some(t) => {
+                        let c = Cell::n(num(t, "wcrt_ns").map(dur).unwrap_or_else(|| "–".into()));
+                        if data::flag(t, "schedulable") == Some(false) {
+                            Cell::badge(c.text, Tone::Bad)
+                        } else {
+                            c
+                        }
+                    }
+                    None => Cell::n("–"),
+                });
+            }
+            if !reduction.is_empty() {
+                let r = reduction
+                    .iter()
+                    .find(|r| text(r, "name").as_deref() == Some(task.as_str()));
+                row.push(Cell::n(
+                    r.and_then(|r| {
+                        let ns = num(r, "reduction_ns")?;
+                        Some(match num(r, "reduction_pct") {
+                            Some(p) => format!("{} ({} %)", dur(ns), fnum(p, 3)),
+                            None => dur(ns),
+                        })
+                    })
+                    .unwrap_or_else(|| "–".into()),
+                ));
+            }
+            row
+        })
+        .collect();
+    b.heading(level + 1, "Tick accounting modes", None);
+    b.note(
+        "Pessimistic: every tick pays for all releases; partitioned: one pseudo-task per task \
+         with that task's period (seed 001). The difference is pessimism removed.",
+    );
+    b.table(Table { headers, rows });
 }
 
 fn analyze_tasks(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportError> {
@@ -959,7 +1042,14 @@ fn analyze_tasks(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportErro
         .collect();
         let mut headers = vec!["task".to_string(), "priority".to_string()];
         headers.extend(opt_cols.iter().map(|c| c.1.to_string()));
-        headers.extend(["WCRT", "deadline", "slack", "utilisation", "verdict"].map(String::from));
+        let has_util = tasks
+            .iter()
+            .any(|t| num_any(t, &["utilisation", "utilization"]).is_some());
+        headers.extend(["WCRT", "deadline", "slack"].map(String::from));
+        if has_util {
+            headers.push("utilisation".into());
+        }
+        headers.push("verdict".into());
         let rows = tasks
             .iter()
             .map(|t| {
@@ -983,11 +1073,13 @@ fn analyze_tasks(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportErro
                     _ => None,
                 });
                 row.push(Cell::n(slack.map(dur).unwrap_or_else(|| "–".into())));
-                row.push(Cell::n(
-                    num_any(t, &["utilisation", "utilization"])
-                        .map(pct)
-                        .unwrap_or_else(|| "–".into()),
-                ));
+                if has_util {
+                    row.push(Cell::n(
+                        num_any(t, &["utilisation", "utilization"])
+                            .map(pct)
+                            .unwrap_or_else(|| "–".into()),
+                    ));
+                }
                 row.push(match data::flag(t, "schedulable") {
                     Some(true) => Cell::badge("schedulable", Tone::Good),
                     Some(false) => Cell::badge("misses deadline", Tone::Bad),
@@ -1010,7 +1102,7 @@ fn breakdown(b: &mut Builder, tasks: &[Value]) -> Result<(), ReportError> {
         .map(|t| {
             (
                 text(t, "name").unwrap_or_default(),
-                data::parts(t.get("breakdown")),
+                data::parts_grouped(t.get("breakdown")),
                 num(t, "deadline_ns"),
                 num(t, "wcrt_ns"),
             )
@@ -1028,6 +1120,12 @@ fn breakdown(b: &mut Builder, tasks: &[Value]) -> Result<(), ReportError> {
             }
         }
     }
+    // Only components that add something to some task.
+    comps.retain(|c| {
+        per_task
+            .iter()
+            .any(|t| t.1.iter().any(|p| &p.name == c && p.value > 0.0))
+    });
     comps.sort_by_key(|c| component_rank(c));
     let rows: Vec<BarRow> = per_task
         .iter()
@@ -1045,7 +1143,7 @@ fn breakdown(b: &mut Builder, tasks: &[Value]) -> Result<(), ReportError> {
         .collect();
     b.figure(
         "Response-time breakdown",
-        "Where each task's worst-case response time comes from; the dark tick is the deadline.",
+        "Where each task's worst-case response time comes from; the dark tick is the deadline (named after the bar when it lies beyond the axis).",
         || {
             charts::stacked_bars(
                 "breakdown",
@@ -1086,6 +1184,13 @@ fn utilisation(b: &mut Builder, d: &Value, tasks: &[Value], level: u8) -> Result
         !is_fact
     });
     if parts.is_empty() {
+        if let Some(t) = d.get("totals") {
+            let (p, f) = totals_split(t, text(d, "tick_mode").as_deref());
+            parts = p;
+            facts.extend(f);
+        }
+    }
+    if parts.is_empty() {
         parts = tasks
             .iter()
             .filter_map(|t| {
@@ -1111,6 +1216,57 @@ fn utilisation(b: &mut Builder, d: &Value, tasks: &[Value], level: u8) -> Result
         "Share of the CPU taken by each task and each kernel overhead.",
         parts,
     )
+}
+
+/// `totals` of an analysis: `utilisation_<what>` fractions become the split (the tick in the
+/// file's own accounting mode), the rest become facts.
+fn totals_split(t: &Value, mode: Option<&str>) -> (Vec<data::Part>, Vec<(String, String)>) {
+    let mut parts = Vec::new();
+    let mut facts = Vec::new();
+    let Some(m) = t.as_object() else {
+        return (parts, facts);
+    };
+    for (k, v) in m {
+        if let Some(what) = k
+            .strip_prefix("utilisation_")
+            .or_else(|| k.strip_prefix("utilization_"))
+        {
+            let Some(x) = v.as_f64() else { continue };
+            if what == "total" {
+                facts.push(("total utilisation".to_string(), pct(x)));
+                continue;
+            }
+            let name = if let Some(tick_mode) = what.strip_prefix("tick_") {
+                if mode.is_some_and(|m| m != tick_mode) {
+                    facts.push((format!("tick utilisation, {tick_mode}"), pct(x)));
+                    continue;
+                }
+                "tick".to_string()
+            } else {
+                what.replace('_', " ")
+            };
+            if x > 0.0 {
+                parts.push(data::Part { name, value: x });
+            }
+        } else {
+            match v {
+                Value::Number(n) => {
+                    let x = n.as_f64().unwrap_or(f64::NAN);
+                    let val = if k.ends_with("_ns") {
+                        dur(x)
+                    } else if k.contains("bound") || k.contains("product") {
+                        fnum(x, 4)
+                    } else {
+                        int(x)
+                    };
+                    facts.push((data::clean_key(k), val));
+                }
+                Value::Bool(x) => facts.push((data::clean_key(k), x.to_string())),
+                _ => {}
+            }
+        }
+    }
+    (parts, facts)
 }
 
 /// Order of CPU shares: the work first, kernel overheads next, idle and sleep last.

@@ -848,10 +848,17 @@ pub fn stacked_bars(
         return Ok(None);
     }
     let total = |r: &BarRow| r.values.iter().filter(|v| **v > 0.0).sum::<f64>();
-    let vmax = rows
+    let rmax = rows.iter().map(|r| total(r)).fold(0.0, f64::max);
+    let dmax = rows
         .iter()
-        .map(|r| total(r).max(r.marker.unwrap_or(0.0)))
+        .map(|r| r.marker.unwrap_or(0.0))
         .fold(0.0, f64::max);
+    // Deadlines far beyond every bar would squash the bars: cut the axis and name them instead.
+    let vmax = if dmax > 1.6 * rmax {
+        rmax * 1.25
+    } else {
+        rmax.max(dmax)
+    };
     let x = match scale {
         BarScale::Time => Axis::time_linear(0.0, vmax * 1.08, word),
         BarScale::Fraction => {
@@ -899,17 +906,28 @@ pub fn stacked_bars(
                         WHITE.stroke_width(1),
                     )))?;
                 }
+                let mut note = r.note.clone();
                 if let Some(m) = r.marker {
-                    let mx = x.clamp(x.at(m));
-                    chart.draw_series(std::iter::once(PathElement::new(
-                        vec![(mx, yc + 0.08), (mx, yc + 0.92)],
-                        INK.stroke_width(2),
-                    )))?;
+                    let mx = x.at(m);
+                    if mx <= x.hi {
+                        chart.draw_series(std::iter::once(PathElement::new(
+                            vec![(mx, yc + 0.08), (mx, yc + 0.92)],
+                            INK.stroke_width(2),
+                        )))?;
+                    } else if scale == BarScale::Time {
+                        note = format!("{note} · deadline {} ▸", units::dur(m));
+                    }
                 }
-                if !r.note.is_empty() {
-                    let end = x.clamp(x.at(acc));
+                if !note.is_empty() {
+                    // Write past the deadline tick when it sits just after the bar.
+                    let mut end = x.clamp(x.at(acc));
+                    if let Some(m) = r.marker.map(|m| x.at(m)) {
+                        if m <= x.hi && m >= end && m - end < (x.hi - x.lo) * 0.1 {
+                            end = m;
+                        }
+                    }
                     chart.draw_series(std::iter::once(Text::new(
-                        r.note.clone(),
+                        note,
                         (end + (x.hi - x.lo) * 0.008, yc + 0.5),
                         text_style(11.0, &MUTED, HPos::Left, VPos::Center),
                     )))?;

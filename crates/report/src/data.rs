@@ -365,6 +365,32 @@ pub fn parts(v: Option<&Value>) -> Vec<Part> {
     out
 }
 
+/// Like [`parts`], but a nested object or array (e.g. interference per higher-priority task)
+/// becomes one part holding its sum; `total` members are left out.
+pub fn parts_grouped(v: Option<&Value>) -> Vec<Part> {
+    let Some(Value::Object(m)) = v else {
+        return parts(v);
+    };
+    let mut out = Vec::new();
+    for (k, x) in m {
+        let name = clean_key(k);
+        if name.contains("total") {
+            continue;
+        }
+        let value = match x {
+            Value::Number(n) => n.as_f64(),
+            Value::Object(_) | Value::Array(_) => {
+                Some(parts(Some(x)).iter().map(|p| p.value).sum())
+            }
+            _ => None,
+        };
+        if let Some(value) = value.filter(|v| v.is_finite()) {
+            out.push(Part { name, value });
+        }
+    }
+    out
+}
+
 /// `wcet_ns` → `wcet`, `context_switch` → `context switch`.
 pub fn clean_key(k: &str) -> String {
     let k = k

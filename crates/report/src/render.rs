@@ -65,7 +65,7 @@ td strong{font-weight:600}
 .bad{color:var(--bad);background:var(--bad-bg)}.neutral{color:var(--neutral);background:var(--neutral-bg)}
 p.verdict{display:inline-block;margin:6px 0 10px;padding:6px 14px;border-radius:8px;font-weight:600;font-size:14px}
 p.note{color:var(--muted);margin:6px 0 12px;max-width:80ch}
-dl.facts{display:grid;grid-template-columns:repeat(auto-fill,minmax(210px,1fr));gap:2px 20px;margin:8px 0 14px;font-size:13.5px}
+dl.facts{display:grid;grid-template-columns:repeat(auto-fill,minmax(250px,1fr));gap:2px 20px;margin:8px 0 14px;font-size:13.5px}
 dl.facts div{display:flex;gap:8px;border-bottom:1px dotted var(--line);padding:3px 0;min-width:0}
 dl.facts dt{color:var(--muted);white-space:nowrap}
 dl.facts dd{margin:0 0 0 auto;font-variant-numeric:tabular-nums;text-align:right;overflow-wrap:anywhere}
