@@ -1,8 +1,317 @@
+//! `latscope trace`: import a capture and compute timing figures.
+
+use anyhow::{Context, Result};
+use latscope_core::time::{parse_duration, parse_frequency_hz, Picos};
+use latscope_trace::import::{self, Format, Options};
+use latscope_trace::measure::{self, Limit, Per, Request, Settings};
+use latscope_trace::report::{self, Report};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-#[derive(clap::Args)]
-pub struct Args {}
+/// How to read the input capture(s); shared with `latscope convert`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct InputArgs {
+    /// Input format instead of detecting it from the content: sigrok, saleae-csv,
+    /// saleae-bin, vcd, csv, scope-csv, cyclelog, native
+    #[arg(long, value_name = "FORMAT")]
+    pub format: Option<String>,
+    /// Sample rate (e.g. 24MHz) for files that lack one (sigrok sessions without
+    /// `samplerate`, CSV with sample numbers); also rounds Saleae float times to the
+    /// sample grid
+    #[arg(long, value_name = "FREQ")]
+    pub samplerate: Option<String>,
+    /// CPU clock for cycle-counter logs (e.g. 168MHz)
+    #[arg(long, value_name = "FREQ")]
+    pub cpu_hz: Option<String>,
+    /// Oscilloscope CSV: logic threshold in volts (default: midpoint of the 5th and
+    /// 95th percentile levels)
+    #[arg(long, value_name = "VOLTS")]
+    pub threshold: Option<f64>,
+    /// Oscilloscope CSV: hysteresis band in volts, total width around the threshold
+    /// (default: 10 % of the 5-95 % level span)
+    #[arg(long, value_name = "VOLTS")]
+    pub hysteresis: Option<f64>,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("this subcommand is not implemented yet")
+impl InputArgs {
+    pub fn options(&self) -> Result<Options> {
+        let format = match &self.format {
+            Some(f) => Some(Format::parse(f).with_context(|| {
+                format!(
+                    "--format '{f}': unknown format (use {})",
+                    Format::ALL
+                        .iter()
+                        .map(|x| x.0)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            })?),
+            None => None,
+        };
+        let freq = |s: &Option<String>, flag: &str| -> Result<Option<u64>> {
+            s.as_deref()
+                .map(|v| {
+                    parse_frequency_hz(v)
+                        .with_context(|| format!("{flag} '{v}'"))
+                        .and_then(|x| {
+                            anyhow::ensure!(x > 0, "{flag} must be positive");
+                            Ok(x)
+                        })
+                })
+                .transpose()
+        };
+        Ok(Options {
+            format,
+            samplerate_hz: freq(&self.samplerate, "--samplerate")?,
+            cpu_hz: freq(&self.cpu_hz, "--cpu-hz")?,
+            threshold: self.threshold,
+            hysteresis: self.hysteresis,
+        })
+    }
+
+    /// Opens every file and merges them (one Saleae binary file per channel).
+    pub fn load(&self, files: &[PathBuf]) -> Result<(latscope_core::capture::Capture, String)> {
+        let opts = self.options()?;
+        let mut caps = Vec::new();
+        let mut fmts = Vec::new();
+        for f in files {
+            let fmt = match opts.format {
+                Some(x) => x,
+                None => detect_file(f)?,
+            };
+            let o = Options {
+                format: Some(fmt),
+                ..opts.clone()
+            };
+            caps.push(import::open(f, &o)?);
+            fmts.push(fmt.name());
+        }
+        fmts.dedup();
+        let cap = import::merge(caps).context("no input file")?;
+        Ok((cap, fmts.join("+")))
+    }
+}
+
+fn detect_file(p: &PathBuf) -> Result<Format> {
+    use std::io::Read;
+    let name = p.display().to_string();
+    let mut f = std::fs::File::open(p).with_context(|| name.clone())?;
+    let mut head = vec![0u8; 8192];
+    let mut n = 0;
+    while n < head.len() {
+        let k = f.read(&mut head[n..]).with_context(|| name.clone())?;
+        if k == 0 {
+            break;
+        }
+        n += k;
+    }
+    head.truncate(n);
+    anyhow::ensure!(n > 0, "{name}: the file is empty");
+    import::detect(&head).with_context(|| {
+        format!("{name}: unrecognised capture format; name it with --format (sigrok, saleae-csv, saleae-bin, vcd, csv, scope-csv, cyclelog, native)")
+    })
+}
+
+/// Import a capture and measure pulse widths, latencies, periods, busy time and counts.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "\
+Channels are named as in the capture or by index: '#0', '#1', …  (see --list).
+Edges: rise (default), fall, any.  Levels: high (default), low.
+Times are from the capture start; they accept units: ps, ns, us, ms, s.
+
+Examples:
+  latscope trace cap.sr --list
+  latscope trace cap.sr --pulse SysTick --period SysTick:rise --nominal 1ms
+  latscope trace cap.sr --latency 'IRQ:rise->Task:rise,window=50us' --worst 10
+  latscope trace cap.sr --busy Task --per SysTick --series load.csv
+  latscope trace cap.sr --count Task:rise --per SysTick --json out.json
+  latscope trace cap.sr --spec kernel.toml --limit 'SysTick.max<5us'   # exit 1 on failure
+  latscope trace digital_0.bin digital_1.bin --samplerate 500MHz --pulse digital_0
+  latscope trace dwt.log --cpu-hz 168MHz --pulse SysTick")]
+pub struct Args {
+    /// Capture file(s): sigrok .sr, Saleae CSV or binary export (several binary files
+    /// are merged, one channel each), VCD, CSV, oscilloscope CSV, cycle-counter log,
+    /// latscope .lscap
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// List the channels (index, name, initial level, edge count) and exit
+    #[arg(long)]
+    pub list: bool,
+    /// Pulse widths of a channel: CH[:high|:low] (e.g. an ISR's execution time)
+    #[arg(long, value_name = "CH[:LEVEL]")]
+    pub pulse: Vec<String>,
+    /// Latency from an edge on A to the next matching edge on B, one-to-one:
+    /// 'A[:EDGE]->B[:EDGE][,window=10us]'; an A event without a B event before the
+    /// next A event (or within the window) counts as unmatched
+    #[arg(long, value_name = "A->B")]
+    pub latency: Vec<String>,
+    /// Period between consecutive edges: CH[:EDGE][,nominal=1ms]; reports frequency and
+    /// jitter against the nominal period
+    #[arg(long, value_name = "CH[:EDGE]")]
+    pub period: Vec<String>,
+    /// Nominal period for every --period without an inline nominal= (e.g. 1ms)
+    #[arg(long, value_name = "DURATION")]
+    pub nominal: Option<String>,
+    /// Busy time of a channel (high by default) per window:
+    /// CH[:LEVEL][,window=1ms|,per=CH2[:EDGE|:LEVEL]]; also the overall busy %
+    #[arg(long, value_name = "CH[,..]")]
+    pub busy: Vec<String>,
+    /// Count of edges (pulses) of a channel in each window: CH[:EDGE],per=CH2 or
+    /// CH[:EDGE],window=1ms
+    #[arg(long, value_name = "CH[,..]")]
+    pub count: Vec<String>,
+    /// Default fixed window for --busy/--count without inline options (e.g. 1ms)
+    #[arg(long, value_name = "DURATION", conflicts_with = "per")]
+    pub window: Option<String>,
+    /// Default window channel for --busy/--count without inline options: its periods
+    /// (CH2 or CH2:rise) or its pulses (CH2:high)
+    #[arg(long, value_name = "CH2[:EDGE|:LEVEL]")]
+    pub per: Option<String>,
+    /// Only use the capture from this time on (from the capture start, e.g. 10ms)
+    #[arg(long, value_name = "DURATION")]
+    pub from: Option<String>,
+    /// Only use the capture up to this time (from the capture start)
+    #[arg(long, value_name = "DURATION")]
+    pub to: Option<String>,
+    /// TOML spec file naming channels by role and listing measurements and limits
+    /// (see docs/trace.md)
+    #[arg(long, value_name = "FILE.toml")]
+    pub spec: Option<PathBuf>,
+    /// Pass/fail check, e.g. 'SysTick.max<5us', 'Task.busy.max_percent<20%',
+    /// 'IRQ->Task.unmatched<=0'; any failure makes the exit status 1
+    #[arg(long, value_name = "NAME.STAT<VALUE")]
+    pub limit: Vec<String>,
+    /// Write the results as JSON to this file ('-' for stdout, then no text output)
+    #[arg(long, value_name = "OUT")]
+    pub json: Option<PathBuf>,
+    /// Write every measured value against time as CSV
+    /// (measurement,kind,at_ns,value,unit)
+    #[arg(long, value_name = "FILE")]
+    pub series: Option<PathBuf>,
+    /// Write the capture plus one counter track per measurement as Perfetto JSON
+    #[arg(long, value_name = "FILE")]
+    pub perfetto: Option<PathBuf>,
+    /// How many worst instances to list per measurement
+    #[arg(long, value_name = "K", default_value_t = 5)]
+    pub worst: usize,
+    /// Maximum number of histogram bins in the JSON output
+    #[arg(long, value_name = "N", default_value_t = 50)]
+    pub bins: usize,
+}
+
+fn dur(s: &Option<String>, flag: &str) -> Result<Option<Picos>> {
+    s.as_deref()
+        .map(|v| parse_duration(v).with_context(|| format!("{flag} '{v}'")))
+        .transpose()
+}
+
+pub fn run(a: Args) -> Result<ExitCode> {
+    let (cap, format) = a.input.load(&a.files)?;
+    if a.list {
+        println!(
+            "{} ({format}): {} to {}, sample rate {}",
+            cap.source,
+            latscope_core::time::format_ps(cap.start.0 as i128),
+            latscope_core::time::format_ps(cap.end.0 as i128),
+            cap.samplerate_hz
+                .map(|r| format!("{r} Hz"))
+                .unwrap_or_else(|| "unknown".into())
+        );
+        for (i, c) in cap.channels.iter().enumerate() {
+            println!(
+                "#{i}\t{}\tinitial {}\t{} edges",
+                c.name,
+                c.initial as u8,
+                c.edges.len()
+            );
+        }
+        for a in &cap.analog {
+            println!("analog\t{}\t{} samples", a.name, a.values.len());
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut reqs: Vec<Request> = Vec::new();
+    let mut limits: Vec<Limit> = Vec::new();
+    let mut from = dur(&a.from, "--from")?;
+    let mut to = dur(&a.to, "--to")?;
+    let mut worst = a.worst;
+    if let Some(p) = &a.spec {
+        let text = std::fs::read_to_string(p).with_context(|| p.display().to_string())?;
+        let s = latscope_trace::spec::parse(&text, &p.display().to_string())?;
+        reqs.extend(s.requests);
+        limits.extend(s.limits);
+        from = from.or(s.from);
+        to = to.or(s.to);
+        if let Some(w) = s.worst {
+            worst = w;
+        }
+    }
+    let nominal = dur(&a.nominal, "--nominal")?;
+    let default_per = match (&a.window, &a.per) {
+        (Some(w), _) => Per::Window(parse_duration(w).with_context(|| format!("--window '{w}'"))?),
+        (None, Some(p)) => measure::parse::parse_per(p, "--per")?,
+        (None, None) => Per::Whole,
+    };
+    for p in &a.pulse {
+        reqs.push(measure::parse_pulse(p)?);
+    }
+    for l in &a.latency {
+        reqs.push(measure::parse_latency(l)?);
+    }
+    for p in &a.period {
+        reqs.push(measure::parse_period(p, nominal)?);
+    }
+    for b in &a.busy {
+        reqs.push(measure::parse_busy(b, &default_per)?);
+    }
+    for c in &a.count {
+        reqs.push(measure::parse_count(c, &default_per)?);
+    }
+    for l in &a.limit {
+        limits.push(Limit::parse(l)?);
+    }
+    let set = Settings {
+        from,
+        to,
+        worst,
+        bins: a.bins.max(1),
+    };
+    let ms = measure::run(&cap, &reqs, &set)?;
+    let outcomes = measure::check_limits(&limits, &ms)?;
+    if let Some(p) = &a.series {
+        let f = std::fs::File::create(p).with_context(|| p.display().to_string())?;
+        report::write_series(&ms, f).with_context(|| p.display().to_string())?;
+    }
+    if let Some(p) = &a.perfetto {
+        let f = std::fs::File::create(p).with_context(|| p.display().to_string())?;
+        let tracks = report::counter_tracks(&ms, cap.start);
+        latscope_trace::export::perfetto::write(&cap, &tracks, f)
+            .with_context(|| p.display().to_string())?;
+    }
+    let rep = Report::new(&cap, &format, from, to, ms, outcomes);
+    let json_stdout = a.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
+    if let Some(p) = &a.json {
+        let text = serde_json::to_string_pretty(&rep)?;
+        if json_stdout {
+            println!("{text}");
+        } else {
+            std::fs::write(p, text + "\n").with_context(|| p.display().to_string())?;
+        }
+    }
+    if !json_stdout {
+        if reqs.is_empty() {
+            print!("{}", rep.text());
+            println!("\nchannels: {}", cap.channel_list());
+            println!("(no measurement asked for: see --pulse, --latency, --period, --busy, --count, --spec)");
+        } else {
+            print!("{}", rep.text());
+        }
+    }
+    Ok(if rep.pass {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }

@@ -172,7 +172,19 @@ impl Decoder {
 
     /// Feeds whole sample words (`buf.len()` must be a multiple of the unit size).
     pub fn feed(&mut self, buf: &[u8]) {
-        let u = self.unit;
+        match self.unit {
+            1 => self.feed_u::<1>(buf),
+            2 => self.feed_u::<2>(buf),
+            4 => self.feed_u::<4>(buf),
+            _ => self.feed_u::<8>(buf),
+        }
+    }
+
+    /// The decoder, specialised per unit size so word reads and index arithmetic are
+    /// compile-time constants.
+    #[inline(never)]
+    fn feed_u<const U: usize>(&mut self, buf: &[u8]) {
+        let u = U;
         let n = buf.len() - buf.len() % u;
         if n == 0 {
             return;
@@ -186,14 +198,20 @@ impl Decoder {
             self.pat = replicate(w, u);
             i = u;
         }
+        let mut pat32 = [0u8; 32];
+        let mut pat_of: Option<u64> = None;
         while i + 8 <= n {
-            // fast skip of unchanged samples: 32 bytes, then 8
-            while i + 32 <= n
-                && u64_at(buf, i) == self.pat
-                && u64_at(buf, i + 8) == self.pat
-                && u64_at(buf, i + 16) == self.pat
-                && u64_at(buf, i + 24) == self.pat
-            {
+            // fast skip of unchanged samples: 32 bytes at a time (vector compare), then 8
+            if pat_of != Some(self.pat) {
+                for k in 0..4 {
+                    pat32[k * 8..k * 8 + 8].copy_from_slice(&self.pat.to_le_bytes());
+                }
+                pat_of = Some(self.pat);
+            }
+            while let Some(blk) = buf.get(i..i + 32) {
+                if blk != pat32 {
+                    break;
+                }
                 i += 32;
             }
             if i + 8 > n {

@@ -487,8 +487,17 @@ fn measure(ctx: &Ctx, req: &Request) -> Result<Measurement> {
         ctx.res_ps.unwrap_or(1000)
     };
     let mode = s.mode(res).unwrap_or(0);
-    let worst = s
-        .worst(ctx.set.worst)
+    // Samples::worst keeps the latest of equal values first; list the earliest first.
+    let mut w: Vec<(i64, Location)> = s.values().to_vec();
+    let k = ctx.set.worst.min(w.len());
+    if k > 0 {
+        w.select_nth_unstable_by_key(k - 1, |&(v, l)| (std::cmp::Reverse(v), l.at));
+        w.truncate(k);
+        w.sort_by_key(|&(v, l)| (std::cmp::Reverse(v), l.at));
+    } else {
+        w.clear();
+    }
+    let worst = w
         .into_iter()
         .map(|(v, l)| Instance {
             value_ns: v as f64 / scale,
