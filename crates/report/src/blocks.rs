@@ -90,6 +90,11 @@ struct Builder {
     charts: bool,
     out: Vec<Block>,
     ids: HashMap<String, usize>,
+    /// The last environment shown, so identical ones (several runs of one scenario) are
+    /// not repeated.
+    last_env: Option<Value>,
+    /// A simulate result is present: captures are drawn with it, not on their own.
+    with_simulate: bool,
 }
 
 impl Builder {
@@ -166,7 +171,15 @@ pub fn build(inputs: &[Input], charts: bool) -> Result<Doc, ReportError> {
         charts,
         out: Vec::new(),
         ids: HashMap::new(),
+        last_env: None,
+        with_simulate: inputs.iter().any(|i| i.kind == Kind::Simulate),
     };
+    let full: Vec<(String, String)> = inputs
+        .iter()
+        .map(|i| (i.name.clone(), i.kind.name().to_string()))
+        .collect();
+    let shortened = short_names(inputs);
+    let inputs = shortened.as_slice();
     if inputs.len() > 1 {
         overview(&mut b, inputs);
         comparisons(&mut b, inputs)?;
@@ -178,11 +191,32 @@ pub fn build(inputs: &[Input], charts: bool) -> Result<Doc, ReportError> {
     }
     Ok(Doc {
         blocks: b.out,
-        inputs: inputs
-            .iter()
-            .map(|i| (i.name.clone(), i.kind.name().to_string()))
-            .collect(),
+        inputs: full,
     })
+}
+
+/// Inputs named by their file name when those are unique (else by the path as given).
+fn short_names(inputs: &[Input]) -> Vec<Input> {
+    let base = |n: &str| {
+        std::path::Path::new(n)
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_else(|| n.to_string())
+    };
+    let names: Vec<String> = inputs.iter().map(|i| base(&i.name)).collect();
+    let unique = names
+        .iter()
+        .enumerate()
+        .all(|(i, n)| !names[..i].contains(n));
+    inputs
+        .iter()
+        .zip(names)
+        .map(|(i, n)| Input {
+            name: if unique { n } else { i.name.clone() },
+            kind: i.kind,
+            doc: i.doc.clone(),
+        })
+        .collect()
 }
 
 fn render(
@@ -504,12 +538,18 @@ fn cpu_label(c: &Value, i: usize) -> String {
 
 /// Run settings: top-level scalars plus scalars of a few well-known nested objects.
 fn settings(d: &Value) -> Vec<(String, String)> {
-    let mut f = data::scalars(d, &["kind", "schema_version"]);
+    let mut f = data::scalars(d, &["kind", "schema_version", "started_unix_s"]);
     for k in ["settings", "config", "parameters", "run", "host", "system"] {
         if let Some(o) = d.get(k) {
-            f.extend(data::scalars(o, &[]));
+            f.extend(data::scalars(o, &["memory_lock_detail"]));
         }
     }
+    // "policy requested: fifo" next to "policy: fifo" says nothing.
+    let plain: Vec<(String, String)> = f.clone();
+    f.retain(|(k, v)| match k.strip_suffix(" requested") {
+        Some(base) => !plain.iter().any(|(k2, v2)| k2 == base && v2 == v),
+        None => true,
+    });
     f
 }
 
@@ -611,6 +651,10 @@ fn compare_load(b: &mut Builder, c: &Value, level: u8) -> Result<(), ReportError
     let mut rows = Vec::new();
     let mut hs = Vec::new();
     for (name, v) in m {
+        // latscope computes its own difference row; `load` is the load's description.
+        if name == "difference" || !v.is_object() {
+            continue;
+        }
         let stats = v
             .get("total")
             .and_then(Stats::from_value)
@@ -693,6 +737,12 @@ fn environment(b: &mut Builder, d: &Value, level: u8) {
         return;
     }
     b.heading(level + 1, "Environment", None);
+    let env = d.get("environment").cloned();
+    if env.is_some() && env == b.last_env {
+        b.note("Same environment diagnosis as the run above.");
+        return;
+    }
+    b.last_env = env;
     let count = |t: Tone| items.iter().filter(|i| tone_of(&i.status) == t).count();
     let (bad, warn) = (count(Tone::Bad), count(Tone::Warn));
     let (tone, msg) = if bad > 0 {
@@ -1517,9 +1567,13 @@ fn timeline_from_capture(
     let (t, label) = match focus {
         Some(f) => f,
         None => {
-            // The longest interval of all tracks.
+            // The longest busy interval (idle and sleep tracks are not of interest).
             let Some((t, w)) = tracks
                 .iter()
+                .filter(|(n, _)| {
+                    let n = n.to_ascii_lowercase();
+                    !(n.contains("idle") || n.contains("sleep"))
+                })
                 .flat_map(|(_, iv)| iv.iter().map(|&(a, b)| (a, b - a)))
                 .max_by(|a, b| a.1.total_cmp(&b.1))
             else {
@@ -1574,6 +1628,9 @@ fn capture_tracks(cap: &Value) -> Vec<(String, Vec<(f64, f64)>)> {
 
 fn capture_input(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportError> {
     let tracks = capture_tracks(d);
+    if b.with_simulate {
+        b.note("The timeline excerpt of this capture is shown with the simulation result.");
+    }
     b.facts(vec![
         ("tracks".into(), tracks.len().to_string()),
         (
@@ -1581,7 +1638,7 @@ fn capture_input(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportErro
             int(tracks.iter().map(|t| t.1.len()).sum::<usize>() as f64),
         ),
     ]);
-    if !b.charts {
+    if !b.charts || b.with_simulate {
         return Ok(());
     }
     timeline_from_capture(b, d, None, None, level)
@@ -1658,6 +1715,43 @@ fn generic_table(items: &[Value]) -> Table {
     }
 }
 
+/// A short description of an embedded result from its settings, e.g.
+/// "relative sleep, 10 ms, SCHED_OTHER".
+fn describe(r: &Value) -> Option<String> {
+    match text(r, "kind")?.as_str() {
+        "measure" => {
+            let s = r.get("settings")?;
+            let mut parts = Vec::new();
+            if let Some(m) = text(s, "timer_mode") {
+                parts.push(format!("{m} sleep"));
+            }
+            if let Some(i) = num(s, "interval_ns") {
+                parts.push(dur(i));
+            }
+            if let Some(p) = text(s, "policy") {
+                let prio = num(s, "priority").filter(|p| *p > 0.0);
+                parts.push(match prio {
+                    Some(x) => format!("SCHED_{} {}", p.to_uppercase(), int(x)),
+                    None => format!("SCHED_{}", p.to_uppercase()),
+                });
+            }
+            if let Some(l) = text(s, "compare_load") {
+                parts.push(format!("idle vs {l}"));
+            }
+            if s.get("sweep").is_some_and(|v| !v.is_null()) {
+                parts.push("sweep".into());
+            }
+            (!parts.is_empty()).then(|| parts.join(", "))
+        }
+        _ => text_any(r, &["source"]).map(|s| {
+            std::path::Path::new(&s)
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or(s)
+        }),
+    }
+}
+
 /// (predictions within tolerance, predictions).
 fn scenario_score(d: &Value) -> (usize, usize) {
     let preds: Vec<&Value> = arr(d, "rows")
@@ -1689,6 +1783,11 @@ fn scenario(b: &mut Builder, d: &Value, name: &str, level: u8) -> Result<(), Rep
     b.facts(f);
     if let Some(desc) = text_any(d, &["description", "summary"]) {
         b.note(desc);
+    }
+    for n in arr(d, "notes") {
+        if let Some(t) = n.as_str() {
+            b.note(t.to_string());
+        }
     }
     let rows = arr(d, "rows");
     if !rows.is_empty() {
@@ -1806,6 +1905,7 @@ fn scenario(b: &mut Builder, d: &Value, name: &str, level: u8) -> Result<(), Rep
     }
     for (i, r) in arr(d, "results").iter().enumerate() {
         let label = text_any(r, &["name", "title", "label"])
+            .or_else(|| describe(r))
             .unwrap_or_else(|| format!("{name} · results[{i}]"));
         match Input::from_value(&label, r.clone()) {
             Ok(sub) => {

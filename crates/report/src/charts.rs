@@ -255,8 +255,17 @@ fn log_ticks(lo: f64, hi: f64) -> (f64, f64, Vec<f64>, Vec<f64>) {
         }
     }
     // Trim to the data with a little headroom, keeping ticks inside.
-    let lo_p = (lo.log10() - 0.05).max(llo);
-    let hi_p = (hi.log10() + 0.05).min(lhi);
+    // Extend to a decade line when the data come close to it, so that it gets a label.
+    let lo_p = if lo.log10() - llo < 0.35 {
+        llo
+    } else {
+        lo.log10() - 0.05
+    };
+    let hi_p = if lhi - hi.log10() < 0.35 {
+        lhi
+    } else {
+        hi.log10() + 0.05
+    };
     ticks.retain(|t| *t >= lo_p - 1e-9 && *t <= hi_p + 1e-9);
     light.retain(|t| *t >= lo_p && *t <= hi_p);
     (lo_p, hi_p, ticks, light)
@@ -1035,7 +1044,7 @@ pub fn timeline(
         |chart| {
             for (ri, (ci, _, iv)) in visible.iter().enumerate() {
                 let yc = (n - 1 - ri) as f64;
-                let c = color(*ci);
+                let c = component_color(&tracks[*ci].0, *ci);
                 chart.draw_series(iv.iter().map(|&(a, b)| {
                     let (a, b) = (x.at(a), x.at(b));
                     // At least a hairline for very short intervals.

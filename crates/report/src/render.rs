@@ -55,6 +55,7 @@ h4{font-size:15px;margin:20px 0 6px}
 .kind{font-size:12px;font-weight:600;text-transform:uppercase;letter-spacing:.05em;color:var(--accent);background:#e8effd;border-radius:999px;padding:2px 9px}
 .tbl{overflow-x:auto;margin:8px 0 16px}
 table{border-collapse:collapse;font-size:13.5px;min-width:40%}
+td:first-child{min-width:7em}
 th,td{padding:5px 12px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
 th{font-weight:600;color:var(--muted);font-size:12.5px;background:var(--soft);border-bottom:1px solid #c9d1d9;white-space:nowrap}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
