@@ -246,7 +246,7 @@ fn log_ticks(lo: f64, hi: f64) -> (f64, f64, Vec<f64>, Vec<f64>) {
         if d < decades {
             for k in 2..10 {
                 let p = base + f64::from(k).log10();
-                if decades <= 2 && (k == 2 || k == 5) {
+                if decades <= 3 && (k == 2 || k == 5) {
                     ticks.push(p);
                 } else {
                     light.push(p);

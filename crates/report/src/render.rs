@@ -235,11 +235,23 @@ pub fn markdown(doc: &Doc, opts: &Options) -> String {
         .clone()
         .unwrap_or_else(|| "latscope report".into());
     let mut o = format!("# {}\n\n", md_escape(&title));
+    // Results embedded in a scenario fold away (GitHub renders <details>), keeping the
+    // comment short: the published-vs-latscope table stays in view.
+    let mut folded = false;
     for b in &doc.blocks {
         match b {
             Block::Heading {
                 level, title, kind, ..
             } => {
+                if folded && *level <= 3 {
+                    o.push_str("</details>\n\n");
+                    folded = false;
+                }
+                if *level == 3 && kind.is_some() {
+                    let _ = writeln!(o, "<details><summary>{}</summary>\n", esc(title));
+                    folded = true;
+                    continue;
+                }
                 let k = kind
                     .as_ref()
                     .filter(|k| !k.is_empty())
@@ -304,6 +316,9 @@ pub fn markdown(doc: &Doc, opts: &Options) -> String {
             }
             Block::Figure(_) => {}
         }
+    }
+    if folded {
+        o.push_str("</details>\n");
     }
     o
 }
