@@ -1,0 +1,214 @@
+//! End-to-end tests of `latscope trace` and `latscope convert` on the sigrok fixtures.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_latscope"))
+}
+
+fn fx(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../trace/tests/fixtures")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+#[test]
+fn json_contract_keys_and_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    let series = dir.path().join("s.csv");
+    let st = bin()
+        .args([
+            "trace",
+            &fx("demo8.sr"),
+            "--pulse",
+            "D0",
+            "--period",
+            "D0:rise",
+        ])
+        .args([
+            "--busy",
+            "D1,window=1ms",
+            "--count",
+            "D1:rise,per=D0",
+            "--latency",
+            "D0:rise->D1:fall",
+        ])
+        .arg("--json")
+        .arg(&out)
+        .arg("--series")
+        .arg(&series)
+        .output()
+        .unwrap();
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(v["kind"], "trace");
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["capture"]["samplerate_hz"], 1_000_000);
+    assert_eq!(v["capture"]["resolution_ns"], 1000.0);
+    assert_eq!(v["capture"]["format"], "sigrok");
+    let ms = v["measurements"].as_array().unwrap();
+    assert_eq!(ms.len(), 5);
+    for m in ms {
+        for k in [
+            "name",
+            "kind",
+            "count",
+            "min_ns",
+            "max_ns",
+            "mean_ns",
+            "p50_ns",
+            "p99_ns",
+            "min_at_ns",
+            "max_at_ns",
+            "stdev_ns",
+            "mode_ns",
+            "p90_ns",
+            "p999_ns",
+            "resolution_ns",
+            "unmatched",
+            "worst",
+            "histogram",
+        ] {
+            assert!(!m[k].is_null(), "{} lacks {k}", m["name"]);
+        }
+    }
+    // D0 of the demo pattern: check the pulse stats against the edges themselves
+    let p = &ms[0];
+    assert_eq!(p["kind"], "pulse");
+    assert!(p["count"].as_u64().unwrap() > 10);
+    assert!(p["min_ns"].as_f64().unwrap() >= 1000.0);
+    let hist_total: u64 = p["histogram"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(hist_total, p["count"].as_u64().unwrap());
+    let busy = ms.iter().find(|m| m["kind"] == "busy").unwrap();
+    assert_eq!(busy["series"].as_array().unwrap().len(), 5);
+    assert_eq!(ms[1]["kind"], "latency");
+    let csv = std::fs::read_to_string(&series).unwrap();
+    assert!(csv.starts_with("measurement,kind,at_ns,value,unit\n"));
+    assert!(csv.lines().count() > 20);
+}
+
+#[test]
+fn limits_give_exit_1_and_bad_names_exit_2() {
+    let pass = bin()
+        .args([
+            "trace",
+            &fx("demo8.sr"),
+            "--pulse",
+            "D0",
+            "--limit",
+            "D0.max<1s",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        pass.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&pass.stderr)
+    );
+    let fail = bin()
+        .args([
+            "trace",
+            &fx("demo8.sr"),
+            "--pulse",
+            "D0",
+            "--limit",
+            "D0.max<1ns",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(fail.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&fail.stdout).contains("FAIL"));
+    let bad = bin()
+        .args(["trace", &fx("demo8.sr"), "--pulse", "SysTick"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&bad.stderr);
+    assert!(e.contains("SysTick") && e.contains("#0 D0"), "{e}");
+    let list = bin()
+        .args(["trace", &fx("demo8.sr"), "--list"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&list.stdout).contains("#7\tD7"));
+}
+
+#[test]
+fn convert_round_trips_through_vcd_and_native() {
+    let dir = tempfile::tempdir().unwrap();
+    let vcd = dir.path().join("x.vcd");
+    let nat = dir.path().join("x.lscap");
+    let pf = dir.path().join("x.json");
+    for out in [&vcd, &nat, &pf] {
+        let st = bin()
+            .args(["convert", &fx("demo8.sr")])
+            .arg(out)
+            .output()
+            .unwrap();
+        assert!(
+            st.status.success(),
+            "{}",
+            String::from_utf8_lossy(&st.stderr)
+        );
+    }
+    let j = |f: &str| {
+        let o = bin()
+            .args(["trace", f, "--pulse", "D3:low", "--json", "-"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["measurements"][0].clone()
+    };
+    let a = j(&fx("demo8.sr"));
+    for f in [&vcd, &nat] {
+        let b = j(&f.display().to_string());
+        for k in [
+            "count",
+            "min_ns",
+            "max_ns",
+            "mean_ns",
+            "p99_ns",
+            "max_at_ns",
+        ] {
+            assert_eq!(a[k], b[k], "{k} via {}", f.display());
+        }
+    }
+    let p: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&pf).unwrap()).unwrap();
+    assert!(p["traceEvents"].as_array().unwrap().len() > 100);
+}
+
+#[test]
+fn spec_file_with_roles() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("s.toml");
+    std::fs::write(
+        &spec,
+        "limits = [\"tick.count>=1\"]\n[channels]\ntick = \"D0\"\ntask = \"#3\"\n[[measure]]\npulse = \"tick\"\n[[measure]]\nbusy = \"task\"\nper = \"tick\"\n",
+    )
+    .unwrap();
+    let o = bin()
+        .args(["trace", &fx("demo8.sr"), "--json", "-", "--spec"])
+        .arg(&spec)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["measurements"][1]["name"], "#3.busy");
+    assert_eq!(v["limits"][0]["pass"], true);
+}
