@@ -41,7 +41,10 @@ pub fn rank_index(p: f64, n: u64) -> u64 {
     if n == 0 {
         return 0;
     }
-    let r = ((p / 100.0) * n as f64).ceil() as u64;
+    // Integer arithmetic on p in millionths of a percent: in floating point
+    // 99.9 / 100 * 1000 is 999.0000000000001, whose ceiling would skip a rank.
+    let micro = (p.clamp(0.0, 100.0) * 1e6).round() as u128;
+    let r = (micro * n as u128).div_ceil(100_000_000) as u64;
     r.clamp(1, n) - 1
 }
 
@@ -443,6 +446,18 @@ mod tests {
         assert!((sum.mean - 50.5).abs() < 1e-12);
         // sample stdev of 1..=100 = sqrt(841.666..)
         assert!((sum.stdev - 29.011_491_975_882).abs() < 1e-9);
+    }
+
+    #[test]
+    fn ranks_are_exact_for_decimal_percentiles() {
+        // p99.9 of 1000 values is rank 999, p99.99 of 10000 is rank 9999.
+        assert_eq!(rank_index(99.9, 1000), 998);
+        assert_eq!(rank_index(99.99, 10_000), 9_998);
+        assert_eq!(rank_index(50.0, 1), 0);
+        assert_eq!(rank_index(0.0, 5), 0);
+        assert_eq!(rank_index(100.0, 5), 4);
+        assert_eq!(rank_index(30.0, 5), 1);
+        assert_eq!(rank_index(99.0, 100), 98);
     }
 
     #[test]
