@@ -543,3 +543,145 @@ fn bad_configs_are_errors() {
         .to_string();
     assert!(e.contains("'A'"), "{e}");
 }
+
+/// Same-instant pairs not covered above: job completion + interrupt + PendSV + tick at
+/// one instant; a job start with an interrupt pending at that instant.
+#[test]
+fn same_instant_completion_interrupt_pendsv_tick() {
+    // A (2): 1 ms at 0; B (1): 0.5 ms. X arrives at 1 ms (10 us). Switch 2 us, tick 0.
+    // At 1 ms: A completes (response exactly 1 ms), then X and the tick become pending
+    // with A's PendSV: X 1000..1010, PendSV 1010..1012, tick (0 us), B 1012..1512.
+    let mut cfg = tick_cfg(
+        vec![task("A", 2, ms(10), ms(1)), task("B", 1, ms(10), us(500))],
+        Picos::ZERO,
+        Picos::ZERO,
+        us(2),
+        Picos::ZERO,
+    );
+    cfg.interrupts = vec![SimIrq {
+        name: "X".into(),
+        priority: 1,
+        above_kernel: false,
+        wcet: us(10),
+        arrival: IrqArrival::Periodic {
+            period: ms(10),
+            offset: ms(1),
+        },
+    }];
+    let (s, r) = run(cfg, ms(3));
+    assert_eq!(t(&r, "A").max, 1_000_000.0);
+    assert_eq!(pulses(&s, "X"), vec![(ms(1).0, us(1010).0)]);
+    assert_eq!(pulses(&s, "switch")[0], (us(1010).0, us(1012).0));
+    assert_eq!(pulses(&s, "B"), vec![(us(1012).0, us(1512).0)]);
+
+    // A job with a critical section starts at 0 while X is pending at 0: X runs first.
+    let mut a = task("A", 1, ms(10), ms(1));
+    a.critical = us(500);
+    let mut cfg = free(vec![a]);
+    cfg.interrupts = vec![SimIrq {
+        name: "X".into(),
+        priority: 1,
+        above_kernel: false,
+        wcet: us(10),
+        arrival: IrqArrival::Periodic {
+            period: ms(10),
+            offset: Picos::ZERO,
+        },
+    }];
+    let (s, r) = run(cfg, ms(2));
+    assert_eq!(pulses(&s, "X"), vec![(0, us(10).0)]);
+    assert_eq!(pulses(&s, "A")[0].0, us(10).0);
+    assert_eq!(r.interrupts[0].max_latency_ns, Some(0.0));
+}
+
+/// Tasks released by the same tick enter their ready list in the order they blocked.
+#[test]
+fn same_tick_releases_in_blocking_order() {
+    // B and C (both 1): B 0..1 ms blocks first, C 1..2 ms; both due at 5 ms: B first.
+    let (s, _) = run(
+        free(vec![task("B", 1, ms(5), ms(1)), task("C", 1, ms(5), ms(1))]),
+        ms(8),
+    );
+    assert_eq!(pulses(&s, "B"), vec![(0, ms(1).0), (ms(5).0, ms(6).0)]);
+    assert_eq!(
+        pulses(&s, "C"),
+        vec![(ms(1).0, ms(2).0), (ms(6).0, ms(7).0)]
+    );
+    // Declared the other way round, C blocks first and runs first at 5 ms.
+    let (s, _) = run(
+        free(vec![task("C", 1, ms(5), ms(1)), task("B", 1, ms(5), ms(1))]),
+        ms(8),
+    );
+    assert_eq!(pulses(&s, "C")[1], (ms(5).0, ms(6).0));
+}
+
+/// Tickless: the wake-up timer and an interrupt at the same instant give one (timer)
+/// wake-up; an arrival at the instant the idle task is entered prevents the sleep.
+#[test]
+fn same_instant_tickless_pairs() {
+    let mk = |irq_at: Picos, exit: Picos| {
+        let mut cfg = tick_cfg(
+            vec![task("A", 2, ms(10), us(100))],
+            Picos::ZERO,
+            Picos::ZERO,
+            Picos(3_500_000),
+            Picos::ZERO,
+        );
+        cfg.interrupts = vec![SimIrq {
+            name: "X".into(),
+            priority: 1,
+            above_kernel: false,
+            wcet: us(5),
+            arrival: IrqArrival::Periodic {
+                period: ms(100),
+                offset: irq_at,
+            },
+        }];
+        cfg.tickless = Some(Tickless {
+            min_idle_ticks: 2,
+            margin_ticks: 1,
+            state: "stop".into(),
+            exit_latency: exit,
+            switch_extra: Picos::ZERO,
+        });
+        cfg
+    };
+    // timer at 9 ms (next wake 10 ms, margin 1) and X at 9 ms
+    let (s, r) = run(mk(ms(9), us(800)), us(9_900));
+    assert_eq!((r.sleep.timer_wakeups, r.sleep.interrupt_wakeups), (1, 0));
+    assert_eq!(pulses(&s, "X"), vec![(us(9800).0, us(9805).0)]);
+    // X at 103.5 us, the instant A's switch to idle ends: X is served at once, no sleep
+    // before it (latency 0), the CPU sleeps after it.
+    let (_, r) = run(mk(Picos(103_500_000), us(800)), ms(5));
+    assert_eq!(r.interrupts[0].max_latency_ns, Some(0.0));
+    assert_eq!((r.sleep.sleeps, r.sleep.interrupt_wakeups), (1, 0));
+    // A wake-up that ends exactly at a tick instant (9 ms + 1 ms): that tick fires and
+    // releases A on time: response = switch 3.5 us + 100 us.
+    let (_, r) = run(mk(ms(50), ms(1)), us(10_500));
+    assert_eq!(t(&r, "A").max, 103_500.0);
+    assert_eq!(r.tick.count, 1);
+}
+
+/// List-scan: a thread that ends exactly at the tick instant ends first; the queue is
+/// empty, so the scheduler runs at that instant (no lateness, no lost tick).
+#[test]
+fn list_scan_thread_end_at_tick_instant() {
+    let cfg = SimConfig {
+        tick_period: ms(8),
+        irq_entry: Picos::ZERO,
+        kernel: Kernel::ListScan(ListScanKernel {
+            check_cost: Picos::ZERO,
+            insert_cost: vec![Picos::ZERO],
+            switch_cost: Picos::ZERO,
+        }),
+        tasks: vec![task("T", 1, ms(8), ms(8))],
+        interrupts: vec![],
+        tickless: None,
+    };
+    let (s, r) = run(cfg, ms(24) + Picos(1));
+    assert_eq!(t(&r, "T").jobs, 3);
+    assert_eq!(t(&r, "T").max, 8_000_000.0);
+    let ls = r.list_scan.unwrap();
+    assert_eq!((ls.late_runs, ls.lost_ticks), (0, 0));
+    assert_eq!(s.series().len(), 4);
+}
