@@ -1715,6 +1715,63 @@ fn generic_table(items: &[Value]) -> Table {
     }
 }
 
+/// Embedded measure runs that differ only in their sleep length (seed 002's 10 ms, 100 ms,
+/// 1 s naive sleeps) shown together as latency against sleep length.
+fn runs_as_sweep(b: &mut Builder, results: &[Value], level: u8) -> Result<(), ReportError> {
+    let mut groups: Vec<(String, Vec<data::SweepPoint>)> = Vec::new();
+    for r in results {
+        if text(r, "kind").as_deref() != Some("measure") {
+            continue;
+        }
+        let Some(s) = r.get("settings") else { continue };
+        if text(s, "compare_load").is_some() || s.get("sweep").is_some_and(|v| !v.is_null()) {
+            continue;
+        }
+        let (Some(interval_ns), Some(stats)) = (
+            num(s, "interval_ns"),
+            r.get("total").and_then(Stats::from_value),
+        ) else {
+            continue;
+        };
+        let key = format!(
+            "{} sleep, SCHED_{}",
+            text(s, "timer_mode").unwrap_or_default(),
+            text(s, "policy").unwrap_or_default().to_uppercase()
+        );
+        let point = data::SweepPoint { interval_ns, stats };
+        match groups.iter_mut().find(|g| g.0 == key) {
+            Some(g) => g.1.push(point),
+            None => groups.push((key, vec![point])),
+        }
+    }
+    for (key, mut pts) in groups {
+        pts.sort_by(|a, b| a.interval_ns.total_cmp(&b.interval_ns));
+        pts.dedup_by(|a, b| a.interval_ns == b.interval_ns);
+        if pts.len() < 3 {
+            continue;
+        }
+        b.heading(
+            level + 1,
+            &format!("Latency against sleep length: {key}"),
+            None,
+        );
+        let rows: Vec<StatsRow> = pts
+            .iter()
+            .map(|p| StatsRow {
+                label: dur(p.interval_ns),
+                stats: p.stats.clone(),
+            })
+            .collect();
+        b.table(stats_table("sleep length", &rows));
+        b.figure(
+            &format!("Wake-up latency against sleep length ({key})"),
+            "The runs above side by side: seed 002 saw longer sleeps wake up later.",
+            || charts::sweep(&pts),
+        )?;
+    }
+    Ok(())
+}
+
 /// A short description of an embedded result from its settings, e.g.
 /// "relative sleep, 10 ms, SCHED_OTHER".
 fn describe(r: &Value) -> Option<String> {
@@ -1919,5 +1976,6 @@ fn scenario(b: &mut Builder, d: &Value, name: &str, level: u8) -> Result<(), Rep
             Err(e) => b.note(format!("results[{i}] skipped: {e}")),
         }
     }
+    runs_as_sweep(b, arr(d, "results"), level)?;
     Ok(())
 }
