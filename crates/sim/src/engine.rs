@@ -851,8 +851,16 @@ impl Sim {
                 return;
             }
             if self.tick_mode {
-                if self.cur == self.idle && self.cfg.tickless.is_some() && !self.pendsv_pending {
-                    self.try_sleep();
+                if self.cur == self.idle && !self.pendsv_pending {
+                    if self.len[0] > 1 {
+                        // configIDLE_SHOULD_YIELD: the idle task yields at once to a
+                        // ready application task of priority 0.
+                        self.pendsv_pending = true;
+                        continue;
+                    }
+                    if self.cfg.tickless.is_some() {
+                        self.try_sleep();
+                    }
                 }
                 return;
             }

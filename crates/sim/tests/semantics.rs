@@ -685,3 +685,26 @@ fn list_scan_thread_end_at_tick_instant() {
     assert_eq!((ls.late_runs, ls.lost_ticks), (0, 0));
     assert_eq!(s.series().len(), 4);
 }
+
+/// The idle task yields at once to a ready priority-0 task (configIDLE_SHOULD_YIELD).
+#[test]
+fn idle_yields_to_priority_zero_tasks() {
+    // H (1): 0..1 ms; Z (0) released at 0 too. After H, PendSV -> Z (next after H's
+    // level walk; idle is behind Z in the level-0 list) runs 2 ms with ticks rotating it
+    // with idle: idle yields immediately each time, so Z finishes at 3 ms plus switches.
+    let cfg = tick_cfg(
+        vec![task("H", 1, ms(10), ms(1)), task("Z", 0, ms(10), ms(2))],
+        Picos::ZERO,
+        Picos::ZERO,
+        us(1),
+        Picos::ZERO,
+    );
+    let (s, r) = run(cfg, ms(5));
+    // H ends at 1 ms, its PendSV (1000..1001) runs before the 1 ms tick: H->Z. The tick
+    // (1001) time-slices level 0: Z->idle 1001..1002, idle yields at once: idle->Z
+    // 1002..1003. The same two switches at 2 ms and 3 ms. Z runs 1003..2000 (997 us),
+    // 2002..3000 (998 us), 3002..3007 (5 us): R_Z = 3.007 ms. Idle never runs a slice.
+    assert_eq!(t(&r, "Z").max, 3_007_000.0);
+    let idle = pulses(&s, "idle");
+    assert!(idle.iter().all(|(a, _)| *a >= us(3007).0), "{idle:?}");
+}
