@@ -795,6 +795,20 @@ fn trace(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportError> {
         f.extend(data::scalars(c, &[]));
     }
     b.facts(f);
+    let limits = arr(d, "limits");
+    if !limits.is_empty() {
+        b.heading(level + 1, "Limits", None);
+        match data::flag(d, "pass") {
+            Some(true) => b
+                .out
+                .push(Block::Verdict(Tone::Good, "every limit holds".into())),
+            Some(false) => b
+                .out
+                .push(Block::Verdict(Tone::Bad, "a limit is exceeded".into())),
+            None => {}
+        }
+        b.table(generic_table(limits));
+    }
     let ms = arr(d, "measurements");
     if ms.is_empty() {
         b.note("This result holds no measurements.");
@@ -871,8 +885,37 @@ fn trace(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportError> {
                 ));
             }
         }
+        // Busy fraction: `busy_percent` {overall, min, max, …} and a per-window series.
+        let busy = m.get("busy_percent");
+        if let Some(bp) = busy {
+            for (k, label) in [
+                ("overall", "busy overall"),
+                ("min", "busy, least window"),
+                ("mean", "busy, mean window"),
+                ("max", "busy, busiest window"),
+            ] {
+                if let Some(x) = num(bp, k) {
+                    facts.push((label.to_string(), format!("{} %", fnum(x, 4))));
+                }
+            }
+        }
         b.facts(facts);
-        if timed && !hist.is_empty() {
+        if busy.is_some() {
+            let pct_series: Vec<data::Point> = arr(m, "series")
+                .iter()
+                .filter_map(|p| Some((num_any(p, &["at_ns", "t_ns"])?, num(p, "percent")?)))
+                .collect();
+            if pct_series.len() >= 2 {
+                b.figure(
+                    &format!("{name}: busy share per window"),
+                    "Share of each window the channel was high: the kernel's overhead in percent, over time; the busiest window is circled.",
+                    || charts::time_series(&pct_series, "busy (%)", false, None),
+                )?;
+            }
+        }
+        // A distribution needs a few values to be worth a chart.
+        let enough = !matches!(num(m, "count"), Some(c) if c < 5.0);
+        if timed && !hist.is_empty() && enough && busy.is_none() {
             let sets = vec![(name.clone(), hist.clone())];
             b.figure(
                 &format!("{name}: histogram"),
@@ -886,7 +929,7 @@ fn trace(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportError> {
                 || charts::cdf(&sets, &name),
             )?;
         }
-        if !series.is_empty() {
+        if !series.is_empty() && enough && busy.is_none() {
             let hl = worst.first().copied().or_else(|| {
                 match (num(m, "max_at_ns"), num_any(m, &["max_ns", "max"])) {
                     (Some(t), Some(v)) => Some((t, v)),
@@ -897,7 +940,7 @@ fn trace(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportError> {
                 charts::time_series(&series, &name, timed, hl)
             })?;
         }
-        if !worst.is_empty() {
+        if !worst.is_empty() && enough {
             let rows = worst
                 .iter()
                 .take(10)

@@ -686,7 +686,16 @@ pub fn time_series(
         .fold(f64::INFINITY, f64::min)
         .min(0.0);
     let t1 = pts.iter().map(|p| p.0).fold(f64::NEG_INFINITY, f64::max);
-    let worst = highlight.or_else(|| points.iter().copied().max_by(|a, b| a.1.total_cmp(&b.1)));
+    // The first of equal maxima (the earliest occurrence).
+    let worst = highlight.or_else(|| {
+        points
+            .iter()
+            .copied()
+            .fold(None, |best: Option<Point>, p| match best {
+                Some(b) if b.1 >= p.1 => Some(b),
+                _ => Some(p),
+            })
+    });
     let vmax = pts
         .iter()
         .map(|p| p.1)

@@ -416,6 +416,8 @@ pub fn scalars(v: &Value, skip: &[&str]) -> Vec<(String, String)> {
                         crate::units::dur(f)
                     } else if k.ends_with("_hz") {
                         format!("{} Hz", crate::units::int(f))
+                    } else if f.fract() == 0.0 && f.abs() >= 10_000.0 {
+                        crate::units::int(f)
                     } else {
                         n.to_string()
                     }
