@@ -140,7 +140,8 @@ pub struct Breakdown {
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct NamedNs {
-    pub name: String,
+    /// Shared with the other results (one allocation per task, not per mention).
+    pub name: std::sync::Arc<str>,
     pub ns: f64,
 }
 
@@ -195,6 +196,8 @@ enum Attr {
 /// switch + tick` each.
 struct Entity {
     period: i64,
+    /// `1 / period`, for a division-free first guess in [`ceil_div_fast`].
+    inv: f64,
     jitter: i64,
     work: i64,
     switch: i64,
@@ -211,7 +214,7 @@ impl Entity {
     /// (`ticks` = ceil(w / T_tick)). This keeps every partitioned charge at or below the
     /// pessimistic one.
     fn counts(&self, w: i64, ticks: i64) -> (i64, i64) {
-        let n = ceil_div(w.saturating_add(self.jitter), self.period);
+        let n = ceil_div_fast(w.saturating_add(self.jitter), self.period, self.inv);
         (n, n.min(ticks))
     }
     /// Long-run utilisation (the tick part capped at one per tick).
@@ -223,6 +226,7 @@ impl Entity {
 
 /// Per-system quantities computed once.
 struct Prep {
+    names: Vec<std::sync::Arc<str>>,
     l: Picos,
     tick: Picos,
     /// Effective release jitter of each task.
@@ -236,12 +240,23 @@ struct Prep {
     blocking_cs: Picos,
 }
 
-fn ceil_div(a: i64, b: i64) -> i64 {
+/// `ceil(a / b)` for `b > 0` (0 for `a <= 0`), exact: a floating-point guess from the
+/// reciprocal `inv = 1/b`, corrected with integer products. This is the analysis' inner
+/// loop; an integer division there costs several times more.
+#[inline]
+fn ceil_div_fast(a: i64, b: i64, inv: f64) -> i64 {
     if a <= 0 {
-        0
-    } else {
-        (a + b - 1) / b
+        return 0;
     }
+    // Truncation, not `ceil` (a libm call on baseline x86-64); the loops fix the rest.
+    let mut n = (a as f64 * inv) as i64;
+    while (n as i128) * (b as i128) < a as i128 {
+        n += 1;
+    }
+    while n > 0 && ((n - 1) as i128) * (b as i128) >= a as i128 {
+        n -= 1;
+    }
+    n
 }
 
 fn ns(p: i64) -> f64 {
@@ -358,6 +373,7 @@ fn prepare(sys: &System, opts: &AnalysisOptions) -> Prep {
         cs.application
     };
     Prep {
+        names: sys.tasks.iter().map(|t| t.name.as_str().into()).collect(),
         l,
         tick,
         jitter,
@@ -409,6 +425,7 @@ fn analyse_task(
         };
         ents.push(Entity {
             period: o.period().0,
+            inv: 0.0,
             jitter: p.jitter_ps[j],
             work,
             switch,
@@ -420,6 +437,7 @@ fn analyse_task(
     if partitioned && p.tick_released[i] && p.tick_per_release.0 > 0 {
         ents.push(Entity {
             period: t.period().0,
+            inv: 0.0,
             jitter: p.jitter_ps[i],
             work: 0,
             switch: 0,
@@ -441,6 +459,7 @@ fn analyse_task(
     if every_tick.0 > 0 || slice > 0 {
         ents.push(Entity {
             period: p.tick.0,
+            inv: 0.0,
             jitter: 0,
             work: 0,
             switch: slice,
@@ -451,6 +470,7 @@ fn analyse_task(
     for x in &sys.interrupts {
         ents.push(Entity {
             period: x.min_interarrival.0,
+            inv: 0.0,
             jitter: 0,
             work: (x.wcet + p.l).0,
             switch: 0,
@@ -471,7 +491,11 @@ fn analyse_task(
     let blocking = t.blocking.max(p.blocking_cs).0;
     let jit = p.jitter_ps[i];
 
+    for e in &mut ents {
+        e.inv = 1.0 / e.period as f64;
+    }
     let tick_p = p.tick.0;
+    let tick_inv = 1.0 / tick_p as f64;
     let util: f64 =
         ents.iter().map(|e| e.utilisation(tick_p)).sum::<f64>() + c_own as f64 / period as f64;
 
@@ -499,7 +523,7 @@ fn analyse_task(
     }
 
     let demand = |w: i64| -> i128 {
-        let ticks = ceil_div(w, tick_p);
+        let ticks = ceil_div_fast(w, tick_p, tick_inv);
         let mut s: i128 = 0;
         for e in &ents {
             let (n, nt) = e.counts(w, ticks);
@@ -508,6 +532,12 @@ fn analyse_task(
         s
     };
 
+    // Interference utilisation and the jitter term of the lower bound used as a start.
+    let u_int: f64 = ents.iter().map(|e| e.utilisation(tick_p)).sum();
+    let jitter_work: f64 = ents
+        .iter()
+        .map(|e| (e.work + e.switch) as f64 * e.jitter as f64 / e.period as f64)
+        .sum();
     let mut best: Option<(i64, u64, i64)> = None; // (R, q, w)
     let mut iters: u64 = 0;
     let mut w: i64 = 0;
@@ -517,6 +547,18 @@ fn analyse_task(
         if w == 0 {
             w = (base + ents.iter().map(|e| e.cost() as i128).sum::<i128>()).min(i64::MAX as i128)
                 as i64;
+        }
+        // Start closer to the fixed point: since ceil(x) >= x and a capped tick count is at
+        // least w / max(T_e, T_tick), every fixed point satisfies
+        // w >= (base + sum (work+switch)_e J_e / T_e) / (1 - U_e), so starting there (less a
+        // safety margin for rounding) stays below the least fixed point. The first w with
+        // f(w) <= w at or above a start that is not past the least fixed point is that
+        // fixed point (Knaster-Tarski), so the result is unchanged; only iterations are saved.
+        if u_int < 1.0 {
+            let lb = (base as f64 + jitter_work) / (1.0 - u_int) * (1.0 - 1e-9) - 1.0;
+            if lb.is_finite() && lb > w as f64 && lb < (i64::MAX / 4) as f64 {
+                w = lb as i64;
+            }
         }
         // Fixed point of w = base + demand(w), from below.
         loop {
@@ -585,14 +627,14 @@ fn analyse_task(
     let mut tick_ps: i64 = 0;
     let mut cs_ps: i64 = 0;
     let mut irq_ps: i64 = 0;
-    let ticks = ceil_div(wc, tick_p);
+    let ticks = ceil_div_fast(wc, tick_p, tick_inv);
     for e in &ents {
         let (n, nt) = e.counts(wc, ticks);
         tick_ps += nt * e.tick;
         cs_ps += n * e.switch;
         match e.attr {
             Attr::Task(j) if e.work > 0 => bd.interference.push(NamedNs {
-                name: sys.tasks[j].name.clone(),
+                name: p.names[j].clone(),
                 ns: ns(n * e.work),
             }),
             Attr::Interrupt => irq_ps += n * e.work,
@@ -788,5 +830,41 @@ pub fn analyze(sys: &System, opts: &AnalysisOptions) -> AnalysisResult {
         pessimism_reduction,
         totals,
         notes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ceil_div_fast;
+    use rand::{Rng, SeedableRng};
+
+    #[test]
+    fn fast_ceil_div_is_exact() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let cases = [
+            (1, 1),
+            (7, 7),
+            (8, 7),
+            (i64::MAX / 2, 3),
+            (1_000_000_000_000_000, 999_999_999_999_999),
+            (999_999_999_999_999_999, 1),
+        ];
+        for (a, b) in cases {
+            assert_eq!(
+                ceil_div_fast(a, b, 1.0 / b as f64),
+                (a + b - 1) / b,
+                "{a} {b}"
+            );
+        }
+        for _ in 0..100_000 {
+            let b: i64 = rng.gen_range(1..=1_000_000_000_000_000);
+            let a: i64 = rng.gen_range(-10..=4_000_000_000_000_000_000);
+            let want = if a <= 0 {
+                0
+            } else {
+                (a as i128 + b as i128 - 1) / b as i128
+            } as i64;
+            assert_eq!(ceil_div_fast(a, b, 1.0 / b as f64), want, "{a} {b}");
+        }
     }
 }

@@ -61,7 +61,7 @@ priority = 1
     let inter: Vec<(String, f64)> = c
         .interference
         .iter()
-        .map(|x| (x.name.clone(), x.ns))
+        .map(|x| (x.name.to_string(), x.ns))
         .collect();
     assert_eq!(inter, [("a".to_string(), 9e6), ("b".to_string(), 6e6)]);
 }
