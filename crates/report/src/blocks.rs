@@ -1741,6 +1741,8 @@ fn generic_table(items: &[Value]) -> Table {
                         let x = n.as_f64().unwrap_or(f64::NAN);
                         Cell::n(if k.ends_with("_ns") {
                             dur(x)
+                        } else if x.fract() == 0.0 && x.abs() >= 1000.0 {
+                            int(x)
                         } else {
                             fnum(x, 6)
                         })
