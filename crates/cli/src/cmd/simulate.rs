@@ -24,7 +24,7 @@ Examples:
   latscope simulate system.toml --exec uniform --seed 7 --json a.json
       random execution times between BCET and WCET; same seed, same bytes
 
-The system file is the one `latscope analyze` reads (docs/models.md). Times in the JSON
+The system file is the one `latscope analyze` reads (docs/system-format.md). Times in the JSON
 are nanoseconds (fractional). Semantics, same-instant ordering and the JSON schema:
 docs/simulator.md.")]
 pub struct Args {
