@@ -292,7 +292,7 @@ fn headline(input: &Input) -> (String, Option<Tone>) {
                 Some(tone),
             )
         }
-        Kind::Series => (format!("{} points", arr(d, "points").len()), None),
+        Kind::Series => (format!("{} series", arr(d, "series").len()), None),
         Kind::Capture => (format!("{} tracks", arr(d, "tracks").len()), None),
     }
 }
@@ -1687,27 +1687,61 @@ fn capture_input(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportErro
     timeline_from_capture(b, d, None, None, level)
 }
 
-fn series_input(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportError> {
-    let _ = level;
-    let pts = data::series(d.get("points"));
-    let col = text(d, "value_column").unwrap_or_else(|| "value".into());
-    let timed = col.ends_with("_ns");
-    let word = data::clean_key(&col);
-    if let Some(max) = pts.iter().copied().max_by(|a, b| a.1.total_cmp(&b.1)) {
+fn series_input(b: &mut Builder, d: &Value, _level: u8) -> Result<(), ReportError> {
+    let mut rows = Vec::new();
+    let mut figures = Vec::new();
+    for sr in arr(d, "series") {
+        let pts = data::series(sr.get("points"));
+        let name = text(sr, "name").unwrap_or_default();
+        let unit = text(sr, "unit").unwrap_or_default();
+        let timed = unit == "ns";
+        let f = |v: f64| {
+            if timed {
+                dur(v)
+            } else {
+                format!("{} {unit}", fnum(v, 4)).trim().to_string()
+            }
+        };
+        let Some(max) = pts
+            .iter()
+            .copied()
+            .fold(None, |best: Option<data::Point>, p| match best {
+                Some(b) if b.1 >= p.1 => Some(b),
+                _ => Some(p),
+            })
+        else {
+            continue;
+        };
         let mean = pts.iter().map(|p| p.1).sum::<f64>() / pts.len() as f64;
-        let f = |v: f64| if timed { dur(v) } else { fnum(v, 4) };
-        b.facts(vec![
-            ("points".into(), int(pts.len() as f64)),
-            ("mean".into(), f(mean)),
-            ("max".into(), f(max.1)),
-            ("max at".into(), dur(max.0)),
+        rows.push(vec![
+            Cell::t(&name).bold(),
+            Cell::n(int(pts.len() as f64)),
+            Cell::n(f(mean)),
+            Cell::n(f(max.1)).bold(),
+            Cell::n(dur(max.0)),
         ]);
+        let word = data::clean_key(&name);
+        let word = if timed || unit.is_empty() {
+            word
+        } else {
+            format!("{word} ({unit})")
+        };
+        figures.push((data::clean_key(&name), word, pts, timed));
     }
-    b.figure(
-        &format!("{word} over time"),
-        "Each row of the series against its time; the worst case is circled.",
-        || charts::time_series(&pts, &word, timed, None),
-    )
+    b.table(Table {
+        headers: ["series", "points", "mean", "max", "max at"]
+            .map(String::from)
+            .to_vec(),
+        rows,
+    });
+    for (name, word, pts, timed) in figures {
+        b.figure(
+            &format!("{name} over time"),
+            "Each value of the series against its time; the worst case is circled.",
+            || charts::time_series(&pts, &word, timed, None),
+        )?;
+    }
+    Ok(())
 }
 
 /// A table of an array of flat objects (durations formatted by their `_ns` suffix).

@@ -4,13 +4,19 @@ use crate::ReportError;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
-/// A CSV series with a header; the first column is the time in ns, the second the value
-/// (e.g. `time_ns,duration_ns,released`). Returns `{"value_column", "points": [[t, v]]}`.
+/// A CSV time series with a header. Two layouts:
+/// * wide: a time column (`time_ns`, `at_ns`, `t_ns`, else the first) and value columns, e.g.
+///   `simulate --series`: `time_ns,duration_ns,released` (the first value column is shown);
+/// * long: `measurement,…,at_ns,value,unit` rows, e.g. `trace --series`: one series per
+///   measurement.
+///
+/// Returns `{"series": [{"name", "unit", "points": [[t, v]]}]}`.
 pub fn csv_series(file: &str, text: &str) -> Result<Value, ReportError> {
     let mut lines = text
         .lines()
         .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#'));
+        // Rows may start with '#' (trace names channels `#0`, `#1`), so no comment syntax.
+        .filter(|(_, l)| !l.trim().is_empty());
     let Some((_, header)) = lines.next() else {
         return Err(ReportError::Csv {
             file: file.into(),
@@ -18,7 +24,7 @@ pub fn csv_series(file: &str, text: &str) -> Result<Value, ReportError> {
             message: "empty file".into(),
         });
     };
-    let cols: Vec<&str> = header.split(',').map(str::trim).collect();
+    let cols: Vec<String> = header.split(',').map(|c| c.trim().to_string()).collect();
     if cols.len() < 2 {
         return Err(ReportError::Csv {
             file: file.into(),
@@ -26,7 +32,21 @@ pub fn csv_series(file: &str, text: &str) -> Result<Value, ReportError> {
             message: "expected a header with a time column and a value column".into(),
         });
     }
-    let mut points = Vec::new();
+    let find = |names: &[&str]| cols.iter().position(|c| names.contains(&c.as_str()));
+    let tcol = find(&["time_ns", "at_ns", "t_ns", "start_ns"]).unwrap_or(0);
+    let mcol = find(&["measurement", "name", "series"]);
+    let ucol = find(&["unit"]);
+    let vcol = match mcol {
+        Some(_) => find(&["value", "value_ns"]),
+        None => (0..cols.len()).find(|&i| i != tcol),
+    }
+    .ok_or_else(|| ReportError::Csv {
+        file: file.into(),
+        line: 1,
+        message: "no value column".into(),
+    })?;
+    // (name, unit, points) in order of first appearance.
+    let mut series: Vec<(String, String, Vec<Value>)> = Vec::new();
     for (i, l) in lines {
         let f: Vec<&str> = l.split(',').map(str::trim).collect();
         let parse = |k: usize| -> Result<f64, ReportError> {
@@ -43,13 +63,26 @@ pub fn csv_series(file: &str, text: &str) -> Result<Value, ReportError> {
                     ),
                 })
         };
-        points.push(json!([parse(0)?, parse(1)?]));
+        let (t, v) = (parse(tcol)?, parse(vcol)?);
+        let name = match mcol {
+            Some(m) => f.get(m).copied().unwrap_or("").to_string(),
+            None => cols[vcol].clone(),
+        };
+        let unit = match ucol {
+            Some(u) => f.get(u).copied().unwrap_or("").to_string(),
+            None if cols[vcol].ends_with("_ns") => "ns".to_string(),
+            None => String::new(),
+        };
+        match series.iter_mut().find(|s| s.0 == name) {
+            Some(s) => s.2.push(json!([t, v])),
+            None => series.push((name, unit, vec![json!([t, v])])),
+        }
     }
-    Ok(json!({
-        "time_column": cols[0],
-        "value_column": cols[1],
-        "points": points,
-    }))
+    let series: Vec<Value> = series
+        .into_iter()
+        .map(|(name, unit, points)| json!({"name": name, "unit": unit, "points": points}))
+        .collect();
+    Ok(json!({ "time_column": cols[tcol], "series": series }))
 }
 
 /// Converts a timeline document into `{"tracks": [{"name", "intervals": [[start_ns, end_ns]]}],
@@ -168,8 +201,17 @@ mod tests {
             "time_ns,duration_ns,released\n0,1500,1\n1000000,2000,2\n",
         )
         .unwrap();
-        assert_eq!(v["points"].as_array().unwrap().len(), 2);
-        assert_eq!(v["value_column"], "duration_ns");
+        assert_eq!(v["series"][0]["points"].as_array().unwrap().len(), 2);
+        assert_eq!(v["series"][0]["name"], "duration_ns");
+        assert_eq!(v["series"][0]["unit"], "ns");
+        let v = csv_series(
+            "t.csv",
+            "measurement,kind,at_ns,value,unit\nA,pulse,0,5,ns\n#1,count,1,3,\nA,pulse,2,6,ns\n",
+        )
+        .unwrap();
+        assert_eq!(v["series"].as_array().unwrap().len(), 2);
+        assert_eq!(v["series"][0]["points"][1][0].as_f64(), Some(2.0));
+        assert_eq!(v["series"][1]["unit"], "");
         let e = csv_series("s.csv", "time_ns,duration_ns\n0,x\n")
             .unwrap_err()
             .to_string();
