@@ -243,3 +243,66 @@ fn exec_time_files() {
     .unwrap();
     assert_eq!(cfg.tasks[0].exec, ExecTime::Fixed(Picos::from_us(300)));
 }
+
+/// kernel-v4-like interrupt path: constant tick and switch; each handler pays the
+/// path's prologue + send + dispatch on top of its WCET, with the stage's entry time.
+#[test]
+fn irqpath_and_random_interrupts() {
+    let text = r#"
+[platform]
+cpu_hz = "125 MHz"
+irq_entry_cycles = 26
+[kernel]
+tick_hz = 1000
+model = "irqpath"
+[kernel.costs]
+tick = "2us"
+switch = "1us"
+warm = { prologue = "0ns", send = "1.6us", dispatch = "440ns" }
+[[task]]
+name = "actor"
+min_interarrival = "1ms"
+wcet = "5us"
+priority = 2
+[[interrupt]]
+name = "gpio"
+min_interarrival = "3ms"
+wcet = "232ns"
+priority = 1
+releases = "actor"
+"#;
+    let s = sys(text);
+    let cfg = from_system(&s, &FromSystemOptions::default()).unwrap();
+    assert_eq!(cfg.irq_entry, Picos(208_000)); // 26 cycles at 125 MHz
+    assert_eq!(cfg.interrupts[0].wcet, Picos(232_000 + 1_600_000 + 440_000));
+    let Kernel::Tick(k) = &cfg.kernel else {
+        panic!()
+    };
+    assert_eq!(k.tick_cost, vec![Picos::from_us(2)]);
+    assert_eq!(k.switch_cost, SwitchCost::Constant(Picos::from_us(1)));
+    // random arrivals: first in [0, min), then gaps in [min, 2 min]; seeded
+    let o = |seed| FromSystemOptions {
+        irq: IrqMode::Random,
+        seed,
+        ..Default::default()
+    };
+    let a = from_system(&s, &o(1)).unwrap();
+    match a.interrupts[0].arrival {
+        IrqArrival::Sporadic { min, max, offset } => {
+            assert_eq!((min, max), (Picos::from_ms(3), Picos::from_ms(6)));
+            assert!(offset < min);
+        }
+        ref other => panic!("{other:?}"),
+    }
+    assert_eq!(a, from_system(&s, &o(1)).unwrap());
+    assert_ne!(a, from_system(&s, &o(2)).unwrap());
+    let mut sim = Sim::new(a, SimOptions::default()).unwrap();
+    sim.run_until(Picos::from_ms(1000));
+    let r = sim.report();
+    let n = r.interrupts[0].count;
+    assert!(
+        (167..=334).contains(&n),
+        "{n} arrivals in 1 s with gaps in [3, 6] ms"
+    );
+    assert_eq!(r.tasks[0].jobs, n);
+}
