@@ -5,13 +5,14 @@
 //!   is schedulable, and no simulated response exceeds the WCRT;
 //! * with seed 001's overheads (tick, switch by levels scanned, L), release jitter,
 //!   periods off the tick grid and both task-selection modes: no simulated response
-//!   exceeds the analysed WCRT (both tick accounting modes).
+//!   exceeds the analysed WCRT (both tick accounting modes); a third of these sets also
+//!   have an interrupt and an application interrupts-disabled section.
 
 use latscope_core::Picos;
 use latscope_model::generate::{freertos_template, generate, GenerateSpec, Method};
 use latscope_model::overheads::tick::TickCosts;
 use latscope_model::rta::analyze_mode;
-use latscope_model::system::{KernelCosts, TaskSelection, TickMode};
+use latscope_model::system::{Interrupt, KernelCosts, TaskSelection, TickMode};
 use latscope_model::{AnalysisOptions, System};
 use latscope_sim::*;
 use rand::{Rng, SeedableRng};
@@ -112,6 +113,19 @@ fn with_overheads_simulation_never_exceeds_rta() {
         }
         if k % 3 == 0 {
             sys.kernel.task_selection = TaskSelection::Optimised;
+        }
+        // A third of the sets get an interrupt (periodic at its minimum inter-arrival,
+        // the worst case) and an application interrupts-disabled section.
+        if k % 3 == 1 {
+            sys.interrupts.push(Interrupt {
+                name: "irq".into(),
+                min_interarrival: Picos::from_us(rng.gen_range(700..=5_000)),
+                wcet: Picos::from_us(rng.gen_range(5..=50)),
+                priority: 1,
+                above_kernel: k % 2 == 0,
+                releases: None,
+            });
+            sys.critical_sections.application = Picos::from_us(rng.gen_range(1..=30));
         }
         let opts = AnalysisOptions::default();
         let rep = simulate(&sys, k as u64);
