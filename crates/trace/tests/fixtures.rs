@@ -199,3 +199,21 @@ fn generic_csv_scope_csv_and_cycle_log() {
         Some((Picos(0), Picos::from_us(1)))
     );
 }
+
+#[test]
+fn sigrok_decodes_only_the_channels_asked_for() {
+    let all = open("demo8.sr");
+    let o = Options {
+        only_channels: Some(vec!["D2".into(), "#5".into()]),
+        ..Default::default()
+    };
+    let some = import::open(&fx("demo8.sr"), &o).unwrap();
+    assert_eq!(some.channels.len(), 8);
+    for (i, (a, b)) in all.channels.iter().zip(&some.channels).enumerate() {
+        if i == 2 || i == 5 {
+            assert_eq!(a, b);
+        } else {
+            assert!(b.edges.is_empty() && !a.edges.is_empty(), "#{i}");
+        }
+    }
+}

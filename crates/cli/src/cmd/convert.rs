@@ -40,7 +40,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
             )
         })?,
     };
-    let (cap, _) = a.input.load(ins)?;
+    let (cap, _) = a.input.load(ins, None)?;
     let f = std::fs::File::create(out).with_context(|| out.display().to_string())?;
     let r = match fmt {
         OutFormat::Vcd => export::vcd::write(&cap, f),

@@ -66,12 +66,18 @@ impl InputArgs {
             cpu_hz: freq(&self.cpu_hz, "--cpu-hz")?,
             threshold: self.threshold,
             hysteresis: self.hysteresis,
+            only_channels: None,
         })
     }
 
     /// Opens every file and merges them (one Saleae binary file per channel).
-    pub fn load(&self, files: &[PathBuf]) -> Result<(latscope_core::capture::Capture, String)> {
-        let opts = self.options()?;
+    pub fn load(
+        &self,
+        files: &[PathBuf],
+        only: Option<Vec<String>>,
+    ) -> Result<(latscope_core::capture::Capture, String)> {
+        let mut opts = self.options()?;
+        opts.only_channels = only;
         let mut caps = Vec::new();
         let mut fmts = Vec::new();
         for f in files {
@@ -208,8 +214,8 @@ fn dur(s: &Option<String>, flag: &str) -> Result<Option<Picos>> {
 }
 
 pub fn run(a: Args) -> Result<ExitCode> {
-    let (cap, format) = a.input.load(&a.files)?;
     if a.list {
+        let (cap, format) = a.input.load(&a.files, None)?;
         println!(
             "{} ({format}): {} to {}, sample rate {}",
             cap.source,
@@ -272,6 +278,19 @@ pub fn run(a: Args) -> Result<ExitCode> {
     for l in &a.limit {
         limits.push(Limit::parse(l)?);
     }
+    // Decode only the channels the measurements read (large sigrok captures), unless
+    // the whole capture is exported.
+    let only = if reqs.is_empty() || a.perfetto.is_some() {
+        None
+    } else {
+        Some(
+            reqs.iter()
+                .flat_map(|r| r.channels())
+                .map(str::to_string)
+                .collect::<Vec<_>>(),
+        )
+    };
+    let (cap, format) = a.input.load(&a.files, only)?;
     let set = Settings {
         from,
         to,

@@ -89,6 +89,9 @@ pub struct Options {
     /// Oscilloscope CSV: hysteresis in volts, total width around the threshold
     /// (default: 10 % of the 5–95 % level span).
     pub hysteresis: Option<f64>,
+    /// Only these channels (names or `#index`) need edges: large sigrok captures then
+    /// decode just those (the others stay listed, without edges). None = all.
+    pub only_channels: Option<Vec<String>>,
 }
 
 /// Recognises a format from the first bytes of a file (up to a few KB).
@@ -186,7 +189,9 @@ pub fn read_format<R: Read + Seek>(
 ) -> Result<Capture> {
     let br = BufReader::with_capacity(1 << 16, r);
     match format {
-        Format::Sigrok => sigrok::read(br, name, opts.samplerate_hz),
+        Format::Sigrok => {
+            sigrok::read_with(br, name, opts.samplerate_hz, opts.only_channels.as_deref())
+        }
         Format::SaleaeCsv => saleae_csv::read(br, name, opts.samplerate_hz),
         Format::SaleaeBin => saleae_bin::read(br, name, stem, opts.samplerate_hz),
         Format::Vcd => vcd::read(br, name),

@@ -291,6 +291,18 @@ fn read_small<R: Read + Seek>(
 /// Reads a sigrok session. `samplerate` is used when the metadata has none (and
 /// overrides it when given).
 pub fn read<R: Read + Seek>(r: R, file: &str, samplerate: Option<u64>) -> Result<Capture> {
+    read_with(r, file, samplerate, None)
+}
+
+/// Like [`read`], decoding edges only for the channels in `only` (names or `#index`);
+/// the other channels stay in the capture, in order, with no edges. This keeps memory
+/// proportional to the edges actually measured.
+pub fn read_with<R: Read + Seek>(
+    r: R,
+    file: &str,
+    samplerate: Option<u64>,
+    only: Option<&[String]>,
+) -> Result<Capture> {
     let mut z = zip::ZipArchive::new(r).map_err(|e| zip_err(file, e))?;
     let version = read_small(&mut z, file, "version")?.ok_or_else(|| {
         Error::format(
@@ -365,6 +377,19 @@ pub fn read<R: Read + Seek>(r: R, file: &str, samplerate: Option<u64>) -> Result
             ));
         }
         mask |= 1 << bit;
+    }
+    if let Some(only) = only {
+        let mut sorted = m.probes.clone();
+        sorted.sort();
+        let mut keep = 0u64;
+        for (i, (bit, name)) in sorted.iter().enumerate() {
+            if only.iter().any(|o| {
+                o == name || o.strip_prefix('#').and_then(|x| x.parse::<usize>().ok()) == Some(i)
+            }) {
+                keep |= 1 << bit;
+            }
+        }
+        mask &= keep;
     }
     let prefix = m.capturefile.clone().unwrap_or_else(|| "logic-1".into());
     // logic entries in numeric order

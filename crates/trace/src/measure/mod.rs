@@ -90,7 +90,35 @@ fn edge_suffix(e: Edge) -> &'static str {
     }
 }
 
+impl Per {
+    fn channel(&self) -> Option<&str> {
+        match self {
+            Per::Periods(r) => Some(&r.channel),
+            Per::Pulses { channel, .. } => Some(channel),
+            _ => None,
+        }
+    }
+}
+
 impl Request {
+    /// Every channel the request reads.
+    pub fn channels(&self) -> Vec<&str> {
+        match &self.kind {
+            Kind::Pulse { channel, .. } => vec![channel],
+            Kind::Latency { from, to, .. } => vec![&from.channel, &to.channel],
+            Kind::Period { on, .. } => vec![&on.channel],
+            Kind::Busy { channel, per, .. } => {
+                let mut v = vec![channel.as_str()];
+                v.extend(per.channel());
+                v
+            }
+            Kind::Count { on, per } => {
+                let mut v = vec![on.channel.as_str()];
+                v.extend(per.channel());
+                v
+            }
+        }
+    }
     pub fn new(kind: Kind, definition: &str) -> Request {
         Request {
             name: Request::default_name(&kind),
