@@ -157,7 +157,9 @@ pub fn html(doc: &Doc, opts: &Options) -> String {
                     "<figure class=\"fig\"><figcaption><strong>{}</strong><span>{}</span></figcaption>\n{}",
                     esc(&f.title),
                     esc(&f.caption),
-                    f.chart.svg
+                    f.chart
+                        .svg
+                        .replacen("<svg ", &format!("<svg aria-label=\"{}\" ", esc(&f.title)), 1)
                 );
                 if !f.chart.legend.is_empty() {
                     body.push_str("<div class=\"legend\">");

@@ -283,3 +283,47 @@ fn hostile_values_do_not_panic() {
     let page = render_html(&[input], &Options::default()).unwrap();
     assert!(!page.contains("<script>"), "names are escaped");
 }
+
+#[test]
+fn large_inputs_stay_light() {
+    // 200,000 tick durations and a histogram of 5,000 buckets: the page stays small because
+    // series are thinned (min and max per slice) and buckets re-binned.
+    let series: Vec<String> = (0..200_000)
+        .map(|i| {
+            let v = if i == 123_456 {
+                90_000
+            } else {
+                1_500 + (i % 10) * 5_907
+            };
+            format!("[{}, {v}]", i as u64 * 1_000_000)
+        })
+        .collect();
+    let hist: Vec<String> = (0..5_000)
+        .map(|i| {
+            format!(
+                "{{\"low_ns\": {}, \"high_ns\": {}, \"count\": {}}}",
+                1000 + i * 10,
+                1010 + i * 10,
+                1 + i % 7
+            )
+        })
+        .collect();
+    let doc = format!(
+        r#"{{"kind":"trace","schema_version":1,"measurements":[{{"name":"tick","kind":"pulse",
+        "count":200000,"min_ns":1500,"max_ns":90000,"mean_ns":20000,"p50_ns":20000,"p99_ns":60000,
+        "min_at_ns":0,"max_at_ns":123456000000,"histogram":[{}],"series":[{}]}}]}}"#,
+        hist.join(","),
+        series.join(",")
+    );
+    let input = Input::parse("big.json", &doc).unwrap();
+    let page = render_html(&[input], &Options::default()).unwrap();
+    assert!(page.len() < 600_000, "page is {} bytes", page.len());
+    let series_svg = charts(&page)
+        .into_iter()
+        .find(|c| c.0 == "series")
+        .expect("series chart");
+    // The single peak survives the thinning and is the marked worst case.
+    assert!(texts(&series_svg.1)
+        .iter()
+        .any(|t| t.starts_with("worst 90 µs at 123.5 s")));
+}
