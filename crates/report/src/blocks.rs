@@ -1563,14 +1563,22 @@ fn simulate(b: &mut Builder, d: &Value, level: u8, captures: &[&Input]) -> Resul
     // Timeline excerpt around the worst case, from a capture given alongside.
     for c in captures {
         let worst = worst_instant(d);
-        timeline_from_capture(b, &c.doc, worst, num(d, "tick_period_ns"), level)?;
+        timeline_from_capture(b, &c.doc, worst, level)?;
     }
     Ok(())
 }
 
 /// The instant worth zooming into: the longest tick, else the worst response's arrival.
-fn worst_instant(d: &Value) -> Option<(f64, String)> {
-    if let Some(t) = d.get("tick") {
+/// Returns the instant, its label and the width of window that suits it.
+fn worst_instant(d: &Value) -> Option<(f64, String, Option<f64>)> {
+    // A tick is worth zooming into only when some ticks are longer than others.
+    let ticks_differ = d
+        .get("tick")
+        .is_some_and(|t| match (num(t, "min_ns"), num(t, "max_ns")) {
+            (Some(a), Some(b)) => b > a,
+            _ => true,
+        });
+    if let Some(t) = d.get("tick").filter(|_| ticks_differ) {
         if let Some(p) = t
             .get("peaks_at_ns")
             .and_then(Value::as_array)
@@ -1583,6 +1591,7 @@ fn worst_instant(d: &Value) -> Option<(f64, String)> {
                     "longest tick ({})",
                     num(t, "max_ns").map(dur).unwrap_or_default()
                 ),
+                num(d, "tick_period_ns").map(|p| 6.0 * p),
             ));
         }
     }
@@ -1593,21 +1602,26 @@ fn worst_instant(d: &Value) -> Option<(f64, String)> {
             Some((num(r, "max_at_ns")?, num(r, "max_ns")?, text(t, "name")?))
         })
         .max_by(|a, b| a.1.total_cmp(&b.1))
-        .map(|(at, v, n)| (at, format!("worst response of {n} ({})", dur(v))))
+        .map(|(at, v, n)| {
+            (
+                at,
+                format!("worst response of {n} ({})", dur(v)),
+                Some(4.0 * v),
+            )
+        })
 }
 
 fn timeline_from_capture(
     b: &mut Builder,
     cap: &Value,
-    focus: Option<(f64, String)>,
-    tick_ns: Option<f64>,
+    focus: Option<(f64, String, Option<f64>)>,
     level: u8,
 ) -> Result<(), ReportError> {
     let tracks = capture_tracks(cap);
     if tracks.is_empty() {
         return Ok(());
     }
-    let (t, label) = match focus {
+    let (t, label, span) = match focus {
         Some(f) => f,
         None => {
             // The longest busy interval (idle and sleep tracks are not of interest).
@@ -1622,11 +1636,11 @@ fn timeline_from_capture(
             else {
                 return Ok(());
             };
-            (t, format!("longest interval ({})", dur(w)))
+            (t, format!("longest interval ({})", dur(w)), None)
         }
     };
-    let span = match tick_ns {
-        Some(p) if p > 0.0 => 6.0 * p,
+    let span = match span {
+        Some(p) if p > 0.0 => p,
         _ => {
             let longest = tracks
                 .iter()
@@ -1684,7 +1698,7 @@ fn capture_input(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportErro
     if !b.charts || b.with_simulate {
         return Ok(());
     }
-    timeline_from_capture(b, d, None, None, level)
+    timeline_from_capture(b, d, None, level)
 }
 
 fn series_input(b: &mut Builder, d: &Value, _level: u8) -> Result<(), ReportError> {

@@ -1010,10 +1010,12 @@ pub fn timeline(
     window: (f64, f64),
     marker: Option<(f64, String)>,
 ) -> Result<Option<Chart>, ReportError> {
-    let (w0, w1) = window;
-    if tracks.is_empty() || w1 <= w0 {
+    if tracks.is_empty() || window.1 <= window.0 {
         return Ok(None);
     }
+    // The axis rounds the window out to whole ticks; show what happens in all of it.
+    let x = Axis::time_linear(window.0, window.1, "time since start");
+    let (w0, w1) = (x.lo * x.scale, x.hi * x.scale);
     type Visible<'a> = (usize, &'a String, Vec<(f64, f64)>);
     let visible: Vec<Visible> = tracks
         .iter()
@@ -1033,7 +1035,6 @@ pub fn timeline(
         return Ok(None);
     }
     let n = visible.len();
-    let x = Axis::time_linear(w0, w1, "time since start");
     let labels: Vec<String> = visible.iter().map(|v| shorten(v.1, 18)).collect();
     let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(4);
     let mut y = category_axis(&labels);
@@ -1051,16 +1052,6 @@ pub fn timeline(
             y_grid: false,
         },
         |chart| {
-            for (ri, (ci, _, iv)) in visible.iter().enumerate() {
-                let yc = (n - 1 - ri) as f64;
-                let c = component_color(&tracks[*ci].0, *ci);
-                chart.draw_series(iv.iter().map(|&(a, b)| {
-                    let (a, b) = (x.at(a), x.at(b));
-                    // At least a hairline for very short intervals.
-                    let b = b.max(a + (x.hi - x.lo) * 0.0015);
-                    Rectangle::new([(a, yc + 0.22), (b, yc + 0.78)], c.filled())
-                }))?;
-            }
             if let Some((t, label)) = &marker {
                 let mx = x.at(*t);
                 chart.draw_series(std::iter::once(PathElement::new(
@@ -1072,6 +1063,16 @@ pub fn timeline(
                     (mx + (x.hi - x.lo) * 0.006, n as f64 + 0.62),
                     text_style(11.5, &ALERT, HPos::Left, VPos::Top),
                 )))?;
+            }
+            for (ri, (ci, _, iv)) in visible.iter().enumerate() {
+                let yc = (n - 1 - ri) as f64;
+                let c = component_color(&tracks[*ci].0, *ci);
+                chart.draw_series(iv.iter().map(|&(a, b)| {
+                    let (a, b) = (x.at(a), x.at(b));
+                    // At least a hairline for very short intervals.
+                    let b = b.max(a + (x.hi - x.lo) * 0.004);
+                    Rectangle::new([(a, yc + 0.22), (b, yc + 0.78)], c.filled())
+                }))?;
             }
             Ok(())
         },
