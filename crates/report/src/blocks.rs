@@ -574,6 +574,32 @@ fn measure(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportError> {
         b.heading(level + 1, "Wake-up latency", None);
         b.table(stats_table("CPU", &rows));
     }
+    if let Some(t) = d.get("total") {
+        let over = num(t, "histogram_overflow").unwrap_or(0.0);
+        if over > 0.0 {
+            b.out.push(Block::Verdict(
+                Tone::Warn,
+                format!(
+                    "{} samples lay above the histogram's range ({}): they count in max and mean, not in the charts",
+                    int(over),
+                    num(t, "histogram_highest_ns").map(dur).unwrap_or_else(|| "its top".into())
+                ),
+            ));
+        }
+    }
+    let dropped: f64 = arr(d, "cpus")
+        .iter()
+        .filter_map(|c| num(c, "dropped_samples"))
+        .sum();
+    if dropped > 0.0 {
+        b.out.push(Block::Verdict(
+            Tone::Warn,
+            format!(
+                "{} raw samples were dropped from the --samples file (the statistics include them)",
+                int(dropped)
+            ),
+        ));
+    }
     let hist = measure_hist(d);
     let total = d.get("total").and_then(Stats::from_value);
     if !hist.is_empty() {
