@@ -708,3 +708,43 @@ fn idle_yields_to_priority_zero_tasks() {
     let idle = pulses(&s, "idle");
     assert!(idle.iter().all(|(a, _)| *a >= us(3007).0), "{idle:?}");
 }
+
+/// Interrupts nest by priority: a higher one preempts a running handler, an equal or
+/// lower one waits for it.
+#[test]
+fn interrupts_nest_by_priority() {
+    let irq = |name: &str, prio: u32, wcet: i64, at: i64| SimIrq {
+        name: name.into(),
+        priority: prio,
+        above_kernel: false,
+        wcet: us(wcet),
+        arrival: IrqArrival::Periodic {
+            period: ms(10),
+            offset: us(at),
+        },
+    };
+    let mut cfg = free(vec![task("A", 1, ms(10), ms(2))]);
+    // LOW 100..: preempted by HIGH at 105 (5 us), then resumes; PEER (same priority as
+    // LOW) arriving at 110 waits until LOW ends at 125, then runs 125..128.
+    cfg.interrupts = vec![
+        irq("LOW", 1, 20, 100),
+        irq("HIGH", 5, 5, 105),
+        irq("PEER", 1, 3, 110),
+    ];
+    let (s, r) = run(cfg, ms(3));
+    assert_eq!(
+        pulses(&s, "LOW"),
+        vec![(us(100).0, us(105).0), (us(110).0, us(125).0)]
+    );
+    assert_eq!(pulses(&s, "HIGH"), vec![(us(105).0, us(110).0)]);
+    assert_eq!(pulses(&s, "PEER"), vec![(us(125).0, us(128).0)]);
+    assert_eq!(r.interrupts[0].response.max_ns, Some(25_000.0));
+    assert_eq!(r.interrupts[2].max_latency_ns, Some(15_000.0));
+    // the task was interrupted for 28 us: done at 2.028 ms; its channel is low while
+    // the handlers run (zero-cost ticks leave no edge)
+    assert_eq!(
+        pulses(&s, "A"),
+        vec![(0, us(100).0), (us(128).0, us(2028).0)]
+    );
+    assert_eq!(t(&r, "A").max, 2_028_000.0);
+}
