@@ -219,3 +219,74 @@ fn sigrok_decodes_only_the_channels_asked_for() {
         }
     }
 }
+
+fn make_sr(version: &str, meta: &str, entries: &[(&str, Vec<u8>)]) -> Vec<u8> {
+    use std::io::Write;
+    let mut buf = std::io::Cursor::new(Vec::new());
+    {
+        let mut z = zip::ZipWriter::new(&mut buf);
+        let o = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated);
+        z.start_file("version", o).unwrap();
+        z.write_all(version.as_bytes()).unwrap();
+        z.start_file("metadata", o).unwrap();
+        z.write_all(meta.as_bytes()).unwrap();
+        for (n, d) in entries {
+            z.start_file(*n, o).unwrap();
+            z.write_all(d).unwrap();
+        }
+        z.finish().unwrap();
+    }
+    buf.into_inner()
+}
+
+#[test]
+fn sigrok_v1_old_metadata_sparse_probes_and_wide_units() {
+    // v1: a single logic-1, "key = value", probes 1 and 3 enabled (bits 0 and 2)
+    let meta = "[global]\nsigrok version = 0.2.0\n\n[device 1]\ncapturefile = logic-1\ntotal probes = 3\nsamplerate = 200 kHz\nprobe1 = Clock line\nprobe3 = data\nunitsize = 1\n";
+    let data = vec![0b000u8, 0b001, 0b011, 0b111, 0b110, 0b100, 0b000];
+    let sr = make_sr("1", meta, &[("logic-1", data)]);
+    let c = import::read_bytes(&sr, "v1.sr", &Options::default()).unwrap();
+    let names: Vec<_> = c.channels.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["Clock line", "data"]);
+    let us5 = |k: i64| Picos::from_us(5 * k);
+    assert_eq!(c.channels[0].edges, vec![us5(1), us5(4)]);
+    assert_eq!(c.channels[1].edges, vec![us5(3), us5(6)]);
+    assert_eq!(c.end, us5(7));
+    // unitsize 4 and 8, split over numbered chunks of odd sizes, with probe 33/64
+    for unit in [4usize, 8] {
+        let nbits = unit * 8;
+        let meta = format!(
+            "[device 1]\ncapturefile=logic-1\ntotal probes={nbits}\nsamplerate=1 MHz\nprobe1=a\nprobe{nbits}=top\nunitsize={unit}\n"
+        );
+        let mut raw = Vec::new();
+        for i in 0..1000u64 {
+            let w: u64 = if (i / 7) % 2 == 1 {
+                1 | (1 << (nbits - 1))
+            } else {
+                0
+            };
+            let w = if i % 100 == 50 { w ^ 1 } else { w };
+            raw.extend_from_slice(&w.to_le_bytes()[..unit]);
+        }
+        let chunks: Vec<(String, Vec<u8>)> = raw
+            .chunks(unit * 37)
+            .enumerate()
+            .map(|(k, c)| (format!("logic-1-{}", k + 1), c.to_vec()))
+            .collect();
+        // store them out of order: the reader sorts by chunk number
+        let mut e: Vec<(&str, Vec<u8>)> = chunks
+            .iter()
+            .map(|(n, d)| (n.as_str(), d.clone()))
+            .collect();
+        e.reverse();
+        let sr = make_sr("2", &meta, &e);
+        let c = import::read_bytes(&sr, "w.sr", &Options::default()).unwrap();
+        assert_eq!(c.channels.len(), 2);
+        let top = &c.channels[1];
+        assert_eq!(top.name, "top");
+        assert_eq!(top.edges.len(), 999 / 7, "unit {unit}");
+        assert_eq!(top.edges[0], Picos::from_us(7));
+        assert!(c.channels[0].edges.len() > top.edges.len());
+    }
+}
