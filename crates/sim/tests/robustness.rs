@@ -58,12 +58,12 @@ fn random_cfg(rng: &mut ChaCha8Rng, k: usize) -> SimConfig {
                 tick_cost: (0..=n as i64)
                     .map(|r| Picos(1_500_000 + 5_907_000 * r))
                     .collect(),
-                switch_cost: if k % 2 == 0 {
+                switch_cost: if k.is_multiple_of(2) {
                     SwitchCost::PerLevel((0..6).map(|l| Picos(1_500_000 + 700_000 * l)).collect())
                 } else {
                     SwitchCost::Constant(Picos(1_500_000))
                 },
-                time_slicing: k % 3 != 0,
+                time_slicing: !k.is_multiple_of(3),
             })
         },
         tasks,
