@@ -22,9 +22,10 @@ pub enum Format {
   latscope report scenario.json --format md -o summary.md
 
 Inputs are the --json files of measure, trace, analyze, simulate and scenario (each has a
-\"kind\" and \"schema_version\": 1). A CSV series (first column time_ns) and a Perfetto
-trace-event JSON are also accepted; a Perfetto file given with a simulate result gives a
-timeline excerpt around the worst case. Sections a file lacks are skipped.")]
+\"kind\" and \"schema_version\": 1). The CSV series of `simulate --series` and
+`trace --series` and a Perfetto trace-event JSON are also accepted; a Perfetto file given
+with a simulate result gives a timeline excerpt around the worst case. Sections a file
+lacks are skipped; malformed input is an error naming the file (exit status 2).")]
 pub struct Args {
     /// Result files: JSON of measure, trace, analyze, simulate or scenario (several for a
     /// side-by-side comparison), CSV time series, Perfetto trace-event JSON
