@@ -195,24 +195,45 @@ pub fn build(inputs: &[Input], charts: bool) -> Result<Doc, ReportError> {
     })
 }
 
-/// Inputs named by their file name when those are unique (else by the path as given).
+/// Inputs named by the shortest path suffix that tells them apart (usually the file name);
+/// the same file given twice gets " (2)".
 fn short_names(inputs: &[Input]) -> Vec<Input> {
-    let base = |n: &str| {
-        std::path::Path::new(n)
-            .file_name()
-            .map(|f| f.to_string_lossy().into_owned())
-            .unwrap_or_else(|| n.to_string())
-    };
-    let names: Vec<String> = inputs.iter().map(|i| base(&i.name)).collect();
-    let unique = names
+    let parts: Vec<Vec<&str>> = inputs
         .iter()
-        .enumerate()
-        .all(|(i, n)| !names[..i].contains(n));
+        .map(|i| i.name.split('/').filter(|p| !p.is_empty()).collect())
+        .collect();
+    let suffix = |p: &[&str], k: usize| p[p.len().saturating_sub(k)..].join("/");
+    let mut names: Vec<String> = Vec::with_capacity(inputs.len());
+    for (i, p) in parts.iter().enumerate() {
+        let mut k = 1;
+        while k < p.len()
+            && parts
+                .iter()
+                .enumerate()
+                .any(|(j, q)| j != i && q != p && suffix(q, k) == suffix(p, k))
+        {
+            k += 1;
+        }
+        let base = if p.is_empty() {
+            inputs[i].name.clone()
+        } else {
+            suffix(p, k)
+        };
+        let seen = names
+            .iter()
+            .filter(|n| *n == &base || n.starts_with(&format!("{base} (")))
+            .count();
+        names.push(if seen == 0 {
+            base
+        } else {
+            format!("{base} ({})", seen + 1)
+        });
+    }
     inputs
         .iter()
         .zip(names)
-        .map(|(i, n)| Input {
-            name: if unique { n } else { i.name.clone() },
+        .map(|(i, name)| Input {
+            name,
             kind: i.kind,
             doc: i.doc.clone(),
         })
@@ -2097,4 +2118,29 @@ fn scenario(b: &mut Builder, d: &Value, name: &str, level: u8) -> Result<(), Rep
     }
     runs_as_sweep(b, arr(d, "results"), level)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input(name: &str) -> Input {
+        Input::parse(name, r#"{"kind":"trace","schema_version":1}"#).unwrap()
+    }
+
+    #[test]
+    fn names_are_short_and_distinct() {
+        let n = |v: &[&str]| -> Vec<String> {
+            short_names(&v.iter().map(|x| input(x)).collect::<Vec<_>>())
+                .into_iter()
+                .map(|i| i.name)
+                .collect()
+        };
+        assert_eq!(n(&["/a/b/run.json", "/a/c/x.json"]), ["run.json", "x.json"]);
+        assert_eq!(
+            n(&["/a/b/run.json", "/a/c/run.json"]),
+            ["b/run.json", "c/run.json"]
+        );
+        assert_eq!(n(&["x.json", "x.json"]), ["x.json", "x.json (2)"]);
+    }
 }
