@@ -745,9 +745,15 @@ pub fn hyperperiod(sys: &System) -> Option<Picos> {
 /// (or the file).
 pub fn analyze(sys: &System, opts: &AnalysisOptions) -> AnalysisResult {
     let mode = opts.tick_mode.unwrap_or(sys.kernel.tick_mode);
-    let pess = analyze_mode(sys, opts, TickMode::Pessimistic);
-    let part = analyze_mode(sys, opts, TickMode::Partitioned);
     let p = prepare(sys, opts);
+    let pess = analyze_mode(sys, opts, TickMode::Pessimistic);
+    // Without a per-release tick cost the two modes charge the same entities (the
+    // partitioned base equals the pessimistic tick): compute once.
+    let part = if p.tick_per_release == Picos::ZERO && p.tick_pessimistic == p.tick_base {
+        pess.clone()
+    } else {
+        analyze_mode(sys, opts, TickMode::Partitioned)
+    };
 
     let pessimism_reduction = pess
         .iter()

@@ -164,4 +164,21 @@ proptest! {
             }
         }
     }
+
+    /// Without a per-release tick cost `analyze` computes one mode and reuses it for the
+    /// other: the reused results equal a direct partitioned analysis.
+    #[test]
+    fn shortcut_without_per_release_cost_is_exact(
+        tasks in prop::collection::vec(task_strategy(), 1..6),
+        c in costs_strategy(),
+        overheads in any::<bool>(),
+    ) {
+        let mut c = c;
+        c.per_release_ns = 0;
+        let s = build(&tasks, &c);
+        let opts = AnalysisOptions { overheads, ..Default::default() };
+        let res = analyze(&s, &opts);
+        let direct = analyze_mode(&s, &opts, TickMode::Partitioned);
+        prop_assert_eq!(&res.tick_modes.partitioned, &direct);
+    }
 }
