@@ -67,8 +67,8 @@ pub struct Args {
     /// System file whose platform, kernel, interrupts and critical sections are reused
     #[arg(long)]
     pub template: Option<PathBuf>,
-    /// Output: a file when --count is 1 (`-` for standard output), otherwise a directory
-    /// that receives set-0000.toml, set-0001.toml, ...
+    /// Output: a file when --count is 1 (`-` for standard output), otherwise (or when it
+    /// is an existing directory) a directory that receives set-0000.toml, set-0001.toml, ...
     #[arg(long, short = 'o')]
     pub out: PathBuf,
     /// Output format (default: from the file extension, else TOML)
