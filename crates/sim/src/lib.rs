@@ -10,7 +10,6 @@
 pub mod config;
 pub mod engine;
 pub mod from_system;
-pub mod progress;
 pub mod report;
 
 pub use config::{
@@ -19,5 +18,4 @@ pub use config::{
 };
 pub use engine::{fmt_ns, Sim, SimOptions, TickRow};
 pub use from_system::{from_system, ExecMode, FromSystemError, FromSystemOptions, IrqMode};
-pub use progress::run_with_progress;
 pub use report::SimReport;

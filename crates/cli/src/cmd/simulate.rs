@@ -4,10 +4,7 @@
 use anyhow::Context;
 use latscope_core::time::{format_ps, parse_nonneg_duration};
 use latscope_model::system::System;
-use latscope_sim::{
-    from_system, run_with_progress, ExecMode, FromSystemOptions, IrqMode, Sim, SimOptions,
-    SimReport,
-};
+use latscope_sim::{from_system, ExecMode, FromSystemOptions, IrqMode, Sim, SimOptions, SimReport};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -176,7 +173,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     )
     .with_context(|| format!("{}", a.file.display()))?;
     let t0 = std::time::Instant::now();
-    run_with_progress(&mut sim, until, !a.quiet);
+    crate::progress::run_with_progress(&mut sim, until, !a.quiet);
     let wall = t0.elapsed();
     let report = sim.report();
 
