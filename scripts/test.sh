@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 echo "== cargo test (workspace)"
-cargo test --workspace --release --locked
+cargo test --workspace --release --locked --no-fail-fast
 
 # Extra suites register themselves as executable scripts under scripts/test.d/ and run in
 # name order; each must exit non-zero when it fails.
