@@ -290,3 +290,16 @@ fn sigrok_v1_old_metadata_sparse_probes_and_wide_units() {
         assert!(c.channels[0].edges.len() > top.edges.len());
     }
 }
+
+#[test]
+fn saleae_analog_csv_is_read_as_scope_data() {
+    let mut s = String::from("Time [s],Channel 0\n");
+    for i in 0..20 {
+        let v = if (5..12).contains(&i) { 3.3 } else { 0.02 };
+        s += &format!("{:.6},{v}\n", i as f64 * 1e-6);
+    }
+    let c = import::read_bytes(s.as_bytes(), "a.csv", &Options::default()).unwrap();
+    assert_eq!(c.channels[0].name, "Channel 0");
+    assert_eq!(c.channels[0].edges.len(), 2);
+    assert_eq!(c.analog.len(), 1);
+}

@@ -40,6 +40,32 @@ pub fn looks_digital(lines: &[&str]) -> bool {
     })
 }
 
+/// True when every data field is a number and some are not 0/1 (voltages).
+pub fn looks_analog(lines: &[&str]) -> bool {
+    let data: Vec<&&str> = lines
+        .iter()
+        .filter(|l| !l.starts_with(';') && !l.starts_with('#'))
+        .skip(1)
+        .collect();
+    let Some(first) = data.first() else {
+        return false;
+    };
+    let sep = sniff_sep(first);
+    let mut f = Vec::new();
+    let mut non_level = false;
+    let all_numeric = data.iter().all(|l| {
+        split(l, sep, &mut f);
+        f.len() >= 2
+            && f[1..].iter().all(|v| {
+                if level(v).is_none() {
+                    non_level = true;
+                }
+                v.parse::<f64>().is_ok()
+            })
+    });
+    all_numeric && non_level
+}
+
 /// A logic level: Some(Some(b)) for 0/1, Some(None) for no data, None if not a level.
 fn level(v: &str) -> Option<Option<bool>> {
     match v {

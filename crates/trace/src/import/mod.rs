@@ -124,7 +124,12 @@ pub fn detect(head: &[u8]) -> Option<Format> {
         return Some(Format::ScopeCsv);
     }
     if saleae_csv::sniff(&lines) {
-        return Some(Format::SaleaeCsv);
+        // Saleae's analog CSV export has the same header style, with voltages
+        return Some(if csv::looks_analog(&lines) {
+            Format::ScopeCsv
+        } else {
+            Format::SaleaeCsv
+        });
     }
     if cyclelog::sniff(&lines) {
         return Some(Format::CycleLog);
