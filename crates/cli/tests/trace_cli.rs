@@ -212,3 +212,44 @@ fn spec_file_with_roles() {
     assert_eq!(v["measurements"][1]["name"], "#3.busy");
     assert_eq!(v["limits"][0]["pass"], true);
 }
+
+#[test]
+fn perfetto_with_counter_tracks() {
+    let dir = tempfile::tempdir().unwrap();
+    let pf = dir.path().join("p.json");
+    let out = bin()
+        .args([
+            "trace",
+            &fx("demo8.sr"),
+            "--busy",
+            "D2,per=D0",
+            "--json",
+            "-",
+            "--perfetto",
+        ])
+        .arg(&pf)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let windows = r["measurements"][0]["series"].as_array().unwrap().len();
+    assert!(r["capture"]["channels"][7]["decoded"].as_bool().unwrap());
+    let p: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&pf).unwrap()).unwrap();
+    let ev = p["traceEvents"].as_array().unwrap();
+    let counters = ev.iter().filter(|e| e["ph"] == "C").count();
+    assert_eq!(counters, windows);
+    assert!(ev.iter().any(|e| e["ph"] == "X" && e["tid"] == 8 - 7));
+    // without --perfetto only the measured channels are decoded
+    let o = bin()
+        .args(["trace", &fx("demo8.sr"), "--pulse", "D2", "--json", "-"])
+        .output()
+        .unwrap();
+    let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(r["capture"]["channels"][2]["decoded"], true);
+    assert_eq!(r["capture"]["channels"][3]["decoded"], false);
+}

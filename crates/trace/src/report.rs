@@ -14,6 +14,9 @@ pub struct ChannelInfo {
     pub name: String,
     pub initial: u8,
     pub edges: usize,
+    /// False when the importer skipped this channel's edges because no measurement
+    /// read it (large sigrok captures); `edges` is then 0.
+    pub decoded: bool,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -31,6 +34,10 @@ pub struct CaptureInfo {
 
 impl CaptureInfo {
     pub fn new(cap: &Capture, format: &str) -> CaptureInfo {
+        CaptureInfo::with_decoded(cap, format, None)
+    }
+    /// `decoded`: the channels whose edges were decoded (None = all).
+    pub fn with_decoded(cap: &Capture, format: &str, decoded: Option<&[String]>) -> CaptureInfo {
         CaptureInfo {
             source: cap.source.clone(),
             format: format.to_string(),
@@ -48,6 +55,13 @@ impl CaptureInfo {
                     name: c.name.clone(),
                     initial: c.initial as u8,
                     edges: c.edges.len(),
+                    decoded: decoded.is_none_or(|d| {
+                        d.iter().any(|x| {
+                            *x == c.name
+                                || x.strip_prefix('#').and_then(|k| k.parse::<usize>().ok())
+                                    == Some(i)
+                        })
+                    }),
                 })
                 .collect(),
             analog: cap.analog.iter().map(|a| a.name.clone()).collect(),
@@ -96,6 +110,11 @@ impl Report {
             limits,
             pass,
         }
+    }
+
+    /// Marks the channels outside `decoded` (names or `#index`) as not decoded.
+    pub fn set_decoded(&mut self, cap: &Capture, decoded: &[String]) {
+        self.capture = CaptureInfo::with_decoded(cap, &self.capture.format, Some(decoded));
     }
 
     /// Human-readable summary.

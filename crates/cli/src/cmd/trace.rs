@@ -290,7 +290,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
                 .collect::<Vec<_>>(),
         )
     };
-    let (cap, format) = a.input.load(&a.files, only)?;
+    let (cap, format) = a.input.load(&a.files, only.clone())?;
     let set = Settings {
         from,
         to,
@@ -309,7 +309,11 @@ pub fn run(a: Args) -> Result<ExitCode> {
         latscope_trace::export::perfetto::write(&cap, &tracks, f)
             .with_context(|| p.display().to_string())?;
     }
-    let rep = Report::new(&cap, &format, from, to, ms, outcomes);
+    // only sigrok sessions skip channels
+    let mut rep = Report::new(&cap, &format, from, to, ms, outcomes);
+    if let (Some(o), "sigrok") = (&only, format.as_str()) {
+        rep.set_decoded(&cap, o);
+    }
     let json_stdout = a.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
     if let Some(p) = &a.json {
         let text = serde_json::to_string_pretty(&rep)?;
