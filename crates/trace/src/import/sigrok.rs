@@ -295,8 +295,8 @@ pub fn read<R: Read + Seek>(r: R, file: &str, samplerate: Option<u64>) -> Result
 }
 
 /// Like [`read`], decoding edges only for the channels in `only` (names or `#index`);
-/// the other channels stay in the capture, in order, with no edges. This keeps memory
-/// proportional to the edges actually measured.
+/// the other channels stay in the capture, in order, with no edges, and analog data is
+/// skipped. This keeps memory proportional to the edges actually measured.
 pub fn read_with<R: Read + Seek>(
     r: R,
     file: &str,
@@ -486,6 +486,10 @@ pub fn read_with<R: Read + Seek>(
     // analog: float32 LE streams per channel
     let interval = Picos(PS_PER_S / rate as i64).max(Picos(1));
     let mut analog_out = Vec::new();
+    // measurements read digital channels only: skip analog data when asked for a subset
+    if only.is_some() {
+        analog.clear();
+    }
     for (n, mut parts) in analog {
         parts.sort();
         let name = m
