@@ -223,6 +223,9 @@ pub struct Measurement {
     pub p999_ns: f64,
     pub min_at_ns: f64,
     pub max_at_ns: f64,
+    /// Sample index (from the capture start) of the min / max, when the rate is known.
+    pub min_at_sample: Option<i64>,
+    pub max_at_sample: Option<i64>,
     /// One sample period: every edge time is uncertain by ±1 sample.
     pub resolution_ns: Option<f64>,
     pub unmatched: u64,
@@ -320,6 +323,15 @@ struct Ctx<'a> {
 impl Ctx<'_> {
     fn ch(&self, name: &str) -> Result<&DigitalChannel> {
         Ok(self.cap.channel(name)?)
+    }
+    /// Sample index of a time offset (ps from the capture start), rounded.
+    fn sample_of(&self, at_ps: i64, count: u64) -> Option<i64> {
+        let rate = self.cap.samplerate_hz.filter(|&r| r > 0)?;
+        if count == 0 {
+            return None;
+        }
+        let p = latscope_core::time::PS_PER_S as i128;
+        Some(((at_ps as i128 * rate as i128 + p / 2) / p) as i64)
     }
     fn loc(&self, t: Picos) -> Location {
         Location {
@@ -550,6 +562,8 @@ fn measure(ctx: &Ctx, req: &Request) -> Result<Measurement> {
         p999_ns: sm.p999 as f64 / scale,
         min_at_ns: sm.min_at.at as f64 / PS_NS,
         max_at_ns: sm.max_at.at as f64 / PS_NS,
+        min_at_sample: ctx.sample_of(sm.min_at.at, sm.count),
+        max_at_sample: ctx.sample_of(sm.max_at.at, sm.count),
         resolution_ns: ctx.res_ps.map(|r| r as f64 / PS_NS),
         unmatched,
         unmatched_to,

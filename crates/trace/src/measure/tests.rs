@@ -59,6 +59,7 @@ fn pulse_widths() {
     assert_eq!(m.count, 5);
     assert_eq!((m.min_ns, m.max_ns, m.mean_ns), (2000.0, 6000.0, 4000.0));
     assert_eq!(m.max_at_ns, 4_000_000.0);
+    assert_eq!(m.max_at_sample, Some(4000));
     assert_eq!(m.p50_ns, 4000.0);
     assert_eq!(m.resolution_ns, Some(1000.0));
     assert_eq!(
