@@ -192,6 +192,29 @@ pub fn read_format<R: Read + Seek>(
     stem: &str,
     opts: &Options,
 ) -> Result<Capture> {
+    let cap = read_inner(r, format, name, stem, opts)?;
+    // Every consumer subtracts edge times: keep them where differences cannot overflow.
+    const LIMIT: i64 = 1 << 62;
+    if cap.start.0 < -LIMIT || cap.end.0 > LIMIT || cap.end < cap.start {
+        return Err(Error::format(
+            name,
+            Place::File,
+            format!(
+                "capture times out of range: start {} ps, end {} ps (at most ±{} ps, 53 days)",
+                cap.start.0, cap.end.0, LIMIT
+            ),
+        ));
+    }
+    Ok(cap)
+}
+
+fn read_inner<R: Read + Seek>(
+    r: R,
+    format: Format,
+    name: &str,
+    stem: &str,
+    opts: &Options,
+) -> Result<Capture> {
     let br = BufReader::with_capacity(1 << 16, r);
     match format {
         Format::Sigrok => {

@@ -345,13 +345,15 @@ const PS_NS: f64 = 1000.0;
 
 /// Runs every request on `cap` (already imported).
 pub fn run(cap: &Capture, reqs: &[Request], set: &Settings) -> Result<Vec<Measurement>> {
-    let c = if set.from.is_some() || set.to.is_some() {
-        crop(cap, set.from, set.to)?
+    let cropped;
+    let c: &Capture = if set.from.is_some() || set.to.is_some() {
+        cropped = crop(cap, set.from, set.to)?;
+        &cropped
     } else {
-        cap.clone()
+        cap
     };
     let ctx = Ctx {
-        cap: &c,
+        cap: c,
         origin: cap.start,
         res_ps: cap.resolution().map(|r| r.0),
         set,

@@ -65,6 +65,7 @@ put("csv_bad_level.csv", "Time [s],A\n0,0\n1,maybe\n", "not a logic level")
 put("csv_no_rows.csv", "Time [s],A,B\n", "no data rows")
 put("csv_short_row.csv", "Time [s],A,B\n0,1,0\n1,1\n", "line 3")
 put("csv_bad_time.csv", "time_ns,A\nabc,1\n", "neither a number")
+put("csv_huge_time.csv", "Time [s],A\n-9000000,0\n9000000,1\n", "out of range")
 
 def sal(version, typ, body):
     return b"<SALEAE>" + struct.pack("<ii", version, typ) + body
