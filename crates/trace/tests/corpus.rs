@@ -163,7 +163,11 @@ fn mutated_inputs_never_panic() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(60);
-    let mut rng = ChaCha8Rng::seed_from_u64(0x5eed);
+    let seed: u64 = std::env::var("LATSCOPE_FUZZ_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0x5eed);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let seeds = seeds();
     assert!(seeds.len() > 40);
     for (name, bytes, forced) in &seeds {

@@ -155,6 +155,13 @@ pub fn read<R: BufRead>(r: R, file: &str, opts: &Options) -> Result<Capture> {
             }
             None => parse_scaled(f[tcol], exp).ok_or_else(|| bad("bad time"))?,
         };
+        if t.unsigned_abs() > 1 << 62 {
+            return Err(Error::format(
+                file,
+                Place::Line(*ln),
+                "time out of range (beyond ±53 days)",
+            ));
+        }
         if let Some(&p) = times.last() {
             if t <= p {
                 return Err(Error::format(
