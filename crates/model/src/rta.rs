@@ -42,6 +42,10 @@ pub struct AnalysisOptions {
     pub stop_at_deadline: bool,
     /// Upper bound on fixed-point iterations per task (a budget, not a tuning knob).
     pub max_iterations: u64,
+    /// Jump ahead in the fixed-point iteration with a linear lower bound (see
+    /// `docs/analysis.md`). The results are identical either way (a property test
+    /// checks it); turning it off only makes heavily loaded sets slower.
+    pub accelerate: bool,
 }
 
 impl Default for AnalysisOptions {
@@ -52,6 +56,7 @@ impl Default for AnalysisOptions {
             tick_release_delay: true,
             stop_at_deadline: false,
             max_iterations: 2_000_000,
+            accelerate: true,
         }
     }
 }
@@ -198,6 +203,10 @@ struct Entity {
     period: i64,
     /// `1 / period`, for a division-free first guess in [`ceil_div_fast`].
     inv: f64,
+    /// Long-run rate `(work + switch) / T + tick / max(T, T_tick)`.
+    rate: f64,
+    /// `(work + switch) J / T`: the jitter part of the linear lower bound.
+    jterm: f64,
     jitter: i64,
     work: i64,
     switch: i64,
@@ -268,6 +277,41 @@ impl Demand {
                 .sum();
         }
         self.sum_ws + self.sum_tick
+    }
+}
+
+impl Demand {
+    /// A lower bound on the least fixed point of `w = base + demand(w)` that is at least
+    /// `next` (the plain iteration's next value), or `None`. Every entity's contribution
+    /// at the fixed point is at least its contribution at the last window (counts only
+    /// grow) and at least its linear bound `rate * w + J-term` (since `ceil(x) >= x` and
+    /// a capped tick count is at least `w / max(T, T_tick)`). Taking, per entity, the
+    /// larger of the two at `next` and solving the resulting linear inequality gives a
+    /// bound the fixed point cannot be below; jumping there skips the slow geometric
+    /// approach of the plain iteration when the utilisation is close to 1.
+    fn linear_lower_bound(&self, ents: &[Entity], base: i128, next: i64) -> Option<i64> {
+        let x0 = next as f64;
+        let mut num = base as f64;
+        let mut den = 1.0f64;
+        for (k, e) in ents.iter().enumerate() {
+            let n = self.n[k];
+            let c =
+                n as f64 * (e.work + e.switch) as f64 + n.min(self.ticks) as f64 * e.tick as f64;
+            let lin = e.rate * x0 + e.jterm;
+            if lin >= c {
+                den -= e.rate;
+                num += e.jterm;
+            } else {
+                num += c;
+            }
+        }
+        // A small denominator magnifies rounding: only trust a well-conditioned bound, and
+        // keep a margin far above the floating-point error of the sums.
+        if den < 1e-4 {
+            return None;
+        }
+        let lb = num / den * (1.0 - 1e-9) - 1.0;
+        (lb.is_finite() && lb > x0 && lb < (i64::MAX / 4) as f64).then_some(lb as i64)
     }
 }
 
@@ -473,6 +517,8 @@ fn analyse_task(
         ents.push(Entity {
             period: o.period().0,
             inv: 0.0,
+            rate: 0.0,
+            jterm: 0.0,
             jitter: p.jitter_ps[j],
             work,
             switch,
@@ -485,6 +531,8 @@ fn analyse_task(
         ents.push(Entity {
             period: t.period().0,
             inv: 0.0,
+            rate: 0.0,
+            jterm: 0.0,
             jitter: p.jitter_ps[i],
             work: 0,
             switch: 0,
@@ -507,6 +555,8 @@ fn analyse_task(
         ents.push(Entity {
             period: p.tick.0,
             inv: 0.0,
+            rate: 0.0,
+            jterm: 0.0,
             jitter: 0,
             work: 0,
             switch: slice,
@@ -518,6 +568,8 @@ fn analyse_task(
         ents.push(Entity {
             period: x.min_interarrival.0,
             inv: 0.0,
+            rate: 0.0,
+            jterm: 0.0,
             jitter: 0,
             work: (x.wcet + p.l).0,
             switch: 0,
@@ -538,10 +590,12 @@ fn analyse_task(
     let blocking = t.blocking.max(p.blocking_cs).0;
     let jit = p.jitter_ps[i];
 
+    let tick_p = p.tick.0;
     for e in &mut ents {
         e.inv = 1.0 / e.period as f64;
+        e.rate = e.utilisation(tick_p);
+        e.jterm = (e.work + e.switch) as f64 * e.jitter as f64 / e.period as f64;
     }
-    let tick_p = p.tick.0;
     let tick_inv = 1.0 / tick_p as f64;
     let util: f64 =
         ents.iter().map(|e| e.utilisation(tick_p)).sum::<f64>() + c_own as f64 / period as f64;
@@ -620,9 +674,14 @@ fn analyse_task(
                 result.iterations = iters;
                 return result;
             }
-            let next = next as i64;
+            let mut next = next as i64;
             if next <= w {
                 break;
+            }
+            if opts.accelerate {
+                if let Some(lb) = dem.linear_lower_bound(&ents, base, next) {
+                    next = next.max(lb);
+                }
             }
             w = next;
             if iters >= opts.max_iterations {
@@ -936,6 +995,8 @@ mod tests {
                     Entity {
                         period,
                         inv: 1.0 / period as f64,
+                        rate: 0.0,
+                        jterm: 0.0,
                         jitter: if rng.gen_bool(0.3) {
                             rng.gen_range(0..3 * period)
                         } else {

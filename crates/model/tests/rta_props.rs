@@ -89,7 +89,7 @@ fn r(x: Option<i64>) -> i128 {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 200, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 300, .. ProptestConfig::default() })]
 
     /// Charging the kernel's costs never lowers any response time.
     #[test]
@@ -180,5 +180,26 @@ proptest! {
         let res = analyze(&s, &opts);
         let direct = analyze_mode(&s, &opts, TickMode::Partitioned);
         prop_assert_eq!(&res.tick_modes.partitioned, &direct);
+    }
+
+    /// The accelerated fixed-point iteration gives exactly the plain iteration's results.
+    #[test]
+    fn acceleration_changes_no_result(
+        tasks in prop::collection::vec(task_strategy(), 1..9),
+        c in costs_strategy(),
+        overheads in any::<bool>(),
+    ) {
+        let s = build(&tasks, &c);
+        let fast = AnalysisOptions { overheads, ..Default::default() };
+        let plain = AnalysisOptions { accelerate: false, ..fast.clone() };
+        for mode in [TickMode::Pessimistic, TickMode::Partitioned] {
+            let a = analyze_mode(&s, &fast, mode);
+            let b = analyze_mode(&s, &plain, mode);
+            for (x, y) in a.iter().zip(&b) {
+                prop_assert_eq!(x.wcrt_ps, y.wcrt_ps, "{} {:?}", x.name, mode);
+                prop_assert_eq!(x.critical_job, y.critical_job);
+                prop_assert_eq!(&x.breakdown, &y.breakdown);
+            }
+        }
     }
 }
