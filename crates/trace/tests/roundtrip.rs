@@ -90,3 +90,47 @@ fn perfetto_slices_match_pulses() {
         );
     }
 }
+
+#[test]
+fn random_captures_round_trip_through_vcd_and_native() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(42);
+    for case in 0..200 {
+        let tick = [1i64, 10, 1000, 7, 1_000_000][rng.gen_range(0..5)];
+        let start = Picos(rng.gen_range(-1_000_000i64..1_000_000) * tick);
+        let mut channels = Vec::new();
+        let mut end = start;
+        for c in 0..rng.gen_range(1..6) {
+            let mut t = start;
+            let mut edges = Vec::new();
+            for _ in 0..rng.gen_range(0..40) {
+                t = t + Picos(rng.gen_range(if edges.is_empty() { 0 } else { 1 }..5000) * tick);
+                edges.push(t);
+            }
+            end = end.max(t);
+            channels.push(DigitalChannel {
+                name: format!("ch{c}/{}", ["a", "[x]", "é", "$", "#"][c % 5]),
+                initial: rng.gen(),
+                edges,
+            });
+        }
+        let cap = Capture {
+            source: format!("case {case}"),
+            samplerate_hz: if rng.gen() { Some(1_000_000) } else { None },
+            start,
+            end: end + Picos(rng.gen_range(0..3) * tick),
+            channels,
+            analog: vec![],
+        };
+        cap.validate().unwrap();
+        let mut n = Vec::new();
+        export::native::write(&cap, &mut n).unwrap();
+        assert_eq!(import::native::read(&n, "r").unwrap(), cap, "case {case}");
+        let mut v = Vec::new();
+        export::vcd::write(&cap, &mut v).unwrap();
+        let back = import::vcd::read(&v[..], "r.vcd")
+            .unwrap_or_else(|e| panic!("case {case}: {e}\n{}", String::from_utf8_lossy(&v)));
+        assert_eq!(back.channels, cap.channels, "case {case}");
+        assert_eq!((back.start, back.end), (cap.start, cap.end), "case {case}");
+    }
+}
