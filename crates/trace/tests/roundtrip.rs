@@ -104,7 +104,7 @@ fn random_captures_round_trip_through_vcd_and_native() {
             let mut t = start;
             let mut edges = Vec::new();
             for _ in 0..rng.gen_range(0..40) {
-                t = t + Picos(rng.gen_range(if edges.is_empty() { 0 } else { 1 }..5000) * tick);
+                t += Picos(rng.gen_range(if edges.is_empty() { 0 } else { 1 }..5000) * tick);
                 edges.push(t);
             }
             end = end.max(t);
