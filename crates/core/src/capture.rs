@@ -56,6 +56,15 @@ pub enum CaptureError {
         source_name: String,
         available: String,
     },
+    /// A name shared by several channels (a capture may repeat names): the user
+    /// must pick one by index.
+    #[error("{source_name}: channel name '{name}' is ambiguous ({candidates}): use #N")]
+    AmbiguousChannel {
+        name: String,
+        source_name: String,
+        /// "#0, #1"
+        candidates: String,
+    },
     #[error("channel '{channel}': edge {index} at {at} ps is not after the previous one")]
     NonMonotonic {
         channel: String,
@@ -108,14 +117,34 @@ impl DigitalChannel {
 
 impl Capture {
     /// Looks a channel up by name or by `#index`; the error lists the channels there are.
+    /// A name that several channels share is an error listing their indices (never a
+    /// silent pick of the first one).
     pub fn channel_index(&self, name: &str) -> Result<usize, CaptureError> {
         if let Some(ix) = name.strip_prefix('#').and_then(|s| s.parse::<usize>().ok()) {
             if ix < self.channels.len() {
                 return Ok(ix);
             }
         }
-        if let Some(i) = self.channels.iter().position(|c| c.name == name) {
-            return Ok(i);
+        let mut hits = self
+            .channels
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.name == name)
+            .map(|(i, _)| i);
+        if let Some(i) = hits.next() {
+            let rest: Vec<usize> = hits.collect();
+            if rest.is_empty() {
+                return Ok(i);
+            }
+            return Err(CaptureError::AmbiguousChannel {
+                name: name.into(),
+                source_name: self.source.clone(),
+                candidates: std::iter::once(i)
+                    .chain(rest)
+                    .map(|k| format!("#{k}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            });
         }
         Err(CaptureError::UnknownChannel {
             name: name.into(),
@@ -226,6 +255,17 @@ mod tests {
         let e = cap.channel_index("Tick").unwrap_err().to_string();
         assert!(e.contains("x.vcd") && e.contains("#0 T"), "{e}");
         assert!(cap.validate().is_ok());
+        // a repeated name is ambiguous: an error naming the candidates, never the first
+        let mut dup = cap.clone();
+        dup.channels.push(ch());
+        let e = dup.channel_index("T").unwrap_err();
+        assert!(matches!(e, CaptureError::AmbiguousChannel { .. }), "{e:?}");
+        let e = e.to_string();
+        assert!(
+            e.contains("channel name 'T' is ambiguous (#0, #1): use #N") && e.contains("x.vcd"),
+            "{e}"
+        );
+        assert_eq!(dup.channel_index("#1").unwrap(), 1);
         cap.channels[0].edges[2] = Picos(12);
         assert!(matches!(
             cap.validate(),
