@@ -253,3 +253,194 @@ fn perfetto_with_counter_tracks() {
     assert_eq!(r["capture"]["channels"][2]["decoded"], true);
     assert_eq!(r["capture"]["channels"][3]["decoded"], false);
 }
+
+/// clk: pulses of 30 ns at 100 ns and 25 ns at 200 ns; irq never toggles.
+const T1_VCD: &str = "$timescale 1ns $end\n$scope module top $end\n$var wire 1 ! clk $end\n$var wire 1 \" irq $end\n$upscope $end\n$enddefinitions $end\n#0\n0!\n0\"\n#100\n1!\n#130\n0!\n#200\n1!\n#225\n0!\n#400\n";
+
+fn write(dir: &tempfile::TempDir, name: &str, text: &str) -> String {
+    let p = dir.path().join(name);
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let o = bin().args(args).output().unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// D6: a channel error is printed once; a bad `:suffix` is an unknown level/edge.
+#[test]
+fn channel_errors_once_and_bad_qualifiers_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let t1 = write(&dir, "t1.vcd", T1_VCD);
+    let (rc, _, err) = run(&["trace", &t1, "--pulse", "nosuch"]);
+    assert_eq!(rc, 2);
+    assert_eq!(err.matches("no channel 'nosuch'").count(), 1, "{err}");
+    assert!(err.contains("#0 clk, #1 irq"), "{err}");
+    let (rc, _, err) = run(&["trace", &t1, "--pulse", "clk:sideways"]);
+    assert_eq!(rc, 2);
+    assert!(
+        err.contains("unknown level 'sideways' in --pulse 'clk:sideways' (use high or low)")
+            && !err.contains("no channel"),
+        "{err}"
+    );
+    let (rc, _, err) = run(&["trace", &t1, "--period", "clk:sideways"]);
+    assert_eq!(rc, 2);
+    assert!(
+        err.contains("unknown edge 'sideways'") && err.contains("(use rise, fall or any)"),
+        "{err}"
+    );
+}
+
+/// D5: a name two channels share selects neither; `#N` does.
+#[test]
+fn ambiguous_channel_name_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let dup = write(
+        &dir,
+        "dup.vcd",
+        "$timescale 1ns $end\n$var wire 1 ! D0 $end\n$var wire 1 \" D0 $end\n$enddefinitions $end\n#0\n0!\n0\"\n#100\n1!\n#130\n0!\n#400\n",
+    );
+    let (rc, _, err) = run(&["trace", &dup, "--pulse", "D0"]);
+    assert_eq!(rc, 2, "{err}");
+    assert!(
+        err.contains("channel name 'D0' is ambiguous (#0, #1): use #N"),
+        "{err}"
+    );
+    assert_eq!(err.matches("ambiguous").count(), 1, "{err}");
+    let (rc, out, err) = run(&["trace", &dup, "--pulse", "#0"]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(out.contains("count 1"), "{out}");
+}
+
+/// D16 + D19.4: no instance → null statistics, "no instances", and a limit on a
+/// statistic fails (a count limit still works); a value carries its unit.
+#[test]
+fn empty_measurement_is_null_and_fails_its_limits() {
+    let dir = tempfile::tempdir().unwrap();
+    let t1 = write(&dir, "t1.vcd", T1_VCD);
+    let (rc, out, err) = run(&[
+        "trace",
+        &t1,
+        "--pulse",
+        "irq:low",
+        "--pulse",
+        "clk",
+        "--limit",
+        "irq:low.max<5ns",
+        "--limit",
+        "irq:low.count<1",
+        "--limit",
+        "clk.max<25ns",
+    ]);
+    assert_eq!(rc, 1, "{out}{err}");
+    assert!(
+        out.contains("irq:low [pulse: irq:low]\n  no instances"),
+        "{out}"
+    );
+    assert!(
+        out.contains("limit irq:low.max<5ns: FAIL (no instances of irq:low in the range)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("limit irq:low.count<1: PASS (actual 0)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("limit clk.max<25ns: FAIL (actual 30 ns)"),
+        "{out}"
+    );
+
+    // a range with no pulse: JSON statistics are null, keys still present
+    let (rc, out, err) = run(&[
+        "trace",
+        &t1,
+        "--pulse",
+        "clk",
+        "--from",
+        "350ns",
+        "--limit",
+        "clk.max<5ns",
+        "--json",
+        "-",
+    ]);
+    assert_eq!(rc, 1, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let m = &v["measurements"][0];
+    assert_eq!(m["count"], 0);
+    for k in [
+        "min_ns",
+        "max_ns",
+        "mean_ns",
+        "stdev_ns",
+        "mode_ns",
+        "p50_ns",
+        "p90_ns",
+        "p99_ns",
+        "p999_ns",
+        "min_at_ns",
+        "max_at_ns",
+    ] {
+        assert!(m.get(k).is_some_and(|x| x.is_null()), "{k}: {m}");
+    }
+    let l = &v["limits"][0];
+    assert!(l.get("actual").is_some_and(|x| x.is_null()), "{l}");
+    assert_eq!(l["pass"], false);
+    assert_eq!(l["unit"], "ns");
+    assert_eq!(v["pass"], false);
+
+    // a busy measurement with no window: per-window percentages null, overall kept
+    let (rc, out, err) = run(&[
+        "trace",
+        &t1,
+        "--busy",
+        "clk,per=irq",
+        "--limit",
+        "clk.busy.max_percent<50%",
+        "--json",
+        "-",
+    ]);
+    assert_eq!(rc, 1, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let b = &v["measurements"][0]["busy_percent"];
+    assert!(
+        b["max"].is_null() && b["overall"].as_f64().unwrap() > 0.0,
+        "{b}"
+    );
+    assert_eq!(v["limits"][0]["pass"], false);
+}
+
+/// D19.8: a role mapped to an unknown channel names the spec file and the role.
+#[test]
+fn spec_role_with_unknown_channel_names_spec_and_role() {
+    let dir = tempfile::tempdir().unwrap();
+    let t1 = write(&dir, "t1.vcd", T1_VCD);
+    let spec = write(
+        &dir,
+        "k.toml",
+        "[channels]\ntick = \"nosuch\"\n[[measure]]\npulse = \"tick\"\n",
+    );
+    let (rc, _, err) = run(&["trace", &t1, "--spec", &spec]);
+    assert_eq!(rc, 2, "{err}");
+    assert!(
+        err.contains("k.toml")
+            && err.contains("role 'tick'")
+            && err.contains("no channel 'nosuch'"),
+        "{err}"
+    );
+}
+
+/// D19.7: the usage line reads as several inputs then one output.
+#[test]
+fn convert_usage_reads_inputs_then_output() {
+    let (rc, out, _) = run(&["convert", "--help"]);
+    assert_eq!(rc, 0);
+    assert!(
+        out.contains("latscope convert [OPTIONS] <IN>... <OUT>"),
+        "{out}"
+    );
+}

@@ -32,21 +32,20 @@ impl fmt::Display for Place {
 }
 
 /// A trace error: a file, a place in it, and what is wrong.
+///
+/// The Display text is complete on its own; no variant reports its cause again as an
+/// error `source()`, so `anyhow`'s `{:#}` chain prints each message once.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    #[error("{file}: {source}")]
-    Io {
-        file: String,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error("{file}: {err}")]
+    Io { file: String, err: std::io::Error },
     #[error("{file}: {}{msg}", place_prefix(.place))]
     Format {
         file: String,
         place: Place,
         msg: String,
     },
-    #[error("{0}")]
+    #[error(transparent)]
     Capture(#[from] latscope_core::capture::CaptureError),
     #[error("{0}")]
     Usage(String),
@@ -72,10 +71,31 @@ impl Error {
     pub fn io(file: &str, source: std::io::Error) -> Error {
         Error::Io {
             file: file.to_string(),
-            source,
+            err: source,
         }
     }
     pub fn usage(msg: impl Into<String>) -> Error {
         Error::Usage(msg.into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each message once: `{:#}` of an anyhow chain repeats a `source()` that the
+    /// Display text already contains.
+    #[test]
+    fn no_variant_repeats_its_cause_as_source() {
+        use std::error::Error as _;
+        let cap = latscope_core::capture::Capture {
+            source: "t.vcd".into(),
+            ..Default::default()
+        };
+        let e: Error = cap.channel_index("nosuch").unwrap_err().into();
+        assert!(e.source().is_none(), "{e}");
+        let e = Error::io("f.sr", std::io::Error::other("boom"));
+        assert!(e.source().is_none());
+        assert_eq!(e.to_string(), "f.sr: boom");
     }
 }

@@ -179,10 +179,14 @@ impl Report {
                 );
             }
             if let Some(b) = &m.busy_percent {
-                s += &format!(
-                    "  busy {:.3} % overall; per window min {:.3} % max {:.3} % mean {:.3} %\n",
-                    b.overall, b.min, b.max, b.mean
-                );
+                if m.is_empty() {
+                    s += &format!("  busy {:.3} % overall; no windows\n", b.overall);
+                } else {
+                    s += &format!(
+                        "  busy {:.3} % overall; per window min {:.3} % max {:.3} % mean {:.3} %\n",
+                        b.overall, b.min, b.max, b.mean
+                    );
+                }
             }
             if !m.worst.is_empty() && m.count > 1 {
                 s += "  worst:";
@@ -200,10 +204,10 @@ impl Report {
         }
         for l in &self.limits {
             s += &format!(
-                "\nlimit {}: {} (actual {})\n",
+                "\nlimit {}: {} ({})\n",
                 l.limit,
                 if l.pass { "PASS" } else { "FAIL" },
-                l.actual
+                l.actual_text()
             );
         }
         s

@@ -72,6 +72,27 @@ pub struct Spec {
     pub worst: Option<usize>,
     pub requests: Vec<Request>,
     pub limits: Vec<Limit>,
+    /// `[channels]`: role → channel name or `#index`.
+    pub roles: BTreeMap<String, String>,
+    /// The spec file's name, for messages.
+    pub file: String,
+}
+
+impl Spec {
+    /// Checks that every role names exactly one channel of `cap`; the error names the
+    /// spec file and the role (a bare "no channel 'x'" would not say where 'x' came from).
+    pub fn check_roles(&self, cap: &latscope_core::capture::Capture) -> Result<()> {
+        for (role, ch) in &self.roles {
+            cap.channel_index(ch).map_err(|e| {
+                Error::format(
+                    &self.file,
+                    Place::Other(format!("[channels] role '{role}' = '{ch}'")),
+                    e.to_string(),
+                )
+            })?;
+        }
+        Ok(())
+    }
 }
 
 /// Replaces role names by channel names in a channel expression: each channel
@@ -124,6 +145,8 @@ pub fn parse(text: &str, file: &str) -> Result<Spec> {
         from: d(&f.from, "from")?,
         to: d(&f.to, "to")?,
         worst: f.worst,
+        roles: f.channels.clone(),
+        file: file.to_string(),
         ..Default::default()
     };
     for (i, e) in f.measure.iter().enumerate() {
@@ -219,5 +242,33 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("exactly one"), "{e}");
+    }
+
+    /// A role mapped to a channel the capture lacks names the spec file and the role.
+    #[test]
+    fn unknown_role_channel_names_spec_and_role() {
+        use latscope_core::capture::{Capture, DigitalChannel};
+        let s = parse(
+            "[channels]\ntick = \"nosuch\"\n[[measure]]\npulse = \"tick\"\n",
+            "k.toml",
+        )
+        .unwrap();
+        let cap = Capture {
+            source: "t1.vcd".into(),
+            channels: vec![DigitalChannel {
+                name: "clk".into(),
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let e = s.check_roles(&cap).unwrap_err().to_string();
+        assert!(
+            e.starts_with("k.toml: ")
+                && e.contains("role 'tick'")
+                && e.contains("no channel 'nosuch' in t1.vcd"),
+            "{e}"
+        );
+        let ok = parse("[channels]\ntick = \"#0\"\n", "k.toml").unwrap();
+        assert!(ok.check_roles(&cap).is_ok());
     }
 }

@@ -303,3 +303,70 @@ fn saleae_analog_csv_is_read_as_scope_data() {
     assert_eq!(c.channels[0].edges.len(), 2);
     assert_eq!(c.analog.len(), 1);
 }
+
+/// A session with a missing chunk would shift every later sample: it is an error that
+/// names the file and the missing entry (audit D4).
+#[test]
+fn sigrok_missing_or_contradictory_chunks_are_errors() {
+    let meta =
+        "[device 1]\ncapturefile=logic-1\ntotal probes=1\nsamplerate=1 MHz\nprobe1=a\nunitsize=1\n";
+    let d = vec![0u8, 1, 1, 0];
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["logic-1-2"],
+            "entry 'logic-1-1': missing (found logic-1-2)",
+        ),
+        (
+            &["logic-1-1", "logic-1-3"],
+            "entry 'logic-1-2': missing (found logic-1-3)",
+        ),
+        (
+            &["logic-1", "logic-1-1"],
+            "entry 'logic-1': present together",
+        ),
+        (&["logic-1-1", "logic-1-2"], ""),
+    ];
+    for (names, want) in cases {
+        let e: Vec<(&str, Vec<u8>)> = names.iter().map(|n| (*n, d.clone())).collect();
+        let sr = make_sr("2", meta, &e);
+        let r = import::read_bytes(&sr, "gap.sr", &Options::default());
+        if want.is_empty() {
+            let c = r.unwrap();
+            assert_eq!(c.channels[0].edges.len(), 4);
+        } else {
+            let msg = r.unwrap_err().to_string();
+            assert!(msg.starts_with("gap.sr: ") && msg.contains(want), "{msg}");
+        }
+    }
+    // analog chunks too
+    let meta = "[device 1]\ntotal analog=1\nsamplerate=1 MHz\nanalog1=A0\n";
+    let f = 1.0f32.to_le_bytes().to_vec();
+    let sr = make_sr("2", meta, &[("analog-1-1-2", f)]);
+    let msg = import::read_bytes(&sr, "ga.sr", &Options::default())
+        .unwrap_err()
+        .to_string();
+    assert!(msg.contains("entry 'analog-1-1-1': missing"), "{msg}");
+}
+
+/// A number too large for the time axis is "out of range", not "not a number" (D19.5).
+#[test]
+fn csv_time_out_of_range_is_named_so() {
+    let o = Options {
+        format: Format::parse("csv"),
+        ..Default::default()
+    };
+    for big in ["9e15", "1e400"] {
+        let text = format!("time_s,a\n0,0\n{big},1\n");
+        let msg = import::read_bytes(text.as_bytes(), "t.csv", &o)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.contains("line 3") && msg.contains(&format!("time '{big}' is out of range")),
+            "{msg}"
+        );
+    }
+    let msg = import::read_bytes(b"time_s,a\n0,0\nabc,1\n", "t.csv", &o)
+        .unwrap_err()
+        .to_string();
+    assert!(msg.contains("neither a number"), "{msg}");
+}

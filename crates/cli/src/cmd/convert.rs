@@ -17,9 +17,13 @@ Examples:
   latscope convert cap.sr cap.json           # open in https://ui.perfetto.dev
   latscope convert digital_0.bin digital_1.bin --to native both.lscap")]
 pub struct Args {
-    /// Input capture file(s) followed by the output file (several inputs are merged)
-    #[arg(required = true, num_args = 2.., value_name = "IN... OUT")]
-    pub paths: Vec<PathBuf>,
+    /// Input capture file(s); several inputs are merged (e.g. one Saleae binary file per
+    /// channel)
+    #[arg(required = true, num_args = 1.., value_name = "IN")]
+    pub inputs: Vec<PathBuf>,
+    /// Output file; its extension picks the format unless --to is given
+    #[arg(required = true, value_name = "OUT")]
+    pub out: PathBuf,
     #[command(flatten)]
     pub input: InputArgs,
     /// Output format: vcd, native (.lscap), perfetto (.json)
@@ -28,8 +32,7 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> Result<ExitCode> {
-    let (ins, out) = a.paths.split_at(a.paths.len() - 1);
-    let out = &out[0];
+    let (ins, out) = (&a.inputs, &a.out);
     let fmt = match &a.to {
         Some(t) => OutFormat::parse(t)
             .with_context(|| format!("--to '{t}': unknown output format (vcd, native, perfetto)"))?,

@@ -121,8 +121,11 @@ fn detect_file(p: &PathBuf) -> Result<Format> {
 /// Import a capture and measure pulse widths, latencies, periods, busy time and counts.
 #[derive(clap::Args, Debug)]
 #[command(after_help = "\
-Channels are named as in the capture or by index: '#0', '#1', …  (see --list).
+Channels are named as in the capture or by index: '#0', '#1', …  (see --list); a name
+that several channels share must be given by index.
 Edges: rise (default), fall, any.  Levels: high (default), low.
+A measurement with no instance in the range reports no statistics (null in JSON), and a
+--limit on anything but its count/unmatched then FAILS.
 Times are from the capture start; they accept units: ps, ns, us, ms, s.
 
 Examples:
@@ -243,16 +246,18 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let mut from = dur(&a.from, "--from")?;
     let mut to = dur(&a.to, "--to")?;
     let mut worst = a.worst;
+    let mut spec = None;
     if let Some(p) = &a.spec {
         let text = std::fs::read_to_string(p).with_context(|| p.display().to_string())?;
-        let s = latscope_trace::spec::parse(&text, &p.display().to_string())?;
-        reqs.extend(s.requests);
-        limits.extend(s.limits);
+        let mut s = latscope_trace::spec::parse(&text, &p.display().to_string())?;
+        reqs.append(&mut s.requests);
+        limits.append(&mut s.limits);
         from = from.or(s.from);
         to = to.or(s.to);
         if let Some(w) = s.worst {
             worst = w;
         }
+        spec = Some(s);
     }
     let nominal = dur(&a.nominal, "--nominal")?;
     let default_per = match (&a.window, &a.per) {
@@ -291,6 +296,9 @@ pub fn run(a: Args) -> Result<ExitCode> {
         )
     };
     let (cap, format) = a.input.load(&a.files, only.clone())?;
+    if let Some(s) = &spec {
+        s.check_roles(&cap)?;
+    }
     let set = Settings {
         from,
         to,

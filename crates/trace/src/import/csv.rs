@@ -273,10 +273,18 @@ pub(crate) fn read_core<R: BufRead>(r: R, file: &str, s: CsvSettings) -> Result<
                     Some(p) if !iso => p,
                     _ => {
                         let p = parse_iso8601_ps(v).ok_or_else(|| {
-                            ferr(
-                                ln,
-                                format!("time '{v}' is neither a number nor an ISO-8601 timestamp"),
-                            )
+                            // a well-formed number that does not fit i64 picoseconds
+                            if v.trim().parse::<f64>().is_ok_and(|x| !x.is_nan()) {
+                                ferr(
+                                    ln,
+                                    format!("time '{v}' is out of range (times must lie within ±106 days of 0, in picoseconds)"),
+                                )
+                            } else {
+                                ferr(
+                                    ln,
+                                    format!("time '{v}' is neither a number nor an ISO-8601 timestamp"),
+                                )
+                            }
                         })?;
                         if !iso {
                             if first_t.is_some() {

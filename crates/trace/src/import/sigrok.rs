@@ -246,6 +246,35 @@ fn entry_num(name: &str, prefix: &str) -> Option<u64> {
     name.strip_prefix(prefix)?.strip_prefix('-')?.parse().ok()
 }
 
+/// Chunks (sorted by number) must be either the one unnumbered entry `stem` or
+/// `stem-1` … `stem-N` without a gap: a missing chunk would shift every later sample.
+fn check_numbering(file: &str, stem: &str, parts: &[(u64, usize, String)]) -> Result<()> {
+    if parts.len() > 1 && parts[0].0 == 0 {
+        return Err(Error::format(
+            file,
+            Place::Entry(stem.into(), None),
+            format!(
+                "present together with numbered chunks ({}): contradictory chunk layout",
+                parts[1].2
+            ),
+        ));
+    }
+    if parts.len() == 1 && parts[0].0 == 0 {
+        return Ok(());
+    }
+    for (i, (k, _, name)) in parts.iter().enumerate() {
+        let want = i as u64 + 1;
+        if *k != want {
+            return Err(Error::format(
+                file,
+                Place::Entry(format!("{stem}-{want}"), None),
+                format!("missing (found {name}): chunks must be numbered 1..N"),
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn zip_err(file: &str, e: zip::result::ZipError) -> Error {
     Error::format(
         file,
@@ -420,6 +449,11 @@ pub fn read_with<R: Read + Seek>(
             Place::File,
             "duplicate logic chunk entries",
         ));
+    }
+    check_numbering(file, &prefix, &logic)?;
+    for (n, parts) in analog.iter_mut() {
+        parts.sort();
+        check_numbering(file, &format!("analog-1-{n}"), parts)?;
     }
     if logic.is_empty() && !m.probes.is_empty() && analog.is_empty() {
         return Err(Error::format(

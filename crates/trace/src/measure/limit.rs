@@ -5,6 +5,9 @@
 //! `unmatched`, and for busy measurements `percent` (overall busy %), `max_percent`,
 //! `mean_percent`. VALUE is a duration (`5us`), a plain number for counts, or a
 //! percentage (`20%`).
+//!
+//! A limit on any statistic but `count` and `unmatched` FAILS when the measurement
+//! has no instance in the range: an absent signal must not pass a gate.
 
 use super::Measurement;
 use crate::error::{Error, Result};
@@ -37,9 +40,31 @@ pub struct Limit {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct LimitOutcome {
     pub limit: String,
-    pub actual: f64,
+    /// The measured value, in `unit`; `null` when the measurement has no instance
+    /// (the limit then fails: a disconnected probe must not pass a gate).
+    pub actual: Option<f64>,
+    /// The bound, in `unit`.
     pub bound: f64,
+    /// Unit of `actual` and `bound`: "ns", "percent" or "count".
+    pub unit: &'static str,
     pub pass: bool,
+    /// Why the limit failed without a value ("no instances of X in the range").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl LimitOutcome {
+    /// `30 ns`, `12.5 %`, `3`; the note when there is no value.
+    pub fn actual_text(&self) -> String {
+        match self.actual {
+            None => self.note.clone().unwrap_or_else(|| "no value".into()),
+            Some(v) => match self.unit {
+                "ns" => format!("actual {v} ns"),
+                "percent" => format!("actual {v} %"),
+                _ => format!("actual {v}"),
+            },
+        }
+    }
 }
 
 impl Limit {
@@ -107,7 +132,19 @@ impl Limit {
         })
     }
 
-    fn actual(&self, m: &Measurement) -> Result<f64> {
+    /// The statistic's unit for measurement `m`.
+    fn unit(&self, m: &Measurement) -> &'static str {
+        match self.stat.as_str() {
+            "count" | "unmatched" => "count",
+            s if s.contains("percent") => "percent",
+            _ if m.unit == "count" => "count",
+            _ => "ns",
+        }
+    }
+
+    /// The statistic's value; None when the measurement has no instance (only `count`
+    /// and `unmatched` have a value then).
+    fn actual(&self, m: &Measurement) -> Result<Option<f64>> {
         let pct = |f: fn(&super::PercentStats) -> f64| {
             m.busy_percent.as_ref().map(f).ok_or_else(|| {
                 Error::usage(format!(
@@ -116,8 +153,9 @@ impl Limit {
                 ))
             })
         };
-        Ok(match self.stat.as_str() {
-            "count" => m.count as f64,
+        let v = match self.stat.as_str() {
+            "count" => return Ok(Some(m.count as f64)),
+            "unmatched" => return Ok(Some(m.unmatched as f64)),
             "min" => m.min_ns,
             "max" => m.max_ns,
             "mean" => m.mean_ns,
@@ -127,10 +165,14 @@ impl Limit {
             "p90" => m.p90_ns,
             "p99" => m.p99_ns,
             "p999" => m.p999_ns,
-            "unmatched" => m.unmatched as f64,
             "percent" => pct(|p| p.overall)?,
             "max_percent" => pct(|p| p.max)?,
             _ => pct(|p| p.mean)?,
+        };
+        Ok(if m.is_empty() || v.is_nan() {
+            None
+        } else {
+            Some(v)
         })
     }
 }
@@ -151,18 +193,22 @@ pub fn check_limits(limits: &[Limit], ms: &[Measurement]) -> Result<Vec<LimitOut
                         .join(", ")
                 ))
             })?;
-            let a = l.actual(m)?;
-            let pass = match l.op {
+            let actual = l.actual(m)?;
+            let pass = actual.is_some_and(|a| match l.op {
                 Op::Lt => a < l.value,
                 Op::Le => a <= l.value,
                 Op::Gt => a > l.value,
                 Op::Ge => a >= l.value,
-            };
+            });
             Ok(LimitOutcome {
                 limit: l.text.clone(),
-                actual: a,
+                actual,
                 bound: l.value,
+                unit: l.unit(m),
                 pass,
+                note: actual
+                    .is_none()
+                    .then(|| format!("no instances of {} in the range", m.name)),
             })
         })
         .collect()

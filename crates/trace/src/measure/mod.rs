@@ -25,6 +25,16 @@ use serde::Serialize;
 pub use limit::{check_limits, Limit, LimitOutcome};
 pub use parse::{parse_busy, parse_count, parse_latency, parse_period, parse_pulse};
 
+/// Serializes a statistic that has no value (NaN: the measurement has no instances)
+/// as JSON `null`, so a consumer never mistakes "nothing measured" for 0 ns.
+fn nan_as_null<S: serde::Serializer>(v: &f64, s: S) -> std::result::Result<S::Ok, S::Error> {
+    if v.is_nan() {
+        s.serialize_none()
+    } else {
+        s.serialize_f64(*v)
+    }
+}
+
 /// A channel reference with an edge or level qualifier: `SysTick:rise`, `#2:high`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ChanRef {
@@ -191,14 +201,20 @@ pub struct WindowPoint {
     pub percent: Option<f64>,
 }
 
-/// Percent statistics of a busy series.
+/// Percent statistics of a busy series. The per-window figures are NaN (JSON `null`)
+/// when there is no window; `overall` is always defined.
 #[derive(Clone, Debug, Serialize, PartialEq, Default)]
 pub struct PercentStats {
     pub overall: f64,
+    #[serde(serialize_with = "nan_as_null")]
     pub min: f64,
+    #[serde(serialize_with = "nan_as_null")]
     pub max: f64,
+    #[serde(serialize_with = "nan_as_null")]
     pub mean: f64,
+    #[serde(serialize_with = "nan_as_null")]
     pub p50: f64,
+    #[serde(serialize_with = "nan_as_null")]
     pub p99: f64,
 }
 
@@ -212,16 +228,29 @@ pub struct Measurement {
     /// `*_ns` fields then hold pulse counts).
     pub unit: &'static str,
     pub count: u64,
+    // The statistics below are NaN when `count` is 0 (no instances in the range) and
+    // are then written as JSON `null`: see [`Measurement::is_empty`].
+    #[serde(serialize_with = "nan_as_null")]
     pub min_ns: f64,
+    #[serde(serialize_with = "nan_as_null")]
     pub max_ns: f64,
+    #[serde(serialize_with = "nan_as_null")]
     pub mean_ns: f64,
+    #[serde(serialize_with = "nan_as_null")]
     pub stdev_ns: f64,
+    #[serde(serialize_with = "nan_as_null")]
     pub mode_ns: f64,
+    #[serde(serialize_with = "nan_as_null")]
     pub p50_ns: f64,
+    #[serde(serialize_with = "nan_as_null")]
     pub p90_ns: f64,
+    #[serde(serialize_with = "nan_as_null")]
     pub p99_ns: f64,
+    #[serde(serialize_with = "nan_as_null")]
     pub p999_ns: f64,
+    #[serde(serialize_with = "nan_as_null")]
     pub min_at_ns: f64,
+    #[serde(serialize_with = "nan_as_null")]
     pub max_at_ns: f64,
     /// Sample index (from the capture start) of the min / max, when the rate is known.
     pub min_at_sample: Option<i64>,
@@ -244,6 +273,14 @@ pub struct Measurement {
     /// Every value with its time (ns from capture start), for `--series`.
     #[serde(skip)]
     pub values: Vec<(f64, f64)>,
+}
+
+impl Measurement {
+    /// No instance in the range (no pulse, no matched latency, no window): every
+    /// statistic is then NaN / JSON `null`, and a limit on one of them fails.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
 }
 
 /// Settings of a measurement run.
@@ -475,7 +512,11 @@ fn measure(ctx: &Ctx, req: &Request) -> Result<Measurement> {
             let ps = if pct.is_empty() {
                 PercentStats {
                     overall,
-                    ..Default::default()
+                    min: f64::NAN,
+                    max: f64::NAN,
+                    mean: f64::NAN,
+                    p50: f64::NAN,
+                    p99: f64::NAN,
                 }
             } else {
                 let sm = pct.summary();
@@ -547,23 +588,25 @@ fn measure(ctx: &Ctx, req: &Request) -> Result<Measurement> {
         })
         .collect();
     let histogram = hist(&s, res, ctx.set.bins, scale);
+    // No instance: NaN (JSON null), never a made-up 0 "at 0 ns".
+    let stat = |v: f64| if sm.count == 0 { f64::NAN } else { v };
     Ok(Measurement {
         name: req.name.clone(),
         kind,
         definition: req.definition.clone(),
         unit,
         count: sm.count,
-        min_ns: sm.min as f64 / scale,
-        max_ns: sm.max as f64 / scale,
-        mean_ns: sm.mean / scale,
-        stdev_ns: sm.stdev / scale,
-        mode_ns: mode as f64 / scale,
-        p50_ns: sm.p50 as f64 / scale,
-        p90_ns: sm.p90 as f64 / scale,
-        p99_ns: sm.p99 as f64 / scale,
-        p999_ns: sm.p999 as f64 / scale,
-        min_at_ns: sm.min_at.at as f64 / PS_NS,
-        max_at_ns: sm.max_at.at as f64 / PS_NS,
+        min_ns: stat(sm.min as f64 / scale),
+        max_ns: stat(sm.max as f64 / scale),
+        mean_ns: stat(sm.mean / scale),
+        stdev_ns: stat(sm.stdev / scale),
+        mode_ns: stat(mode as f64 / scale),
+        p50_ns: stat(sm.p50 as f64 / scale),
+        p90_ns: stat(sm.p90 as f64 / scale),
+        p99_ns: stat(sm.p99 as f64 / scale),
+        p999_ns: stat(sm.p999 as f64 / scale),
+        min_at_ns: stat(sm.min_at.at as f64 / PS_NS),
+        max_at_ns: stat(sm.max_at.at as f64 / PS_NS),
         min_at_sample: ctx.sample_of(sm.min_at.at, sm.count),
         max_at_sample: ctx.sample_of(sm.max_at.at, sm.count),
         resolution_ns: ctx.res_ps.map(|r| r as f64 / PS_NS),

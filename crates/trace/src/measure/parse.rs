@@ -27,15 +27,15 @@ fn split_opts(s: &str) -> (&str, Vec<(&str, &str)>) {
     (head.trim(), opts)
 }
 
+/// Splits `CH:qualifier`. A suffix of letters after the last ':' is a qualifier
+/// (an edge or a level, checked by the caller, so `clk:sideways` is reported as an
+/// unknown level and not as an unknown channel `clk:sideways`); anything else belongs
+/// to the channel name. A channel whose own name ends in `:letters` is named `#N`.
 fn qualifier(s: &str) -> (&str, Option<&str>) {
     if let Some((a, b)) = s.rsplit_once(':') {
-        let q = b.trim().to_ascii_lowercase();
-        if [
-            "rise", "rising", "fall", "falling", "any", "both", "high", "low", "r", "f", "h", "l",
-        ]
-        .contains(&q.as_str())
-        {
-            return (a.trim(), Some(b.trim()));
+        let q = b.trim();
+        if !q.is_empty() && q.chars().all(|c| c.is_ascii_alphabetic()) {
+            return (a.trim(), Some(q));
         }
     }
     (s.trim(), None)
@@ -47,8 +47,9 @@ fn edge(q: Option<&str>, what: &str, default: Edge) -> Result<Edge> {
         Some("rise" | "rising" | "r") => Ok(Edge::Rise),
         Some("fall" | "falling" | "f") => Ok(Edge::Fall),
         Some("any" | "both") => Ok(Edge::Any),
-        Some(x) => Err(Error::usage(format!(
-            "{what}: '{x}' is not an edge (rise, fall, any)"
+        Some(_) => Err(Error::usage(format!(
+            "unknown edge '{}' in {what} (use rise, fall or any)",
+            q.unwrap_or_default()
         ))),
     }
 }
@@ -57,8 +58,9 @@ fn level(q: Option<&str>, what: &str) -> Result<bool> {
     match q.map(|x| x.to_ascii_lowercase()).as_deref() {
         None | Some("high" | "h") => Ok(true),
         Some("low" | "l") => Ok(false),
-        Some(x) => Err(Error::usage(format!(
-            "{what}: '{x}' is not a level (high, low)"
+        Some(_) => Err(Error::usage(format!(
+            "unknown level '{}' in {what} (use high or low)",
+            q.unwrap_or_default()
         ))),
     }
 }
@@ -162,10 +164,18 @@ pub fn parse_per(s: &str, what: &str) -> Result<Per> {
             channel: c.into(),
             level: false,
         },
-        q2 => Per::Periods(ChanRef {
-            channel: c.into(),
-            edge: edge(q2, what, Edge::Rise)?,
-        }),
+        None | Some("rise" | "rising" | "r" | "fall" | "falling" | "f" | "any" | "both") => {
+            Per::Periods(ChanRef {
+                channel: c.into(),
+                edge: edge(q, what, Edge::Rise)?,
+            })
+        }
+        Some(_) => {
+            return Err(Error::usage(format!(
+                "unknown edge or level '{}' in {what} (use rise, fall or any for periods, high or low for pulses)",
+                q.unwrap_or_default()
+            )))
+        }
     })
 }
 
@@ -246,5 +256,33 @@ mod tests {
         let c = parse_count("Task", &Per::Window(Picos::from_ms(1))).unwrap();
         assert_eq!(c.name, "Task.count");
         assert!(parse_period("T,nominal=5", None).is_err());
+    }
+
+    /// A bad `:suffix` is an unknown level/edge, not part of the channel name.
+    #[test]
+    fn bad_qualifiers_are_named() {
+        let e = parse_pulse("clk:sideways").unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "unknown level 'sideways' in --pulse 'clk:sideways' (use high or low)"
+        );
+        let e = parse_latency("a:up->b").unwrap_err().to_string();
+        assert!(
+            e.contains("unknown edge 'up'") && e.contains("(use rise, fall or any)"),
+            "{e}"
+        );
+        let e = parse_period("clk:high", None).unwrap_err().to_string();
+        assert!(e.contains("unknown edge 'high'"), "{e}");
+        let e = parse_busy("t:rise", &Per::Whole).unwrap_err().to_string();
+        assert!(e.contains("unknown level 'rise'"), "{e}");
+        let e = parse_busy("t,per=clk:middle", &Per::Whole)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("unknown edge or level 'middle'"), "{e}");
+        // digits after ':' stay part of the name
+        assert!(matches!(
+            parse_pulse("bus:3").unwrap().kind,
+            Kind::Pulse { ref channel, level: true } if channel == "bus:3"
+        ));
     }
 }
