@@ -49,6 +49,12 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // `latscope … | head` must end quietly like any Unix filter, not panic in println!:
+    // restore the default action of SIGPIPE that the Rust runtime sets to "ignore".
+    // SAFETY: called before any other thread exists; SIG_DFL is a valid disposition.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Measure(a) => cmd::measure::run(a),

@@ -171,6 +171,8 @@ pub enum UnitError {
     Negative(String),
     #[error("'{0}' has more precision than one picosecond")]
     TooPrecise(String),
+    #[error("'{0}' is not a whole number of nanoseconds (the resolution here is 1 ns)")]
+    SubNanosecond(String),
 }
 
 /// A decimal number parsed exactly: value = mantissa / 10^scale.
@@ -321,7 +323,7 @@ pub fn parse_nonneg_duration(text: &str) -> Result<Picos, UnitError> {
 pub fn parse_duration_ns(text: &str) -> Result<Nanos, UnitError> {
     let p = parse_duration(text)?;
     if p.0 % PS_PER_NS != 0 {
-        return Err(UnitError::TooPrecise(text.trim().into()));
+        return Err(UnitError::SubNanosecond(text.trim().into()));
     }
     Ok(Nanos(p.0 / PS_PER_NS))
 }
@@ -371,7 +373,10 @@ mod tests {
             Err(UnitError::TooPrecise("0.5ps".into()))
         );
         assert_eq!(parse_duration_ns("1ms").unwrap(), Nanos(1_000_000));
-        assert!(parse_duration_ns("1.5ns").is_err());
+        assert_eq!(
+            parse_duration_ns("100ps"),
+            Err(UnitError::SubNanosecond("100ps".into()))
+        );
     }
 
     #[test]

@@ -221,7 +221,9 @@ pub fn compare(a: &Report, b: &Report, t: Threshold, gate: &[Metric]) -> Compari
             settings_diffs.push((k.to_string(), x, y));
         }
     };
-    sd("cpus", format!("{:?}", sa.cpus), format!("{:?}", sb.cpus));
+    let cpus = |c: &[u32]| crate::settings::format_cpu_list(c);
+    let opt = |v: Option<String>| v.unwrap_or_else(|| "-".into());
+    sd("cpus", cpus(&sa.cpus), cpus(&sb.cpus));
     sd(
         "policy",
         format!("{} {}", sa.policy, sa.priority),
@@ -235,19 +237,19 @@ pub fn compare(a: &Report, b: &Report, t: Threshold, gate: &[Metric]) -> Compari
     );
     sd(
         "duration_ns",
-        format!("{:?}", sa.duration_ns),
-        format!("{:?}", sb.duration_ns),
+        opt(sa.duration_ns.map(|d| latscope_core::Nanos(d).to_string())),
+        opt(sb.duration_ns.map(|d| latscope_core::Nanos(d).to_string())),
     );
     sd(
         "loops",
-        format!("{:?}", sa.loops),
-        format!("{:?}", sb.loops),
+        opt(sa.loops.map(|l| l.to_string())),
+        opt(sb.loops.map(|l| l.to_string())),
     );
     sd("load", sa.load.join(","), sb.load.join(","));
     sd(
         "pm_qos_us",
-        format!("{:?}", sa.pm_qos_us),
-        format!("{:?}", sb.pm_qos_us),
+        opt(sa.pm_qos_us.map(|q| format!("{q} us"))),
+        opt(sb.pm_qos_us.map(|q| format!("{q} us"))),
     );
     sd("kernel", a.kernel.clone(), b.kernel.clone());
 

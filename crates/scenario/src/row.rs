@@ -25,15 +25,15 @@ pub struct Row {
     pub latscope: f64,
     pub unit: String,
     pub role: Role,
-    /// Allowed relative deviation for a prediction (0.15 = ±15 %).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// Allowed relative deviation for a prediction (0.15 = ±15 %); present (null for
+    /// inputs) on every row. Where the tolerance was stated in the row's unit it is
+    /// converted: `tolerance_abs / |published|`.
     pub tolerance: Option<f64>,
     /// Allowed absolute deviation, in `unit`, where a relative one makes no sense
     /// (a published figure of zero).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tolerance_abs: Option<f64>,
-    /// For predictions: whether latscope's figure is within the tolerance.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// For predictions: whether latscope's figure is within the tolerance (null for inputs).
     pub within: Option<bool>,
     /// Relative deviation (latscope − published) / published, when published ≠ 0.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -72,7 +72,8 @@ impl Row {
         );
         r
     }
-    /// A prediction checked against an absolute tolerance in `unit`.
+    /// A prediction checked against an absolute tolerance in `unit`. The published figure
+    /// must not be zero, so that the relative `tolerance` is defined too.
     pub fn prediction_abs(
         figure: &str,
         published: f64,
@@ -82,6 +83,11 @@ impl Row {
     ) -> Row {
         let mut r = Row::base(figure, published, latscope, unit, Role::Prediction);
         r.tolerance_abs = Some(tol_abs);
+        debug_assert!(
+            published != 0.0,
+            "{figure}: a prediction of zero has no relative tolerance"
+        );
+        r.tolerance = (published != 0.0).then(|| tol_abs / published.abs());
         r.within = Some(latscope.is_finite() && (latscope - published).abs() <= tol_abs + 1e-12);
         r
     }
@@ -114,12 +120,20 @@ mod tests {
             Some(false)
         );
         assert_eq!(
-            Row::prediction_abs("x", 0.0, 3.0, "us", 5.0).within,
+            Row::prediction_abs("x", 10.0, 13.0, "us", 5.0).within,
             Some(true)
         );
         assert_eq!(
-            Row::prediction_abs("x", 0.0, 6.0, "us", 5.0).within,
+            Row::prediction_abs("x", 10.0, 16.0, "us", 5.0).within,
             Some(false)
+        );
+        assert_eq!(
+            Row::prediction_abs("x", 10.0, 16.0, "us", 5.0).tolerance,
+            Some(0.5)
+        );
+        assert_eq!(
+            Row::prediction_abs("x", 1.0, 1.0, "yes=1", 0.0).tolerance,
+            Some(0.0)
         );
         let i = Row::input("c", 1.3, 1.3, "us");
         assert_eq!((i.role, i.within), (Role::Input, None));

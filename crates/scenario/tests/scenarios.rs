@@ -42,6 +42,26 @@ fn check(name: &str) -> latscope_scenario::Outcome {
         "{name}: predictions outside tolerance: {bad:#?}"
     );
     assert!(out.summary.predictions > 0, "{name}: no predictions");
+    // Contract of `scenario run --json`: every prediction carries a numeric `tolerance`
+    // and a boolean `within`.
+    let json = serde_json::to_value(&out).unwrap();
+    for r in json["rows"].as_array().unwrap() {
+        for k in [
+            "figure",
+            "published",
+            "latscope",
+            "unit",
+            "role",
+            "tolerance",
+            "within",
+        ] {
+            assert!(r.get(k).is_some(), "{name}: row without {k}: {r}");
+        }
+        if r["role"] == "prediction" {
+            assert!(r["tolerance"].is_number(), "{name}: {r}");
+            assert!(r["within"].is_boolean(), "{name}: {r}");
+        }
+    }
     out
 }
 

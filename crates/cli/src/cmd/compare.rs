@@ -100,6 +100,14 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     }
     let ra = Report::load(&a.a)?;
     let rb = Report::load(&a.b)?;
+    for (path, r) in [(&a.a, &ra), (&a.b, &rb)] {
+        if r.total.count == 0 {
+            anyhow::bail!(
+                "{}: no samples (count 0): nothing to compare (was the run interrupted, or the interval longer than the duration?)",
+                path.display()
+            );
+        }
+    }
     let c = compare::compare(&ra, &rb, threshold, &gate);
     let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     if !a.quiet {

@@ -108,7 +108,7 @@ pub struct Args {
     #[arg(long, default_value_t = 8, value_name = "N")]
     sweep_points: usize,
 
-    /// Write the result as JSON (schema: docs/measure.md)
+    /// Write the result as JSON (schema: docs/measure.md); `-` for standard output
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
 
@@ -231,11 +231,15 @@ fn check_writable(p: &PathBuf, what: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub fn run(a: Args) -> anyhow::Result<ExitCode> {
+pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
+    // `--json -` puts the JSON on standard output, so nothing else may go there.
+    if a.json.as_ref().is_some_and(|p| p.as_os_str() == "-") {
+        a.quiet = true;
+    }
     let plan = build_plan(&a)?;
     session::validate(&plan)?;
     if !a.diagnose_only {
-        if let Some(p) = &a.json {
+        if let Some(p) = a.json.as_ref().filter(|p| p.as_os_str() != "-") {
             check_writable(p, "--json")?;
         }
         if let Some(p) = &a.cyclictest_histogram {
@@ -284,8 +288,15 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
 
     // Outputs first: an interrupted run must still leave them behind.
     if let Some(p) = &a.json {
-        std::fs::write(p, report.to_json() + "\n")
-            .with_context(|| format!("--json {}: cannot write", p.display()))?;
+        if p.as_os_str() == "-" {
+            use std::io::Write as _;
+            let mut out = std::io::stdout().lock();
+            writeln!(out, "{}", report.to_json())
+                .context("--json -: cannot write to standard output")?;
+        } else {
+            std::fs::write(p, report.to_json() + "\n")
+                .with_context(|| format!("--json {}: cannot write", p.display()))?;
+        }
     }
     if let Some(p) = &a.cyclictest_histogram {
         let f = std::fs::File::create(p)

@@ -34,7 +34,8 @@ struct RunArgs {
     /// Directory for the artifacts (captures, series, report.html)
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
-    /// Write the scenario result as JSON (`rows`, `results`, …) to this file
+    /// Write the scenario result as JSON (`rows`, `results`, …) to this file (`-`: standard
+    /// output, and the table is not printed)
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
     /// Scaled-down run for tests and CI (shorter simulations and measurements)
@@ -62,7 +63,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 }
 
 fn run_one(a: RunArgs) -> anyhow::Result<ExitCode> {
-    if let Some(j) = &a.json {
+    let json_stdout = a.json.as_ref().is_some_and(|j| j.as_os_str() == "-");
+    // The artifact directory first: `--json out/x.json --out out/x` must work in a fresh
+    // directory.
+    if let Some(dir) = &a.out {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    if let Some(j) = a.json.as_ref().filter(|_| !json_stdout) {
+        if let Some(parent) = j.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("cannot create {}", parent.display()))?;
+        }
         super::check_writable(j)?;
     }
     let opts = Options {
@@ -70,13 +81,20 @@ fn run_one(a: RunArgs) -> anyhow::Result<ExitCode> {
         out_dir: a.out.clone(),
     };
     let out = latscope_scenario::run(&a.name, &opts)?;
-    print_table(&out);
+    if !json_stdout {
+        print_table(&out);
+    }
     let text = serde_json::to_string_pretty(&out)? + "\n";
-    if let Some(j) = &a.json {
+    if json_stdout {
+        use std::io::Write as _;
+        std::io::stdout()
+            .lock()
+            .write_all(text.as_bytes())
+            .context("cannot write the JSON to standard output")?;
+    } else if let Some(j) = &a.json {
         std::fs::write(j, &text).with_context(|| format!("cannot write {}", j.display()))?;
     }
     if let Some(dir) = &a.out {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         let p = dir.join("scenario.json");
         std::fs::write(&p, &text).with_context(|| format!("cannot write {}", p.display()))?;
         let r = dir.join("report.html");
