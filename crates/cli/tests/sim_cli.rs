@@ -179,3 +179,84 @@ fn errors_name_their_cause() {
         assert!(e.contains(want), "{flag} {val}: {e}");
     }
 }
+
+/// Each flag names itself when it is zero; an unsupported priority names the task and
+/// the key, and the file once; a bad execution-time file names the file and line.
+#[test]
+fn errors_name_the_right_flag_task_and_line() {
+    let t1 = table1();
+    for (args, want) in [
+        (
+            vec!["--max-duration", "0s"],
+            "--max-duration must be positive",
+        ),
+        (vec!["--duration", "0s"], "--duration must be positive"),
+    ] {
+        let out = bin().arg("simulate").arg(&t1).args(&args).output().unwrap();
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {e}");
+        assert!(e.contains(want), "{args:?}: {e}");
+    }
+    // --max-duration only caps the default duration
+    run_ok(&[
+        "simulate".as_ref(),
+        t1.as_os_str(),
+        "--max-duration".as_ref(),
+        "0s".as_ref(),
+        "--duration".as_ref(),
+        "10ms".as_ref(),
+        "-q".as_ref(),
+    ]);
+
+    let d = tempfile::tempdir().unwrap();
+    let sys = |prio: u32, extra: &str| {
+        format!(
+            "[platform]\ncpu_hz = 84_000_000\n[kernel]\ntick_hz = 1000\nmodel = \"tick\"\n\
+             [kernel.costs]\ntick_base = \"2us\"\ntick_per_release = \"1us\"\n\
+             switch_base = \"1us\"\nswitch_per_level = \"10ns\"\n\
+             [[task]]\nname = \"a\"\nperiod = \"4ms\"\nwcet = \"1ms\"\npriority = {prio}\n{extra}"
+        )
+    };
+    let p = d.path().join("big.toml");
+    std::fs::write(&p, sys(70_000, "")).unwrap();
+    let out = bin()
+        .arg("simulate")
+        .arg(&p)
+        .args(["--duration", "10ms", "-q"])
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{e}");
+    assert!(e.contains("task 'a': key priority: 70000"), "{e}");
+    assert_eq!(e.matches("big.toml").count(), 1, "{e}");
+    // priorities above the old 4096 limit simulate
+    std::fs::write(&p, sys(5000, "")).unwrap();
+    run_ok(&[
+        "simulate".as_ref(),
+        p.as_os_str(),
+        "--duration".as_ref(),
+        "10ms".as_ref(),
+        "-q".as_ref(),
+    ]);
+
+    std::fs::write(d.path().join("et2.txt"), "500us\n2ms\n").unwrap();
+    std::fs::write(&p, sys(1, "exec_time_file = \"et2.txt\"\n")).unwrap();
+    let out = bin()
+        .arg("simulate")
+        .arg(&p)
+        .args(["--duration", "10ms", "-q"])
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("et2.txt:2: 2 ms exceeds task \"a\"'s WCET 1 ms"),
+        "{e}"
+    );
+    // a missing execution-time file: the OS error once
+    std::fs::remove_file(d.path().join("et2.txt")).unwrap();
+    let out = bin().arg("simulate").arg(&p).output().unwrap();
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{e}");
+    assert_eq!(e.matches("No such file").count(), 1, "{e}");
+}

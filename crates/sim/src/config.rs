@@ -143,7 +143,13 @@ pub struct Tickless {
 /// Everything the engine needs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SimConfig {
+    /// The tick period. With [`SimConfig::tick_hz`] set it is informational (1 s / tick_hz
+    /// truncated to whole picoseconds) and the tick instants come from the rate.
     pub tick_period: Picos,
+    /// The tick rate, when known: tick `k` is then at exactly `round(k * 1e12 / tick_hz)`
+    /// picoseconds, so a rate whose period is not a whole number of picoseconds (300 Hz)
+    /// keeps its ticks on the exact grid. `None`: tick `k` is at `k * tick_period`.
+    pub tick_hz: Option<u64>,
     /// Interrupt entry latency `L`, added to every tick, switch and interrupt handler.
     pub irq_entry: Picos,
     pub kernel: Kernel,
@@ -165,14 +171,26 @@ pub enum ConfigError {
     Other(String),
 }
 
-/// Highest task priority the engine accepts (ready lists are an array per level).
-pub const MAX_PRIORITY: u32 = 4096;
+/// Highest task priority [`crate::from_system`] accepts with generic task selection: its
+/// switch-cost table has one entry per priority number the selection loop can walk past
+/// (FreeRTOS walks every number, empty or not). Port-optimised selection takes any `u32`.
+pub const MAX_GENERIC_PRIORITY: u32 = 65_535;
 
 impl SimConfig {
     /// Checks the invariants the engine relies on; every error names the task or interrupt.
     pub fn validate(&self) -> Result<(), ConfigError> {
         if self.tick_period.0 <= 0 {
             return Err(ConfigError::TickPeriod);
+        }
+        if let Some(hz) = self.tick_hz {
+            if hz == 0
+                || hz > 1_000_000_000_000
+                || self.tick_period.0 != 1_000_000_000_000 / hz as i64
+            {
+                return Err(ConfigError::Other(format!(
+                    "tick rate {hz} Hz: need 1 Hz to 1 THz, and tick_period = 1 s / tick_hz truncated to picoseconds"
+                )));
+            }
         }
         if self.irq_entry.0 < 0 {
             return Err(ConfigError::Other(
@@ -184,9 +202,6 @@ impl SimConfig {
             what: w.into(),
         };
         for t in &self.tasks {
-            if t.priority > MAX_PRIORITY {
-                return Err(terr(t, &format!("priority above {MAX_PRIORITY}")));
-            }
             if t.deadline.0 <= 0 {
                 return Err(terr(t, "deadline must be positive"));
             }
@@ -230,7 +245,7 @@ impl SimConfig {
                 _ => {}
             }
             if let Kernel::ListScan(_) = self.kernel {
-                if t.period.0 % self.tick_period.0 != 0 {
+                if !self.is_whole_ticks(t.period) {
                     return Err(terr(
                         t,
                         "list-scan threads need a period that is a whole number of ticks",
@@ -308,6 +323,14 @@ impl SimConfig {
             }
         }
         Ok(())
+    }
+
+    /// Whether `d` is a whole number of tick periods (exactly, with [`Self::tick_hz`]).
+    pub fn is_whole_ticks(&self, d: Picos) -> bool {
+        match self.tick_hz {
+            Some(hz) => (d.0 as i128 * hz as i128) % 1_000_000_000_000 == 0,
+            None => d.0 % self.tick_period.0 == 0,
+        }
     }
 
     /// Least common multiple of the periodic tasks' periods plus the largest offset, in

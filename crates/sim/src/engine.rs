@@ -134,7 +134,12 @@ pub struct Sim {
     idle: usize,
     rng: ChaCha8Rng,
     now: i64,
+    /// Tick period in whole picoseconds (exact when `tick_exact`, else truncated).
     period: i64,
+    /// Tick `k` is at `round(k * tick_num / tick_den)` ps; `tick_exact`: `k * period`.
+    tick_num: i128,
+    tick_den: i128,
+    tick_exact: bool,
     l: i64,
     tick_mode: bool,
     events: u64,
@@ -144,8 +149,13 @@ pub struct Sim {
     sw_table: Vec<i64>,
     sw_const: Option<i64>,
     time_slicing: bool,
-    // ready lists (FreeRTOS xLIST emulation: circular, with an index and an end marker)
+    // ready lists (FreeRTOS xLIST emulation: circular, with an index and an end marker),
+    // one per distinct priority present (dense levels, idle's 0 is level 0)
     prio: Vec<u32>,
+    /// Dense ready-list level of each task (and idle, last).
+    level: Vec<u32>,
+    /// Priority number of each dense level (increasing).
+    level_prio: Vec<u32>,
     nx: Vec<u32>,
     pv: Vec<u32>,
     index: Vec<u32>,
@@ -161,7 +171,8 @@ pub struct Sim {
     seq: u64,
     tick_count: i64,
     next_tick_k: i64,
-    tick_pending: Option<i64>,
+    /// Pending tick: (nominal instant, tick number).
+    tick_pending: Option<(i64, i64)>,
     pendsv_pending: bool,
     tick_released: Vec<u32>,
     irq_tasks: Vec<Vec<u32>>,
@@ -221,6 +232,8 @@ pub struct Sim {
     sw_pair_dense: Vec<Agg>,
     sw_levels: Vec<Agg>,
     sw_dist: Vec<Agg>,
+    /// By priority distance when the priorities are too far apart for `sw_dist`.
+    sw_dist_map: HashMap<i64, Agg>,
     maxp: usize,
     irq_resp: Vec<Dist>,
     irq_count: Vec<u64>,
@@ -241,6 +254,18 @@ pub struct Sim {
     cur_ch: usize,
 }
 
+/// The first tick number whose instant is at or after `t` (see [`Sim::ceil_tick`]).
+fn ceil_tick_of(t: i64, exact: bool, period: i64, num: i128, den: i128) -> i64 {
+    if exact {
+        return ceil_div(t, period);
+    }
+    // tick_time(k) = floor((2 k num + den) / (2 den)) >= t  <=>  2 k num >= 2 den t - den
+    let a = 2 * den * t as i128 - den;
+    let b = 2 * num;
+    let q = a.div_euclid(b) + i128::from(a.rem_euclid(b) != 0);
+    q.clamp(i64::MIN as i128, i64::MAX as i128) as i64
+}
+
 #[inline]
 fn ceil_div(a: i64, b: i64) -> i64 {
     let q = a.div_euclid(b);
@@ -258,7 +283,13 @@ impl Sim {
         let n = cfg.tasks.len();
         let idle = n;
         let maxp = cfg.tasks.iter().map(|t| t.priority).max().unwrap_or(0) as usize;
-        let levels = maxp + 1;
+        // Dense ready-list levels: one per distinct priority (and 0 for idle). The
+        // generic selection still counts every priority number it walks past.
+        let mut level_prio: Vec<u32> = cfg.tasks.iter().map(|t| t.priority).collect();
+        level_prio.push(0);
+        level_prio.sort_unstable();
+        level_prio.dedup();
+        let levels = level_prio.len();
         let nodes = n + 1 + levels;
         let (tick_mode, tick_cost, sw_table, sw_const, time_slicing) = match &cfg.kernel {
             Kernel::Tick(k) => {
@@ -278,6 +309,10 @@ impl Sim {
         };
         let mut prio: Vec<u32> = cfg.tasks.iter().map(|t| t.priority).collect();
         prio.push(0);
+        let level: Vec<u32> = prio
+            .iter()
+            .map(|p| level_prio.partition_point(|x| x < p) as u32)
+            .collect();
         let nirq = cfg.interrupts.len();
         // Effective interrupt priorities: above the kernel's level 0, ranked by priority.
         let irq_eff = cfg
@@ -305,6 +340,11 @@ impl Sim {
             .map(|q| Dist::new(q.wcet.0.saturating_mul(64).max(1_000_000), opts.percentiles))
             .collect();
         let period = cfg.tick_period.0;
+        let (tick_num, tick_den) = match cfg.tick_hz {
+            Some(hz) => (1_000_000_000_000i128, hz as i128),
+            None => (period as i128, 1i128),
+        };
+        let tick_exact = tick_num % tick_den == 0;
         let l = cfg.irq_entry.0;
         let rng = ChaCha8Rng::seed_from_u64(opts.seed);
         let tick_hi = tick_cost
@@ -318,12 +358,12 @@ impl Sim {
         let ls_period = cfg
             .tasks
             .iter()
-            .map(|t| (t.period.0 / period).max(1))
+            .map(|t| ((t.period.0 as i128 * tick_den / tick_num) as i64).max(1))
             .collect();
         let ls_counter = cfg
             .tasks
             .iter()
-            .map(|t| ceil_div(t.offset.0, period) + 1)
+            .map(|t| ceil_tick_of(t.offset.0, tick_exact, period, tick_num, tick_den) + 1)
             .collect();
         let nch = n + 5 + nirq;
         let mut sim = Sim {
@@ -332,6 +372,9 @@ impl Sim {
             rng,
             now: 0,
             period,
+            tick_num,
+            tick_den,
+            tick_exact,
             l,
             tick_mode,
             events: 0,
@@ -340,6 +383,8 @@ impl Sim {
             sw_const,
             time_slicing,
             prio,
+            level,
+            level_prio,
             nx: vec![0; nodes],
             pv: vec![0; nodes],
             index: vec![0; levels],
@@ -408,7 +453,12 @@ impl Sim {
                 Vec::new()
             },
             sw_levels: Vec::new(),
-            sw_dist: vec![Agg::default(); 2 * maxp + 1],
+            sw_dist: if maxp <= 1 << 16 {
+                vec![Agg::default(); 2 * maxp + 1]
+            } else {
+                Vec::new()
+            },
+            sw_dist_map: HashMap::new(),
             maxp,
             irq_resp,
             irq_count: vec![0; nirq],
@@ -468,6 +518,37 @@ impl Sim {
         self.toggle(c);
     }
 
+    // ---------------------------------------------------------------- tick grid
+
+    /// Instant of tick `k`: `round(k * 1e12 / tick_hz)` ps, integer arithmetic (ties
+    /// round up); `k * period` when the period is a whole number of picoseconds.
+    #[inline]
+    fn tick_time(&self, k: i64) -> i64 {
+        if self.tick_exact {
+            return k.saturating_mul(self.period);
+        }
+        let v = (2 * k as i128 * self.tick_num + self.tick_den).div_euclid(2 * self.tick_den);
+        v.clamp(i64::MIN as i128, i64::MAX as i128) as i64
+    }
+
+    /// The first tick number whose instant is at or after `t`.
+    #[inline]
+    fn ceil_tick(&self, t: i64) -> i64 {
+        ceil_tick_of(
+            t,
+            self.tick_exact,
+            self.period,
+            self.tick_num,
+            self.tick_den,
+        )
+    }
+
+    /// The last tick number whose instant is at or before `t`.
+    #[inline]
+    fn floor_tick(&self, t: i64) -> i64 {
+        self.ceil_tick(t.saturating_add(1)) - 1
+    }
+
     // ---------------------------------------------------------------- ready lists
 
     #[inline]
@@ -476,7 +557,7 @@ impl Sim {
     }
 
     fn ready_add(&mut self, x: usize) {
-        let p = self.prio[x] as usize;
+        let p = self.level[x] as usize;
         // vListInsertEnd: insert just before the list's index (visited last).
         let i = self.index[p] as usize;
         let before = self.pv[i] as usize;
@@ -496,7 +577,7 @@ impl Sim {
         if !self.in_ready[x] {
             return;
         }
-        let p = self.prio[x] as usize;
+        let p = self.level[x] as usize;
         if self.index[p] as usize == x {
             self.index[p] = self.pv[x];
         }
@@ -534,14 +615,15 @@ impl Sim {
             }
             return (0, 0);
         }
-        let mut p = self.top_ready;
-        let mut skipped = 0u32;
+        // FreeRTOS walks every priority number down from uxTopReadyPriority; the numbers
+        // between two dense levels hold no task, so the walk passes them all.
+        let top = self.top_ready;
+        let mut p = top;
         while self.len[p] == 0 && p > 0 {
             p -= 1;
-            skipped += 1;
         }
         self.top_ready = p;
-        (p, skipped)
+        (p, self.level_prio[top] - self.level_prio[p])
     }
 
     // ---------------------------------------------------------------- jobs
@@ -590,7 +672,7 @@ impl Sim {
             0
         };
         let rel = arrival.saturating_add(jit);
-        let wake = ceil_div(rel, self.period);
+        let wake = self.ceil_tick(rel);
         self.job_idx[i] = j;
         if (at_start && rel <= 0) || (!at_start && wake <= self.tick_count) {
             self.release_job(i, arrival);
@@ -703,7 +785,7 @@ impl Sim {
             let t_act = self.activity_end();
             let ticks_on = !self.sleeping && !self.waking;
             let t_tick = if ticks_on {
-                self.next_tick_k.saturating_mul(self.period)
+                self.tick_time(self.next_tick_k)
             } else {
                 NEVER
             };
@@ -913,8 +995,10 @@ impl Sim {
     }
 
     fn start_tick(&mut self) {
-        let nominal = self.tick_pending.take().unwrap_or(self.now);
-        let k = nominal / self.period;
+        let (nominal, k) = self
+            .tick_pending
+            .take()
+            .unwrap_or((self.now, self.floor_tick(self.now)));
         self.tick_count = self.tick_count.max(k);
         self.tick_released.clear();
         while let Some(Reverse((w, _, i))) = self.delayed.peek().copied() {
@@ -997,8 +1081,12 @@ impl Sim {
         }
         self.sw_levels[lv].add(cost);
         let d = self.prio[from] as i64 - self.prio[to] as i64;
-        let k = (d + self.maxp as i64) as usize;
-        self.sw_dist[k].add(cost);
+        if self.sw_dist.is_empty() {
+            self.sw_dist_map.entry(d).or_default().add(cost);
+        } else {
+            let k = (d + self.maxp as i64) as usize;
+            self.sw_dist[k].add(cost);
+        }
     }
 
     fn start_sched(&mut self) {
@@ -1006,7 +1094,7 @@ impl Sim {
         self.events += 1;
         self.ls_runs += 1;
         self.ls_delay.add(self.now - ft, ft);
-        if self.now >= ft + self.period {
+        if self.now >= self.tick_time(self.floor_tick(ft) + 1) {
             self.ls_late += 1;
         }
         let Kernel::ListScan(k) = &self.cfg.kernel else {
@@ -1077,7 +1165,7 @@ impl Sim {
                 if w - self.tick_count < need {
                     return;
                 }
-                (w - tl.margin_ticks as i64).saturating_mul(self.period)
+                self.tick_time(w - tl.margin_ticks as i64)
             }
             None => NEVER,
         };
@@ -1093,15 +1181,16 @@ impl Sim {
     }
 
     fn tick_arrival(&mut self) {
-        let t = self.next_tick_k * self.period;
+        let k = self.next_tick_k;
+        let t = self.tick_time(k);
         self.next_tick_k += 1;
         self.events += 1;
         if self.tick_mode {
             if self.tick_pending.is_some() {
                 self.tick_lost += 1;
-                self.tick_count = self.tick_count.max(t / self.period);
+                self.tick_count = self.tick_count.max(k);
             } else {
-                self.tick_pending = Some(t);
+                self.tick_pending = Some((t, k));
             }
         } else if self.tick_flag.is_some() {
             self.ls_lost += 1;
@@ -1200,7 +1289,7 @@ impl Sim {
                         switch = true;
                     }
                 }
-                if self.time_slicing && self.len[cur_p as usize] > 1 {
+                if self.time_slicing && self.len[self.level[self.cur] as usize] > 1 {
                     switch = true;
                 }
                 if switch {
@@ -1240,9 +1329,26 @@ impl Sim {
             }
             FrameKind::Wake => {
                 self.waking = false;
-                let k = ceil_div(self.now, self.period);
-                self.next_tick_k = k.max(self.next_tick_k);
-                self.tick_count = self.tick_count.max(k - 1);
+                // vTaskStepTick: the count steps over the ticks slept through. When a
+                // delayed task's wake time has come (the last tick instant at or before
+                // now reaches it), the step stops one short and that tick is processed
+                // at once (xPendedTicks / the pending SysTick), releasing every due task.
+                let k = self.floor_tick(self.now);
+                let due = self
+                    .delayed
+                    .peek()
+                    .is_some_and(|Reverse((w, _, _))| *w <= k);
+                if due && k > self.tick_count && self.tick_pending.is_none() {
+                    self.tick_count = k - 1;
+                    self.tick_pending = Some((self.tick_time(k), k));
+                    self.next_tick_k = (k + 1).max(self.next_tick_k);
+                } else {
+                    // Otherwise the tick resumes on its grid: the first tick instant at
+                    // or after now fires (at once if now is one).
+                    let kc = self.ceil_tick(self.now);
+                    self.next_tick_k = kc.max(self.next_tick_k);
+                    self.tick_count = self.tick_count.max(kc - 1);
+                }
                 if self
                     .cfg
                     .tickless
@@ -1399,13 +1505,15 @@ impl Sim {
                 .collect()
         };
         pairs.sort_by_key(|(k, _)| *k);
-        let dists: Vec<(i64, Agg)> = self
+        let mut dists: Vec<(i64, Agg)> = self
             .sw_dist
             .iter()
             .enumerate()
             .filter(|(_, g)| g.count > 0)
             .map(|(k, g)| (k as i64 - self.maxp as i64, *g))
+            .chain(self.sw_dist_map.iter().map(|(d, g)| (*d, *g)))
             .collect();
+        dists.sort_by_key(|(d, _)| *d);
         let switches = SwitchReport {
             count: self.sw_all.count,
             min_ns: (self.sw_all.count > 0).then(|| ns(self.sw_all.min)),

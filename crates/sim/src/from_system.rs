@@ -51,7 +51,8 @@ pub struct FromSystemOptions {
 
 #[derive(Debug, thiserror::Error)]
 pub enum FromSystemError {
-    #[error("cannot read execution-time file {path}: {source}")]
+    // The OS error is the source (not repeated here): `{:#}` chains print it once.
+    #[error("cannot read execution-time file {path}")]
     Io {
         path: String,
         #[source]
@@ -65,7 +66,9 @@ pub enum FromSystemError {
     },
     #[error("{0}")]
     Unsupported(String),
-    #[error("{source_name}: {err}")]
+    /// The configuration cannot be simulated. The message does not repeat the system
+    /// file's name (callers name the file they read, as `latscope simulate` does).
+    #[error("{err}")]
     Config {
         source_name: String,
         err: ConfigError,
@@ -91,6 +94,23 @@ pub fn from_system(sys: &System, o: &FromSystemOptions) -> Result<SimConfig, Fro
         KernelCosts::Tick(c) => {
             let switch_cost = match sys.kernel.task_selection {
                 TaskSelection::Generic => {
+                    // The table has one entry per priority number the selection loop can
+                    // walk past, so the priorities must stay in a realistic range.
+                    if let Some(t) = sys.tasks.iter().find(|t| t.priority > MAX_GENERIC_PRIORITY) {
+                        return Err(FromSystemError::Config {
+                            source_name: sys.source.clone(),
+                            err: ConfigError::Task {
+                                task: t.name.clone(),
+                                what: format!(
+                                    "key priority: {} is above {MAX_GENERIC_PRIORITY}, the largest \
+                                     priority the simulator supports with generic task selection \
+                                     (it charges every priority number the selection walks past); \
+                                     renumber the priorities or use task_selection = \"optimised\"",
+                                    t.priority
+                                ),
+                            },
+                        });
+                    }
                     normal_switch = c.switch_cost(1);
                     // engine index = empty levels walked past; the model counts loop
                     // iterations with 0 treated as 1 (seed 001 Table 4).
@@ -132,7 +152,9 @@ pub fn from_system(sys: &System, o: &FromSystemOptions) -> Result<SimConfig, Fro
     let mut tasks = Vec::with_capacity(n);
     for t in &sys.tasks {
         let exec = match (o.exec, &t.exec_time_file) {
-            (ExecMode::Auto, Some(f)) => ExecTime::Empirical(read_exec_file(f)?),
+            (ExecMode::Auto, Some(f)) => {
+                ExecTime::Empirical(read_exec_file_for(f, &t.name, t.wcet)?)
+            }
             (ExecMode::Uniform, _) => ExecTime::Uniform {
                 bcet: t.bcet.min(t.wcet),
                 wcet: t.wcet,
@@ -244,6 +266,7 @@ pub fn from_system(sys: &System, o: &FromSystemOptions) -> Result<SimConfig, Fro
     };
     let cfg = SimConfig {
         tick_period,
+        tick_hz: Some(sys.kernel.tick_hz),
         irq_entry,
         kernel,
         tasks,
@@ -269,8 +292,56 @@ pub fn read_exec_file(path: &Path) -> Result<Vec<Picos>, FromSystemError> {
     parse_exec_text(&text, &path.display().to_string())
 }
 
+/// [`read_exec_file`] for a task: every value must be positive and at most the task's
+/// WCET (the WCET is an upper bound by definition); an error names the file and line.
+pub fn read_exec_file_for(
+    path: &Path,
+    task: &str,
+    wcet: Picos,
+) -> Result<Vec<Picos>, FromSystemError> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| FromSystemError::Io {
+        path: name.clone(),
+        source: e,
+    })?;
+    check_exec_values(parse_exec_lines(&text, &name)?, &name, task, wcet)
+}
+
+/// Checks parsed `(line, value)` pairs against a task's WCET; see [`read_exec_file_for`].
+pub fn check_exec_values(
+    values: Vec<(usize, Picos)>,
+    name: &str,
+    task: &str,
+    wcet: Picos,
+) -> Result<Vec<Picos>, FromSystemError> {
+    let fmt = |p: Picos| latscope_core::time::format_ps(p.0 as i128);
+    for &(line, v) in &values {
+        let message = if v.0 <= 0 {
+            format!("execution time {} must be positive", fmt(v))
+        } else if v > wcet {
+            format!("{} exceeds task \"{task}\"'s WCET {}", fmt(v), fmt(wcet))
+        } else {
+            continue;
+        };
+        return Err(FromSystemError::ExecFile {
+            path: name.into(),
+            line,
+            message,
+        });
+    }
+    Ok(values.into_iter().map(|(_, v)| v).collect())
+}
+
 /// See [`read_exec_file`]; `name` is used in errors.
 pub fn parse_exec_text(text: &str, name: &str) -> Result<Vec<Picos>, FromSystemError> {
+    Ok(parse_exec_lines(text, name)?
+        .into_iter()
+        .map(|(_, v)| v)
+        .collect())
+}
+
+/// [`parse_exec_text`] with the 1-based line number of every value.
+pub fn parse_exec_lines(text: &str, name: &str) -> Result<Vec<(usize, Picos)>, FromSystemError> {
     let mut unit: Option<&str> = None;
     let mut out = Vec::new();
     let mut first = true;
@@ -286,7 +357,7 @@ pub fn parse_exec_text(text: &str, name: &str) -> Result<Vec<Picos>, FromSystemE
             _ => parse_duration(field),
         };
         match parsed {
-            Ok(p) if p.0 >= 0 => out.push(p),
+            Ok(p) if p.0 >= 0 => out.push((ln + 1, p)),
             Ok(_) => {
                 return Err(FromSystemError::ExecFile {
                     path: name.into(),

@@ -306,3 +306,136 @@ releases = "actor"
     );
     assert_eq!(r.tasks[0].jobs, n);
 }
+
+/// An execution-time file must hold positive values no larger than the task's WCET;
+/// the error names the file and the line.
+#[test]
+fn exec_time_file_values_are_checked_against_the_wcet() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = TICKLESS.replace(
+        "wcet = \"20us\"\npriority = 2",
+        "wcet = \"1ms\"\npriority = 2\nexec_time_file = \"et.txt\"",
+    );
+    let p = dir.path().join("s.toml");
+    std::fs::write(&p, text).unwrap();
+    let err = |content: &str| {
+        std::fs::write(dir.path().join("et.txt"), content).unwrap();
+        let s = System::from_path(&p).unwrap();
+        from_system(&s, &FromSystemOptions::default()).map(|_| ())
+    };
+    let e = err("500us\n2ms\n").unwrap_err().to_string();
+    assert!(e.contains("et.txt:2: "), "{e}");
+    assert!(e.contains("exceeds task \"timer\"'s WCET"), "{e}");
+    let e = err("# header comment\n0us\n").unwrap_err().to_string();
+    assert!(e.contains("et.txt:2: "), "{e}");
+    assert!(e.contains("must be positive"), "{e}");
+    let e = err("exec_ns\n-5\n").unwrap_err().to_string();
+    assert!(e.contains("et.txt:2: "), "{e}");
+    // the WCET itself is allowed; --exec wcet does not read the file
+    assert!(err("1ms\n999us\n").is_ok());
+    std::fs::write(dir.path().join("et.txt"), "5ms\n").unwrap();
+    let s = System::from_path(&p).unwrap();
+    let o = FromSystemOptions {
+        exec: ExecMode::Wcet,
+        ..Default::default()
+    };
+    assert!(from_system(&s, &o).is_ok());
+}
+
+const NO_COSTS: &str = r#"
+[platform]
+cpu_hz = 100_000_000
+irq_entry_cycles = 0
+[kernel]
+tick_hz = 300
+model = "tick"
+task_selection = "generic"
+[kernel.costs]
+tick_base = "0us"
+tick_per_release = "0us"
+switch_base = "0us"
+switch_per_level = "0us"
+switch_optimised = "0us"
+[[task]]
+name = "a"
+period = "10ms"
+wcet = "1ms"
+priority = 1
+"#;
+
+/// Tick `k` is at exactly round(k * 1 s / tick_hz): with 300 Hz, a 10 ms period is 3
+/// ticks, so every job is released exactly at a tick and responds in its WCET (with
+/// ticks at k * 3.333333333 ms the release at 10 ms waited for tick 4 at 13.33 ms).
+#[test]
+fn ticks_are_on_the_exact_grid() {
+    let run = |text: &str, until: Picos| {
+        let cfg = from_system(&sys(text), &FromSystemOptions::default()).unwrap();
+        let mut s = Sim::new(
+            cfg,
+            SimOptions {
+                series: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        s.run_until(until);
+        let times: Vec<i64> = s.series().iter().map(|r| r.time.0).collect();
+        (s.report(), times)
+    };
+    let (r, times) = run(NO_COSTS, Picos::from_ms(100));
+    assert_eq!(r.tasks[0].jobs, 10);
+    assert_eq!(r.tasks[0].max_response_ns, Some(1_000_000.0));
+    // round(k * 1e12 / 300): 3333333333, 6666666667, 10000000000, ...
+    assert_eq!(&times[..3], &[3_333_333_333, 6_666_666_667, 10_000_000_000]);
+    assert_eq!(times.len(), 29); // tick 30 is at exactly 100 ms, the end of the run
+    assert_eq!(times[28], 100_000_000_000 - 3_333_333_333);
+    // 3 Hz: a 1 s period is 3 ticks; the release at 1 s is the tick at exactly 1 s.
+    let text = NO_COSTS
+        .replace("tick_hz = 300", "tick_hz = 3")
+        .replace("period = \"10ms\"", "period = \"1s\"");
+    let (r, times) = run(&text, Picos::from_ms(3_500));
+    assert_eq!(r.tasks[0].jobs, 4);
+    assert_eq!(r.tasks[0].max_response_ns, Some(1_000_000.0));
+    assert_eq!(
+        times,
+        vec![
+            333_333_333_333,
+            666_666_666_667,
+            1_000_000_000_000,
+            1_333_333_333_333,
+            1_666_666_666_667,
+            2_000_000_000_000,
+            2_333_333_333_333,
+            2_666_666_666_667,
+            3_000_000_000_000,
+            3_333_333_333_333
+        ]
+    );
+}
+
+/// Any u32 priority converts. Generic selection walks every priority number, so its
+/// cost table is bounded: above MAX_GENERIC_PRIORITY the error names the task and the
+/// key (and not the file: the caller does); port-optimised selection takes any value.
+#[test]
+fn large_priorities() {
+    let text = NO_COSTS.replace("priority = 1", "priority = 5000");
+    let cfg = from_system(&sys(&text), &FromSystemOptions::default()).unwrap();
+    let mut s = Sim::new(cfg, SimOptions::default()).unwrap();
+    s.run_until(Picos::from_ms(20));
+    assert_eq!(s.report().tasks[0].jobs, 2);
+    let text = NO_COSTS.replace("priority = 1", "priority = 70000");
+    let e = from_system(&sys(&text), &FromSystemOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("task 'a': key priority: 70000 is above 65535"),
+        "{e}"
+    );
+    assert!(!e.contains("t.toml"), "{e}");
+    let text = text.replace("\"generic\"", "\"optimised\"");
+    let cfg = from_system(&sys(&text), &FromSystemOptions::default()).unwrap();
+    let mut s = Sim::new(cfg, SimOptions::default()).unwrap();
+    s.run_until(Picos::from_ms(20));
+    assert_eq!(s.report().tasks[0].jobs, 2);
+    assert_eq!(s.report().tasks[0].priority, 70000);
+}

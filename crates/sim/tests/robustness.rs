@@ -46,6 +46,7 @@ fn random_cfg(rng: &mut ChaCha8Rng, k: usize) -> SimConfig {
         .collect();
     let mut cfg = SimConfig {
         tick_period: tick,
+        tick_hz: None,
         irq_entry: Picos(rng.gen_range(0..=200_000)),
         kernel: if list_scan {
             Kernel::ListScan(ListScanKernel {

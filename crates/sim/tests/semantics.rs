@@ -393,6 +393,7 @@ fn tickless_sleep_and_interrupt_wakeup() {
 fn list_scan(tasks: Vec<SimTask>) -> SimConfig {
     SimConfig {
         tick_period: ms(8),
+        tick_hz: None,
         irq_entry: Picos::ZERO,
         kernel: Kernel::ListScan(ListScanKernel {
             check_cost: Picos(1_300_000),
@@ -668,6 +669,7 @@ fn same_instant_tickless_pairs() {
 fn list_scan_thread_end_at_tick_instant() {
     let cfg = SimConfig {
         tick_period: ms(8),
+        tick_hz: None,
         irq_entry: Picos::ZERO,
         kernel: Kernel::ListScan(ListScanKernel {
             check_cost: Picos::ZERO,
@@ -747,4 +749,130 @@ fn interrupts_nest_by_priority() {
         vec![(0, us(100).0), (us(128).0, us(2028).0)]
     );
     assert_eq!(t(&r, "A").max, 2_028_000.0);
+}
+
+/// Rule (tickless idle): after a wake-up, the tick count is stepped over the ticks slept
+/// through and, when a delayed task's wake time has come, that tick is processed at once
+/// (vTaskStepTick + the pending tick), so the due task does not wait for the next tick.
+#[test]
+fn tickless_wakeup_releases_due_tasks_at_once() {
+    // A (prio 1): 10 ms, 100 us. tick 5 us, switch 3 us, no entry latency, exit latency
+    // 200 us, margin 0, no extra switch cost.
+    let mk = |irq: Option<Picos>| {
+        let mut cfg = tick_cfg(
+            vec![task("A", 1, ms(10), us(100))],
+            us(5),
+            Picos::ZERO,
+            us(3),
+            Picos::ZERO,
+        );
+        cfg.tickless = Some(Tickless {
+            min_idle_ticks: 2,
+            margin_ticks: 0,
+            state: "deep".into(),
+            exit_latency: us(200),
+            switch_extra: Picos::ZERO,
+        });
+        if let Some(at) = irq {
+            cfg.interrupts = vec![SimIrq {
+                name: "X".into(),
+                priority: 1,
+                above_kernel: false,
+                wcet: us(10),
+                arrival: IrqArrival::Periodic {
+                    period: ms(100),
+                    offset: at,
+                },
+            }];
+        }
+        cfg
+    };
+    // Timer wake-up. 0..100 A (job 0, R = 100 us); PendSV 100..103 -> idle; next wake
+    // tick 10 is 10 ticks away (>= 2) -> sleep, wake timer at (10 - 0) * 1 ms = 10 ms.
+    // Wake 10..10.2 ms; the last tick instant at or before 10.2 ms is 10, A's wake
+    // tick: the count is stepped to 9 and tick 10 runs at once, 10.2..10.205 ms (its
+    // latency 200 us), releasing A; PendSV 10.205..10.208; A 10.208..10.308:
+    // R = 308 us (it was 1.108 ms when A waited for the tick at 11 ms).
+    let (s, r) = run(mk(None), us(10_500));
+    assert_eq!(t(&r, "A").jobs, 2);
+    assert_eq!(t(&r, "A").max, 308_000.0);
+    assert_eq!(r.tick.count, 1);
+    assert_eq!(r.tick.max_latency_ns, Some(200_000.0));
+    assert_eq!(r.sleep.timer_wakeups, 1);
+    assert_eq!(pulses(&s, "wake"), vec![(ms(10).0, us(10_200).0)]);
+    assert_eq!(pulses(&s, "tick"), vec![(us(10_200).0, us(10_205).0)]);
+    assert_eq!(pulses(&s, "A")[1], (us(10_208).0, us(10_308).0));
+    // The tick grid goes on: the next ticks are at 11, 12 ms (A then sleeps again at
+    // 10.311 ms: next wake tick 20 is 10 ticks away, so no tick runs before 10.5 ms).
+    assert_eq!(r.sleep.sleeps, 2);
+
+    // Interrupt wake-up that ends after A's wake tick: X at 9.9 ms wakes the CPU (the
+    // timer at 10 ms is cancelled), wake 9.9..10.1 ms; X's handler runs first
+    // (10.1..10.11), then tick 10 (10.11..10.115) releases A, PendSV ..10.118, A
+    // 10.118..10.218: R = 218 us.
+    let (s, r) = run(mk(Some(us(9_900))), us(10_500));
+    assert_eq!((r.sleep.timer_wakeups, r.sleep.interrupt_wakeups), (0, 1));
+    assert_eq!(t(&r, "A").max, 218_000.0);
+    assert_eq!(pulses(&s, "X"), vec![(us(10_100).0, us(10_110).0)]);
+    assert_eq!(pulses(&s, "tick"), vec![(us(10_110).0, us(10_115).0)]);
+
+    // Interrupt wake-up that ends before A's wake tick: no tick is processed at the
+    // wake-up (X at 5 ms, wake 5..5.2 ms, handler 5.2..5.21); the count steps to 5, A's
+    // wake tick is 5 ticks away, so the CPU sleeps again at 5.21 ms until the timer at
+    // 10 ms, and A's job runs as in the first case.
+    let (s, r) = run(mk(Some(ms(5))), us(10_500));
+    assert_eq!(pulses(&s, "tick"), vec![(us(10_200).0, us(10_205).0)]);
+    assert_eq!(r.sleep.sleeps, 3);
+    assert_eq!(t(&r, "A").max, 308_000.0);
+}
+
+/// Priorities are any u32: ready lists exist only for the priorities present, while the
+/// generic selection still walks (and is charged for) every priority number in between,
+/// as FreeRTOS's loop does.
+#[test]
+fn sparse_priorities_walk_every_number() {
+    // A prio 5000 (5 ms, 100 us), B prio 4990 (5 ms, 1 ms). tick 10 us, switch
+    // 2 us + 1 ns per level (the table's last entry is used beyond its length, so give
+    // it all 5002 entries).
+    let mut cfg = tick_cfg(
+        vec![
+            task("A", 5000, ms(5), us(100)),
+            task("B", 4990, ms(5), us(500)),
+        ],
+        us(10),
+        Picos::ZERO,
+        us(2),
+        Picos::ZERO,
+    );
+    if let Kernel::Tick(k) = &mut cfg.kernel {
+        k.switch_cost =
+            SwitchCost::PerLevel((0..5002).map(|k| Picos(2_000_000 + 1_000 * k)).collect());
+    }
+    // 0..100 A; yield: walk 5000 -> 4990, 10 numbers: 2.01 us -> B 102.01..602.01 us;
+    // yield: walk 4990 -> 0 (4990 numbers): 2 + 4.99 = 6.99 us -> idle.
+    let (_, r) = run(cfg.clone(), ms(1));
+    assert_eq!(t(&r, "B").max, 602_010.0);
+    let lv: Vec<(u32, f64)> = r
+        .switches
+        .by_levels
+        .iter()
+        .map(|g| (g.levels.unwrap(), g.max_ns))
+        .collect();
+    assert_eq!(lv, vec![(10, 2010.0), (4990, 6990.0)]);
+    let d: Vec<i64> = r
+        .switches
+        .by_priority_distance
+        .iter()
+        .map(|g| g.distance.unwrap())
+        .collect();
+    assert_eq!(d, vec![10, 4990]);
+    // Port-optimised selection with priorities up to u32::MAX: constant cost.
+    cfg.tasks[0].priority = u32::MAX;
+    cfg.tasks[1].priority = 1 << 31;
+    if let Kernel::Tick(k) = &mut cfg.kernel {
+        k.switch_cost = SwitchCost::Constant(us(2));
+    }
+    let (_, r) = run(cfg, ms(1));
+    assert_eq!(t(&r, "B").max, 602_000.0);
+    assert_eq!(r.switches.count, 2);
 }

@@ -158,7 +158,13 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         },
     };
     if until.0 <= 0 {
-        anyhow::bail!("--duration must be positive");
+        // Without --duration the length came from --max-duration (the hyperperiod's cap).
+        let flag = if duration.is_some() {
+            "--duration"
+        } else {
+            "--max-duration"
+        };
+        anyhow::bail!("{flag} must be positive");
     }
     let want_capture = a.vcd.is_some() || a.perfetto.is_some() || a.capture.is_some();
     let mut sim = Sim::new(

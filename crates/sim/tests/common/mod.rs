@@ -36,6 +36,7 @@ pub fn tick_cfg(
     let n = tasks.len();
     SimConfig {
         tick_period: ms(1),
+        tick_hz: None,
         irq_entry: Picos::ZERO,
         kernel: Kernel::Tick(TickKernel {
             tick_cost: (0..=n as i64).map(|k| Picos(base.0 + per.0 * k)).collect(),
