@@ -227,3 +227,55 @@ fn fit_writes_parameters() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("listscan"));
 }
+
+#[test]
+fn fit_from_trace_results() {
+    let d = tempfile::tempdir().unwrap();
+    let sys = write(d.path(), "sys.toml", EXAMPLE);
+    // Seed 001: 1.5 us with nothing released, 60.75 us measured with all ten released.
+    let mut args: Vec<String> = [
+        "fit",
+        "--target",
+        "tick",
+        "--measurement",
+        "SysTick",
+        "--json",
+        "-",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    for (x, y) in [(0, 1500.0), (10, 60750.0)] {
+        let f = write(
+            d.path(),
+            &format!("t{x}.json"),
+            &format!(r#"{{"kind":"trace","measurements":[{{"name":"SysTick","max_ns":{y}}}]}}"#),
+        );
+        args.push("--trace".into());
+        args.push(format!("{x}={f}"));
+    }
+    args.push("--write".into());
+    args.push(sys.clone());
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = latscope(&refs);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&sys).unwrap();
+    assert!(text.contains("tick_per_release = \"5.925us\""), "{text}");
+    assert!(text.contains("tick_base = \"1.5us\""), "{text}");
+    // A measurement that is not there names the ones that are.
+    let bad = latscope(&[
+        "fit",
+        "--target",
+        "tick",
+        "--measurement",
+        "Tick",
+        "--trace",
+        &format!("0={}", d.path().join("t0.json").display()),
+    ]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("SysTick"));
+}

@@ -511,3 +511,89 @@ mod csv_tests {
         assert!(e.contains("no column \"x\""), "{e}");
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// `latscope trace` JSON input
+// ---------------------------------------------------------------------------------------
+
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum TraceInputError {
+    #[error("{file}: not a latscope trace JSON result: {message}")]
+    Format { file: String, message: String },
+    #[error("{file}: no measurement \"{want}\" (measurements: {have})")]
+    NoMeasurement {
+        file: String,
+        want: String,
+        have: String,
+    },
+    #[error("{file}: measurement \"{name}\" has no numeric `{field}`")]
+    NoStat {
+        file: String,
+        name: String,
+        field: String,
+    },
+}
+
+/// One sample from a `latscope trace --json` result: `x` as given (e.g. the number of
+/// tasks released in that capture), `y` the statistic `stat` (`max`, `p99`, `mean`, ...:
+/// the field `<stat>_ns`) of the measurement called `measurement`.
+pub fn sample_from_trace_json(
+    text: &str,
+    file: &str,
+    measurement: &str,
+    stat: &str,
+    x: f64,
+    row: usize,
+) -> Result<Sample, TraceInputError> {
+    let fmt = |m: String| TraceInputError::Format {
+        file: file.to_string(),
+        message: m,
+    };
+    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| fmt(e.to_string()))?;
+    if v.get("kind").and_then(|k| k.as_str()) != Some("trace") {
+        return Err(fmt("its \"kind\" is not \"trace\"".into()));
+    }
+    let ms = v
+        .get("measurements")
+        .and_then(|m| m.as_array())
+        .ok_or_else(|| fmt("no \"measurements\" array".into()))?;
+    let m = ms
+        .iter()
+        .find(|m| m.get("name").and_then(|n| n.as_str()) == Some(measurement))
+        .ok_or_else(|| TraceInputError::NoMeasurement {
+            file: file.to_string(),
+            want: measurement.to_string(),
+            have: ms
+                .iter()
+                .filter_map(|m| m.get("name").and_then(|n| n.as_str()))
+                .collect::<Vec<_>>()
+                .join(", "),
+        })?;
+    let field = format!("{stat}_ns");
+    let y = m
+        .get(&field)
+        .and_then(|y| y.as_f64())
+        .ok_or_else(|| TraceInputError::NoStat {
+            file: file.to_string(),
+            name: measurement.to_string(),
+            field: field.clone(),
+        })?;
+    Ok(Sample { x, y_ns: y, row })
+}
+
+#[cfg(test)]
+mod trace_tests {
+    use super::*;
+
+    #[test]
+    fn reads_a_statistic() {
+        let t = r#"{"kind":"trace","measurements":[{"name":"SysTick","max_ns":60750.0,"p99_ns":60000.0}]}"#;
+        let s = sample_from_trace_json(t, "a.json", "SysTick", "max", 10.0, 1).unwrap();
+        assert_eq!((s.x, s.y_ns), (10.0, 60750.0));
+        let e = sample_from_trace_json(t, "a.json", "Tick", "max", 1.0, 1).unwrap_err();
+        assert!(e.to_string().contains("SysTick"), "{e}");
+        let e = sample_from_trace_json(t, "a.json", "SysTick", "p999", 1.0, 1).unwrap_err();
+        assert!(e.to_string().contains("p999_ns"), "{e}");
+        assert!(sample_from_trace_json("{}", "b.json", "x", "max", 1.0, 1).is_err());
+    }
+}

@@ -20,7 +20,7 @@
 //! response time including `J_i`. See `docs/analysis.md` for every choice made here.
 
 use crate::overheads::tick::levels_scanned;
-use crate::system::{Arrival, KernelCosts, System, TaskSelection, TickMode};
+use crate::system::{KernelCosts, System, TaskSelection, TickMode};
 use latscope_core::Picos;
 use serde::Serialize;
 
@@ -350,6 +350,29 @@ fn ceil_div_fast(a: i64, b: i64, inv: f64) -> i64 {
     n
 }
 
+const PS_PER_S: i128 = 1_000_000_000_000;
+
+/// Whether `d` is a whole number of tick periods, exactly: `d * tick_hz` is a multiple
+/// of 1 s (audit D20: at 300 Hz a 10 ms period is 3 ticks, although the tick period is
+/// not a whole number of picoseconds).
+pub fn on_tick_grid(d: Picos, tick_hz: u64) -> bool {
+    (d.0 as i128 * tick_hz as i128) % PS_PER_S == 0
+}
+
+/// The fewest whole ticks covering `d`: `ceil(d * tick_hz / 1 s)`.
+fn ticks_covering(d: Picos, tick_hz: u64) -> i64 {
+    let x = d.0.max(0) as i128 * tick_hz as i128;
+    ((x + PS_PER_S - 1) / PS_PER_S).min(i64::MAX as i128) as i64
+}
+
+/// `k` exact tick periods rounded up to whole picoseconds, `ceil(k * 1 s / tick_hz)`:
+/// at least the distance of any two tick instants `k` ticks apart, whether the ticks
+/// sit at `round(k 1e12 / hz)` or at multiples of the truncated period.
+fn ticks_ps_ceil(k: i64, tick_hz: u64) -> i64 {
+    let hz = tick_hz.max(1) as i128;
+    ((k as i128 * PS_PER_S + hz - 1) / hz).min(i64::MAX as i128) as i64
+}
+
 fn ns(p: i64) -> f64 {
     p as f64 / 1000.0
 }
@@ -384,7 +407,9 @@ fn prepare(sys: &System, opts: &AnalysisOptions) -> Prep {
     let tick_released: Vec<bool> = sys
         .tasks
         .iter()
-        .map(|t| matches!(t.arrival, Arrival::Periodic(_)) && t.released_by.is_none())
+        // A sporadic task no interrupt releases is released by the tick too: the
+        // simulator runs it as periodic at its minimum inter-arrival time (audit D3).
+        .map(|t| t.released_by.is_none())
         .collect();
     let n_rel = tick_released.iter().filter(|&&b| b).count() as u32;
     let (tick_base, tick_per_release, tick_pessimistic) = if !ov {
@@ -424,11 +449,21 @@ fn prepare(sys: &System, opts: &AnalysisOptions) -> Prep {
         };
         let mut total = t.jitter;
         if tick_released[i] && opts.tick_release_delay {
-            let aligned = t.period().0 % tick.0 == 0 && t.offset.0 % tick.0 == 0;
-            if !aligned {
-                total += tick;
-                jp.tick_delay_ns = tick.as_ns_f64();
-            }
+            // The kernel notices a release only at a tick (docs/simulator.md section 2
+            // rule 2, FreeRTOS xTaskIncrementTick). Released at most J after its arrival:
+            // on the tick grid (exact rational test, audit D20) the noticing tick is at
+            // most ceil(J / tick) ticks after the arrival (audit D3); off the grid it
+            // is less than one tick after the latest release, J + tick.
+            let hz = sys.kernel.tick_hz;
+            let aligned = on_tick_grid(t.period(), hz) && on_tick_grid(t.offset, hz);
+            let delay = if aligned {
+                Picos(ticks_ps_ceil(ticks_covering(t.jitter, hz), hz))
+            } else {
+                t.jitter + Picos(ticks_ps_ceil(1, hz))
+            };
+            let extra = Picos((delay - t.jitter).0.max(0));
+            total += extra;
+            jp.tick_delay_ns = extra.as_ns_f64();
         }
         if ov && !sys.kernel.sleep_states.is_empty() {
             let extra = if t.released_by.is_some() {
@@ -579,6 +614,17 @@ fn analyse_task(
             attr: Attr::Tick,
         });
     }
+    // Interrupt-path kernel (seed 004): every handler also runs the prologue, the
+    // message send and the ready-queue dispatch in interrupt context, so they interfere
+    // like the handler's WCET (docs/simulator.md section 1; audit D13).
+    let irq_path = match (&sys.kernel.costs, ov) {
+        (KernelCosts::Irqpath(c), true) => {
+            let st = c.stage(sys.platform.cache.assume == crate::system::CacheState::Cold);
+            let entry_extra = st.entry.map_or(Picos::ZERO, |e| Picos((e - p.l).0.max(0)));
+            entry_extra + st.prologue + st.send + st.dispatch
+        }
+        _ => Picos::ZERO,
+    };
     for x in &sys.interrupts {
         ents.push(Entity {
             period: x.min_interarrival.0,
@@ -586,7 +632,7 @@ fn analyse_task(
             rate: 0.0,
             jterm: 0.0,
             jitter: 0,
-            work: (x.wcet + p.l).0,
+            work: (x.wcet + p.l + irq_path).0,
             switch: 0,
             tick: 0,
             attr: Attr::Interrupt,
@@ -792,6 +838,127 @@ fn analyse_task(
     result
 }
 
+/// `w = base + sum_x ceil(w / T_x) (C_x + L)` over the interrupts, from below; `None`
+/// when it does not converge within the budget.
+fn with_interrupts(
+    sys: &System,
+    opts: &AnalysisOptions,
+    l: Picos,
+    base: i64,
+) -> Option<(i64, i64)> {
+    let mut w = base;
+    for _ in 0..opts.max_iterations.max(1) {
+        let irq: i128 = sys
+            .interrupts
+            .iter()
+            .map(|x| {
+                let t = x.min_interarrival.0.max(1) as i128;
+                ((w as i128 + t - 1) / t) * (x.wcet + l).0 as i128
+            })
+            .sum();
+        let next = base as i128 + irq;
+        if next > i64::MAX as i128 / 2 {
+            return None;
+        }
+        if next as i64 <= w {
+            return Some((w, irq as i64));
+        }
+        w = next as i64;
+    }
+    None
+}
+
+/// Cooperative list-scan kernel (seed 003; docs/simulator.md section 3; audit D21).
+///
+/// Threads run their jobs to the end and the scheduler runs only when the run queue is
+/// empty, so this is non-preemptive fixed-priority scheduling (George, Rivierre & Spuri,
+/// INRIA RR-2966, 1996; Davis, Burns, Bril & Lukkien, Real-Time Systems 35(3), 2007)
+/// with one difference that makes it worse: a thread due at a tick is not even queued
+/// until the whole batch queued by the previous scheduler run has finished, whatever its
+/// priorities. A job's arrival is the tick flag consumed by the run that queues it.
+///
+/// Let `X` be the longest scheduler run plus batch (every thread at most once, each with
+/// its switch) with interrupts: `X = S + sum_all (C + sw) + I(X)`, `S` the scheduler run
+/// inserting all `n` threads. Let `D_k = s_k - f_k` be how late run `k` starts after the
+/// flag `f_k` it consumes (`D_0 = 0`). The next flag is set no earlier than
+/// `max(s_k, f_k + T_tick)`, so `D_{k+1} <= max(0, X - max(0, T_tick - D_k))`: `D = 0`
+/// for ever when `X <= T_tick`, else `D <= X`. Once run `k` starts, the queue is empty;
+/// task `i` is inserted behind the due threads of higher or equal priority, so
+/// `R_i = D + w`, `w = S + B_i + sum_{hep(i)} (C_j + sw) + C_i + sw + I(w)`, plus the
+/// task's release jitter. A thread has at most one job pending (a run only starts on an
+/// empty queue), so no busy window over several jobs is needed.
+fn analyse_listscan_task(
+    sys: &System,
+    opts: &AnalysisOptions,
+    p: &Prep,
+    c: &crate::overheads::listscan::ListScanCosts,
+    i: usize,
+) -> TaskResult {
+    let t = &sys.tasks[i];
+    let n = sys.tasks.len() as u32;
+    let (sched, sw) = if opts.overheads {
+        (p.l + c.worst_scheduler_run(n, n), c.switch)
+    } else {
+        (Picos::ZERO, Picos::ZERO)
+    };
+    let all: i64 = sys.tasks.iter().map(|o| (o.wcet + sw).0).sum();
+    let hep: Vec<usize> = (0..sys.tasks.len())
+        .filter(|&j| j != i && sys.tasks[j].priority >= t.priority)
+        .collect();
+    let hep_sum: i64 = hep.iter().map(|&j| (sys.tasks[j].wcet + sw).0).sum();
+    let blocking = t.blocking.max(p.blocking_cs).0;
+    let jit = p.jitter_ps[i];
+    let mut result = TaskResult {
+        name: t.name.clone(),
+        priority: t.priority,
+        wcrt_ns: None,
+        deadline_ns: t.deadline.as_ns_f64(),
+        period_ns: t.period().as_ns_f64(),
+        slack_ns: None,
+        schedulable: false,
+        unbounded_reason: None,
+        jobs_examined: 1,
+        critical_job: 0,
+        iterations: 1,
+        wcrt_ps: None,
+        jitter: p.jitter[i].clone(),
+        breakdown: Breakdown::default(),
+    };
+    let Some((x, _)) = with_interrupts(sys, opts, p.l, sched.0 + all) else {
+        result.unbounded_reason = Some("interrupts leave no time for the threads".into());
+        return result;
+    };
+    let d = if x <= p.tick.0 { 0 } else { x };
+    let base = sched.0 + blocking + hep_sum + (t.wcet + sw).0;
+    let Some((w, irq)) = with_interrupts(sys, opts, p.l, base) else {
+        result.unbounded_reason = Some("interrupts leave no time for the threads".into());
+        return result;
+    };
+    let r = d + w + jit;
+    result.wcrt_ps = Some(r);
+    result.wcrt_ns = Some(ns(r));
+    result.slack_ns = Some(ns(t.deadline.0 - r));
+    result.schedulable = r <= t.deadline.0;
+    result.breakdown = Breakdown {
+        wcet_ns: t.wcet.as_ns_f64(),
+        interference: hep
+            .iter()
+            .map(|&j| NamedNs {
+                name: p.names[j].clone(),
+                ns: sys.tasks[j].wcet.as_ns_f64(),
+            })
+            .collect(),
+        tick_ns: sched.as_ns_f64(),
+        context_switch_ns: ns((hep.len() as i64 + 1) * sw.0),
+        interrupts_ns: ns(irq),
+        // Waiting for the previous batch is the non-preemptive blocking.
+        blocking_ns: ns(blocking + d),
+        jitter_ns: ns(jit),
+        ..Default::default()
+    };
+    result
+}
+
 /// Tasks in descending priority order, ties in file order.
 fn priority_order(sys: &System) -> Vec<usize> {
     let mut idx: Vec<usize> = (0..sys.tasks.len()).collect();
@@ -807,6 +974,13 @@ fn priority_order(sys: &System) -> Vec<usize> {
 /// Response times of every task in one tick mode, in descending priority order.
 pub fn analyze_mode(sys: &System, opts: &AnalysisOptions, mode: TickMode) -> Vec<TaskResult> {
     let p = prepare(sys, opts);
+    if let KernelCosts::Listscan(c) = &sys.kernel.costs {
+        // Cooperative: both tick modes charge the scheduler run the same way.
+        return priority_order(sys)
+            .into_iter()
+            .map(|i| analyse_listscan_task(sys, opts, &p, c, i))
+            .collect();
+    }
     let mut prios: Vec<u32> = sys.tasks.iter().map(|t| t.priority).collect();
     prios.sort_unstable();
     let distinct = prios.windows(2).all(|w| w[0] != w[1]);
@@ -851,11 +1025,13 @@ pub fn analyze(sys: &System, opts: &AnalysisOptions) -> AnalysisResult {
     let pess = analyze_mode(sys, opts, TickMode::Pessimistic);
     // Without a per-release tick cost the two modes charge the same entities (the
     // partitioned base equals the pessimistic tick): compute once.
-    let part = if p.tick_per_release == Picos::ZERO && p.tick_pessimistic == p.tick_base {
-        pess.clone()
-    } else {
-        analyze_mode(sys, opts, TickMode::Partitioned)
-    };
+    let listscan = matches!(sys.kernel.costs, KernelCosts::Listscan(_));
+    let part =
+        if listscan || (p.tick_per_release == Picos::ZERO && p.tick_pessimistic == p.tick_base) {
+            pess.clone()
+        } else {
+            analyze_mode(sys, opts, TickMode::Partitioned)
+        };
 
     let pessimism_reduction = pess
         .iter()
@@ -953,8 +1129,17 @@ pub fn analyze(sys: &System, opts: &AnalysisOptions) -> AnalysisResult {
         vec!["equal priorities interfere with each other (treated as higher priority)".to_string()];
     if opts.tick_release_delay && p.jitter.iter().any(|j| j.tick_delay_ns > 0.0) {
         notes.push(
-            "periodic tasks whose period or offset is not a multiple of the tick period \
-             get one tick period of release jitter (the release is noticed at the next tick)"
+            "tick-released tasks get a tick-driven release delay (the release is noticed \
+             at the next tick): one tick period on top of the jitter when the period or \
+             offset is not a whole number of ticks, else the jitter rounded up to whole ticks"
+                .into(),
+        );
+    }
+    if listscan {
+        notes.push(
+            "list-scan kernel: cooperative, analysed as non-preemptive fixed priority; a \
+             thread due at a tick waits for the whole batch queued by the previous scheduler \
+             run when one scheduler run plus every thread's job exceeds a tick"
                 .into(),
         );
     }

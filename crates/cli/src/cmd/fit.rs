@@ -3,7 +3,7 @@
 //! Logic: `latscope_model::fit`.
 
 use anyhow::Context;
-use latscope_model::fit::{apply, fit, samples_from_csv, Target, XColumn};
+use latscope_model::fit::{apply, fit, sample_from_trace_json, samples_from_csv, Target, XColumn};
 use latscope_model::System;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -32,20 +32,41 @@ pub enum LineArg {
   latscope fit switches.csv --target switch --from from_prio --to to_prio --y us --unit us \\
       --write system.toml
   latscope fit inserts.csv --target insert --x position --y time --unit ns --json fit.json
+  latscope fit --target tick --trace 0=idle.json --trace 5=five.json --trace 10=all.json \\
+      --measurement SysTick --stat max --write system.toml
 
 The CSV needs a header row; columns are chosen by name or as #N (0-based). y cells carry
 a unit (5.9us) unless --unit gives the unit of bare numbers. The upper-bound line is the
 one lying on or above every sample with the smallest mean gap (an edge of the samples'
 upper convex hull); --write stores it (or the least-squares line with --line lsq),
-rounded up to the picosecond, into the system file's [kernel.costs].")]
+rounded up to the picosecond, into the system file's [kernel.costs].
+With --trace each `latscope trace --json` result gives one sample: x as written before
+the `=`, y the chosen statistic of the named measurement (`line` in the output is then
+the --trace index).")]
 pub struct Args {
-    /// CSV file of samples
-    pub csv: PathBuf,
+    /// CSV file of samples (or use --trace)
+    #[arg(required_unless_present = "trace")]
+    pub csv: Option<PathBuf>,
+    /// A `latscope trace --json` result measured at a known x, as X=FILE (repeatable):
+    /// one sample per file, y = --stat of --measurement
+    #[arg(
+        long,
+        value_name = "X=FILE",
+        conflicts_with = "csv",
+        requires = "measurement"
+    )]
+    pub trace: Vec<String>,
+    /// With --trace: the measurement name in the trace results (e.g. SysTick)
+    #[arg(long)]
+    pub measurement: Option<String>,
+    /// With --trace: which statistic is y (max, p99, p999, mean, ...)
+    #[arg(long, default_value = "max")]
+    pub stat: String,
     /// Which model parameters the samples measure
     #[arg(long, value_enum)]
     pub target: TargetArg,
     /// Column holding x (count, levels or position)
-    #[arg(long, required_unless_present = "from")]
+    #[arg(long, required_unless_present_any = ["from", "trace"])]
     pub x: Option<String>,
     /// Column of the priority switched from (x = levels scanned, FreeRTOS generic selection)
     #[arg(long, requires = "to", conflicts_with = "x")]
@@ -54,8 +75,8 @@ pub struct Args {
     #[arg(long, requires = "from")]
     pub to: Option<String>,
     /// Column holding the duration
-    #[arg(long)]
-    pub y: String,
+    #[arg(long, required_unless_present = "trace")]
+    pub y: Option<String>,
     /// Unit of bare numbers in the y column (ns, us, ms, s)
     #[arg(long)]
     pub unit: Option<String>,
@@ -74,17 +95,51 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let name = args.csv.display().to_string();
-    let text = std::fs::read_to_string(&args.csv).with_context(|| format!("reading {name}"))?;
-    let x = match (&args.x, &args.from, &args.to) {
-        (Some(c), _, _) => XColumn::Count(c.clone()),
-        (None, Some(f), Some(t)) => XColumn::Priorities {
-            from: f.clone(),
-            to: t.clone(),
-        },
-        _ => anyhow::bail!("give --x COLUMN, or --from COLUMN and --to COLUMN"),
+    let (name, samples) = if let Some(csv) = &args.csv {
+        let name = csv.display().to_string();
+        let text = std::fs::read_to_string(csv).with_context(|| format!("reading {name}"))?;
+        let x = match (&args.x, &args.from, &args.to) {
+            (Some(c), _, _) => XColumn::Count(c.clone()),
+            (None, Some(f), Some(t)) => XColumn::Priorities {
+                from: f.clone(),
+                to: t.clone(),
+            },
+            _ => anyhow::bail!("give --x COLUMN, or --from COLUMN and --to COLUMN"),
+        };
+        let y = args.y.as_deref().context("give --y COLUMN")?;
+        let samples = samples_from_csv(&text, &name, &x, y, args.unit.as_deref())?;
+        (name, samples)
+    } else {
+        let meas = args
+            .measurement
+            .as_deref()
+            .context("give --measurement NAME with --trace")?;
+        let mut samples = Vec::new();
+        for (k, spec) in args.trace.iter().enumerate() {
+            let (x, file) = spec
+                .split_once('=')
+                .with_context(|| format!("--trace {spec}: expected X=FILE, e.g. 10=run10.json"))?;
+            let x: f64 = x
+                .trim()
+                .parse()
+                .ok()
+                .filter(|v: &f64| v.is_finite())
+                .with_context(|| format!("--trace {spec}: '{x}' is not a number"))?;
+            let text = std::fs::read_to_string(file).with_context(|| format!("reading {file}"))?;
+            samples.push(sample_from_trace_json(
+                &text,
+                file,
+                meas,
+                &args.stat,
+                x,
+                k + 1,
+            )?);
+        }
+        (
+            format!("{} trace results ({meas} {})", samples.len(), args.stat),
+            samples,
+        )
     };
-    let samples = samples_from_csv(&text, &name, &x, &args.y, args.unit.as_deref())?;
     let r = fit(&samples).with_context(|| format!("fitting {name}"))?;
     let target = match args.target {
         TargetArg::Tick => Target::Tick,
