@@ -80,6 +80,15 @@ fn run_one(a: RunArgs) -> anyhow::Result<ExitCode> {
         quick: a.quick,
         out_dir: a.out.clone(),
     };
+    if let Some(info) = latscope_scenario::list().iter().find(|i| i.name == a.name) {
+        if info.live && std::io::stderr().is_terminal() {
+            eprintln!(
+                "{}: measuring live on this machine ({}) …",
+                info.name,
+                if a.quick { "about 10 s" } else { "about 30 s" }
+            );
+        }
+    }
     let out = latscope_scenario::run(&a.name, &opts)?;
     if !json_stdout {
         print_table(&out);
