@@ -963,11 +963,17 @@ fn trace(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportError> {
         // A distribution needs a few values to be worth a chart.
         let enough = !matches!(num(m, "count"), Some(c) if c < 5.0);
         if timed && !hist.is_empty() && enough && busy.is_none() {
-            let sets = vec![(name.clone(), hist.clone())];
+            let res = num(m, "resolution_ns");
+            let quantised = data::quantised(&hist, res).is_some();
+            let sets = vec![(name.clone(), hist.clone(), res)];
             b.figure(
                 &format!("{name}: histogram"),
-                "Count on a log axis, so that single outliers stay visible.",
-                || charts::histogram(&sets, &name),
+                if quantised {
+                    "Count on a log axis, so that single outliers stay visible; values are whole samples, each bar is centred on its value."
+                } else {
+                    "Count on a log axis, so that single outliers stay visible."
+                },
+                || charts::histogram_res(&sets, &name),
             )?;
             let sets = vec![(name.clone(), hist, Stats::from_value(m))];
             b.figure(

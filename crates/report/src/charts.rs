@@ -8,7 +8,7 @@
 //! Colours: axes, grid and labels are pure greys; everything that shows data uses a chromatic
 //! colour. The browser test relies on that to detect an empty chart.
 
-use crate::data::{Bucket, Point, Stats, SweepPoint};
+use crate::data::{self, Bucket, Point, Stats, SweepPoint};
 use crate::units::{self, TimeUnit};
 use crate::ReportError;
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
@@ -440,30 +440,101 @@ fn rebin(b: &[Bucket], x: &Axis, n: usize) -> Vec<(f64, f64, f64)> {
         .collect()
 }
 
+/// Bars centred on quantised values: `(left, right, count)` in plot coordinates. A bar is one
+/// resolution wide (at least a visible sliver), never so wide that it touches its neighbour.
+fn centred_bars(vals: &[(f64, f64)], r: f64, x: &Axis, n: usize) -> Vec<(f64, f64, f64)> {
+    let pos: Vec<f64> = vals.iter().map(|&(v, _)| x.at(v)).collect();
+    let min_gap = pos
+        .windows(2)
+        .map(|w| (w[1] - w[0]).abs())
+        .filter(|g| *g > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    let sliver = (x.hi - x.lo) / n as f64 * 0.3;
+    vals.iter()
+        .zip(&pos)
+        .map(|(&(v, count), &p)| {
+            let half = (x.at(v + r / 2.0) - p).max(sliver).min(min_gap * 0.45);
+            (x.clamp(p - half), x.clamp(p + half), count)
+        })
+        .collect()
+}
+
 fn nonempty(b: &[Bucket]) -> impl Iterator<Item = &Bucket> {
     b.iter().filter(|k| k.count > 0.0)
 }
 
 /// Latency histogram(s) with a log count axis. Several sets are overlaid as outlines.
 pub fn histogram(sets: &[(String, Vec<Bucket>)], word: &str) -> Result<Option<Chart>, ReportError> {
-    let all: Vec<&Bucket> = sets.iter().flat_map(|(_, b)| nonempty(b)).collect();
-    if all.is_empty() {
+    let sets: Vec<(String, Vec<Bucket>, Option<f64>)> = sets
+        .iter()
+        .map(|(n, b)| (n.clone(), b.clone(), None))
+        .collect();
+    histogram_res(&sets, word)
+}
+
+/// Like [`histogram`], with each set's value resolution (`resolution_ns`, one sample period).
+///
+/// Sample-quantised data whose buckets are the resolution (see [`data::quantised`]) are drawn
+/// as bars centred on the one value each bucket holds, so that a reader reads the real value
+/// (a 3 µs pulse is a bar on 3 µs, not on the bucket centre 3.5 µs). When there are more
+/// distinct values than bins, they are re-binned by value; HDR buckets (no resolution, or
+/// buckets wider than it) are re-binned by their centre as before.
+pub fn histogram_res(
+    sets: &[(String, Vec<Bucket>, Option<f64>)],
+    word: &str,
+) -> Result<Option<Chart>, ReportError> {
+    // Per set: the quantised values and their resolution, when the buckets are the resolution.
+    type Quantised = Option<(Vec<(f64, f64)>, f64)>;
+    let quant: Vec<Quantised> = sets
+        .iter()
+        .map(|(_, b, r)| Some((data::quantised(b, *r)?, (*r)?)))
+        .collect();
+    // Value extents of what is drawn: a quantised value spans half a resolution either side.
+    let mut spans: Vec<(f64, f64)> = Vec::new();
+    for ((_, b, _), q) in sets.iter().zip(&quant) {
+        match q {
+            Some((vals, r)) => spans.extend(vals.iter().map(|&(v, _)| {
+                let a = v - r / 2.0;
+                (if a > 0.0 { a } else { v.max(*r) / 2.0 }, v + r / 2.0)
+            })),
+            None => spans.extend(nonempty(b).map(|k| {
+                (
+                    if k.low > 0.0 {
+                        k.low
+                    } else {
+                        k.high.max(1.0) / 2.0
+                    },
+                    k.high,
+                )
+            })),
+        }
+    }
+    if spans.is_empty() {
         return Ok(None);
     }
-    let lo = all
-        .iter()
-        .map(|k| {
-            if k.low > 0.0 {
-                k.low
-            } else {
-                k.high.max(1.0) / 2.0
-            }
-        })
-        .fold(f64::INFINITY, f64::min);
-    let hi = all.iter().map(|k| k.high).fold(0.0, f64::max);
+    let lo = spans.iter().map(|s| s.0).fold(f64::INFINITY, f64::min);
+    let hi = spans.iter().map(|s| s.1).fold(0.0, f64::max);
     let x = Axis::time_auto(lo, hi.max(lo * 1.01), word, 30.0);
     let n = if x.log { 72 } else { 60 };
-    let binned: Vec<Vec<(f64, f64, f64)>> = sets.iter().map(|(_, b)| rebin(b, &x, n)).collect();
+    let binned: Vec<Vec<(f64, f64, f64)>> = sets
+        .iter()
+        .zip(&quant)
+        .map(|((_, b, _), q)| match q {
+            Some((vals, r)) if vals.len() <= n => centred_bars(vals, *r, &x, n),
+            Some((vals, _)) => {
+                let pts: Vec<Bucket> = vals
+                    .iter()
+                    .map(|&(v, count)| Bucket {
+                        low: v,
+                        high: v,
+                        count,
+                    })
+                    .collect();
+                rebin(&pts, &x, n)
+            }
+            None => rebin(b, &x, n),
+        })
+        .collect();
     let ymax = binned.iter().flatten().map(|b| b.2).fold(1.0, f64::max);
     let y = Axis::count_log(ymax);
     let base = y.lo;
@@ -534,7 +605,10 @@ fn legend<'a>(names: impl Iterator<Item = &'a str>) -> Vec<(String, String)> {
 }
 
 /// Latency against percentile (HdrHistogram-style log tail axis), from histogram buckets;
-/// exact percentiles from the summary, when given, are marked with dots.
+/// exact percentiles from the summary, when given, are marked with dots. Each step is drawn at
+/// the value its bucket reaches: the bucket's one value for sample-quantised data (buckets
+/// no wider than `resolution_ns`), else its upper edge capped at the exact maximum, so the
+/// curve never shows a value above the true worst case.
 pub fn cdf(
     sets: &[(String, Vec<Bucket>, Option<Stats>)],
     word: &str,
@@ -557,20 +631,37 @@ pub fn cdf(
         }
         let cap = total.log10().max(1.0);
         max_nines = max_nines.max(cap);
+        // The value each bucket reaches: for sample-quantised data the one value the bucket
+        // holds (its low edge), otherwise its upper edge (an upper bound); never above the
+        // exact maximum, nor below the exact minimum, when the summary gives them.
+        let stats = stats.as_ref();
+        let max_v = stats.and_then(|s| s.max).filter(|v| v.is_finite());
+        let min_v = stats.and_then(|s| s.min).filter(|v| v.is_finite());
+        let vals: Vec<(f64, f64, f64)> = match data::quantised(b, stats.and_then(|s| s.resolution))
+        {
+            Some(q) => q.iter().map(|&(v, c)| (v, v, c)).collect(),
+            None => nonempty(b)
+                .map(|k| (k.low.max(k.high / 2.0), k.high, k.count))
+                .collect(),
+        };
+        let fit = |v: f64| {
+            let v = max_v.map_or(v, |m| v.min(m));
+            min_v.map_or(v, |m| v.max(m))
+        };
         let mut cum = 0.0;
         let mut pts = Vec::new();
-        for k in nonempty(b) {
+        for &(first, v, count) in &vals {
             if pts.is_empty() {
-                pts.push((0.0, k.low.max(k.high / 2.0).max(1e-3)));
+                pts.push((0.0, min_v.unwrap_or(first).max(1e-3)));
             }
-            cum += k.count;
+            cum += count;
             let p = cum / total;
             let xp = if p >= 1.0 {
                 cap
             } else {
                 (-(1.0 - p).log10()).min(cap)
             };
-            pts.push((xp, k.high));
+            pts.push((xp, fit(v).max(1e-3)));
         }
         let mut marks = Vec::new();
         if let Some(s) = stats {
@@ -606,7 +697,7 @@ pub fn cdf(
         |chart| {
             for (i, l) in lines.iter().enumerate() {
                 let c = color(i);
-                // Step curve: the latency stays at a bucket's upper edge until the next bucket.
+                // Step curve: the latency stays at a bucket's value until the next bucket.
                 let mut step = Vec::new();
                 let mut prev: Option<(f64, f64)> = None;
                 for &(px_, v) in &l.pts {

@@ -72,6 +72,8 @@ pub struct Stats {
     pub max: Option<f64>,
     pub overruns: Option<f64>,
     pub max_at: Option<f64>,
+    /// Value resolution (`resolution_ns`, one sample period for sample-quantised data).
+    pub resolution: Option<f64>,
 }
 
 impl Stats {
@@ -93,6 +95,7 @@ impl Stats {
             max: num_any(v, &["max_ns", "max"]),
             overruns: num_any(v, &["overruns", "missed"]),
             max_at: num_any(v, &["max_at_ns"]),
+            resolution: num_any(v, &["resolution_ns"]).filter(|r| r.is_finite() && *r > 0.0),
         };
         if s.count.is_none() && s.min.is_none() && s.max.is_none() && s.mean.is_none() {
             None
@@ -125,6 +128,34 @@ pub struct Bucket {
     pub low: f64,
     pub high: f64,
     pub count: f64,
+}
+
+/// For sample-quantised data (every value a multiple of `res`, e.g. pulse widths from a
+/// capture at one sample per `res` ns) whose buckets are no wider than the resolution, each
+/// non-empty bucket `[low, high)` holds exactly one possible value: the multiple of `res` in
+/// it (normally its low edge). Returns those `(value, count)` pairs in bucket order, or `None`
+/// when the buckets are wider than the resolution (HDR buckets) or hold no multiple of it.
+pub fn quantised(b: &[Bucket], res: Option<f64>) -> Option<Vec<(f64, f64)>> {
+    let res = res.filter(|r| r.is_finite() && *r > 0.0)?;
+    let tol = res * 1e-6;
+    let mut out = Vec::new();
+    for k in b.iter().filter(|k| k.count > 0.0) {
+        if k.high - k.low > res + tol {
+            return None;
+        }
+        let v = ((k.low - tol) / res).ceil() * res;
+        if !(v >= k.low - tol && v < k.high - tol) {
+            return None;
+        }
+        // The edge itself when it is the multiple (avoids float noise such as 2999.9999).
+        let v = if (v - k.low).abs() <= tol { k.low } else { v };
+        out.push((v, k.count));
+    }
+    if out.is_empty() {
+        None
+    } else {
+        Some(out)
+    }
 }
 
 /// Histogram buckets from an array of `{low_ns, high_ns, count}` (also `{low, high, count}`

@@ -224,8 +224,28 @@ Charts are inline SVG: the page needs no network.</div></header>\n\
     )
 }
 
+/// Escapes text for Markdown (GitHub-flavoured, where raw HTML is rendered): `<`, `>`
+/// and `&` become entities so capture-controlled names cannot inject HTML into a CI
+/// comment, `|` cannot split a table cell and a newline cannot end a table row.
 fn md_escape(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '&' => o.push_str("&amp;"),
+            '|' => o.push_str("\\|"),
+            '\n' | '\r' => o.push(' '),
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+/// Text for a Markdown code span: HTML is not interpreted inside one, so only a backtick
+/// (which would close the span) and line breaks are replaced.
+fn md_code(s: &str) -> String {
+    s.replace('`', "'").replace(['\n', '\r'], " ")
 }
 
 fn md_cell(c: &Cell) -> String {
@@ -267,7 +287,7 @@ pub fn markdown(doc: &Doc, opts: &Options) -> String {
                 let k = kind
                     .as_ref()
                     .filter(|k| !k.is_empty())
-                    .map(|k| format!(" ({k})"))
+                    .map(|k| format!(" ({})", md_escape(k)))
                     .unwrap_or_default();
                 let _ = writeln!(
                     o,
@@ -302,7 +322,7 @@ pub fn markdown(doc: &Doc, opts: &Options) -> String {
             Block::Facts(f) => {
                 let line: Vec<String> = f
                     .iter()
-                    .map(|(k, v)| format!("{}: `{}`", md_escape(k), md_escape(v)))
+                    .map(|(k, v)| format!("{}: `{}`", md_escape(k), md_code(v)))
                     .collect();
                 let _ = writeln!(o, "{}\n", line.join(" · "));
             }

@@ -327,3 +327,169 @@ fn large_inputs_stay_light() {
         .iter()
         .any(|t| t.starts_with("worst 90 µs at 123.5 s")));
 }
+
+/// Numbers in a `points="x,y x,y …"` or an attribute `name="…"` of every tag starting with `tag`.
+fn attr_nums(svg: &str, tag: &str, attr: &str) -> Vec<Vec<f64>> {
+    svg.split('<')
+        .filter(|t| t.starts_with(&format!("{tag} ")) && t.contains("#2563EB"))
+        .filter_map(|t| {
+            let v = t.split(&format!(" {attr}=\"")).nth(1)?.split('"').next()?;
+            Some(
+                v.split([' ', ','])
+                    .filter_map(|x| x.parse::<f64>().ok())
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+/// The x pixel of each numeric x-axis tick label (labels at `y`, below the plot).
+fn x_ticks(svg: &str) -> Vec<(f64, f64)> {
+    let mut out = Vec::new();
+    for t in svg.split("<text ").skip(1) {
+        let (Some(x), Some(dy)) = (
+            t.split("x=\"").nth(1).and_then(|s| s.split('"').next()),
+            t.split("dy=\"").nth(1).and_then(|s| s.split('"').next()),
+        ) else {
+            continue;
+        };
+        let label = t
+            .split('>')
+            .nth(1)
+            .unwrap_or("")
+            .split('<')
+            .next()
+            .unwrap_or("");
+        if dy == "0.76em" && !t.contains("rotate") {
+            if let (Ok(x), Ok(v)) = (x.parse::<f64>(), label.trim().parse::<f64>()) {
+                out.push((v, x));
+            }
+        }
+    }
+    out
+}
+
+/// A trace measurement as `latscope trace` writes it for a 1 MHz capture: values are whole
+/// samples and sit on the low edges of 1 µs buckets.
+fn quantised_trace() -> Input {
+    let doc = r#"{"kind":"trace","schema_version":1,"source":"demo8.sr","samplerate_hz":1000000,
+      "measurements":[{"name":"D0","kind":"pulse","unit":"ns","count":624,"min_ns":3000.0,
+        "max_ns":11000.0,"mean_ns":5375.0,"p50_ns":4000.0,"p90_ns":11000.0,"p99_ns":11000.0,
+        "p999_ns":11000.0,"resolution_ns":1000.0,
+        "histogram":[{"low_ns":3000.0,"high_ns":4000.0,"count":78},
+          {"low_ns":4000.0,"high_ns":5000.0,"count":234},{"low_ns":5000.0,"high_ns":6000.0,"count":156},
+          {"low_ns":6000.0,"high_ns":7000.0,"count":0},{"low_ns":7000.0,"high_ns":8000.0,"count":78},
+          {"low_ns":11000.0,"high_ns":12000.0,"count":78}]}]}"#;
+    Input::parse("tr.json", doc).unwrap()
+}
+
+#[test]
+fn percentile_curve_never_exceeds_the_worst_case() {
+    // D23: the curve used each bucket's exclusive upper edge and ended at 12 µs although the
+    // worst pulse is 11 µs (the p99 dot). Its highest point must be the max dot's height.
+    let page = render_html(&[quantised_trace()], &Options::default()).unwrap();
+    let (_, svg) = charts(&page)
+        .into_iter()
+        .find(|(n, _)| n == "cdf")
+        .expect("cdf chart");
+    let curve_top = attr_nums(&svg, "polyline", "points")
+        .iter()
+        .flat_map(|p| p.chunks(2).map(|c| c[1]).collect::<Vec<_>>())
+        .fold(f64::INFINITY, f64::min);
+    let dot_top = attr_nums(&svg, "circle", "cy")
+        .iter()
+        .flatten()
+        .fold(f64::INFINITY, |a, b| a.min(*b));
+    assert!(curve_top.is_finite() && dot_top.is_finite(), "{svg}");
+    assert!(
+        (curve_top - dot_top).abs() <= 1.0,
+        "curve top at y={curve_top}, 11 µs dot at y={dot_top}"
+    );
+    // HDR buckets (wider than any resolution): the upper edge 1536 ns is capped at the max.
+    let doc = r#"{"kind":"trace","schema_version":1,"measurements":[{"name":"t","kind":"pulse",
+      "count":100,"min_ns":1300,"max_ns":1500,"p50_ns":1300,"p99_ns":1500,"p999_ns":1500,
+      "histogram":[{"low_ns":1280,"high_ns":1536,"count":100}]}]}"#;
+    let page = render_html(&[Input::parse("h.json", doc).unwrap()], &Options::default()).unwrap();
+    let (_, svg) = charts(&page).into_iter().find(|(n, _)| n == "cdf").unwrap();
+    let curve_top = attr_nums(&svg, "polyline", "points")
+        .iter()
+        .flat_map(|p| p.chunks(2).map(|c| c[1]).collect::<Vec<_>>())
+        .fold(f64::INFINITY, f64::min);
+    let dot_top = attr_nums(&svg, "circle", "cy")
+        .iter()
+        .flatten()
+        .fold(f64::INFINITY, |a, b| a.min(*b));
+    assert!(
+        (curve_top - dot_top).abs() <= 1.0,
+        "{curve_top} vs {dot_top}"
+    );
+}
+
+#[test]
+fn quantised_histogram_bars_sit_on_their_values() {
+    // D23: bars were drawn at bucket centres (3.5, 4.5, … 11.5 µs) for values of 3 … 11 µs.
+    let page = render_html(&[quantised_trace()], &Options::default()).unwrap();
+    let (_, svg) = charts(&page)
+        .into_iter()
+        .find(|(n, _)| n == "histogram")
+        .expect("histogram chart");
+    let ticks = x_ticks(&svg);
+    assert!(ticks.len() >= 2, "{ticks:?}");
+    let (v0, x0) = ticks[0];
+    let (v1, x1) = ticks[ticks.len() - 1];
+    let value_at = |px: f64| v0 + (px - x0) * (v1 - v0) / (x1 - x0);
+    let xs = attr_nums(&svg, "rect", "x");
+    let ws = attr_nums(&svg, "rect", "width");
+    let mut centres: Vec<f64> = xs
+        .iter()
+        .zip(&ws)
+        .map(|(x, w)| value_at(x[0] + w[0] / 2.0))
+        .collect();
+    centres.sort_by(f64::total_cmp);
+    let want = [3.0, 4.0, 5.0, 7.0, 11.0];
+    assert_eq!(centres.len(), want.len(), "{centres:?}");
+    for (c, w) in centres.iter().zip(want) {
+        assert!(
+            (c - w).abs() < 0.1,
+            "bar centred on {c} µs for a value of {w} µs"
+        );
+    }
+}
+
+#[test]
+fn markdown_escapes_html_in_every_cell() {
+    // D19.10: a capture-controlled name went into a Markdown table cell as raw HTML.
+    let evil = "<script>alert(1)</script> & <b>";
+    let doc = format!(
+        r#"{{"kind":"trace","schema_version":1,"source":"{evil}","measurements":[{{"name":"{evil}",
+        "kind":"{evil}","count":3,"min_ns":1,"max_ns":3,"p50_ns":2,"p99_ns":3,
+        "histogram":[{{"low_ns":1,"high_ns":4,"count":3}}]}}]}}"#
+    );
+    let input = Input::parse("x.json", &doc).unwrap();
+    let md = render_markdown(std::slice::from_ref(&input), &Options::default()).unwrap();
+    assert!(
+        md.contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp; &lt;b&gt;"),
+        "{md}"
+    );
+    for line in md.lines() {
+        // Only the report's own folding markup may be raw HTML; code spans are shown verbatim.
+        let rest: String = line
+            .split('`')
+            .step_by(2)
+            .collect::<Vec<_>>()
+            .join("")
+            .replace("<details>", "")
+            .replace("</details>", "")
+            .replace("<summary>", "")
+            .replace("</summary>", "");
+        assert!(
+            !rest.contains('<') && !rest.contains('>'),
+            "raw HTML in: {line}"
+        );
+    }
+    let page = render_html(&[input], &Options::default()).unwrap();
+    assert!(
+        !page.contains("<script") && !page.contains("<b>"),
+        "HTML escapes too"
+    );
+}
