@@ -30,14 +30,78 @@ fn listscan_tick_charges() {
     let t = &r.totals;
     assert!((t.utilisation_tick_pessimistic - 54.4e-6 / 8e-3).abs() < 1e-12);
     assert!((t.utilisation_tick_partitioned - (20.8e-6 + 16.0 * 3.6e-6) / 8e-3).abs() < 1e-12);
-    // The highest thread: its window (100 us + switches + tick) fits in one tick.
+    // Cooperative kernel (audit D21): the highest thread waits for the scheduler run
+    // (all 16 inserted, 54.4 us) and its own switch (1.25 us, no L). One run plus every
+    // thread's job (54.4 + 16 * 101.25 us) fits in the 8 ms tick, so no earlier batch
+    // delays the run.
     let top = &r.tick_modes.pessimistic[0];
     assert_eq!(top.breakdown.tick_ns, 54_400.0);
-    // Own switches: in and out, 1.25 us each, no L for a cooperative switch.
-    assert_eq!(top.breakdown.context_switch_ns, 2_500.0);
-    assert_eq!(top.wcrt_ns, Some(100_000.0 + 54_400.0 + 2_500.0));
-    let topp = &r.tick_modes.partitioned[0];
-    assert_eq!(topp.breakdown.tick_ns, 20_800.0 + 16.0 * 3_600.0);
+    assert_eq!(top.breakdown.context_switch_ns, 1_250.0);
+    assert_eq!(top.breakdown.blocking_ns, 0.0);
+    assert_eq!(top.wcrt_ns, Some(100_000.0 + 54_400.0 + 1_250.0));
+    // The lowest waits for the 15 threads queued ahead of it.
+    let low = &r.tick_modes.pessimistic[15];
+    assert_eq!(low.wcrt_ns, Some(54_400.0 + 16.0 * 101_250.0));
+    // Both tick modes give the same bounds (audit D2).
+    assert_eq!(r.tick_modes.partitioned, r.tick_modes.pessimistic);
+}
+
+/// Audit D21 (reproduction /tmp/audit/r6/26.toml): list-scan threads are cooperative, so
+/// a due high-priority thread waits for the batch queued by the previous scheduler run.
+/// The simulator showed t0 responding in 1.72 ms; the preemptive analysis said 213.8 us.
+/// One scheduler run plus all jobs (X = 11.3 + 10.706 ms + 5 * 1.25 us) exceeds the 1 ms
+/// tick, so the run that queues t0 may start X after its flag.
+#[test]
+fn listscan_is_non_preemptive() {
+    let text = r#"
+[platform]
+cpu_hz = 84_000_000
+[kernel]
+tick_hz = 1000
+model = "listscan"
+[kernel.costs]
+check_per_thread = "1.3us"
+insert_base = "0.6us"
+insert_per_position = "0.2us"
+switch = "1.25us"
+[[task]]
+name = "t0"
+min_interarrival = "2ms"
+wcet = "200us"
+priority = 5
+[[task]]
+name = "t1"
+period = "25ms"
+wcet = "2.501ms"
+priority = 4
+[[task]]
+name = "t2"
+period = "40ms"
+wcet = "4.003ms"
+priority = 3
+[[task]]
+name = "t3"
+period = "20ms"
+wcet = "2.001ms"
+priority = 2
+[[task]]
+name = "t4"
+period = "20ms"
+wcet = "2.001ms"
+priority = 1
+"#;
+    let s = sys(text);
+    let r = analyze(&s, &AnalysisOptions::default());
+    let t0 = &r.tasks[0];
+    assert_eq!(t0.name, "t0");
+    // S = 5 * 1.3 + 5 * 0.6 + 0.2 * 10 = 11.5 us
+    let sched = 11_500.0;
+    let all = 200_000.0 + 2_501_000.0 + 4_003_000.0 + 2_001_000.0 * 2.0 + 5.0 * 1_250.0;
+    let x = sched + all;
+    assert_eq!(t0.wcrt_ns, Some(x + sched + 200_000.0 + 1_250.0));
+    assert!(t0.wcrt_ns.unwrap() > 1_720_000.0);
+    assert!(!t0.schedulable);
+    assert!(r.notes.iter().any(|n| n.contains("non-preemptive")));
 }
 
 /// Seed 004: an interrupt releases the highest-priority actor through the message path.
