@@ -210,3 +210,60 @@ proptest! {
         }
     }
 }
+
+/// The same task sets on the cooperative list-scan kernel (costs from the property's
+/// tick costs: check = tick base / 16, insertion = switch base + per-level per position).
+fn build_listscan(tasks: &[T], c: &Costs) -> System {
+    let mut s = format!(
+        "[platform]\ncpu_hz = 84_000_000\nirq_entry_cycles = {}\n[kernel]\ntick_hz = 1000\n\
+         model = \"listscan\"\n[kernel.costs]\ncheck_per_thread = \"{}ns\"\n\
+         insert_base = \"{}ns\"\ninsert_per_position = \"{}ns\"\nswitch = \"{}ns\"\n",
+        c.l_cycles,
+        c.tick_base_ns / 16,
+        c.switch_base_ns,
+        c.per_level_ns,
+        c.per_release_ns / 4,
+    );
+    for (i, t) in tasks.iter().enumerate() {
+        let wcet_us = (t.period_us as u64 * t.wcet_permille as u64 / 3000).max(1);
+        s += &format!(
+            "[[task]]\nname = \"t{i}\"\nperiod = \"{}us\"\nwcet = \"{wcet_us}us\"\npriority = {}\njitter = \"{}us\"\n",
+            t.period_us, t.prio, t.jitter_us
+        );
+    }
+    if c.irq {
+        s += "[[interrupt]]\nname = \"irq\"\nmin_interarrival = \"3ms\"\nwcet = \"20us\"\n";
+    }
+    System::from_toml_str(&s, "prop-listscan.toml").unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, .. ProptestConfig::default() })]
+
+    /// List-scan kernel (audit D2): partitioned never above pessimistic, overheads never
+    /// lower a bound, and the breakdown adds up.
+    #[test]
+    fn listscan_partitioned_never_above_pessimistic(
+        tasks in prop::collection::vec(task_strategy(), 1..10),
+        c in costs_strategy(),
+    ) {
+        let s = build_listscan(&tasks, &c);
+        let res = analyze(&s, &AnalysisOptions::default());
+        for (p, q) in res.tick_modes.pessimistic.iter().zip(&res.tick_modes.partitioned) {
+            prop_assert!(r(q.wcrt_ps) <= r(p.wcrt_ps), "{}: {:?} > {:?}", p.name, q.wcrt_ps, p.wcrt_ps);
+        }
+        let without = analyze(&s, &AnalysisOptions { overheads: false, ..Default::default() });
+        for (a, b) in res.tasks.iter().zip(&without.tasks) {
+            prop_assert!(r(a.wcrt_ps) >= r(b.wcrt_ps), "{}: {:?} < {:?}", a.name, a.wcrt_ps, b.wcrt_ps);
+        }
+        for t in &res.tasks {
+            if let Some(w) = t.wcrt_ns {
+                let b = &t.breakdown;
+                let sum = b.wcet_ns + b.own_previous_jobs_ns + b.window_offset_ns
+                    + b.interference.iter().map(|x| x.ns).sum::<f64>()
+                    + b.tick_ns + b.context_switch_ns + b.interrupts_ns + b.blocking_ns + b.jitter_ns;
+                prop_assert!((sum - w).abs() < 1e-3 * w.max(1.0), "{}: {} vs {}", t.name, sum, w);
+            }
+        }
+    }
+}
