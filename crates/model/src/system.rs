@@ -1304,6 +1304,24 @@ fn parse(ctx: &Ctx) -> Result<System, SystemError> {
                         ),
                     ));
                 }
+                // Every interrupt releases a job of the task (simulator), so the task's
+                // own min_interarrival must not promise fewer jobs (audit D12).
+                let task_t = tasks[idx].period();
+                if min_interarrival < task_t {
+                    return Err(ctx.err(
+                        Some(r.min_interarrival.span()),
+                        &label,
+                        Some("min_interarrival"),
+                        format!(
+                            "{} is shorter than the min_interarrival {} of the task it \
+                             releases (\"{want}\"): every interrupt releases a job, so make \
+                             the task's min_interarrival at most {}",
+                            format_exact(min_interarrival),
+                            format_exact(task_t),
+                            format_exact(min_interarrival)
+                        ),
+                    ));
+                }
                 tasks[idx].released_by = Some(i);
                 Some(idx)
             }

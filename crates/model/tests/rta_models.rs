@@ -124,7 +124,7 @@ warm = { prologue = "14 cycles", send = "200 cycles", dispatch = "55 cycles" }
 cold = { entry = "3.3us", prologue = "1us", send = "20us", dispatch = "4.7us" }
 [[task]]
 name = "ah"
-min_interarrival = "1ms"
+min_interarrival = "500us"
 wcet = "10us"
 priority = 3
 [[task]]

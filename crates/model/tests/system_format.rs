@@ -96,7 +96,7 @@ blocking = "7us"
 exec_time_file = "am.csv"
 [[interrupt]]
 name = "gpio"
-min_interarrival = "500us"
+min_interarrival = "1ms"
 wcet = "232ns"
 priority = 1
 releases = "ah"
@@ -205,4 +205,29 @@ fn json_errors_name_table_and_key() {
         .to_string();
     assert!(e.starts_with("sys.json: "), "{e}");
     assert!(e.contains("task[0] \"A\", key `wcet`"), "{e}");
+}
+
+/// Audit D12: an interrupt that releases a task more often than the task's own
+/// min_interarrival contradicts the file (the simulator releases a job at every
+/// interrupt; the analysis trusted the task's inter-arrival time).
+#[test]
+fn interrupt_releasing_faster_than_the_task_is_an_error() {
+    let base = "[platform]\ncpu_hz = 84_000_000\n[kernel]\ntick_hz = 1000\n\
+                [[task]]\nname = \"t0\"\nmin_interarrival = \"40ms\"\nwcet = \"4ms\"\npriority = 4\n\
+                [[interrupt]]\nname = \"irq0\"\nwcet = \"10us\"\nreleases = \"t0\"\n";
+    let e = err(&format!("{base}min_interarrival = \"3000us\"\n"));
+    assert!(
+        e.contains("sys.toml")
+            && e.contains("interrupt[0] \"irq0\"")
+            && e.contains("min_interarrival")
+            && e.contains("3ms")
+            && e.contains("40ms")
+            && e.contains("\"t0\""),
+        "{e}"
+    );
+    // Equal or longer is consistent.
+    for ok in ["40ms", "50ms"] {
+        let text = format!("{base}min_interarrival = \"{ok}\"\n");
+        System::from_toml_str(&text, "sys.toml").unwrap();
+    }
 }
