@@ -276,7 +276,7 @@ impl System {
     pub fn from_path(path: &Path) -> Result<System, SystemError> {
         let text = std::fs::read_to_string(path).map_err(|e| SystemError::Io {
             path: path.display().to_string(),
-            source: e,
+            error: e,
         })?;
         let name = path.display().to_string();
         let is_json = path
@@ -561,12 +561,10 @@ pub fn format_exact(p: Picos) -> String {
 /// Why a system description was rejected.
 #[derive(Debug, thiserror::Error)]
 pub enum SystemError {
-    #[error("cannot read {path}: {source}")]
-    Io {
-        path: String,
-        #[source]
-        source: std::io::Error,
-    },
+    /// The OS error is part of the message and deliberately not an error `source`, so
+    /// that a caller printing the chain (anyhow's `{:#}`) shows it once (audit D19.1).
+    #[error("cannot read {path}: {error}")]
+    Io { path: String, error: std::io::Error },
     #[error("{0}")]
     Invalid(Box<Diagnostic>),
 }

@@ -231,3 +231,16 @@ fn interrupt_releasing_faster_than_the_task_is_an_error() {
         System::from_toml_str(&text, "sys.toml").unwrap();
     }
 }
+
+/// Audit D19.1: the OS error appears once when the error chain is printed.
+#[test]
+fn io_error_is_printed_once() {
+    let e = System::from_path(std::path::Path::new("/nonexistent/latscope.toml")).unwrap_err();
+    let mut chain = e.to_string();
+    let mut src = std::error::Error::source(&e);
+    while let Some(s) = src {
+        chain += &format!(": {s}");
+        src = s.source();
+    }
+    assert_eq!(chain.matches("os error").count(), 1, "{chain}");
+}
