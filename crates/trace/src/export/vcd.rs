@@ -5,7 +5,9 @@
 //!   timescale (1 s … 1 ps) that represents every edge exactly;
 //! * the capture start (which may be negative: pre-trigger data) is kept in a
 //!   `$comment latscope start_ps=N $end` line that latscope's importer reads back;
-//! * names have whitespace replaced by `_` (VCD identifiers may not contain spaces);
+//! * names have whitespace, control characters and a word-initial `$` replaced by `_` (a VCD
+//!   reference may not contain spaces, and `$end`, `$var`, … would be read as keywords), then are made
+//!   unique by a `_2`, `_3`, … suffix, so that latscope reads back every channel it writes;
 //! * analog channels become `real` variables, one change per sample;
 //! * a final bare `#time` marks the capture end.
 
@@ -29,17 +31,48 @@ pub fn ident(mut i: usize) -> String {
     s
 }
 
-/// A name usable as a VCD reference: whitespace becomes `_`, empty becomes `ch<i>`.
+/// A name usable as a VCD reference: whitespace and control characters become `_`, and so
+/// does a `$` that starts a word (a reference such as `$end`, or `a $var` split at the space,
+/// would be read as a keyword, by latscope's importer as by other readers; `a$b` is kept);
+/// empty becomes `ch<i>`. See [`references`] for uniqueness.
 pub fn sanitize(name: &str, i: usize) -> String {
-    let s: String = name
-        .chars()
-        .map(|c| if c.is_whitespace() { '_' } else { c })
-        .collect();
+    let mut s = String::with_capacity(name.len());
+    let mut word_start = true;
+    for c in name.chars() {
+        let blank = c.is_whitespace() || c.is_control();
+        s.push(if blank || (c == '$' && word_start) {
+            '_'
+        } else {
+            c
+        });
+        word_start = blank;
+    }
     if s.is_empty() {
         format!("ch{i}")
     } else {
         s
     }
+}
+
+/// The references of every variable, in order (digital channels, then analog ones):
+/// [`sanitize`]d, then made unique, since sanitising can merge names (`$end` and `_end`):
+/// a name already taken gets `_2`, `_3`, … appended. Deterministic: it depends only on
+/// the names and their order, and names that need no change keep their spelling when first.
+pub fn references<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut taken = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for (i, n) in names.into_iter().enumerate() {
+        let base = sanitize(n, i);
+        let mut r = base.clone();
+        let mut k = 2;
+        while taken.contains(&r) {
+            r = format!("{base}_{k}");
+            k += 1;
+        }
+        taken.insert(r.clone());
+        out.push(r);
+    }
+    out
 }
 
 fn gcd(a: u64, b: u64) -> u64 {
@@ -96,7 +129,8 @@ pub fn write<W: Write>(cap: &Capture, w: W) -> io::Result<()> {
     let mut w = io::BufWriter::with_capacity(1 << 16, w);
     let (unit, ts) = timescale(cap);
     writeln!(w, "$version latscope {} $end", env!("CARGO_PKG_VERSION"))?;
-    let src: String = cap.source.replace("$end", "");
+    // No `$` in the comment: a `$end` in the source name would close it early.
+    let src: String = cap.source.replace('$', "_");
     writeln!(w, "$comment source: {src} $end")?;
     writeln!(w, "$comment latscope start_ps={} $end", cap.start.0)?;
     if let Some(r) = cap.samplerate_hz {
@@ -105,16 +139,17 @@ pub fn write<W: Write>(cap: &Capture, w: W) -> io::Result<()> {
     writeln!(w, "$timescale {ts} $end")?;
     writeln!(w, "$scope module capture $end")?;
     let nd = cap.channels.len();
-    for (i, c) in cap.channels.iter().enumerate() {
-        writeln!(w, "$var wire 1 {} {} $end", ident(i), sanitize(&c.name, i))?;
+    let refs = references(
+        cap.channels
+            .iter()
+            .map(|c| c.name.as_str())
+            .chain(cap.analog.iter().map(|a| a.name.as_str())),
+    );
+    for (i, r) in refs.iter().enumerate().take(nd) {
+        writeln!(w, "$var wire 1 {} {r} $end", ident(i))?;
     }
-    for (j, a) in cap.analog.iter().enumerate() {
-        writeln!(
-            w,
-            "$var real 64 {} {} $end",
-            ident(nd + j),
-            sanitize(&a.name, nd + j)
-        )?;
+    for (j, r) in refs.iter().enumerate().skip(nd) {
+        writeln!(w, "$var real 64 {} {r} $end", ident(j))?;
     }
     writeln!(w, "$upscope $end")?;
     writeln!(w, "$enddefinitions $end")?;
