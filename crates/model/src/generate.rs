@@ -8,7 +8,9 @@
 //! * Periods: log-uniform between a minimum and a maximum, rounded down to a granularity
 //!   (P. Emberson, R. Stafford and R. I. Davis, "Techniques for the synthesis of
 //!   multiprocessor tasksets", WATERS 2010).
-//! * WCET = utilisation x period, rounded down to whole nanoseconds (at least 1 ns);
+//! * WCET = utilisation x period, rounded down to whole nanoseconds (at least 1 ns); a
+//!   set whose total utilisation this moves by more than 0.1 % is refused, and so is a
+//!   drawn per-task utilisation above 1 (audit D15);
 //!   priorities are rate-monotonic (shorter period = larger number), all distinct;
 //!   deadlines equal periods.
 //!
@@ -52,7 +54,35 @@ pub enum GenerateError {
         "UUniFast-Discard gave up after {0} draws: lower the utilisation or raise the per-task cap"
     )]
     TooManyDiscards(u32),
+    /// A drawn per-task utilisation above 1 (plain UUniFast with a total above 1, or a
+    /// per-task cap above 1): its WCET would exceed its period (audit D15).
+    #[error(
+        "set {set}: task t{task} drew a utilisation of {utilisation:.4} > 1 (its WCET would \
+         exceed its period); UUniFast spreads the total without a per-task limit, use \
+         --method discard --max-task-util 1 (UUniFast-Discard)"
+    )]
+    TaskAboveOne {
+        set: usize,
+        task: usize,
+        utilisation: f64,
+    },
+    /// Rounding WCETs to whole nanoseconds moved the total utilisation by more than
+    /// [`ROUNDING_TOLERANCE`] (periods too short for the nanosecond grid).
+    #[error(
+        "set {set}: rounding the WCETs to whole nanoseconds gives a total utilisation of \
+         {delivered:.6} instead of {requested:.6} (more than 0.1 % off); use longer periods \
+         (--period-min) or fewer tasks"
+    )]
+    Rounding {
+        set: usize,
+        requested: f64,
+        delivered: f64,
+    },
 }
+
+/// Largest relative change of the total utilisation that rounding the WCETs to whole
+/// nanoseconds may cause before `generate` refuses the set.
+pub const ROUNDING_TOLERANCE: f64 = 1e-3;
 
 /// UUniFast: `n` utilisations summing to `total`, uniformly distributed over the simplex.
 pub fn uunifast(rng: &mut impl Rng, n: usize, total: f64) -> Vec<f64> {
@@ -156,6 +186,13 @@ pub fn generate(
                 100_000,
             )?,
         };
+        if let Some((task, &utilisation)) = us.iter().enumerate().find(|(_, &u)| u > 1.0) {
+            return Err(GenerateError::TaskAboveOne {
+                set: k,
+                task,
+                utilisation,
+            });
+        }
         let mut tasks: Vec<Task> = us
             .iter()
             .enumerate()
@@ -183,6 +220,18 @@ pub fn generate(
                 }
             })
             .collect();
+        let requested: f64 = us.iter().sum();
+        let delivered: f64 = tasks
+            .iter()
+            .map(|t| t.wcet.0 as f64 / t.period().0 as f64)
+            .sum();
+        if (delivered - requested).abs() > ROUNDING_TOLERANCE * requested {
+            return Err(GenerateError::Rounding {
+                set: k,
+                requested,
+                delivered,
+            });
+        }
         // Rate-monotonic, distinct priorities: the shortest period gets n.
         let mut order: Vec<usize> = (0..tasks.len()).collect();
         order.sort_by_key(|&i| (tasks[i].period(), i));
@@ -293,6 +342,35 @@ mod tests {
         assert_ne!(sets[0].tasks, sets[1].tasks);
         let again = generate(&t, &spec(20, 0.7), 1).unwrap();
         assert_eq!(again[0].tasks, sets[0].tasks);
+    }
+
+    /// Audit D15: the requested utilisation is delivered or the set is refused.
+    #[test]
+    fn utilisation_is_delivered_or_refused() {
+        let t = freertos_template();
+        // Plain UUniFast with U = 5 over 5 tasks draws per-task utilisations above 1.
+        let e = generate(&t, &spec(5, 5.0), 1).unwrap_err();
+        assert!(matches!(e, GenerateError::TaskAboveOne { .. }), "{e}");
+        assert!(e.to_string().contains("--method discard"), "{e}");
+        // The discard method with a cap of 1 delivers it.
+        let mut s = spec(5, 2.5);
+        s.method = Method::UUniFastDiscard;
+        let sets = generate(&t, &s, 2).unwrap();
+        for set in &sets {
+            let u: f64 = set
+                .tasks
+                .iter()
+                .map(|t| t.wcet.0 as f64 / t.period().0 as f64)
+                .sum();
+            assert!((u - 2.5).abs() < 2.5 * ROUNDING_TOLERANCE, "{u}");
+        }
+        // 1-2 ns periods cannot carry 0.1 ns WCETs: refused, not rounded up to 400 %.
+        let mut s = spec(5, 0.5);
+        s.period_min = Picos::from_ns(1);
+        s.period_max = Picos::from_ns(2);
+        s.granularity = Picos::from_ns(1);
+        let e = generate(&t, &s, 1).unwrap_err();
+        assert!(matches!(e, GenerateError::Rounding { .. }), "{e}");
     }
 
     #[test]
