@@ -115,57 +115,93 @@ fn random_configurations_run_clean() {
     for k in 0..300 {
         let cfg = random_cfg(&mut rng, k);
         let dur = Picos::from_ms(rng.gen_range(5..=200));
-        let mut sim = Sim::new(
-            cfg.clone(),
-            SimOptions {
-                seed: k as u64,
-                capture: true,
-                series: true,
-                percentiles: true,
-                ..Default::default()
-            },
-        )
-        .unwrap_or_else(|e| panic!("config {k}: {e}"));
-        sim.run_until(dur);
-        assert_eq!(sim.now(), dur, "config {k}");
-        let r = sim.report();
-        let c = &r.cpu;
-        let total = c.tasks_ns
-            + c.tick_ns
-            + c.switch_ns
-            + c.interrupts_ns
-            + c.scheduler_ns
-            + c.idle_ns
-            + c.sleep_ns
-            + c.wake_ns;
-        assert!(
-            (total - r.duration_ns).abs() < 1e-3,
-            "config {k}: {total} vs {}",
-            r.duration_ns
-        );
-        for t in &r.tasks {
-            assert!(
-                t.jobs <= t.released && t.released <= t.jobs + 1,
-                "config {k}: {t:?}"
-            );
-            if let (Some(lo), Some(hi)) = (t.response.min_ns, t.max_response_ns) {
-                assert!(lo >= 0.0 && lo <= hi, "config {k}");
-            }
-        }
-        let cap = sim.capture();
-        cap.validate().unwrap_or_else(|e| panic!("config {k}: {e}"));
-        // exactly one channel is high at any time: the levels at the edges sum to 1
-        let mut times: Vec<Picos> = cap
-            .channels
-            .iter()
-            .flat_map(|ch| ch.edges.clone())
-            .collect();
-        times.sort();
-        times.dedup();
-        for t in times.iter().step_by(7) {
-            let high = cap.channels.iter().filter(|ch| ch.level_at(*t)).count();
-            assert_eq!(high, 1, "config {k} at {t:?}");
-        }
-        assert_eq!(sim.series().len() as u64, r.tick.count, "config {k}");
+        check(k, cfg, dur);
     }
+}
+
+/// The same with tick rates whose period is not a whole number of picoseconds and
+/// sparse, large priorities: every tick handler runs at an exact grid instant
+/// round(k * 1e12 / tick_hz).
+#[test]
+fn exact_tick_grid_and_sparse_priorities_run_clean() {
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    for k in 0..150 {
+        let mut cfg = random_cfg(&mut rng, k);
+        if matches!(cfg.kernel, Kernel::ListScan(_)) {
+            continue;
+        }
+        let hz = [300u64, 3, 7, 32_768, 1_024][k % 5];
+        cfg.tick_hz = Some(hz);
+        cfg.tick_period = Picos(1_000_000_000_000 / hz as i64);
+        for t in cfg.tasks.iter_mut() {
+            t.priority = t.priority * 1_000 + rng.gen_range(0..3);
+        }
+        let dur = Picos::from_ms(rng.gen_range(5..=200));
+        let sim = check(k, cfg, dur);
+        for row in sim.series() {
+            let t = row.time.0 as i128;
+            let kk = (t * hz as i128 + 500_000_000_000) / 1_000_000_000_000;
+            let exact = (2 * kk * 1_000_000_000_000 + hz as i128) / (2 * hz as i128);
+            assert_eq!(
+                t, exact,
+                "config {k}: tick at {t} ps is off the {hz} Hz grid"
+            );
+        }
+    }
+}
+
+fn check(k: usize, cfg: SimConfig, dur: Picos) -> Sim {
+    let mut sim = Sim::new(
+        cfg,
+        SimOptions {
+            seed: k as u64,
+            capture: true,
+            series: true,
+            percentiles: true,
+            ..Default::default()
+        },
+    )
+    .unwrap_or_else(|e| panic!("config {k}: {e}"));
+    sim.run_until(dur);
+    assert_eq!(sim.now(), dur, "config {k}");
+    let r = sim.report();
+    let c = &r.cpu;
+    let total = c.tasks_ns
+        + c.tick_ns
+        + c.switch_ns
+        + c.interrupts_ns
+        + c.scheduler_ns
+        + c.idle_ns
+        + c.sleep_ns
+        + c.wake_ns;
+    assert!(
+        (total - r.duration_ns).abs() < 1e-3,
+        "config {k}: {total} vs {}",
+        r.duration_ns
+    );
+    for t in &r.tasks {
+        assert!(
+            t.jobs <= t.released && t.released <= t.jobs + 1,
+            "config {k}: {t:?}"
+        );
+        if let (Some(lo), Some(hi)) = (t.response.min_ns, t.max_response_ns) {
+            assert!(lo >= 0.0 && lo <= hi, "config {k}");
+        }
+    }
+    let cap = sim.capture();
+    cap.validate().unwrap_or_else(|e| panic!("config {k}: {e}"));
+    // exactly one channel is high at any time: the levels at the edges sum to 1
+    let mut times: Vec<Picos> = cap
+        .channels
+        .iter()
+        .flat_map(|ch| ch.edges.clone())
+        .collect();
+    times.sort();
+    times.dedup();
+    for t in times.iter().step_by(7) {
+        let high = cap.channels.iter().filter(|ch| ch.level_at(*t)).count();
+        assert_eq!(high, 1, "config {k} at {t:?}");
+    }
+    assert_eq!(sim.series().len() as u64, r.tick.count, "config {k}");
+    sim
 }
