@@ -130,7 +130,7 @@ fn exact_tick_grid_and_sparse_priorities_run_clean() {
         if matches!(cfg.kernel, Kernel::ListScan(_)) {
             continue;
         }
-        let hz = [300u64, 3, 7, 32_768, 1_024][k % 5];
+        let hz = [300u64, 3, 7, 32_768, 1_024][(k / 5) % 5];
         cfg.tick_hz = Some(hz);
         cfg.tick_period = Picos(1_000_000_000_000 / hz as i64);
         for t in cfg.tasks.iter_mut() {
