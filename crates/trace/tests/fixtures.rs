@@ -370,3 +370,31 @@ fn csv_time_out_of_range_is_named_so() {
         .to_string();
     assert!(msg.contains("neither a number"), "{msg}");
 }
+
+#[test]
+fn samplerate_option_cannot_contradict_the_file() {
+    // D22: `--samplerate 2MHz` on a 1 MHz sigrok session silently halved every time.
+    let with = |hz: u64| Options {
+        samplerate_hz: Some(hz),
+        ..Options::default()
+    };
+    for f in ["demo8.sr", "demo8.csv"] {
+        let e = import::open(&fx(f), &with(2_000_000))
+            .unwrap_err()
+            .to_string();
+        let want = format!(
+            "{} states samplerate 1 MHz; --samplerate 2 MHz contradicts it (drop --samplerate)",
+            fx(f).display()
+        );
+        assert_eq!(e, want);
+        // The same rate is fine and changes nothing.
+        let same = import::open(&fx(f), &with(1_000_000)).unwrap();
+        same_edges(&same, &open(f));
+        assert_eq!(same.end, Picos::from_us(5000));
+    }
+    assert_eq!(import::format_hz(1_000_000), "1 MHz");
+    assert_eq!(import::format_hz(12_500_000), "12.5 MHz");
+    assert_eq!(import::format_hz(200_000), "200 kHz");
+    assert_eq!(import::format_hz(999), "999 Hz");
+    assert_eq!(import::format_hz(1_000_001), "1.000001 MHz");
+}

@@ -17,7 +17,8 @@ pub struct InputArgs {
     pub format: Option<String>,
     /// Sample rate (e.g. 24MHz) for files that lack one (sigrok sessions without
     /// `samplerate`, CSV with sample numbers); also rounds Saleae float times to the
-    /// sample grid
+    /// sample grid. A file that states a different rate is an error (drop the flag);
+    /// formats with absolute times (VCD, native, cycle logs) ignore it with a warning
     #[arg(long, value_name = "FREQ")]
     pub samplerate: Option<String>,
     /// CPU clock for cycle-counter logs (e.g. 168MHz)
@@ -94,6 +95,23 @@ impl InputArgs {
         }
         fmts.dedup();
         let cap = import::merge(caps).context("no input file")?;
+        // A rate the file states and --samplerate contradicts is an error in the importer;
+        // formats whose times are absolute (VCD, native, cycle logs, analog data) ignore it.
+        if let Some(g) = opts.samplerate_hz {
+            if cap.samplerate_hz != Some(g) {
+                eprintln!(
+                    "latscope: warning: --samplerate {} has no effect on {} ({}): its times are \
+                     not sample numbers; ignored",
+                    import::format_hz(g),
+                    files
+                        .iter()
+                        .map(|f| f.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    fmts.join("+")
+                );
+            }
+        }
         Ok((cap, fmts.join("+")))
     }
 }

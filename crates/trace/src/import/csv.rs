@@ -141,10 +141,12 @@ pub(crate) fn read_core<R: BufRead>(r: R, file: &str, s: CsvSettings) -> Result<
                 sigrok = true;
             }
             if let Some(v) = line.strip_prefix("; Samplerate:") {
+                let stated = latscope_core::time::parse_frequency_hz(v.trim())
+                    .ok()
+                    .filter(|&r| r > 0);
+                super::check_stated_rate(file, stated, s.samplerate)?;
                 if s.samplerate.is_none() {
-                    rate = latscope_core::time::parse_frequency_hz(v.trim())
-                        .ok()
-                        .filter(|&r| r > 0);
+                    rate = stated;
                 }
             }
             if let Some(rest) = line.strip_prefix("; Channels") {

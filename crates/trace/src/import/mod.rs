@@ -20,6 +20,39 @@ use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
+/// A frequency as people write it, exactly: `1 MHz`, `12.5 MHz`, `200 kHz`, `500 Hz`.
+pub fn format_hz(hz: u64) -> String {
+    for (unit, name) in [
+        (1_000_000_000u64, "GHz"),
+        (1_000_000, "MHz"),
+        (1_000, "kHz"),
+    ] {
+        if hz >= unit {
+            let (whole, frac) = (hz / unit, hz % unit);
+            if frac == 0 {
+                return format!("{whole} {name}");
+            }
+            let digits = unit.ilog10() as usize;
+            let f = format!("{frac:0digits$}");
+            return format!("{whole}.{} {name}", f.trim_end_matches('0'));
+        }
+    }
+    format!("{hz} Hz")
+}
+
+/// `--samplerate` against the rate a file states: the same rate (or none given) is fine, a
+/// different one is an error rather than a silent rescaling of every time in the capture.
+pub(crate) fn check_stated_rate(file: &str, stated: Option<u64>, given: Option<u64>) -> Result<()> {
+    match (stated, given) {
+        (Some(s), Some(g)) if s != g => Err(Error::usage(format!(
+            "{file} states samplerate {}; --samplerate {} contradicts it (drop --samplerate)",
+            format_hz(s),
+            format_hz(g)
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// Every input format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {

@@ -157,6 +157,7 @@ pub fn read<R: Read>(r: R, file: &str, name: &str, samplerate: Option<u64>) -> R
             for c in 0..chunks {
                 let init = d.u32("initial_state")? != 0;
                 let sr = rate_of(d.f64("sample_rate")?);
+                super::check_stated_rate(file, sr, samplerate)?;
                 let r = samplerate.or(sr);
                 if r0.is_none() {
                     r0 = r;

@@ -317,8 +317,9 @@ fn read_small<R: Read + Seek>(
     Ok(Some(String::from_utf8_lossy(&s).into_owned()))
 }
 
-/// Reads a sigrok session. `samplerate` is used when the metadata has none (and
-/// overrides it when given).
+/// Reads a sigrok session. `samplerate` is used when the metadata has none; when the
+/// metadata states a rate, `samplerate` must equal it (a different one would rescale every
+/// time in the capture, so it is an error naming both).
 pub fn read<R: Read + Seek>(r: R, file: &str, samplerate: Option<u64>) -> Result<Capture> {
     read_with(r, file, samplerate, None)
 }
@@ -352,6 +353,7 @@ pub fn read_with<R: Read + Seek>(
         .ok_or_else(|| Error::format(file, Place::File, "no 'metadata' entry"))?;
     let m = parse_metadata(&meta, file)?;
     let mplace = || Place::Entry("metadata".into(), None);
+    super::check_stated_rate(file, m.samplerate_hz, samplerate)?;
     let rate = samplerate.or(m.samplerate_hz).ok_or_else(|| {
         Error::format(
             file,
