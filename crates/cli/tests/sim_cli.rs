@@ -197,6 +197,14 @@ fn errors_name_the_right_flag_task_and_line() {
         assert_eq!(out.status.code(), Some(2), "{args:?}: {e}");
         assert!(e.contains(want), "{args:?}: {e}");
     }
+    let out = bin()
+        .arg("simulate")
+        .arg(&t1)
+        .args(["--sleep-state", "deep"])
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(e.matches("table1.toml").count(), 1, "{e}");
     // --max-duration only caps the default duration
     run_ok(&[
         "simulate".as_ref(),

@@ -214,8 +214,7 @@ pub fn from_system(sys: &System, o: &FromSystemOptions) -> Result<SimConfig, Fro
         .collect();
     if let (Some(name), true) = (&o.sleep_state, sys.kernel.sleep_states.is_empty()) {
         return Err(FromSystemError::Unsupported(format!(
-            "sleep state '{name}' requested but {} has no sleep states ([[kernel.sleep_state]])",
-            sys.source
+            "sleep state '{name}' requested but the file has no sleep states ([[kernel.sleep_state]])"
         )));
     }
     let tickless = if o.no_tickless || sys.kernel.sleep_states.is_empty() || !is_tick {
