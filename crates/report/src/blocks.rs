@@ -965,11 +965,29 @@ fn trace(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportError> {
         if timed && !hist.is_empty() && enough && busy.is_none() {
             let res = num(m, "resolution_ns");
             let quantised = data::quantised(&hist, res).is_some();
-            let sets = vec![(name.clone(), hist.clone(), res)];
+            // The first and last buckets reach no further than the exact min and max: a
+            // bucket [9 µs, 12 µs) whose largest value is the max 9 µs is drawn up to 9 µs.
+            let mut drawn = hist.clone();
+            if let (true, Some(r)) = (quantised, res) {
+                let lo = num_any(m, &["min_ns", "min"]);
+                let hi = num_any(m, &["max_ns", "max"]);
+                for k in &mut drawn {
+                    if let Some(hi) = hi.filter(|h| *h >= k.low) {
+                        k.high = k.high.min(hi + r);
+                    }
+                    if let Some(lo) = lo.filter(|l| *l < k.high) {
+                        k.low = k.low.max(lo);
+                    }
+                }
+                if data::quantised(&drawn, res).is_none() {
+                    drawn = hist.clone();
+                }
+            }
+            let sets = vec![(name.clone(), drawn, res)];
             b.figure(
                 &format!("{name}: histogram"),
                 if quantised {
-                    "Count on a log axis, so that single outliers stay visible; values are whole samples, each bar is centred on its value."
+                    "Count on a log axis, so that single outliers stay visible; values are whole samples and each bar spans the values it counts, half a sample either side (a one-sample bar is centred on its value)."
                 } else {
                     "Count on a log axis, so that single outliers stay visible."
                 },

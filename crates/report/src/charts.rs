@@ -440,23 +440,40 @@ fn rebin(b: &[Bucket], x: &Axis, n: usize) -> Vec<(f64, f64, f64)> {
         .collect()
 }
 
-/// Bars centred on quantised values: `(left, right, count)` in plot coordinates. A bar is one
-/// resolution wide (at least a visible sliver), never so wide that it touches its neighbour.
-fn centred_bars(vals: &[(f64, f64)], r: f64, x: &Axis, n: usize) -> Vec<(f64, f64, f64)> {
-    let pos: Vec<f64> = vals.iter().map(|&(v, _)| x.at(v)).collect();
-    let min_gap = pos
-        .windows(2)
-        .map(|w| (w[1] - w[0]).abs())
-        .filter(|g| *g > 0.0)
-        .fold(f64::INFINITY, f64::min);
-    let sliver = (x.hi - x.lo) / n as f64 * 0.3;
-    vals.iter()
-        .zip(&pos)
-        .map(|(&(v, count), &p)| {
-            let half = (x.at(v + r / 2.0) - p).max(sliver).min(min_gap * 0.45);
-            (x.clamp(p - half), x.clamp(p + half), count)
+/// Bars over the values of quantised buckets: `(left, right, count)` in plot coordinates.
+/// A bucket holding the values `a … z` (one sample apart) spans `[a − r/2, z + r/2]`, so a
+/// single value is a bar centred on it (drawn 90 % wide, to stay apart from its neighbour)
+/// and a reader reads real values at both edges. A bar narrower than a sliver of the axis is
+/// widened around its centre, but never past half-way to its neighbours.
+fn value_bars(vals: &[(f64, f64, f64)], r: f64, x: &Axis, n: usize) -> Vec<(f64, f64, f64)> {
+    let raw: Vec<(f64, f64)> = vals
+        .iter()
+        .map(|&(a, z, _)| {
+            let la = a - r / 2.0;
+            let la = if la > 0.0 { la } else { a.max(r) / 2.0 };
+            (x.at(la), x.at(z + r / 2.0))
         })
-        .collect()
+        .collect();
+    let sliver = (x.hi - x.lo) / n as f64 * 0.6;
+    let mut out = Vec::with_capacity(vals.len());
+    for (i, (&(a, z, count), &(l, h))) in vals.iter().zip(&raw).enumerate() {
+        let c = (l + h) / 2.0;
+        let mut half = (h - l) / 2.0;
+        if a == z {
+            half *= 0.9;
+        }
+        half = half.max(sliver / 2.0);
+        let mut left = c - half;
+        let mut right = c + half;
+        if i > 0 {
+            left = left.max((raw[i - 1].1 + l) / 2.0);
+        }
+        if let Some(next) = raw.get(i + 1) {
+            right = right.min((h + next.0) / 2.0);
+        }
+        out.push((x.clamp(left), x.clamp(right), count));
+    }
+    out
 }
 
 fn nonempty(b: &[Bucket]) -> impl Iterator<Item = &Bucket> {
@@ -474,28 +491,28 @@ pub fn histogram(sets: &[(String, Vec<Bucket>)], word: &str) -> Result<Option<Ch
 
 /// Like [`histogram`], with each set's value resolution (`resolution_ns`, one sample period).
 ///
-/// Sample-quantised data whose buckets are the resolution (see [`data::quantised`]) are drawn
-/// as bars centred on the one value each bucket holds, so that a reader reads the real value
-/// (a 3 µs pulse is a bar on 3 µs, not on the bucket centre 3.5 µs). When there are more
-/// distinct values than bins, they are re-binned by value; HDR buckets (no resolution, or
-/// buckets wider than it) are re-binned by their centre as before.
+/// Sample-quantised data on the sample grid (see [`data::quantised`]) are drawn as bars over
+/// the values each bucket holds, half a resolution either side: a bucket of one value is a bar
+/// centred on it, so that a reader reads the real value (a 3 µs pulse is a bar on 3 µs, not on
+/// the bucket centre 3.5 µs). With more buckets than bins they are re-binned by the centre of
+/// their values; HDR buckets (no resolution, or edges off the grid) by their centre as before.
 pub fn histogram_res(
     sets: &[(String, Vec<Bucket>, Option<f64>)],
     word: &str,
 ) -> Result<Option<Chart>, ReportError> {
-    // Per set: the quantised values and their resolution, when the buckets are the resolution.
-    type Quantised = Option<(Vec<(f64, f64)>, f64)>;
+    // Per set: the values each bucket can hold and the resolution, for data on a sample grid.
+    type Quantised = Option<(Vec<(f64, f64, f64)>, f64)>;
     let quant: Vec<Quantised> = sets
         .iter()
         .map(|(_, b, r)| Some((data::quantised(b, *r)?, (*r)?)))
         .collect();
-    // Value extents of what is drawn: a quantised value spans half a resolution either side.
+    // Value extents of what is drawn: quantised values span half a resolution either side.
     let mut spans: Vec<(f64, f64)> = Vec::new();
     for ((_, b, _), q) in sets.iter().zip(&quant) {
         match q {
-            Some((vals, r)) => spans.extend(vals.iter().map(|&(v, _)| {
-                let a = v - r / 2.0;
-                (if a > 0.0 { a } else { v.max(*r) / 2.0 }, v + r / 2.0)
+            Some((vals, r)) => spans.extend(vals.iter().map(|&(a, z, _)| {
+                let lo = a - r / 2.0;
+                (if lo > 0.0 { lo } else { a.max(*r) / 2.0 }, z + r / 2.0)
             })),
             None => spans.extend(nonempty(b).map(|k| {
                 (
@@ -520,15 +537,11 @@ pub fn histogram_res(
         .iter()
         .zip(&quant)
         .map(|((_, b, _), q)| match q {
-            Some((vals, r)) if vals.len() <= n => centred_bars(vals, *r, &x, n),
+            Some((vals, r)) if vals.len() <= n => value_bars(vals, *r, &x, n),
             Some((vals, _)) => {
                 let pts: Vec<Bucket> = vals
                     .iter()
-                    .map(|&(v, count)| Bucket {
-                        low: v,
-                        high: v,
-                        count,
-                    })
+                    .map(|&(low, high, count)| Bucket { low, high, count })
                     .collect();
                 rebin(&pts, &x, n)
             }
@@ -606,9 +619,9 @@ fn legend<'a>(names: impl Iterator<Item = &'a str>) -> Vec<(String, String)> {
 
 /// Latency against percentile (HdrHistogram-style log tail axis), from histogram buckets;
 /// exact percentiles from the summary, when given, are marked with dots. Each step is drawn at
-/// the value its bucket reaches: the bucket's one value for sample-quantised data (buckets
-/// no wider than `resolution_ns`), else its upper edge capped at the exact maximum, so the
-/// curve never shows a value above the true worst case.
+/// the largest value its bucket can hold: for sample-quantised data on the sample grid the
+/// last sample below the upper edge (the low edge of a one-sample bucket), else the upper
+/// edge; capped at the exact maximum, so the curve never shows a value above the worst case.
 pub fn cdf(
     sets: &[(String, Vec<Bucket>, Option<Stats>)],
     word: &str,
@@ -631,15 +644,16 @@ pub fn cdf(
         }
         let cap = total.log10().max(1.0);
         max_nines = max_nines.max(cap);
-        // The value each bucket reaches: for sample-quantised data the one value the bucket
-        // holds (its low edge), otherwise its upper edge (an upper bound); never above the
-        // exact maximum, nor below the exact minimum, when the summary gives them.
+        // The value each bucket reaches: for sample-quantised data on the sample grid the
+        // largest value it can hold (its low edge when it is one sample wide), otherwise its
+        // upper edge (an upper bound); never above the exact maximum, nor below the exact
+        // minimum, when the summary gives them.
         let stats = stats.as_ref();
         let max_v = stats.and_then(|s| s.max).filter(|v| v.is_finite());
         let min_v = stats.and_then(|s| s.min).filter(|v| v.is_finite());
         let vals: Vec<(f64, f64, f64)> = match data::quantised(b, stats.and_then(|s| s.resolution))
         {
-            Some(q) => q.iter().map(|&(v, c)| (v, v, c)).collect(),
+            Some(q) => q,
             None => nonempty(b)
                 .map(|k| (k.low.max(k.high / 2.0), k.high, k.count))
                 .collect(),

@@ -131,25 +131,28 @@ pub struct Bucket {
 }
 
 /// For sample-quantised data (every value a multiple of `res`, e.g. pulse widths from a
-/// capture at one sample per `res` ns) whose buckets are no wider than the resolution, each
-/// non-empty bucket `[low, high)` holds exactly one possible value: the multiple of `res` in
-/// it (normally its low edge). Returns those `(value, count)` pairs in bucket order, or `None`
-/// when the buckets are wider than the resolution (HDR buckets) or hold no multiple of it.
-pub fn quantised(b: &[Bucket], res: Option<f64>) -> Option<Vec<(f64, f64)>> {
+/// capture at one sample per `res` ns) whose buckets are on the sample grid (both edges whole
+/// multiples of `res`, as `latscope trace` writes them), the bucket `[low, high)` holds the
+/// values `low, low + res, …, high − res`. Returns, per non-empty bucket in order, the smallest
+/// and the largest value it can hold and its count; `None` when the resolution is unknown or
+/// any edge is off the grid (HDR buckets, interpolated times).
+pub fn quantised(b: &[Bucket], res: Option<f64>) -> Option<Vec<(f64, f64, f64)>> {
     let res = res.filter(|r| r.is_finite() && *r > 0.0)?;
-    let tol = res * 1e-6;
+    let on_grid = |x: f64| ((x / res) - (x / res).round()).abs() <= 1e-3;
     let mut out = Vec::new();
     for k in b.iter().filter(|k| k.count > 0.0) {
-        if k.high - k.low > res + tol {
+        if !on_grid(k.low) || !on_grid(k.high) || k.high - k.low < res * 0.999 {
             return None;
         }
-        let v = ((k.low - tol) / res).ceil() * res;
-        if !(v >= k.low - tol && v < k.high - tol) {
-            return None;
-        }
-        // The edge itself when it is the multiple (avoids float noise such as 2999.9999).
-        let v = if (v - k.low).abs() <= tol { k.low } else { v };
-        out.push((v, k.count));
+        let lo = (k.low / res).round() * res;
+        let hi = (k.high / res).round() * res - res;
+        // The edge itself when it is the value (no float noise such as 2999.9999).
+        let lo = if (lo - k.low).abs() <= res * 1e-3 {
+            k.low
+        } else {
+            lo
+        };
+        out.push((lo, hi.max(lo), k.count));
     }
     if out.is_empty() {
         None

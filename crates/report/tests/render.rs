@@ -493,3 +493,48 @@ fn markdown_escapes_html_in_every_cell() {
         "HTML escapes too"
     );
 }
+
+#[test]
+fn wide_quantised_buckets_reach_only_real_values() {
+    // Histogram bins several samples wide (long captures): [9 µs, 12 µs) holds 9, 10 and 11 µs,
+    // but the worst case is 9 µs. Neither the curve nor the bar may reach past it.
+    let doc = r#"{"kind":"trace","schema_version":1,"measurements":[{"name":"w","kind":"pulse",
+      "count":200,"min_ns":3000,"max_ns":9000,"p50_ns":5000,"p90_ns":9000,"p99_ns":9000,
+      "resolution_ns":1000,
+      "histogram":[{"low_ns":3000,"high_ns":6000,"count":100},{"low_ns":6000,"high_ns":9000,"count":50},
+        {"low_ns":9000,"high_ns":12000,"count":50}]}]}"#;
+    let page = render_html(&[Input::parse("w.json", doc).unwrap()], &Options::default()).unwrap();
+    let all = charts(&page);
+    let svg = &all.iter().find(|(n, _)| n == "cdf").unwrap().1;
+    let curve_top = attr_nums(svg, "polyline", "points")
+        .iter()
+        .flat_map(|p| p.chunks(2).map(|c| c[1]).collect::<Vec<_>>())
+        .fold(f64::INFINITY, f64::min);
+    let dot_top = attr_nums(svg, "circle", "cy")
+        .iter()
+        .flatten()
+        .fold(f64::INFINITY, |a, b| a.min(*b));
+    assert!(
+        (curve_top - dot_top).abs() <= 1.0,
+        "{curve_top} vs {dot_top}"
+    );
+    let svg = &all.iter().find(|(n, _)| n == "histogram").unwrap().1;
+    let ticks = x_ticks(svg);
+    let (v0, x0) = ticks[0];
+    let (v1, x1) = ticks[ticks.len() - 1];
+    let value_at = |px: f64| v0 + (px - x0) * (v1 - v0) / (x1 - x0);
+    let xs = attr_nums(svg, "rect", "x");
+    let ws = attr_nums(svg, "rect", "width");
+    let left = xs
+        .iter()
+        .map(|x| value_at(x[0]))
+        .fold(f64::INFINITY, f64::min);
+    let right = xs
+        .iter()
+        .zip(&ws)
+        .map(|(x, w)| value_at(x[0] + w[0]))
+        .fold(0.0, f64::max);
+    // Values 3 … 9 µs, each bar half a sample either side of its values.
+    assert!((left - 2.5).abs() < 0.1, "first bar starts at {left} µs");
+    assert!((right - 9.5).abs() < 0.1, "last bar ends at {right} µs");
+}
