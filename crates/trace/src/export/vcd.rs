@@ -6,8 +6,9 @@
 //! * the capture start (which may be negative: pre-trigger data) is kept in a
 //!   `$comment latscope start_ps=N $end` line that latscope's importer reads back;
 //! * names have whitespace, control characters and a word-initial `$` replaced by `_` (a VCD
-//!   reference may not contain spaces, and `$end`, `$var`, … would be read as keywords), then are made
-//!   unique by a `_2`, `_3`, … suffix, so that latscope reads back every channel it writes;
+//!   reference may not contain spaces, and `$end`, `$var`, … would be read as keywords), then
+//!   are made unique by a `_2`, `_3`, … suffix, so that latscope reads back every channel it
+//!   writes;
 //! * analog channels become `real` variables, one change per sample;
 //! * a final bare `#time` marks the capture end.
 
