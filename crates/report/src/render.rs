@@ -226,7 +226,8 @@ Charts are inline SVG: the page needs no network.</div></header>\n\
 
 /// Escapes text for Markdown (GitHub-flavoured, where raw HTML is rendered): `<`, `>`
 /// and `&` become entities so capture-controlled names cannot inject HTML into a CI
-/// comment, `|` cannot split a table cell and a newline cannot end a table row.
+/// comment, `[`, `]` and `` ` `` are backslash-escaped so a name cannot become a link, an
+/// image or a code span, `|` cannot split a table cell and a newline cannot end a table row.
 fn md_escape(s: &str) -> String {
     let mut o = String::with_capacity(s.len());
     for c in s.chars() {
@@ -235,6 +236,10 @@ fn md_escape(s: &str) -> String {
             '>' => o.push_str("&gt;"),
             '&' => o.push_str("&amp;"),
             '|' => o.push_str("\\|"),
+            // No links or images (`![x](https://tracker/)`) and no code spans from input text.
+            '[' => o.push_str("\\["),
+            ']' => o.push_str("\\]"),
+            '`' => o.push_str("\\`"),
             '\n' | '\r' => o.push(' '),
             c => o.push(c),
         }
