@@ -147,3 +147,65 @@ fn with_overheads_simulation_never_exceeds_rta() {
     }
     assert!(compared > 4000, "{compared}");
 }
+
+/// Tickless idle (seed 000): with a sleep state (safety margin 0 to 2 ticks, wake-up
+/// latency up to 1 ms), no simulated response exceeds the analysed WCRT. A task due at a
+/// timed wake-up is released when the CPU has woken (the stepped tick), so it is late
+/// by the wake-up latency the analysis charges, not by a whole tick (before that fix,
+/// set 0 already failed).
+///
+/// Not drawn here, because the analysis does not charge them yet (reported to the
+/// model's owner): a sleep-state switch part (the simulator charges its excess on the
+/// first switch after every wake-up, also when the margin covers the latency and the
+/// analysis charges no wake-up jitter), and interrupts (one arriving during a sleep
+/// runs up to the exit latency late, a release jitter the analysis does not give it).
+#[test]
+fn tickless_simulation_never_exceeds_rta() {
+    use latscope_model::overheads::tickless::SleepState;
+    let mut compared = 0;
+    let mut slept = 0;
+    for k in 0..300 {
+        let mut sys = generate(&freertos_template(), &spec(k, Picos::from_ms(1)), 1)
+            .expect("generated")
+            .remove(0);
+        let mut rng = ChaCha8Rng::seed_from_u64(5000 + k as u64);
+        let parts = vec![
+            (
+                "cpu_wake".to_string(),
+                Picos::from_us(rng.gen_range(10..=600)),
+            ),
+            (
+                "oscillator_restart".to_string(),
+                Picos::from_us(rng.gen_range(0..=400)),
+            ),
+        ];
+        sys.kernel.sleep_states = vec![SleepState {
+            name: "deep".into(),
+            parts,
+            safety_margin_ticks: rng.gen_range(0..=2),
+        }];
+        if k % 2 == 0 {
+            sys.kernel.task_selection = TaskSelection::Optimised;
+        }
+        let opts = AnalysisOptions::default();
+        let rep = simulate(&sys, k as u64);
+        slept += usize::from(rep.sleep.sleeps > 0);
+        for mode in [TickMode::Partitioned, TickMode::Pessimistic] {
+            for a in analyze_mode(&sys, &opts, mode) {
+                let s = rep.tasks.iter().find(|t| t.name == a.name).expect("task");
+                let (Some(w), Some(m)) = (a.wcrt_ps, s.max_response_ns) else {
+                    continue;
+                };
+                compared += 1;
+                let wns = w as f64 / 1000.0;
+                assert!(
+                    m <= wns,
+                    "set {k} ({mode:?}) task {}: simulated {m} ns > WCRT {wns} ns",
+                    a.name
+                );
+            }
+        }
+    }
+    assert!(compared > 1000, "{compared}");
+    assert!(slept > 200, "{slept}");
+}
