@@ -237,9 +237,114 @@ pub fn apply(sys: &mut System, target: Target, line: &Line) -> Result<(), ApplyE
     Ok(())
 }
 
+/// Why the fitted values could not be written into a TOML file's text.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum EditError {
+    #[error("not valid TOML: {0}")]
+    Parse(String),
+    #[error("`{0}` is not a table")]
+    NotATable(&'static str),
+}
+
+/// The `[kernel.costs]` keys [`apply`] sets for a target, with their current values.
+fn fitted_keys(sys: &System, target: Target) -> Vec<(&'static str, Picos)> {
+    match (target, &sys.kernel.costs) {
+        (Target::Tick, KernelCosts::Tick(c)) => vec![
+            ("tick_base", c.tick_base),
+            ("tick_per_release", c.tick_per_release),
+        ],
+        (Target::Switch, KernelCosts::Tick(c)) => vec![
+            ("switch_base", c.switch_base),
+            ("switch_per_level", c.switch_per_level),
+        ],
+        (Target::Insert, KernelCosts::Listscan(c)) => vec![
+            ("insert_base", c.insert_base),
+            ("insert_per_position", c.insert_per_position),
+        ],
+        _ => Vec::new(),
+    }
+}
+
+/// Writes the fitted keys of `sys` (after [`apply`]) into the TOML text the system was
+/// read from, changing nothing else: comments, the order of tables and keys, number
+/// formats and the other keys stay as the user wrote them (audit D11). A key that is
+/// present keeps its surrounding whitespace and trailing comment; a missing one is
+/// appended to `[kernel.costs]` (inline or not).
+pub fn update_toml_text(text: &str, sys: &System, target: Target) -> Result<String, EditError> {
+    let mut doc: toml_edit::DocumentMut = text
+        .parse()
+        .map_err(|e: toml_edit::TomlError| EditError::Parse(e.to_string()))?;
+    let kernel = doc
+        .entry("kernel")
+        .or_insert(toml_edit::table())
+        .as_table_like_mut()
+        .ok_or(EditError::NotATable("kernel"))?;
+    let costs = kernel
+        .entry("costs")
+        .or_insert(toml_edit::table())
+        .as_table_like_mut()
+        .ok_or(EditError::NotATable("kernel.costs"))?;
+    for (key, v) in fitted_keys(sys, target) {
+        let mut new = toml_edit::Value::from(crate::system::format_exact(v));
+        match costs.get_mut(key).and_then(|i| i.as_value_mut()) {
+            Some(old) => {
+                *new.decor_mut() = old.decor().clone();
+                *old = new;
+            }
+            None => {
+                costs.insert(key, toml_edit::Item::Value(new));
+            }
+        }
+    }
+    Ok(doc.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Audit D11: only the fitted keys change; comments, order and formats stay.
+    #[test]
+    fn update_toml_text_keeps_the_rest() {
+        let text = "# provenance: seed 001\n[platform]\ncpu_hz = 84_000_000 # M4\n\n\
+                    [kernel]\ntick_hz = 1000\n[kernel.costs]\n# measured\n\
+                    tick_base = \"1us\"   # old\nswitch_base = \"1.5us\"\n\
+                    switch_per_level = \"0.72us\"\n\n\
+                    [[task]]\nname = \"a\"\nperiod = \"1ms\"\nwcet = \"1us\"\npriority = 1\n";
+        let mut sys = System::from_toml_str(text, "x.toml").unwrap();
+        let line = Line {
+            intercept_ns: 1500.0,
+            slope_ns: 5907.0,
+        };
+        apply(&mut sys, Target::Tick, &line).unwrap();
+        let out = update_toml_text(text, &sys, Target::Tick).unwrap();
+        let want = text
+            .replace(
+                "tick_base = \"1us\"   # old",
+                "tick_base = \"1.5us\"   # old",
+            )
+            .replace(
+                "switch_per_level = \"0.72us\"\n",
+                "switch_per_level = \"0.72us\"\ntick_per_release = \"5.907us\"\n",
+            );
+        assert_eq!(out, want);
+        let back = System::from_toml_str(&out, "x.toml").unwrap();
+        assert_eq!(back.kernel.costs, sys.kernel.costs);
+        // Inline cost tables are edited in place too.
+        let inline = "[platform]\ncpu_hz = 84_000_000\n[kernel]\ntick_hz = 1000\n\
+                      costs = { tick_base = \"1us\", tick_per_release = \"2us\" }\n\
+                      [[task]]\nname = \"a\"\nperiod = \"1ms\"\nwcet = \"1us\"\npriority = 1\n";
+        let mut sys = System::from_toml_str(inline, "y.toml").unwrap();
+        apply(&mut sys, Target::Tick, &line).unwrap();
+        let out = update_toml_text(inline, &sys, Target::Tick).unwrap();
+        assert_eq!(
+            out,
+            inline.replace(
+                "{ tick_base = \"1us\", tick_per_release = \"2us\" }",
+                "{ tick_base = \"1.5us\", tick_per_release = \"5.907us\" }"
+            )
+        );
+    }
 
     fn s(pts: &[(f64, f64)]) -> Vec<Sample> {
         pts.iter()

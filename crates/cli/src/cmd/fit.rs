@@ -3,7 +3,9 @@
 //! Logic: `latscope_model::fit`.
 
 use anyhow::Context;
-use latscope_model::fit::{apply, fit, sample_from_trace_json, samples_from_csv, Target, XColumn};
+use latscope_model::fit::{
+    apply, fit, sample_from_trace_json, samples_from_csv, update_toml_text, Target, XColumn,
+};
 use latscope_model::System;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -179,8 +181,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let is_json = dest
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+        let src_is_json = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"));
         let text = if is_json {
             sys.to_json_string() + "\n"
+        } else if !src_is_json {
+            // Only the fitted keys change; the user's comments and order stay (audit D11).
+            let orig = std::fs::read_to_string(path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            update_toml_text(&orig, &sys, target)
+                .with_context(|| format!("updating {}", path.display()))?
         } else {
             sys.to_toml_string()
         };
