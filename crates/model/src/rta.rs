@@ -329,6 +329,9 @@ struct Prep {
     tick_per_release: Picos,
     tick_pessimistic: Picos,
     blocking_cs: Picos,
+    /// The highest priority shared by two or more tasks: round-robin switches at that
+    /// level interfere with every task at or below it.
+    max_shared_level: Option<u32>,
 }
 
 /// `ceil(a / b)` for `b > 0` (0 for `a <= 0`), exact: a floating-point guess from the
@@ -509,6 +512,15 @@ fn prepare(sys: &System, opts: &AnalysisOptions) -> Prep {
         tick_per_release,
         tick_pessimistic,
         blocking_cs,
+        max_shared_level: {
+            let mut prios: Vec<u32> = sys.tasks.iter().map(|t| t.priority).collect();
+            prios.sort_unstable();
+            prios
+                .windows(2)
+                .filter(|w| w[0] == w[1])
+                .map(|w| w[0])
+                .max()
+        },
     }
 }
 
@@ -541,13 +553,11 @@ fn analyse_task(
     let mut ents: Vec<Entity> = Vec::with_capacity(sys.tasks.len() + sys.interrupts.len() + 1);
     let partitioned = mode == TickMode::Partitioned;
     let sw1 = switch_at(sys, opts, p.l, 1);
-    let mut has_peer = false;
     for (j, o) in sys.tasks.iter().enumerate() {
         if j == i {
             continue;
         }
         let hp = o.priority >= prio;
-        has_peer |= o.priority == prio;
         let tick = if partitioned && p.tick_released[j] {
             p.tick_per_release.0
         } else {
@@ -596,6 +606,10 @@ fn analyse_task(
     } else {
         p.tick_pessimistic
     };
+    // Time slicing switches among equal priorities at or above this task's level run in
+    // its window too (at most one per tick): audit reproduction r5/33.toml, where t0 and
+    // t1 share priority 4 and the rotation between them delayed t2 and t3.
+    let has_peer = p.max_shared_level.is_some_and(|l| l >= prio);
     let slice = if ov && sys.kernel.time_slicing && has_peer {
         sw1.0
     } else {

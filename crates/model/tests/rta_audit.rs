@@ -185,3 +185,61 @@ releases="t0"
     // 1 us handler + 269 cycles of path, once in t1's window.
     assert!((t1.breakdown.interrupts_ns - (1_000.0 + 269.0 / 0.084)).abs() < 0.01);
 }
+
+/// Reproduction r5/33.toml (found re-checking D13): t0 and t1 share priority 4 with time
+/// slicing on, so the tick rotates between them and each rotation is a switch in the
+/// window of the lower tasks t2 and t3 (simulated 13.228 ms and 15.979 ms; the
+/// analysis charged the slicing switches only to tasks with a peer of their own).
+#[test]
+fn time_slicing_above_interferes() {
+    let text = r#"
+[platform]
+cpu_hz = 84_000_000
+irq_entry_cycles = 0
+[kernel]
+tick_hz = 1000
+model="irqpath"
+time_slicing = true
+[kernel.costs]
+tick="2us"
+switch="1us"
+warm = { prologue = "14 cycles", send = "203 cycles", dispatch = "52 cycles" }
+[[task]]
+name="t0"
+min_interarrival="40000us"
+wcet="4394us"
+priority=4
+[[task]]
+name="t1"
+period="40000us"
+wcet="4394us"
+priority=4
+[[task]]
+name="t2"
+period="40000us"
+wcet="4394us"
+priority=3
+[[task]]
+name="t3"
+period="25000us"
+wcet="2746us"
+priority=2
+[[interrupt]]
+name="irq0"
+min_interarrival="40000us"
+wcet="3us"
+priority=2
+releases="t0"
+"#;
+    let r = analyze(&sys(text), &AnalysisOptions::default());
+    let get = |n: &str| {
+        r.tasks
+            .iter()
+            .find(|t| t.name == n)
+            .unwrap()
+            .wcrt_ns
+            .unwrap()
+    };
+    assert!(get("t2") >= 13_228_202.382, "{}", get("t2"));
+    assert!(get("t3") >= 15_979_202.382, "{}", get("t3"));
+}
