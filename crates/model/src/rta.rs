@@ -332,6 +332,10 @@ struct Prep {
     /// The highest priority shared by two or more tasks: round-robin switches at that
     /// level interfere with every task at or below it.
     max_shared_level: Option<u32>,
+    /// Release jitter of interrupt handlers: an interrupt arriving while the CPU sleeps
+    /// runs its handler only after the whole exit latency (docs/simulator.md, tickless),
+    /// so its handler can run closer to the next one than `min_interarrival`.
+    irq_jitter: Picos,
 }
 
 /// `ceil(a / b)` for `b > 0` (0 for `a <= 0`), exact: a floating-point guess from the
@@ -512,6 +516,7 @@ fn prepare(sys: &System, opts: &AnalysisOptions) -> Prep {
         tick_per_release,
         tick_pessimistic,
         blocking_cs,
+        irq_jitter: if ov { max_wake } else { Picos::ZERO },
         max_shared_level: {
             let mut prios: Vec<u32> = sys.tasks.iter().map(|t| t.priority).collect();
             prios.sort_unstable();
@@ -645,7 +650,7 @@ fn analyse_task(
             inv: 0.0,
             rate: 0.0,
             jterm: 0.0,
-            jitter: 0,
+            jitter: p.irq_jitter.0,
             work: (x.wcet + p.l + irq_path).0,
             switch: 0,
             tick: 0,
