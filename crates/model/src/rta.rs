@@ -633,6 +633,25 @@ fn analyse_task(
             attr: Attr::Tick,
         });
     }
+    // Tickless: a wake-up with a task due processes the pending tick at once
+    // (vTaskStepTick + xPendedTicks; simulator engine, FrameKind::Wake), one tick off the
+    // grid at the start of the window, on top of the grid's ticks. The CPU does not sleep
+    // while the window's work is pending, so it happens at most once per window: a
+    // one-shot entity charging a whole pessimistic tick (in both modes, so the
+    // partitioned bound stays at or below the pessimistic one).
+    if ov && !sys.kernel.sleep_states.is_empty() && p.tick_pessimistic.0 > 0 {
+        ents.push(Entity {
+            period: i64::MAX / 4,
+            inv: 0.0,
+            rate: 0.0,
+            jterm: 0.0,
+            jitter: 0,
+            work: 0,
+            switch: 0,
+            tick: p.tick_pessimistic.0,
+            attr: Attr::Tick,
+        });
+    }
     // Interrupt-path kernel (seed 004): every handler also runs the prologue, the
     // message send and the ready-queue dispatch in interrupt context, so they interfere
     // like the handler's WCET (docs/simulator.md section 1; audit D13).
