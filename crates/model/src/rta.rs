@@ -336,6 +336,9 @@ struct Prep {
     /// runs its handler only after the whole exit latency (docs/simulator.md, tickless),
     /// so its handler can run closer to the next one than `min_interarrival`.
     irq_jitter: Picos,
+    /// What every interrupt handler runs besides its WCET and `L` (irqpath: prologue,
+    /// send and dispatch, and the stage's entry above `L`).
+    irq_path: Picos,
 }
 
 /// `ceil(a / b)` for `b > 0` (0 for `a <= 0`), exact: a floating-point guess from the
@@ -517,6 +520,14 @@ fn prepare(sys: &System, opts: &AnalysisOptions) -> Prep {
         tick_pessimistic,
         blocking_cs,
         irq_jitter: if ov { max_wake } else { Picos::ZERO },
+        irq_path: match (&sys.kernel.costs, ov) {
+            (KernelCosts::Irqpath(c), true) => {
+                let st = c.stage(cold);
+                let entry_extra = st.entry.map_or(Picos::ZERO, |e| Picos((e - l).0.max(0)));
+                entry_extra + st.prologue + st.send + st.dispatch
+            }
+            _ => Picos::ZERO,
+        },
         max_shared_level: {
             let mut prios: Vec<u32> = sys.tasks.iter().map(|t| t.priority).collect();
             prios.sort_unstable();
@@ -655,14 +666,7 @@ fn analyse_task(
     // Interrupt-path kernel (seed 004): every handler also runs the prologue, the
     // message send and the ready-queue dispatch in interrupt context, so they interfere
     // like the handler's WCET (docs/simulator.md section 1; audit D13).
-    let irq_path = match (&sys.kernel.costs, ov) {
-        (KernelCosts::Irqpath(c), true) => {
-            let st = c.stage(sys.platform.cache.assume == crate::system::CacheState::Cold);
-            let entry_extra = st.entry.map_or(Picos::ZERO, |e| Picos((e - p.l).0.max(0)));
-            entry_extra + st.prologue + st.send + st.dispatch
-        }
-        _ => Picos::ZERO,
-    };
+    let irq_path = p.irq_path;
     for x in &sys.interrupts {
         ents.push(Entity {
             period: x.min_interarrival.0,
@@ -1100,7 +1104,7 @@ pub fn analyze(sys: &System, opts: &AnalysisOptions) -> AnalysisResult {
     let utilisation_interrupts: f64 = sys
         .interrupts
         .iter()
-        .map(|x| u(x.wcet + p.l, x.min_interarrival))
+        .map(|x| u(x.wcet + p.l + p.irq_path, x.min_interarrival))
         .sum::<f64>()
         + 0.0; // an empty f64 sum is -0.0
     let utilisation_tick_pessimistic = u(p.tick_pessimistic, p.tick);
