@@ -76,33 +76,36 @@ impl Picos {
     }
 }
 
+// Arithmetic saturates: a sum past ±106 days of picoseconds (a system file with absurd
+// but individually valid costs) becomes "as large as representable", which every
+// consumer treats as unbounded, instead of wrapping to a negative duration or panicking.
 impl std::ops::Add for Picos {
     type Output = Picos;
     fn add(self, o: Picos) -> Picos {
-        Picos(self.0 + o.0)
+        Picos(self.0.saturating_add(o.0))
     }
 }
 impl std::ops::Sub for Picos {
     type Output = Picos;
     fn sub(self, o: Picos) -> Picos {
-        Picos(self.0 - o.0)
+        Picos(self.0.saturating_sub(o.0))
     }
 }
 impl std::ops::AddAssign for Picos {
     fn add_assign(&mut self, o: Picos) {
-        self.0 += o.0
+        self.0 = self.0.saturating_add(o.0)
     }
 }
 impl std::ops::Add for Nanos {
     type Output = Nanos;
     fn add(self, o: Nanos) -> Nanos {
-        Nanos(self.0 + o.0)
+        Nanos(self.0.saturating_add(o.0))
     }
 }
 impl std::ops::Sub for Nanos {
     type Output = Nanos;
     fn sub(self, o: Nanos) -> Nanos {
-        Nanos(self.0 - o.0)
+        Nanos(self.0.saturating_sub(o.0))
     }
 }
 
@@ -425,6 +428,18 @@ mod tests {
         assert_eq!(parse_frequency_hz("1m").unwrap(), 1_000_000);
         assert_eq!(parse_frequency_hz("12.5 MHz").unwrap(), 12_500_000);
         assert!(parse_frequency_hz("fast").is_err());
+    }
+
+    #[test]
+    fn arithmetic_saturates_instead_of_wrapping() {
+        let big = Picos(i64::MAX - 5);
+        assert_eq!(big + Picos(10), Picos::MAX);
+        assert_eq!(Picos(i64::MIN + 1) - Picos(10), Picos(i64::MIN));
+        let mut a = big;
+        a += Picos(100);
+        assert_eq!(a, Picos::MAX);
+        assert_eq!(Nanos(i64::MAX) + Nanos(1), Nanos(i64::MAX));
+        assert_eq!(Picos(3) + Picos(4), Picos(7));
     }
 
     #[test]
