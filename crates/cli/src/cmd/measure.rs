@@ -381,12 +381,22 @@ fn print_header(plan: &Plan, eff: &latscope_measure::engine::Effective, ui: &Ui)
     }
     if let Some((lo, hi, n)) = plan.sweep {
         let pts = plan.sweep_schedule();
+        // Each point runs at least two periods, so long sleeps can stretch the run past
+        // --duration: say how long it will really take.
+        let total_ns: f64 = pts
+            .iter()
+            .map(|(iv, st)| match st {
+                settings::Stop::Duration(d) => *d as f64,
+                settings::Stop::Loops(l) => *l as f64 * *iv as f64,
+            })
+            .sum();
         println!(
-            "  sweep {}..{} in {} points ({} requested)",
+            "  sweep {}..{} in {} points ({} requested), about {} in all",
             fmt_ns(lo as f64),
             fmt_ns(hi as f64),
             pts.len(),
-            n
+            n,
+            fmt_ns(total_ns)
         );
     }
     if let Some(c) = plan.compare_load {
