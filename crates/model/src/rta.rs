@@ -34,8 +34,9 @@ pub struct AnalysisOptions {
     /// lateness, kernel critical sections). Interrupt handlers' own WCETs and the
     /// application's blocking are always charged.
     pub overheads: bool,
-    /// Model the tick-driven release delay of periodic tasks whose period or offset is
-    /// not a multiple of the tick period.
+    /// Model the tick-driven release delay of tick-released tasks: one tick on top of
+    /// the jitter when the period or offset is not a whole number of ticks, else the
+    /// jitter rounded up to whole ticks.
     pub tick_release_delay: bool,
     /// Stop analysing a task as soon as its response time exceeds its deadline (its
     /// `wcrt` is then reported as unknown).

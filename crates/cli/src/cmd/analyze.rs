@@ -42,8 +42,9 @@ pub struct Args {
     /// blocking are still charged
     #[arg(long)]
     pub no_overheads: bool,
-    /// Do not add the tick-driven release delay (one tick of jitter for periodic tasks
-    /// whose period or offset is not a multiple of the tick period)
+    /// Do not add the tick-driven release delay (tick-released tasks: one tick on top of
+    /// the jitter when the period or offset is not a whole number of ticks, else the
+    /// jitter rounded up to whole ticks)
     #[arg(long)]
     pub no_release_delay: bool,
     /// Stop analysing a task once its response time passes its deadline (faster on
