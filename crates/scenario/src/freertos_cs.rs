@@ -48,13 +48,7 @@ pub(crate) const TABLE4: [(u32, f64, &[Pair]); 5] = [
 ];
 
 pub(crate) fn system() -> Result<System, ScenarioError> {
-    System::from_toml_str(SYSTEM, "scenarios/freertos-context-switch/system.toml").map_err(|e| {
-        ScenarioError::Bundled {
-            scenario: NAME,
-            file: "system.toml",
-            message: e.to_string(),
-        }
-    })
+    crate::load_system(NAME, SYSTEM)
 }
 
 pub fn run(opts: &Options) -> Result<Outcome, ScenarioError> {

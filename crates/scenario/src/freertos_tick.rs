@@ -17,13 +17,7 @@ const NAME: &str = "freertos-tick";
 pub(crate) const SYSTEM: &str = include_str!("../../../scenarios/freertos-tick/system.toml");
 
 pub(crate) fn system() -> Result<System, ScenarioError> {
-    System::from_toml_str(SYSTEM, "scenarios/freertos-tick/system.toml").map_err(|e| {
-        ScenarioError::Bundled {
-            scenario: NAME,
-            file: "system.toml",
-            message: e.to_string(),
-        }
-    })
+    crate::load_system(NAME, SYSTEM)
 }
 
 pub fn run(opts: &Options) -> Result<Outcome, ScenarioError> {

@@ -20,13 +20,7 @@ const NAME: &str = "k4perf";
 pub(crate) const SYSTEM: &str = include_str!("../../../scenarios/k4perf/system.toml");
 
 pub(crate) fn system() -> Result<System, ScenarioError> {
-    System::from_toml_str(SYSTEM, "scenarios/k4perf/system.toml").map_err(|e| {
-        ScenarioError::Bundled {
-            scenario: NAME,
-            file: "system.toml",
-            message: e.to_string(),
-        }
-    })
+    crate::load_system(NAME, SYSTEM)
 }
 
 /// Cycles the handler spends from its first useful instruction to the GPIO write

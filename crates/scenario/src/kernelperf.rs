@@ -7,7 +7,7 @@
 
 use crate::{run_err, Info, Options, Outcome, Row, ScenarioError};
 use latscope_core::Picos;
-use latscope_model::system::{KernelCosts, System};
+use latscope_model::system::KernelCosts;
 
 pub const INFO: Info = Info {
     name: "kernelperf",
@@ -40,13 +40,7 @@ fn us(p: Picos) -> f64 {
 }
 
 pub fn run(opts: &Options) -> Result<Outcome, ScenarioError> {
-    let sys = System::from_toml_str(SYSTEM, "scenarios/kernelperf/system.toml").map_err(|e| {
-        ScenarioError::Bundled {
-            scenario: NAME,
-            file: "system.toml",
-            message: e.to_string(),
-        }
-    })?;
+    let sys = crate::load_system(NAME, SYSTEM)?;
     let KernelCosts::Listscan(c) = sys.kernel.costs else {
         return Err(run_err(NAME)("system.toml does not use the listscan model"));
     };

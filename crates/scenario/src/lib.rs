@@ -173,6 +173,19 @@ impl Outcome {
     }
 }
 
+/// Parses a bundled system description (compiled in from `scenarios/NAME/system.toml`).
+fn load_system(
+    scenario: &'static str,
+    text: &str,
+) -> Result<latscope_model::system::System, ScenarioError> {
+    let path = format!("scenarios/{scenario}/system.toml");
+    latscope_model::system::System::from_toml_str(text, &path).map_err(|e| ScenarioError::Bundled {
+        scenario,
+        file: "system.toml",
+        message: e.to_string(),
+    })
+}
+
 /// Converts any error into a scenario run error.
 fn run_err<E: std::fmt::Display>(scenario: &'static str) -> impl Fn(E) -> ScenarioError {
     move |e| ScenarioError::Run {

@@ -260,9 +260,15 @@ pub(crate) fn freertos_cs(
     Ok(())
 }
 
-/// Largest time from an interrupt's arrival to the start of the task it releases, taken
-/// as the released task's worst response minus its own execution time.
-fn irq_to_task_us(rep: &latscope_sim::SimReport, sys: &System, task: &str) -> f64 {
+/// Time from the event (tick or interrupt) that releases `task` to its start, taken as a
+/// response-time statistic of the task minus its own execution time: the worst case
+/// (`max_response_ns`) or the median.
+fn release_to_start_us(
+    rep: &latscope_sim::SimReport,
+    sys: &System,
+    task: &str,
+    median: bool,
+) -> f64 {
     let wcet = sys
         .tasks
         .iter()
@@ -272,26 +278,23 @@ fn irq_to_task_us(rep: &latscope_sim::SimReport, sys: &System, task: &str) -> f6
     rep.tasks
         .iter()
         .find(|t| t.name == task)
-        .and_then(|t| t.max_response_ns)
+        .and_then(|t| {
+            if median {
+                t.response.p50_ns
+            } else {
+                t.max_response_ns
+            }
+        })
         .map(|r| (r - wcet) / 1e3)
         .unwrap_or(f64::NAN)
 }
 
-/// Median time from the event (tick or interrupt) that releases `task` to its start
-/// (response minus WCET).
+fn irq_to_task_us(rep: &latscope_sim::SimReport, sys: &System, task: &str) -> f64 {
+    release_to_start_us(rep, sys, task, false)
+}
+
 fn typical_tick_to_task_us(rep: &latscope_sim::SimReport, sys: &System, task: &str) -> f64 {
-    let wcet = sys
-        .tasks
-        .iter()
-        .find(|t| t.name == task)
-        .map(|t| t.wcet.as_ns_f64())
-        .unwrap_or(f64::NAN);
-    rep.tasks
-        .iter()
-        .find(|t| t.name == task)
-        .and_then(|t| t.response.p50_ns)
-        .map(|r| (r - wcet) / 1e3)
-        .unwrap_or(f64::NAN)
+    release_to_start_us(rep, sys, task, true)
 }
 
 fn max_response_us(rep: &latscope_sim::SimReport, task: &str) -> f64 {
