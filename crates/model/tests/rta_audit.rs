@@ -338,3 +338,45 @@ releases = "t0"
     // Two ticks of 2 us + L (12 cycles at 84 MHz).
     assert!((t1.breakdown.tick_ns - 2.0 * (2_000.0 + 12_000.0 / 84.0)).abs() < 0.01);
 }
+
+/// docs/simulator.md section 7 (gap left by the tickless cross-check): the first switch
+/// after a wake-up costs the sleep state's switch part (6.6 us here), even when the
+/// safety margin hides the rest of the wake-up latency. It is charged once per window.
+#[test]
+fn tickless_wake_up_switch_is_charged() {
+    let text = r#"
+[platform]
+cpu_hz = 84_000_000
+irq_entry_cycles = 12
+[kernel]
+tick_hz = 1000
+[kernel.costs]
+tick_base = "2us"
+tick_per_release = "3us"
+switch_base = "1.5us"
+switch_per_level = "0.5us"
+[[kernel.sleep_state]]
+name = "stop"
+safety_margin_ticks = 1
+parts = { cpu_wake = "80us", oscillator_restart = "200us", context_switch = "6.6us" }
+[[task]]
+name = "a"
+period = "5ms"
+wcet = "100us"
+priority = 2
+"#;
+    let s = sys(text);
+    let with = analyze(&s, &AnalysisOptions::default());
+    let a = &with.tasks[0];
+    // Margin 1 tick covers the 286.6 us wake-up: no lateness.
+    assert_eq!(a.jitter.tickless_ns, 0.0);
+    // Own switches: in (L + 1.5 us) and out to idle (two levels: L + 1.5 + 0.5 us),
+    // plus the 6.6 us wake-up switch.
+    let l = 12_000.0 / 84.0;
+    let own = (l + 1_500.0) + (l + 1_500.0 + 500.0);
+    assert!(
+        (a.breakdown.context_switch_ns - (own + 6_600.0)).abs() < 0.01,
+        "{}",
+        a.breakdown.context_switch_ns
+    );
+}
