@@ -444,3 +444,105 @@ fn convert_usage_reads_inputs_then_output() {
         "{out}"
     );
 }
+
+/// JSON report of `latscope trace ARGS --json -`.
+fn trace_json(args: &[&str]) -> serde_json::Value {
+    let (rc, out, err) = run(&[&["trace"], args, &["--json", "-"]].concat());
+    assert_eq!(rc, 0, "{args:?}: {err}");
+    serde_json::from_str(&out).unwrap()
+}
+
+/// The figures of a measurement, without its name/definition (which contain the index).
+fn figures(m: &serde_json::Value) -> serde_json::Value {
+    let mut m = m.clone();
+    let o = m.as_object_mut().unwrap();
+    for k in ["name", "definition", "channel", "channels"] {
+        o.remove(k);
+    }
+    m
+}
+
+/// D28: with several input files, `#N` counts over the merged capture and the channel it
+/// names is decoded, whatever else is requested.
+#[test]
+fn merged_inputs_channel_by_index_is_decoded() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("copy.sr");
+    std::fs::copy(fx("demo8.sr"), &copy).unwrap();
+    let copy = copy.display().to_string();
+    let d8 = fx("demo8.sr");
+    for (merged, alone) in [
+        (["--pulse", "#9"], ["--pulse", "#1"]),
+        (["--busy", "#10,window=1ms"], ["--busy", "#2,window=1ms"]),
+    ] {
+        let one = trace_json(&[&copy, alone[0], alone[1]]);
+        let m1 = &one["measurements"][0];
+        assert!(m1["count"].as_u64().unwrap() > 0, "{m1}");
+        let both = trace_json(&[&d8, &copy, merged[0], merged[1]]);
+        assert_eq!(figures(&both["measurements"][0]), figures(m1), "{merged:?}");
+        let ch = &both["capture"]["channels"][merged[1][1..]
+            .split(',')
+            .next()
+            .unwrap()
+            .parse::<usize>()
+            .unwrap()];
+        assert!(
+            ch["edges"].as_u64().unwrap() > 0 && ch["decoded"] == true,
+            "{ch}"
+        );
+        // other channels requested as well: the same figures
+        let more = trace_json(&[&d8, &copy, merged[0], merged[1], "--pulse", "#0"]);
+        assert_eq!(
+            figures(
+                more["measurements"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|m| m["name"]
+                        .as_str()
+                        .unwrap()
+                        .starts_with(merged[1].split(',').next().unwrap()))
+                    .unwrap()
+            ),
+            figures(m1),
+            "{merged:?} + D0"
+        );
+        // a channel nobody asked for is listed as not decoded
+        assert_eq!(both["capture"]["channels"][3]["decoded"], false);
+    }
+    let both = trace_json(&[&d8, &copy, "--latency", "#0->#9"]);
+    assert!(both["measurements"][0]["count"].as_u64().unwrap() > 0);
+    // a VCD (2 channels) before a sigrok session: '#3' is the session's '#1'
+    let t1 = write(&dir, "t1.vcd", T1_VCD);
+    let d16 = fx("demo16.sr");
+    let one = trace_json(&[&d16, "--pulse", "#1"]);
+    let m1 = &one["measurements"][0];
+    assert!(m1["count"].as_u64().unwrap() > 0, "{m1}");
+    let both = trace_json(&[&t1, &d16, "--pulse", "#3"]);
+    // the merged sample rate is unknown (the VCD states none): compare the statistics
+    for k in [
+        "count",
+        "min_ns",
+        "max_ns",
+        "mean_ns",
+        "p50_ns",
+        "p99_ns",
+        "max_at_ns",
+    ] {
+        assert_eq!(both["measurements"][0][k], m1[k], "{k}");
+    }
+    assert_eq!(both["capture"]["samplerate_hz"], serde_json::Value::Null);
+}
+
+/// D28 (note): captures with different sample rates are not merged under one resolution.
+#[test]
+fn merging_different_sample_rates_is_refused() {
+    let (rc, _, err) = run(&["trace", &fx("demo8.sr"), &fx("demo16.sr"), "--pulse", "D0"]);
+    assert_eq!(rc, 2, "{err}");
+    assert!(
+        err.contains("different sample rates")
+            && err.contains("demo8.sr is sampled at 1 MHz")
+            && err.contains("demo16.sr at 2 MHz"),
+        "{err}"
+    );
+}

@@ -117,6 +117,15 @@ impl Report {
         self.capture = CaptureInfo::with_decoded(cap, &self.capture.format, Some(decoded));
     }
 
+    /// Marks each channel as decoded or not, one flag per channel of `cap` (as
+    /// [`crate::import::Merged::decoded`] gives them).
+    pub fn set_decoded_flags(&mut self, cap: &Capture, decoded: &[bool]) {
+        self.capture = CaptureInfo::with_decoded(cap, &self.capture.format, None);
+        for (c, d) in self.capture.channels.iter_mut().zip(decoded) {
+            c.decoded = *d;
+        }
+    }
+
     /// Human-readable summary.
     pub fn text(&self) -> String {
         let c = &self.capture;

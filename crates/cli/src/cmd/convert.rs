@@ -9,21 +9,28 @@ use std::process::ExitCode;
 /// Convert a capture to VCD (one change per line), latscope's compact .lscap format or
 /// Perfetto / Chrome trace-event JSON.
 #[derive(clap::Args, Debug)]
-#[command(after_help = "\
+#[command(
+    override_usage = "latscope convert [OPTIONS] <IN>... <OUT>",
+    after_help = "\
+Arguments:
+  <IN>...  Input capture file(s); several are merged (e.g. one Saleae binary file per
+           channel)
+  <OUT>    Output file; its extension picks the format unless --to is given
+Options may come anywhere, also between the inputs and OUT.
+
 The output format follows OUT's extension (.vcd, .lscap, .json) unless --to is given.
 
 Examples:
   latscope convert cap.sr cap.vcd            # open in GTKWave
   latscope convert cap.sr cap.json           # open in https://ui.perfetto.dev
-  latscope convert digital_0.bin digital_1.bin --to native both.lscap")]
+  latscope convert digital_0.bin digital_1.bin --to native both.lscap"
+)]
 pub struct Args {
-    /// Input capture file(s); several inputs are merged (e.g. one Saleae binary file per
-    /// channel)
-    #[arg(required = true, num_args = 1.., value_name = "IN")]
-    pub inputs: Vec<PathBuf>,
-    /// Output file; its extension picks the format unless --to is given
-    #[arg(required = true, value_name = "OUT")]
-    pub out: PathBuf,
+    /// Input capture file(s) then the output file (the last path), listed in the
+    /// "Arguments" section below: one positional, so that options may also sit between the
+    /// inputs and OUT
+    #[arg(required = true, num_args = 1.., value_name = "IN... OUT", hide = true)]
+    pub paths: Vec<PathBuf>,
     #[command(flatten)]
     pub input: InputArgs,
     /// Output format: vcd, native (.lscap), perfetto (.json)
@@ -32,7 +39,14 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> Result<ExitCode> {
-    let (ins, out) = (&a.inputs, &a.out);
+    // The last path is OUT: one positional, so options may sit between inputs and OUT.
+    let (out, ins) = match a.paths.split_last() {
+        Some((out, ins)) if !ins.is_empty() => (out, ins),
+        _ => anyhow::bail!(
+            "convert needs at least one input file and then the output file: \
+             latscope convert [OPTIONS] <IN>... <OUT>"
+        ),
+    };
     let fmt = match &a.to {
         Some(t) => OutFormat::parse(t)
             .with_context(|| format!("--to '{t}': unknown output format (vcd, native, perfetto)"))?,
@@ -43,7 +57,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
             )
         })?,
     };
-    let (cap, _) = a.input.load(ins, None)?;
+    let (cap, _, _) = a.input.load(ins, None)?;
     let f = std::fs::File::create(out).with_context(|| out.display().to_string())?;
     let r = match fmt {
         OutFormat::Vcd => export::vcd::write(&cap, f),

@@ -71,30 +71,33 @@ impl InputArgs {
         })
     }
 
-    /// Opens every file and merges them (one Saleae binary file per channel).
+    /// Opens every file and merges them (one Saleae binary file per channel). `only`:
+    /// the channels (names or `#N` over the merged capture) whose edges are needed;
+    /// None = all. Returns the capture, the format name(s) and which channels were
+    /// decoded.
     pub fn load(
         &self,
         files: &[PathBuf],
         only: Option<Vec<String>>,
-    ) -> Result<(latscope_core::capture::Capture, String)> {
+    ) -> Result<(latscope_core::capture::Capture, String, Vec<bool>)> {
         let mut opts = self.options()?;
         opts.only_channels = only;
-        let mut caps = Vec::new();
+        let mut inputs = Vec::new();
         let mut fmts = Vec::new();
         for f in files {
             let fmt = match opts.format {
                 Some(x) => x,
                 None => detect_file(f)?,
             };
-            let o = Options {
-                format: Some(fmt),
-                ..opts.clone()
-            };
-            caps.push(import::open(f, &o)?);
+            inputs.push((f.as_path(), fmt));
             fmts.push(fmt.name());
         }
         fmts.dedup();
-        let cap = import::merge(caps).context("no input file")?;
+        anyhow::ensure!(!inputs.is_empty(), "no input file");
+        let import::Merged {
+            capture: cap,
+            decoded,
+        } = import::open_merged(&inputs, &opts)?;
         // A rate the file states and --samplerate contradicts is an error in the importer;
         // formats whose times are absolute (VCD, native, cycle logs, analog data) ignore it.
         if let Some(g) = opts.samplerate_hz {
@@ -112,7 +115,7 @@ impl InputArgs {
                 );
             }
         }
-        Ok((cap, fmts.join("+")))
+        Ok((cap, fmts.join("+"), decoded))
     }
 }
 
@@ -236,7 +239,7 @@ fn dur(s: &Option<String>, flag: &str) -> Result<Option<Picos>> {
 
 pub fn run(a: Args) -> Result<ExitCode> {
     if a.list {
-        let (cap, format) = a.input.load(&a.files, None)?;
+        let (cap, format, _) = a.input.load(&a.files, None)?;
         println!(
             "{} ({format}): {} to {}, sample rate {}",
             cap.source,
@@ -313,7 +316,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
                 .collect::<Vec<_>>(),
         )
     };
-    let (cap, format) = a.input.load(&a.files, only.clone())?;
+    let (cap, format, decoded) = a.input.load(&a.files, only)?;
     if let Some(s) = &spec {
         s.check_roles(&cap)?;
     }
@@ -335,11 +338,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
         latscope_trace::export::perfetto::write(&cap, &tracks, f)
             .with_context(|| p.display().to_string())?;
     }
-    // only sigrok sessions skip channels
     let mut rep = Report::new(&cap, &format, from, to, ms, outcomes);
-    if let (Some(o), "sigrok") = (&only, format.as_str()) {
-        rep.set_decoded(&cap, o);
-    }
+    rep.set_decoded_flags(&cap, &decoded);
     let json_stdout = a.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
     if let Some(p) = &a.json {
         let text = serde_json::to_string_pretty(&rep)?;

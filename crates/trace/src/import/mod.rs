@@ -279,18 +279,140 @@ pub fn read_bytes(bytes: &[u8], name: &str, opts: &Options) -> Result<Capture> {
 }
 
 /// Merges captures of the same instrument (e.g. one Saleae binary file per channel)
-/// into one: channels appended, start/end the union, sample rate kept when equal.
-pub fn merge(mut caps: Vec<Capture>) -> Option<Capture> {
-    let mut out = caps.drain(..1.min(caps.len())).next()?;
-    for c in caps {
+/// into one: channels appended, start/end the union. `caps` pairs each capture with its
+/// file name. Captures that state different sample rates are refused (one resolution
+/// cannot describe all channels; the error names both files and rates); when some state
+/// a rate and others do not, the merged rate is unknown. None when `caps` is empty.
+pub fn merge(caps: Vec<(String, Capture)>) -> Result<Option<Capture>> {
+    let mut it = caps.into_iter();
+    let Some((first_file, mut out)) = it.next() else {
+        return Ok(None);
+    };
+    let rate_file = out.samplerate_hz.map(|_| first_file);
+    for (file, c) in it {
+        match (out.samplerate_hz, c.samplerate_hz, &rate_file) {
+            (Some(a), Some(b), Some(fa)) if a != b => {
+                return Err(Error::usage(format!(
+                    "cannot merge captures with different sample rates: {fa} is sampled at {}, \
+                     {file} at {} (one resolution cannot describe both; convert or measure them \
+                     separately)",
+                    format_hz(a),
+                    format_hz(b)
+                )));
+            }
+            (Some(_), Some(_), _) => {}
+            _ => out.samplerate_hz = None,
+        }
         out.start = out.start.min(c.start);
         out.end = out.end.max(c.end);
-        if out.samplerate_hz != c.samplerate_hz {
-            out.samplerate_hz = out.samplerate_hz.max(c.samplerate_hz);
-        }
         out.source = format!("{} + {}", out.source, c.source);
         out.channels.extend(c.channels);
         out.analog.extend(c.analog);
     }
-    Some(out)
+    Ok(Some(out))
+}
+
+/// The result of [`open_merged`].
+#[derive(Debug)]
+pub struct Merged {
+    pub capture: Capture,
+    /// Per channel of `capture`: whether its edges were decoded (false only for sigrok
+    /// channels that `only_channels` left out).
+    pub decoded: Vec<bool>,
+}
+
+/// Opens several files (each in the given format) and merges them with [`merge`].
+///
+/// `opts.only_channels` names channels of the MERGED capture: a `#N` counts over all
+/// files (as [`Capture::channel_index`] does on the result), so it is mapped to its file
+/// and that file's own index before any selective decoding; a name selects that channel
+/// in every file that has one. A requested channel is therefore always decoded,
+/// whatever else is requested.
+pub fn open_merged(files: &[(&Path, Format)], opts: &Options) -> Result<Merged> {
+    let all = Options {
+        only_channels: None,
+        ..opts.clone()
+    };
+    let Some(only) = &opts.only_channels else {
+        let mut caps = Vec::new();
+        for (p, f) in files {
+            let o = Options {
+                format: Some(*f),
+                ..all.clone()
+            };
+            caps.push((p.display().to_string(), open(p, &o)?));
+        }
+        let capture = merge(caps)?.ok_or_else(|| Error::usage("no input file"))?;
+        let decoded = vec![true; capture.channels.len()];
+        return Ok(Merged { capture, decoded });
+    };
+    // Pass 1: channel names of every file (sigrok: from the metadata alone; other
+    // formats are read whole once, as they have no selective decoding).
+    let mut names: Vec<Vec<String>> = Vec::new();
+    let mut done: Vec<Option<Capture>> = Vec::new();
+    for (p, f) in files {
+        if *f == Format::Sigrok {
+            let name = p.display().to_string();
+            let r = File::open(p).map_err(|e| Error::io(&name, e))?;
+            names.push(sigrok::channel_names(BufReader::new(r), &name)?);
+            done.push(None);
+        } else {
+            let o = Options {
+                format: Some(*f),
+                ..all.clone()
+            };
+            let c = open(p, &o)?;
+            names.push(c.channels.iter().map(|c| c.name.clone()).collect());
+            done.push(Some(c));
+        }
+    }
+    let total: usize = names.iter().map(Vec::len).sum();
+    // Pass 2: each requested channel as (file, that file's index).
+    let mut wanted: Vec<Vec<usize>> = names.iter().map(|_| Vec::new()).collect();
+    for o in only {
+        match o.strip_prefix('#').and_then(|x| x.parse::<usize>().ok()) {
+            Some(mut ix) if ix < total => {
+                for (k, n) in names.iter().enumerate() {
+                    if ix < n.len() {
+                        wanted[k].push(ix);
+                        break;
+                    }
+                    ix -= n.len();
+                }
+            }
+            _ => {
+                for (k, n) in names.iter().enumerate() {
+                    wanted[k].extend(
+                        n.iter()
+                            .enumerate()
+                            .filter(|(_, x)| *x == o)
+                            .map(|(j, _)| j),
+                    );
+                }
+            }
+        }
+    }
+    let mut caps = Vec::new();
+    let mut decoded = Vec::with_capacity(total);
+    for (k, ((p, f), c)) in files.iter().zip(done).enumerate() {
+        let c = match c {
+            Some(c) => {
+                decoded.extend(std::iter::repeat_n(true, c.channels.len()));
+                c
+            }
+            None => {
+                let o = Options {
+                    format: Some(*f),
+                    only_channels: Some(wanted[k].iter().map(|j| format!("#{j}")).collect()),
+                    ..all.clone()
+                };
+                let c = open(p, &o)?;
+                decoded.extend((0..c.channels.len()).map(|j| wanted[k].contains(&j)));
+                c
+            }
+        };
+        caps.push((p.display().to_string(), c));
+    }
+    let capture = merge(caps)?.ok_or_else(|| Error::usage("no input file"))?;
+    Ok(Merged { capture, decoded })
 }

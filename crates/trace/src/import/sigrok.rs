@@ -324,6 +324,17 @@ pub fn read<R: Read + Seek>(r: R, file: &str, samplerate: Option<u64>) -> Result
     read_with(r, file, samplerate, None)
 }
 
+/// The channel names of a sigrok session, in capture order, from its metadata alone (no
+/// sample data is read).
+pub fn channel_names<R: Read + Seek>(r: R, file: &str) -> Result<Vec<String>> {
+    let mut z = zip::ZipArchive::new(r).map_err(|e| zip_err(file, e))?;
+    let meta = read_small(&mut z, file, "metadata")?
+        .ok_or_else(|| Error::format(file, Place::File, "no 'metadata' entry"))?;
+    let mut probes = parse_metadata(&meta, file)?.probes;
+    probes.sort();
+    Ok(probes.into_iter().map(|(_, n)| n).collect())
+}
+
 /// Like [`read`], decoding edges only for the channels in `only` (names or `#index`);
 /// the other channels stay in the capture, in order, with no edges, and analog data is
 /// skipped. This keeps memory proportional to the edges actually measured.
