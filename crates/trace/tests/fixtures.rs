@@ -398,3 +398,64 @@ fn samplerate_option_cannot_contradict_the_file() {
     assert_eq!(import::format_hz(999), "999 Hz");
     assert_eq!(import::format_hz(1_000_001), "1.000001 MHz");
 }
+
+/// D28: `only_channels` names channels of the merged capture; `#N` is mapped to its file
+/// before selective decoding, and the result does not depend on what else is requested.
+#[test]
+fn open_merged_maps_index_to_file_and_channel() {
+    let d8 = fx("demo8.sr");
+    let alone = import::open(&d8, &Options::default()).unwrap();
+    let files = [
+        (d8.as_path(), Format::Sigrok),
+        (d8.as_path(), Format::Sigrok),
+    ];
+    for only in [
+        vec!["#9"],
+        vec!["#9", "#0"],
+        vec!["#9", "D3"],
+        vec!["#13", "#9"],
+    ] {
+        let opts = Options {
+            only_channels: Some(only.iter().map(|s| s.to_string()).collect()),
+            ..Options::default()
+        };
+        let m = import::open_merged(&files, &opts).unwrap();
+        assert_eq!(m.capture.channels.len(), 16);
+        assert_eq!(m.capture.channels[9], alone.channels[1], "{only:?}");
+        assert!(!m.capture.channels[9].edges.is_empty());
+        assert!(m.decoded[9], "{only:?}");
+        // a channel nobody asked for stays undecoded (and says so)
+        assert!(!m.decoded[10] && m.capture.channels[10].edges.is_empty());
+        // a name selects that channel in every file
+        if only.contains(&"D3") {
+            assert!(m.decoded[3] && m.decoded[11]);
+            assert_eq!(m.capture.channels[11], alone.channels[3]);
+        }
+    }
+}
+
+/// D28 (note): captures with different sample rates are refused, naming both.
+#[test]
+fn merge_refuses_different_sample_rates() {
+    let (d8, d16) = (fx("demo8.sr"), fx("demo16.sr"));
+    let files = [
+        (d8.as_path(), Format::Sigrok),
+        (d16.as_path(), Format::Sigrok),
+    ];
+    let e = import::open_merged(&files, &Options::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("different sample rates")
+            && e.contains("demo8.sr is sampled at 1 MHz")
+            && e.contains("demo16.sr at 2 MHz"),
+        "{e}"
+    );
+    // the same rate merges, keeping it
+    let same = [
+        (d8.as_path(), Format::Sigrok),
+        (d8.as_path(), Format::Sigrok),
+    ];
+    let m = import::open_merged(&same, &Options::default()).unwrap();
+    assert_eq!(m.capture.samplerate_hz, Some(1_000_000));
+}
