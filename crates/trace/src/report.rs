@@ -112,11 +112,6 @@ impl Report {
         }
     }
 
-    /// Marks the channels outside `decoded` (names or `#index`) as not decoded.
-    pub fn set_decoded(&mut self, cap: &Capture, decoded: &[String]) {
-        self.capture = CaptureInfo::with_decoded(cap, &self.capture.format, Some(decoded));
-    }
-
     /// Marks each channel as decoded or not, one flag per channel of `cap` (as
     /// [`crate::import::Merged::decoded`] gives them).
     pub fn set_decoded_flags(&mut self, cap: &Capture, decoded: &[bool]) {
