@@ -102,16 +102,32 @@ impl InputArgs {
         // formats whose times are absolute (VCD, native, cycle logs, analog data) ignore it.
         if let Some(g) = opts.samplerate_hz {
             if cap.samplerate_hz != Some(g) {
+                // name the files whose times are absolute (a merge may mix them with
+                // sampled ones, whose rate then becomes unknown)
+                let absolute: Vec<_> = inputs
+                    .iter()
+                    .filter(|(_, f)| matches!(f, Format::Vcd | Format::Native | Format::CycleLog))
+                    .copied()
+                    .collect();
+                let ignoring = if absolute.is_empty() {
+                    &inputs
+                } else {
+                    &absolute
+                };
                 eprintln!(
                     "latscope: warning: --samplerate {} has no effect on {} ({}): its times are \
                      not sample numbers; ignored",
                     import::format_hz(g),
-                    files
+                    ignoring
                         .iter()
-                        .map(|f| f.display().to_string())
+                        .map(|(f, _)| f.display().to_string())
                         .collect::<Vec<_>>()
                         .join(", "),
-                    fmts.join("+")
+                    ignoring
+                        .iter()
+                        .map(|(_, x)| x.name())
+                        .collect::<Vec<_>>()
+                        .join("+")
                 );
             }
         }
