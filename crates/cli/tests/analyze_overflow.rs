@@ -39,6 +39,9 @@ priority = 0
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("ov.toml") && err.contains("overflows"), "{err}");
+    assert!(
+        err.contains("ov.toml") && err.contains("overflows"),
+        "{err}"
+    );
     assert!(!err.contains("panicked"), "{err}");
 }
