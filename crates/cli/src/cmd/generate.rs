@@ -100,6 +100,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         granularity: dur(&args.granularity, "granularity")?,
         seed: args.seed,
     };
+    if args.count == 0 {
+        anyhow::bail!("--count must be at least 1");
+    }
+    let to_stdout = args.out.as_os_str() == "-";
+    if to_stdout && args.count > 1 {
+        anyhow::bail!(
+            "--out - (standard output) takes one set; give a directory for --count {}",
+            args.count
+        );
+    }
+    // A trailing slash names a directory even when it does not exist yet.
+    let as_dir = args.count > 1
+        || args.out.is_dir()
+        || args.out.as_os_str().to_string_lossy().ends_with('/');
     let sets = generate(&template, &spec, args.count)?;
     let ext_json = args
         .out
@@ -114,9 +128,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         FormatArg::Toml => s.to_toml_string(),
         FormatArg::Json => s.to_json_string() + "\n",
     };
-    if args.count == 1 && !args.out.is_dir() {
+    if !as_dir {
         let text = render(&sets[0]);
-        if args.out.as_os_str() == "-" {
+        if to_stdout {
             print!("{text}");
         } else {
             std::fs::write(&args.out, text)
