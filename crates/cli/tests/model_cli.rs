@@ -279,3 +279,49 @@ fn fit_from_trace_results() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("SysTick"));
 }
+
+#[test]
+fn generate_output_rules() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // A trailing slash names a directory that is created, even for one set.
+    let newdir = format!("{}/newdir/", d.display());
+    let o = latscope(&[
+        "generate",
+        "--tasks",
+        "3",
+        "--utilisation",
+        "0.6",
+        "--out",
+        &newdir,
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(d.join("newdir/set-0000.toml").is_file());
+    // Standard output takes one set only; --count 0 is an error.
+    let o = latscope(&[
+        "generate",
+        "--tasks",
+        "3",
+        "--utilisation",
+        "0.5",
+        "--count",
+        "2",
+        "--out",
+        "-",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!Path::new("-").exists());
+    let o = latscope(&[
+        "generate",
+        "--tasks",
+        "3",
+        "--utilisation",
+        "0.5",
+        "--count",
+        "0",
+        "--out",
+        &newdir,
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--count"));
+}
