@@ -63,12 +63,19 @@ pub struct FitResult {
 pub enum FitError {
     #[error("no samples to fit")]
     Empty,
-    #[error("row {0}: x or y is not a finite number")]
+    #[error("line {0}: x or y is not a finite number")]
     NotFinite(usize),
+    #[error(
+        "every sample ({n}) has x = {x}: a line needs samples at two or more distinct x values \
+         (e.g. a tick with 0 and with several tasks released)"
+    )]
+    OneX { x: f64, n: usize },
+    #[error("the values are too large to fit a line to in floating point (result not finite)")]
+    Overflow,
 }
 
-/// Fits both lines. With a single distinct x the slope is 0 and both lines are
-/// horizontal (least squares at the mean, upper bound at the maximum).
+/// Fits both lines. The samples need at least two distinct x values: with a single x the
+/// slope is undetermined, and writing 0 for it would be a guess, not a measurement.
 pub fn fit(samples: &[Sample]) -> Result<FitResult, FitError> {
     if samples.is_empty() {
         return Err(FitError::Empty);
@@ -78,6 +85,13 @@ pub fn fit(samples: &[Sample]) -> Result<FitResult, FitError> {
         .find(|s| !s.x.is_finite() || !s.y_ns.is_finite())
     {
         return Err(FitError::NotFinite(s.row));
+    }
+    let x0 = samples[0].x;
+    if samples.iter().all(|s| s.x == x0) {
+        return Err(FitError::OneX {
+            x: x0,
+            n: samples.len(),
+        });
     }
     let n = samples.len() as f64;
     let mx = samples.iter().map(|s| s.x).sum::<f64>() / n;
@@ -98,7 +112,7 @@ pub fn fit(samples: &[Sample]) -> Result<FitResult, FitError> {
         .iter()
         .max_by(|a, b| a.y_ns.total_cmp(&b.y_ns))
         .ok_or(FitError::Empty)?;
-    Ok(FitResult {
+    let r = FitResult {
         samples: samples.len(),
         least_squares: ls,
         r2,
@@ -109,7 +123,129 @@ pub fn fit(samples: &[Sample]) -> Result<FitResult, FitError> {
         upper_mean_gap_ns: samples.iter().map(|s| upper.at(s.x) - s.y_ns).sum::<f64>() / n,
         worst_sample: worst,
         residuals_ns: residuals,
-    })
+    };
+    let figures = [
+        r.least_squares.intercept_ns,
+        r.least_squares.slope_ns,
+        r.r2,
+        r.upper_bound.intercept_ns,
+        r.upper_bound.slope_ns,
+        r.max_residual_ns,
+        r.min_residual_ns,
+        r.rms_residual_ns,
+        r.upper_mean_gap_ns,
+    ];
+    if figures.iter().any(|v| !v.is_finite()) {
+        return Err(FitError::Overflow);
+    }
+    Ok(r)
+}
+
+/// The largest count accepted as x: 2^53, the largest integer up to which every integer
+/// is exact in an `f64` (the fit computes in `f64`).
+pub const MAX_COUNT: u64 = 1 << 53;
+
+/// Why a text is not a count (x value).
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum CountError {
+    #[error("'{0}' is not a whole count (expected an integer >= 0)")]
+    NotANumber(String),
+    #[error("{0} is not a whole count (expected an integer >= 0)")]
+    Fractional(String),
+    #[error("{0} is negative; a count is an integer >= 0")]
+    Negative(String),
+    #[error("{0} is a count written with an exponent; write it as digits (an integer >= 0)")]
+    Exponent(String),
+    #[error("{text} is too large for a count (at most {max})")]
+    TooLarge { text: String, max: u64 },
+}
+
+/// Parses a count (tasks released, levels scanned, queue position, priority): digits,
+/// optionally followed by a decimal point and zeros only (`3`, `3.0`: spreadsheets and
+/// numeric libraries write whole floats that way), at most `max`. Negative, fractional,
+/// exponent-notation, non-finite and empty values are errors.
+pub fn parse_count(text: &str, max: u64) -> Result<u64, CountError> {
+    let t = text.trim();
+    let (int, frac) = match t.split_once('.') {
+        Some((i, f)) => (i, Some(f)),
+        None => (t, None),
+    };
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if digits(int) && frac.unwrap_or("").bytes().all(|b| b == b'0') {
+        let too_large = || CountError::TooLarge {
+            text: t.to_string(),
+            max,
+        };
+        let v: u64 = int.parse().map_err(|_| too_large())?;
+        return if v > max { Err(too_large()) } else { Ok(v) };
+    }
+    match t.parse::<f64>() {
+        Ok(v) if v.is_finite() && v < 0.0 => Err(CountError::Negative(t.to_string())),
+        Ok(v) if v.is_finite() && v.fract() != 0.0 => Err(CountError::Fractional(t.to_string())),
+        Ok(v) if v.is_finite() && t.contains(['e', 'E']) => {
+            Err(CountError::Exponent(t.to_string()))
+        }
+        _ => Err(CountError::NotANumber(t.to_string())),
+    }
+}
+
+/// `text` (a number and a unit) in nanoseconds, the number read as an `f64`.
+fn float_duration_ns(text: &str) -> Option<f64> {
+    let cut = text
+        .rfind(|c: char| c.is_ascii_digit() || c == '.')
+        .map_or(0, |i| i + 1);
+    let (num, unit) = text.split_at(cut);
+    let per_unit = latscope_core::time::parse_duration(&format!("1{}", unit.trim()))
+        .ok()?
+        .as_ns_f64();
+    let v: f64 = num.trim().parse().ok()?;
+    Some(v * per_unit)
+}
+
+/// The largest duration a sample may have: `i64::MAX` picoseconds (about 106 days), the
+/// range of every duration in latscope.
+const MAX_DURATION_NS: f64 = i64::MAX as f64 / 1000.0;
+
+/// Parses a measured duration into nanoseconds: a number with a unit (`5.9us`, `1e-6 s`),
+/// or a bare number in `default_unit`. Unlike configuration values, a measurement may
+/// carry more digits than a picosecond (`0.30000000000000004us` from a float printer):
+/// it is then read as a float. Negative, non-finite and out-of-range values are errors.
+pub fn parse_sample_duration(text: &str, default_unit: Option<&str>) -> Result<f64, String> {
+    use latscope_core::time::parse_duration;
+    use latscope_core::UnitError;
+    let t = text.trim();
+    let with_unit = match parse_duration(t) {
+        Err(UnitError::MissingUnit(_)) => match default_unit {
+            Some(u) => format!("{t}{u}"),
+            None => {
+                return Err(format!(
+                "'{t}' has no unit; write e.g. {t}us, or give the unit of bare numbers with --unit"
+            ))
+            }
+        },
+        _ => t.to_string(),
+    };
+    let ns = match parse_duration(&with_unit) {
+        Ok(p) => p.as_ns_f64(),
+        // More digits than a picosecond, or a mantissa beyond the exact parser's range:
+        // read the number as a float (the range check below still applies).
+        Err(e @ UnitError::TooPrecise(_)) => {
+            float_duration_ns(&with_unit).ok_or_else(|| e.to_string())?
+        }
+        Err(UnitError::Malformed(_)) => float_duration_ns(&with_unit)
+            .ok_or_else(|| UnitError::Malformed(t.into()).to_string())?,
+        Err(UnitError::OutOfRange(_)) => return Err(UnitError::OutOfRange(t.into()).to_string()),
+        Err(e) => return Err(e.to_string()),
+    };
+    if !ns.is_finite() || ns.abs() > MAX_DURATION_NS {
+        return Err(UnitError::OutOfRange(t.to_string()).to_string());
+    }
+    if ns < 0.0 {
+        return Err(format!(
+            "'{t}' is negative; a measured duration is zero or more"
+        ));
+    }
+    Ok(ns)
 }
 
 /// The upper-hull line above `mean_x` (see the module documentation).
@@ -189,13 +325,27 @@ pub enum ApplyError {
         "the fitted {0} is negative ({1:.3} ns); a cost cannot be negative (check the samples)"
     )]
     Negative(&'static str, f64),
+    #[error(
+        "the fitted {0} ({1:e} ns) is beyond the largest duration latscope represents \
+         (about 106 days; check the samples)"
+    )]
+    TooLarge(&'static str, f64),
 }
 
 fn ps(ns: f64, what: &'static str) -> Result<Picos, ApplyError> {
+    if ns.is_nan() {
+        return Err(ApplyError::TooLarge(what, ns));
+    }
     if ns < -1e-9 {
         return Err(ApplyError::Negative(what, ns));
     }
-    Ok(Picos((ns.max(0.0) * 1000.0).ceil() as i64))
+    let v = (ns.max(0.0) * 1000.0).ceil();
+    // i64::MAX as f64 rounds up to 2^63, which does not fit: compare with `<`.
+    if v < i64::MAX as f64 {
+        Ok(Picos(v as i64))
+    } else {
+        Err(ApplyError::TooLarge(what, ns))
+    }
 }
 
 /// Writes a fitted line into the system's cost table (rounded up to the picosecond, so
@@ -244,6 +394,8 @@ pub enum EditError {
     Parse(String),
     #[error("`{0}` is not a table")]
     NotATable(&'static str),
+    #[error("the edited file does not read back as intended ({0}); use --out FILE.json to write the system as JSON instead")]
+    Verify(String),
 }
 
 /// The `[kernel.costs]` keys [`apply`] sets for a target, with their current values.
@@ -265,6 +417,14 @@ fn fitted_keys(sys: &System, target: Target) -> Vec<(&'static str, Picos)> {
     }
 }
 
+/// Drops the space after the last value of an inline table before a key is appended
+/// (`{ a = 1 }` + b gives `{ a = 1, b = 2 }`, not `{ a = 1 , b = 2 }`).
+fn untrail_last(t: &mut dyn toml_edit::TableLike) {
+    if let Some(v) = t.iter_mut().last().and_then(|(_, i)| i.as_value_mut()) {
+        v.decor_mut().set_suffix("");
+    }
+}
+
 /// Writes the fitted keys of `sys` (after [`apply`]) into the TOML text the system was
 /// read from, changing nothing else: comments, the order of tables and keys, number
 /// formats and the other keys stay as the user wrote them (audit D11). A key that is
@@ -274,14 +434,36 @@ pub fn update_toml_text(text: &str, sys: &System, target: Target) -> Result<Stri
     let mut doc: toml_edit::DocumentMut = text
         .parse()
         .map_err(|e: toml_edit::TomlError| EditError::Parse(e.to_string()))?;
-    let kernel = doc
-        .entry("kernel")
-        .or_insert(toml_edit::table())
+    let root = doc.as_table_mut();
+    if !root.contains_key("kernel") {
+        root.insert("kernel", toml_edit::table());
+    }
+    let kernel_item = root
+        .get_mut("kernel")
+        .ok_or(EditError::NotATable("kernel"))?;
+    // A missing cost table is created in the kernel table's style: `[kernel.costs]`
+    // under a `[kernel]` table, `costs = { .. }` inside an inline `kernel = { .. }`
+    // (a table item inside an inline table would be dropped when written).
+    let inline = kernel_item.is_inline_table();
+    let kernel = kernel_item
         .as_table_like_mut()
         .ok_or(EditError::NotATable("kernel"))?;
-    let costs = kernel
-        .entry("costs")
-        .or_insert(toml_edit::table())
+    if !kernel.contains_key("costs") {
+        if inline {
+            untrail_last(kernel);
+        }
+        let item = if inline {
+            toml_edit::Item::Value(toml_edit::Value::InlineTable(toml_edit::InlineTable::new()))
+        } else {
+            toml_edit::table()
+        };
+        kernel.insert("costs", item);
+    }
+    let costs_item = kernel
+        .get_mut("costs")
+        .ok_or(EditError::NotATable("kernel.costs"))?;
+    let costs_inline = costs_item.is_inline_table();
+    let costs = costs_item
         .as_table_like_mut()
         .ok_or(EditError::NotATable("kernel.costs"))?;
     for (key, v) in fitted_keys(sys, target) {
@@ -292,11 +474,36 @@ pub fn update_toml_text(text: &str, sys: &System, target: Target) -> Result<Stri
                 *old = new;
             }
             None => {
+                if costs_inline {
+                    untrail_last(costs);
+                }
                 costs.insert(key, toml_edit::Item::Value(new));
             }
         }
     }
-    Ok(doc.to_string())
+    // A default that follows a fitted key (`switch_optimised` defaults to `switch_base`)
+    // keeps the value it had: it is written out when it was missing, so that the fit
+    // changes only the fitted costs (and the TOML edit means what a JSON --out says).
+    if let (Target::Switch, KernelCosts::Tick(c)) = (target, &sys.kernel.costs) {
+        if !costs.contains_key("switch_optimised") && c.switch_optimised != c.switch_base {
+            if costs_inline {
+                untrail_last(costs);
+            }
+            let v = toml_edit::Value::from(crate::system::format_exact(c.switch_optimised));
+            costs.insert("switch_optimised", toml_edit::Item::Value(v));
+        }
+    }
+    let out = doc.to_string();
+    // The edited text must read back with exactly the fitted costs: anything else
+    // (a layout this edit does not handle) is an error, never a silently unchanged file.
+    let back = System::from_toml_str(&out, "the updated file")
+        .map_err(|e| EditError::Verify(e.to_string()))?;
+    if back.kernel.costs != sys.kernel.costs {
+        return Err(EditError::Verify(
+            "the fitted values did not land in [kernel.costs]".into(),
+        ));
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -393,9 +600,19 @@ mod tests {
 
     #[test]
     fn single_x_and_errors() {
-        let r = fit(&s(&[(3.0, 10.0), (3.0, 14.0)])).unwrap();
-        assert_eq!(r.least_squares.slope_ns, 0.0);
+        // One distinct x leaves the slope undetermined: an error, not a guessed 0.
+        assert_eq!(
+            fit(&s(&[(3.0, 10.0), (3.0, 14.0)])).unwrap_err(),
+            FitError::OneX { x: 3.0, n: 2 }
+        );
+        assert!(matches!(
+            fit(&s(&[(3.0, 10.0)])).unwrap_err(),
+            FitError::OneX { n: 1, .. }
+        ));
+        // Two distinct x among repeated ones is enough.
+        let r = fit(&s(&[(3.0, 10.0), (3.0, 14.0), (4.0, 20.0)])).unwrap();
         assert_eq!(r.upper_bound.at(3.0), 14.0);
+        assert_eq!(r.upper_bound.at(4.0), 20.0);
         assert_eq!(fit(&[]).unwrap_err(), FitError::Empty);
         assert_eq!(
             fit(&s(&[(f64::NAN, 1.0)])).unwrap_err(),
@@ -411,7 +628,7 @@ mod tests {
 /// How the x value of a row is obtained.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum XColumn {
-    /// A numeric column (released count, queue position, levels scanned).
+    /// A count column (released count, queue position, levels scanned).
     Count(String),
     /// Levels scanned from a from-priority and a to-priority column
     /// ([`levels_scanned`]).
@@ -422,13 +639,24 @@ pub enum XColumn {
 pub enum CsvError {
     #[error("{file}: the CSV is empty (a header row naming the columns is needed)")]
     Empty { file: String },
-    #[error("{file}: no column \"{want}\" (columns: {have})")]
+    #[error("{file}: no data rows after the header (line {header_line})")]
+    NoRows { file: String, header_line: usize },
+    #[error(
+        "{file} is a `latscope trace` JSON result, not a CSV: give each such result as \
+         --trace X=FILE with the x it was measured at (one sample per file)"
+    )]
+    TraceJson { file: String },
+    #[error("{file} is JSON, not a CSV with a header row (`latscope trace --json` results go to --trace X=FILE)")]
+    Json { file: String },
+    #[error("--unit {unit}: not a unit of time (use ps, ns, us, ms, s)")]
+    BadUnit { unit: String },
+    #[error("{file}: no column `{want}` (columns: {have})")]
     NoColumn {
         file: String,
         want: String,
         have: String,
     },
-    #[error("{file}:{line}: column \"{column}\": {message}")]
+    #[error("{file}:{line}: column `{column}`: {message}")]
     Cell {
         file: String,
         line: usize,
@@ -460,9 +688,11 @@ fn find_col(header: &[String], want: &str, file: &str) -> Result<usize, CsvError
 }
 
 /// Reads samples from CSV text with a header row. Separators `,`, `;` or tab (detected
-/// from the header). y cells are durations with a unit (`5.9us`), or bare numbers in
-/// `default_unit` (e.g. `"ns"`; `None`: a unit is required). Empty lines and lines
-/// starting with `#` are skipped.
+/// from the header); a UTF-8 byte-order mark and CRLF line ends are accepted. x cells are
+/// counts ([`parse_count`]): whole numbers >= 0 (`3` or `3.0`). y cells are durations
+/// ([`parse_sample_duration`]) with a unit (`5.9us`), or bare numbers in `default_unit`
+/// (e.g. `"ns"`; `None`: a unit is required). Empty lines and lines starting with `#`
+/// are skipped. Errors name the file, the line (1-based) and the column.
 pub fn samples_from_csv(
     text: &str,
     file: &str,
@@ -470,11 +700,36 @@ pub fn samples_from_csv(
     y: &str,
     default_unit: Option<&str>,
 ) -> Result<Vec<Sample>, CsvError> {
+    if let Some(u) = default_unit {
+        let ok = !u.trim().is_empty()
+            && latscope_core::time::parse_duration(&format!("1{}", u.trim())).is_ok();
+        if !ok {
+            return Err(CsvError::BadUnit {
+                unit: u.to_string(),
+            });
+        }
+    }
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let start = text.trim_start();
+    if start.starts_with('{') || start.starts_with('[') {
+        let is_trace = serde_json::from_str::<serde_json::Value>(text)
+            .ok()
+            .is_some_and(|v| v.get("kind").and_then(|k| k.as_str()) == Some("trace"));
+        return Err(if is_trace {
+            CsvError::TraceJson {
+                file: file.to_string(),
+            }
+        } else {
+            CsvError::Json {
+                file: file.to_string(),
+            }
+        });
+    }
     let mut lines = text
         .lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
-    let (_, head) = lines.next().ok_or_else(|| CsvError::Empty {
+    let (head_ln, head) = lines.next().ok_or_else(|| CsvError::Empty {
         file: file.to_string(),
     })?;
     let sep = [',', ';', '\t']
@@ -493,63 +748,42 @@ pub fn samples_from_csv(
     let mut out = Vec::new();
     for (ln, line) in lines {
         let cells = split_row(line, sep);
-        let cell = |i: usize| -> Result<&str, CsvError> {
-            cells
-                .get(i)
-                .map(String::as_str)
-                .filter(|c| !c.is_empty())
-                .ok_or_else(|| CsvError::Cell {
-                    file: file.to_string(),
-                    line: ln + 1,
-                    column: header[i].clone(),
-                    message: "missing value".into(),
-                })
-        };
         let bad = |i: usize, m: String| CsvError::Cell {
             file: file.to_string(),
             line: ln + 1,
             column: header[i].clone(),
             message: m,
         };
-        let num = |i: usize| -> Result<f64, CsvError> {
-            let c = cell(i)?;
-            c.parse::<f64>()
-                .ok()
-                .filter(|v| v.is_finite())
-                .ok_or_else(|| bad(i, format!("'{c}' is not a number")))
+        let cell = |i: usize| -> Result<&str, CsvError> {
+            cells
+                .get(i)
+                .map(String::as_str)
+                .filter(|c| !c.is_empty())
+                .ok_or_else(|| bad(i, "missing value".into()))
+        };
+        let count = |i: usize, max: u64| -> Result<u64, CsvError> {
+            parse_count(cell(i)?, max).map_err(|e| bad(i, e.to_string()))
         };
         let xv = match xc {
-            (i, None) => num(i)?,
+            (i, None) => count(i, MAX_COUNT)? as f64,
             (f, Some(t)) => {
-                let (a, b) = (num(f)?, num(t)?);
-                if a < 0.0 || b < 0.0 || a.fract() != 0.0 || b.fract() != 0.0 {
-                    return Err(bad(f, "priorities must be whole numbers >= 0".into()));
-                }
+                let max = u64::from(u32::MAX);
+                let (a, b) = (count(f, max)?, count(t, max)?);
+                // Both are at most u32::MAX (checked above).
                 switch_levels(a as u32, b as u32)
             }
         };
-        let yt = cell(yc)?;
-        let yv = match latscope_core::time::parse_duration(yt) {
-            Ok(p) => p.as_ns_f64(),
-            Err(latscope_core::UnitError::MissingUnit(_)) => match default_unit {
-                Some(u) => latscope_core::time::parse_duration(&format!("{yt}{u}"))
-                    .map_err(|e| bad(yc, e.to_string()))?
-                    .as_ns_f64(),
-                None => {
-                    return Err(bad(
-                        yc,
-                        format!(
-                        "'{yt}' has no unit; write e.g. {yt}us or give the unit of bare numbers"
-                    ),
-                    ))
-                }
-            },
-            Err(e) => return Err(bad(yc, e.to_string())),
-        };
+        let yv = parse_sample_duration(cell(yc)?, default_unit).map_err(|m| bad(yc, m))?;
         out.push(Sample {
             x: xv,
             y_ns: yv,
             row: ln + 1,
+        });
+    }
+    if out.is_empty() {
+        return Err(CsvError::NoRows {
+            file: file.to_string(),
+            header_line: head_ln + 1,
         });
     }
     Ok(out)
@@ -601,7 +835,7 @@ mod csv_tests {
         .unwrap_err()
         .to_string();
         assert!(
-            e.contains("t.csv:2") && e.contains("\"b\"") && e.contains("no unit"),
+            e.contains("t.csv:2: column `b`") && e.contains("no unit"),
             "{e}"
         );
         let e = samples_from_csv(
@@ -613,7 +847,7 @@ mod csv_tests {
         )
         .unwrap_err()
         .to_string();
-        assert!(e.contains("no column \"x\""), "{e}");
+        assert!(e.contains("no column `x`"), "{e}");
     }
 }
 
@@ -623,6 +857,10 @@ mod csv_tests {
 
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum TraceInputError {
+    #[error("--trace {spec}: expected X=FILE, e.g. 10=run10.json")]
+    Spec { spec: String },
+    #[error("--trace {spec}: x {error}")]
+    SpecCount { spec: String, error: CountError },
     #[error("{file}: not a latscope trace JSON result: {message}")]
     Format { file: String, message: String },
     #[error("{file}: no measurement \"{want}\" (measurements: {have})")]
@@ -631,40 +869,89 @@ pub enum TraceInputError {
         want: String,
         have: String,
     },
-    #[error("{file}: measurement \"{name}\" has no numeric `{field}`")]
+    #[error(
+        "{file}: `{key}`: measurement \"{name}\" has no statistic `{field}` (statistics: {have})"
+    )]
     NoStat {
         file: String,
+        key: String,
         name: String,
         field: String,
+        have: String,
     },
+    #[error(
+        "{file}: `{key}` is null: measurement \"{name}\" has no instance in the capture \
+         (count 0), so there is nothing to fit"
+    )]
+    NoInstances {
+        file: String,
+        key: String,
+        name: String,
+    },
+    #[error(
+        "{file}: `{key}`: measurement \"{name}\" is in unit \"{unit}\", not a duration \
+         (fit needs a pulse, latency or period measurement)"
+    )]
+    NotDuration {
+        file: String,
+        key: String,
+        name: String,
+        unit: String,
+    },
+    #[error("{file}: `{key}`: {message}")]
+    BadValue {
+        file: String,
+        key: String,
+        message: String,
+    },
+}
+
+/// Parses a `--trace X=FILE` argument: X is a count ([`parse_count`]).
+pub fn parse_trace_spec(spec: &str) -> Result<(u64, String), TraceInputError> {
+    let (x, file) = spec
+        .split_once('=')
+        .filter(|(_, f)| !f.trim().is_empty())
+        .ok_or_else(|| TraceInputError::Spec {
+            spec: spec.to_string(),
+        })?;
+    let x = parse_count(x, MAX_COUNT).map_err(|error| TraceInputError::SpecCount {
+        spec: spec.to_string(),
+        error,
+    })?;
+    Ok((x, file.to_string()))
 }
 
 /// One sample from a `latscope trace --json` result: `x` as given (e.g. the number of
 /// tasks released in that capture), `y` the statistic `stat` (`max`, `p99`, `mean`, ...:
-/// the field `<stat>_ns`) of the measurement called `measurement`.
+/// the field `<stat>_ns`) of the measurement called `measurement`. Errors name the file
+/// and the JSON key (`measurements[2].max_ns`).
 pub fn sample_from_trace_json(
     text: &str,
     file: &str,
     measurement: &str,
     stat: &str,
-    x: f64,
+    x: u64,
     row: usize,
 ) -> Result<Sample, TraceInputError> {
     let fmt = |m: String| TraceInputError::Format {
         file: file.to_string(),
         message: m,
     };
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let v: serde_json::Value = serde_json::from_str(text).map_err(|e| fmt(e.to_string()))?;
-    if v.get("kind").and_then(|k| k.as_str()) != Some("trace") {
-        return Err(fmt("its \"kind\" is not \"trace\"".into()));
+    match v.get("kind").and_then(|k| k.as_str()) {
+        Some("trace") => {}
+        Some(k) => return Err(fmt(format!("its \"kind\" is \"{k}\", not \"trace\""))),
+        None => return Err(fmt("no \"kind\": \"trace\"".into())),
     }
     let ms = v
         .get("measurements")
         .and_then(|m| m.as_array())
         .ok_or_else(|| fmt("no \"measurements\" array".into()))?;
-    let m = ms
+    let (i, m) = ms
         .iter()
-        .find(|m| m.get("name").and_then(|n| n.as_str()) == Some(measurement))
+        .enumerate()
+        .find(|(_, m)| m.get("name").and_then(|n| n.as_str()) == Some(measurement))
         .ok_or_else(|| TraceInputError::NoMeasurement {
             file: file.to_string(),
             want: measurement.to_string(),
@@ -674,16 +961,64 @@ pub fn sample_from_trace_json(
                 .collect::<Vec<_>>()
                 .join(", "),
         })?;
+    // Older results have no `unit`: their statistics are nanoseconds.
+    if let Some(unit) = m.get("unit").and_then(|u| u.as_str()) {
+        if unit != "ns" {
+            return Err(TraceInputError::NotDuration {
+                file: file.to_string(),
+                key: format!("measurements[{i}].unit"),
+                name: measurement.to_string(),
+                unit: unit.to_string(),
+            });
+        }
+    }
     let field = format!("{stat}_ns");
-    let y = m
-        .get(&field)
-        .and_then(|y| y.as_f64())
-        .ok_or_else(|| TraceInputError::NoStat {
+    let key = format!("measurements[{i}].{field}");
+    let y = match m.get(&field) {
+        Some(serde_json::Value::Null) => {
+            return Err(TraceInputError::NoInstances {
+                file: file.to_string(),
+                key,
+                name: measurement.to_string(),
+            })
+        }
+        Some(y) => y.as_f64().ok_or_else(|| TraceInputError::BadValue {
             file: file.to_string(),
-            name: measurement.to_string(),
-            field: field.clone(),
-        })?;
-    Ok(Sample { x, y_ns: y, row })
+            key: key.clone(),
+            message: format!("{y} is not a number"),
+        })?,
+        None => {
+            let have = m
+                .as_object()
+                .map(|o| {
+                    o.keys()
+                        .filter_map(|k| k.strip_suffix("_ns"))
+                        .filter(|k| !k.ends_with("_at") && *k != "resolution")
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                })
+                .unwrap_or_default();
+            return Err(TraceInputError::NoStat {
+                file: file.to_string(),
+                key,
+                name: measurement.to_string(),
+                field,
+                have,
+            });
+        }
+    };
+    if !y.is_finite() || !(0.0..=MAX_DURATION_NS).contains(&y) {
+        return Err(TraceInputError::BadValue {
+            file: file.to_string(),
+            key,
+            message: format!("{y} ns is not a duration (expected 0 to {MAX_DURATION_NS:.0} ns)"),
+        });
+    }
+    Ok(Sample {
+        x: x as f64,
+        y_ns: y,
+        row,
+    })
 }
 
 #[cfg(test)]
@@ -693,12 +1028,12 @@ mod trace_tests {
     #[test]
     fn reads_a_statistic() {
         let t = r#"{"kind":"trace","measurements":[{"name":"SysTick","max_ns":60750.0,"p99_ns":60000.0}]}"#;
-        let s = sample_from_trace_json(t, "a.json", "SysTick", "max", 10.0, 1).unwrap();
+        let s = sample_from_trace_json(t, "a.json", "SysTick", "max", 10, 1).unwrap();
         assert_eq!((s.x, s.y_ns), (10.0, 60750.0));
-        let e = sample_from_trace_json(t, "a.json", "Tick", "max", 1.0, 1).unwrap_err();
+        let e = sample_from_trace_json(t, "a.json", "Tick", "max", 1, 1).unwrap_err();
         assert!(e.to_string().contains("SysTick"), "{e}");
-        let e = sample_from_trace_json(t, "a.json", "SysTick", "p999", 1.0, 1).unwrap_err();
+        let e = sample_from_trace_json(t, "a.json", "SysTick", "p999", 1, 1).unwrap_err();
         assert!(e.to_string().contains("p999_ns"), "{e}");
-        assert!(sample_from_trace_json("{}", "b.json", "x", "max", 1.0, 1).is_err());
+        assert!(sample_from_trace_json("{}", "b.json", "x", "max", 1, 1).is_err());
     }
 }

@@ -4,7 +4,8 @@
 
 use anyhow::Context;
 use latscope_model::fit::{
-    apply, fit, sample_from_trace_json, samples_from_csv, update_toml_text, Target, XColumn,
+    apply, fit, parse_trace_spec, sample_from_trace_json, samples_from_csv, update_toml_text,
+    Target, XColumn,
 };
 use latscope_model::System;
 use std::path::PathBuf;
@@ -37,8 +38,10 @@ pub enum LineArg {
   latscope fit --target tick --trace 0=idle.json --trace 5=five.json --trace 10=all.json \\
       --measurement SysTick --stat max --write system.toml
 
-The CSV needs a header row; columns are chosen by name or as #N (0-based). y cells carry
-a unit (5.9us) unless --unit gives the unit of bare numbers. The upper-bound line is the
+The CSV needs a header row; columns are chosen by name or as #N (0-based); separators
+`,` `;` or tab. x cells are counts: whole numbers >= 0 (`3`, or `3.0` as spreadsheets write
+it; `2.5`, `-1` and `1e3` are errors), at least two distinct x values are needed. y cells
+are durations >= 0 with a unit (5.9us) unless --unit gives the unit of bare numbers. The upper-bound line is the
 one lying on or above every sample with the smallest mean gap (an edge of the samples'
 upper convex hull); --write stores it (or the least-squares line with --line lsq),
 rounded up to the picosecond, into the system file's [kernel.costs].
@@ -50,7 +53,7 @@ pub struct Args {
     #[arg(required_unless_present = "trace")]
     pub csv: Option<PathBuf>,
     /// A `latscope trace --json` result measured at a known x, as X=FILE (repeatable):
-    /// one sample per file, y = --stat of --measurement
+    /// one sample per file, x = X (a whole count >= 0), y = --stat of --measurement
     #[arg(
         long,
         value_name = "X=FILE",
@@ -67,10 +70,12 @@ pub struct Args {
     /// Which model parameters the samples measure
     #[arg(long, value_enum)]
     pub target: TargetArg,
-    /// Column holding x (count, levels or position)
+    /// Column holding x: a count (tasks released, levels scanned or queue position), a
+    /// whole number >= 0
     #[arg(long, required_unless_present_any = ["from", "trace"])]
     pub x: Option<String>,
-    /// Column of the priority switched from (x = levels scanned, FreeRTOS generic selection)
+    /// Column of the priority switched from (a whole number >= 0; x = levels scanned,
+    /// FreeRTOS generic selection)
     #[arg(long, requires = "to", conflicts_with = "x")]
     pub from: Option<String>,
     /// Column of the priority switched to
@@ -79,7 +84,8 @@ pub struct Args {
     /// Column holding the duration
     #[arg(long, required_unless_present = "trace")]
     pub y: Option<String>,
-    /// Unit of bare numbers in the y column (ns, us, ms, s)
+    /// Unit of bare numbers in the y column (ps, ns, us, ms, s); cells with a unit keep
+    /// their own
     #[arg(long)]
     pub unit: Option<String>,
     /// Which line --write stores
@@ -118,19 +124,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .context("give --measurement NAME with --trace")?;
         let mut samples = Vec::new();
         for (k, spec) in args.trace.iter().enumerate() {
-            let (x, file) = spec
-                .split_once('=')
-                .with_context(|| format!("--trace {spec}: expected X=FILE, e.g. 10=run10.json"))?;
-            let x: f64 = x
-                .trim()
-                .parse()
-                .ok()
-                .filter(|v: &f64| v.is_finite())
-                .with_context(|| format!("--trace {spec}: '{x}' is not a number"))?;
-            let text = std::fs::read_to_string(file).with_context(|| format!("reading {file}"))?;
+            let (x, file) = parse_trace_spec(spec)?;
+            let text = std::fs::read_to_string(&file).with_context(|| format!("reading {file}"))?;
             samples.push(sample_from_trace_json(
                 &text,
-                file,
+                &file,
                 meas,
                 &args.stat,
                 x,

@@ -1,0 +1,403 @@
+//! End-to-end tests of `latscope fit` input handling: counts as x (audit D19.9), degenerate
+//! sample sets, CSV encodings, `--write` into files without a cost table, and real
+//! `latscope trace --json` results as input (audit D24).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const SYSTEM: &str = "# calibration target\n[platform]\ncpu_hz = 84_000_000\n\n\
+                      [kernel]\ntick_hz = 1000 # 1 ms\n\n\
+                      [[task]]\nname = \"A\"\nperiod = \"5ms\"\nwcet = \"1ms\"\npriority = 2\n";
+
+fn latscope<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_latscope"))
+        .args(args)
+        .output()
+        .expect("run latscope")
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Runs `fit CSV --target tick --x released --y duration` plus `extra`.
+fn fit_csv(csv: &str, extra: &[&str]) -> Output {
+    let mut a = vec![
+        "fit", csv, "--target", "tick", "--x", "released", "--y", "duration",
+    ];
+    a.extend_from_slice(extra);
+    latscope(&a)
+}
+
+#[test]
+fn fractional_or_negative_count_is_an_error_naming_file_line_and_column() {
+    let d = tempfile::tempdir().unwrap();
+    let csv = write(
+        d.path(),
+        "ticks.csv",
+        "released,duration\n0,1.5us\n1,7.4us\n2.5,16us\n10,60.75us\n",
+    );
+    let o = fit_csv(&csv, &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains(&format!(
+            "{csv}:4: column `released`: 2.5 is not a whole count (expected an integer >= 0)"
+        )),
+        "{e}"
+    );
+    let csv = write(
+        d.path(),
+        "neg.csv",
+        "released,duration\n0,1.5us\n-1,7.4us\n",
+    );
+    let o = fit_csv(&csv, &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains(&format!("{csv}:3: column `released`: -1 is negative")),
+        "{}",
+        stderr(&o)
+    );
+    // `3.0` is the count 3 (what float-typed tools write): same fit as `3`.
+    let a = write(
+        d.path(),
+        "a.csv",
+        "released,duration\n0,1.5us\n10,60.75us\n",
+    );
+    let b = write(
+        d.path(),
+        "b.csv",
+        "released,duration\n0.0,1.5us\n10.0,60.75us\n",
+    );
+    let (oa, ob) = (fit_csv(&a, &["--json", "-"]), fit_csv(&b, &["--json", "-"]));
+    assert!(
+        oa.status.success() && ob.status.success(),
+        "{}",
+        stderr(&ob)
+    );
+    let (va, vb): (serde_json::Value, serde_json::Value) = (
+        serde_json::from_slice(&oa.stdout).unwrap(),
+        serde_json::from_slice(&ob.stdout).unwrap(),
+    );
+    assert_eq!(va["upper_bound"], vb["upper_bound"]);
+    assert_eq!(va["upper_bound"]["slope_ns"], 5925.0);
+}
+
+#[test]
+fn trace_x_must_be_a_count() {
+    let d = tempfile::tempdir().unwrap();
+    let t = write(
+        d.path(),
+        "t.json",
+        r#"{"kind":"trace","measurements":[{"name":"SysTick","unit":"ns","max_ns":1500.0}]}"#,
+    );
+    for (x, want) in [
+        (
+            "2.5",
+            "x 2.5 is not a whole count (expected an integer >= 0)",
+        ),
+        ("-1", "x -1 is negative"),
+        ("two", "x 'two' is not a whole count"),
+    ] {
+        let o = latscope(&[
+            "fit",
+            "--target",
+            "tick",
+            "--measurement",
+            "SysTick",
+            "--trace",
+            &format!("0={t}"),
+            // `--trace=-1=..`: clap reads a separate `-1` as an option.
+            &format!("--trace={x}={t}"),
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{x}");
+        assert!(
+            stderr(&o).contains(&format!("--trace {x}={t}: {want}")),
+            "{x}: {}",
+            stderr(&o)
+        );
+    }
+}
+
+#[test]
+fn degenerate_inputs_are_clear_errors() {
+    let d = tempfile::tempdir().unwrap();
+    for (name, text, want) in [
+        ("empty.csv", "", "the CSV is empty"),
+        (
+            "header.csv",
+            "released,duration\r\n",
+            "no data rows after the header (line 1)",
+        ),
+        (
+            "one.csv",
+            "released,duration\n3,7us\n",
+            "every sample (1) has x = 3",
+        ),
+        (
+            "same.csv",
+            "released,duration\n3,7us\n3,9us\n",
+            "a line needs samples at two or more distinct x values",
+        ),
+        (
+            "nan.csv",
+            "released,duration\n0,1us\n1,NaN us\n",
+            ":3: column `duration`: 'NaN us' is not a number",
+        ),
+        (
+            "inf.csv",
+            "released,duration\n0,1us\n1,inf\n",
+            ":3: column `duration`: 'inf' is not a number",
+        ),
+        (
+            "negy.csv",
+            "released,duration\n0,1us\n1,-2us\n",
+            ":3: column `duration`: '-2us' is negative",
+        ),
+        (
+            "huge.csv",
+            "released,duration\n0,1us\n1,1e30s\n",
+            ":3: column `duration`: '1e30s' is out of range",
+        ),
+        (
+            "bare.csv",
+            "released,duration\n0,1\n1,2\n",
+            ":2: column `duration`: '1' has no unit",
+        ),
+    ] {
+        let csv = write(d.path(), name, text);
+        let o = fit_csv(&csv, &[]);
+        assert_eq!(o.status.code(), Some(2), "{name}: {}", stderr(&o));
+        assert!(stderr(&o).contains(want), "{name}: {}", stderr(&o));
+        assert!(stderr(&o).contains(name), "{name}: {}", stderr(&o));
+    }
+    // Bare numbers with --unit; a --unit that is no unit is refused.
+    let csv = write(d.path(), "bare.csv", "released,duration\n0,1.5\n10,60.75\n");
+    let o = fit_csv(&csv, &["--unit", "us", "--json", "-"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["least_squares"]["intercept_ns"], 1500.0);
+    let o = fit_csv(&csv, &["--unit", "furlong"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--unit furlong: not a unit of time"),
+        "{}",
+        stderr(&o)
+    );
+    // Huge counts and durations: a result or an error, never a panic (exit 101).
+    let csv = write(
+        d.path(),
+        "big.csv",
+        "released,duration\n0,0ns\n1,9223372036854775807ps\n9007199254740992,1ns\n",
+    );
+    let sys = write(d.path(), "big.toml", SYSTEM);
+    let o = fit_csv(&csv, &["--write", &sys]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("beyond the largest duration"),
+        "{}",
+        stderr(&o)
+    );
+    let o = fit_csv(
+        &write(
+            d.path(),
+            "big2.csv",
+            "released,duration\n9007199254740991,1ns\n9007199254740992,3ns\n",
+        ),
+        &["--json", "-"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = fit_csv(
+        &write(
+            d.path(),
+            "big3.csv",
+            "released,duration\n0,1ns\n9007199254740993,3ns\n",
+        ),
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("too large for a count"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn crlf_and_bom_csv_fits_like_plain_csv() {
+    let d = tempfile::tempdir().unwrap();
+    let plain = write(
+        d.path(),
+        "p.csv",
+        "released,duration\n0,1.5us\n1,7.4us\n10,60.75us\n",
+    );
+    let excel = write(
+        d.path(),
+        "x.csv",
+        "\u{feff}released,duration\r\n0,1.5us\r\n1,7.4us\r\n10,60.75us\r\n",
+    );
+    let a = fit_csv(&plain, &["--json", "-"]);
+    let b = fit_csv(&excel, &["--json", "-"]);
+    assert!(b.status.success(), "{}", stderr(&b));
+    let mut va: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
+    let mut vb: serde_json::Value = serde_json::from_slice(&b.stdout).unwrap();
+    va["source"] = "".into();
+    vb["source"] = "".into();
+    assert_eq!(va, vb);
+    assert_eq!(vb["samples"], 3);
+}
+
+#[test]
+fn write_into_a_system_without_a_cost_table() {
+    let d = tempfile::tempdir().unwrap();
+    let sys = write(d.path(), "sys.toml", SYSTEM);
+    let csv = write(
+        d.path(),
+        "t.csv",
+        "released,duration\n0,1.5us\n10,60.75us\n",
+    );
+    let o = fit_csv(&csv, &["--write", &sys]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&sys).unwrap();
+    let want = SYSTEM.replace(
+        "tick_hz = 1000 # 1 ms\n",
+        "tick_hz = 1000 # 1 ms\n\n[kernel.costs]\ntick_base = \"1.5us\"\n\
+         tick_per_release = \"5.925us\"\n",
+    );
+    assert_eq!(text, want);
+    // The written file is a valid system that analyze accepts.
+    let o = latscope(&["analyze", &sys, "--json", "-"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+fn fixture(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../trace/tests/fixtures")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+/// Audit D24: `fit` reads real `latscope trace --json` results. demo16.vcd (sigrok demo
+/// driver) has square waves whose longest high pulses are 5.5, 6, 6.5 and 7 us on
+/// channels #0..#3; a trace spec names each one "SysTick", so four captures "at" 0..3
+/// released tasks lie exactly on 5.5 us + 0.5 us * x.
+#[test]
+fn fit_reads_real_trace_results() {
+    let d = tempfile::tempdir().unwrap();
+    let mut args: Vec<String> = ["fit", "--target", "tick", "--measurement", "SysTick"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    for k in 0..4 {
+        let spec = write(
+            d.path(),
+            &format!("spec{k}.toml"),
+            &format!(
+                "[channels]\ntick = \"#{k}\"\n[[measure]]\nname = \"SysTick\"\npulse = \"tick\"\n"
+            ),
+        );
+        let json = d.path().join(format!("t{k}.json")).display().to_string();
+        let o = latscope(&[
+            "trace",
+            &fixture("demo16.vcd"),
+            "--spec",
+            &spec,
+            "--json",
+            &json,
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        args.push("--trace".into());
+        args.push(format!("{k}={json}"));
+    }
+    let sys = write(d.path(), "sys.toml", SYSTEM);
+    args.extend(["--write".into(), sys.clone(), "--json".into(), "-".into()]);
+    let o = latscope(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["samples"], 4);
+    assert_eq!(v["least_squares"]["slope_ns"], 500.0);
+    assert_eq!(v["least_squares"]["intercept_ns"], 5500.0);
+    assert_eq!(v["upper_bound"]["slope_ns"], 500.0);
+    let text = std::fs::read_to_string(&sys).unwrap();
+    assert!(text.contains("tick_base = \"5.5us\""), "{text}");
+    assert!(text.contains("tick_per_release = \"500ns\""), "{text}");
+
+    // A trace result given as the CSV argument says how to pass it.
+    let t0 = d.path().join("t0.json").display().to_string();
+    let o = latscope(&[
+        "fit", &t0, "--target", "tick", "--x", "released", "--y", "duration",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains(&format!(
+            "{t0} is a `latscope trace` JSON result, not a CSV"
+        )) && e.contains("--trace X=FILE"),
+        "{e}"
+    );
+    // A count measurement is not a duration; a measurement without instances has no y.
+    let cnt = d.path().join("count.json").display().to_string();
+    let o = latscope(&[
+        "trace",
+        &fixture("demo16.vcd"),
+        "--count",
+        "#1,window=1ms",
+        "--json",
+        &cnt,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = latscope(&[
+        "fit",
+        "--target",
+        "tick",
+        "--measurement",
+        "#1.count",
+        "--trace",
+        &format!("0={cnt}"),
+        "--trace",
+        &format!("1={t0}"),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains(&format!("{cnt}: `measurements[0].unit`")),
+        "{}",
+        stderr(&o)
+    );
+    // demo8.vcd's channel #7 never changes: its pulse measurement has no instance.
+    let empty = d.path().join("empty.json").display().to_string();
+    let o = latscope(&[
+        "trace",
+        &fixture("demo8.vcd"),
+        "--pulse",
+        "#7",
+        "--json",
+        &empty,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = latscope(&[
+        "fit",
+        "--target",
+        "tick",
+        "--measurement",
+        "#7",
+        "--trace",
+        &format!("0={empty}"),
+        "--trace",
+        &format!("1={empty}"),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains(&format!(
+            "{empty}: `measurements[0].max_ns` is null: measurement \"#7\" has no instance"
+        )),
+        "{}",
+        stderr(&o)
+    );
+}
