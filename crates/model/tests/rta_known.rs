@@ -160,9 +160,9 @@ fn lehoczky_example_2_both_priority_orders() {
 
 /// Blocking and release jitter, 18 tasks: N. Audsley, A. Burns, M. Richardson, K. Tindell
 /// and A. J. Wellings, "Applying new scheduling theory to static priority pre-emptive
-/// scheduling", Software Engineering Journal 8(5):284-292, 1993, Table 3 (the avionics
-/// case study analysed in the paper). The table was not retrieved directly; it is taken
-/// from two reproductions that agree on every number: SchedCAT (brandenburg/schedcat,
+/// scheduling", Software Engineering Journal 8(5):284-292, 1993, Table 3 (presumably the
+/// avionics case study the paper's abstract announces). The paper itself was not at hand;
+/// the table is taken from two reproductions that agree on every number: SchedCAT (brandenburg/schedcat,
 /// `tests/fp.py`, class `AudsleyExample`, commit 1e2fe471e3b9) and the Rust crate
 /// `response-time-analysis` (brandenburg/response-time-analysis-rs,
 /// `src/fixed_priority/tests.rs`, `fp_fnps_rta_audsley`, commit 19d941a68195, whose doc
@@ -192,10 +192,10 @@ fn lehoczky_example_2_both_priority_orders() {
 /// 18 1000  1000000  1000000     0     0  147548
 /// ```
 /// Conventions mapped: B is the task's own blocking term (`blocking`); J is release jitter
-/// (`jitter`). The published R of the one jittered task (12) is w = 99550, measured from
-/// its release: latscope's WCRT adds the task's own jitter, so it reports 99550 + 1000 =
-/// 100550 (SchedCAT's reproduction compares `expected + jitter` for the same reason);
-/// every other task has J = 0 and R = w. Task 12's jitter is charged to the tasks below it
+/// (`jitter`). Both reproductions give the one jittered task (12) R = 99550, which is its
+/// w, i.e. measured from its release (SchedCAT compares `expected + jitter` with its own
+/// R, which includes the jitter). latscope's WCRT includes the task's own jitter, so it
+/// reports 99550 + 1000 = 100550; every other task has J = 0 and R = w. Task 12's jitter is charged to the tasks below it
 /// as `ceil((w + 1000)/200000)` jobs (one for each).
 #[test]
 fn audsley_1993_table3_blocking_and_jitter() {
