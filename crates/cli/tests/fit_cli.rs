@@ -245,6 +245,24 @@ fn crlf_and_bom_csv_fits_like_plain_csv() {
     let a = fit_csv(&plain, &["--json", "-"]);
     let b = fit_csv(&excel, &["--json", "-"]);
     assert!(b.status.success(), "{}", stderr(&b));
+    // Excel's "Unicode Text" (UTF-16) is refused with advice, not read as garbage.
+    let utf16: Vec<u8> = [0xFF, 0xFE]
+        .into_iter()
+        .chain(
+            "released\tduration\r\n0\t1.5us\r\n"
+                .encode_utf16()
+                .flat_map(|u| u.to_le_bytes()),
+        )
+        .collect();
+    let u = d.path().join("u.csv");
+    std::fs::write(&u, utf16).unwrap();
+    let o = fit_csv(&u.display().to_string(), &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains(&format!("{}: the file is UTF-16 text", u.display())),
+        "{}",
+        stderr(&o)
+    );
     let mut va: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
     let mut vb: serde_json::Value = serde_json::from_slice(&b.stdout).unwrap();
     va["source"] = "".into();

@@ -30,9 +30,17 @@ fn vcd_ignores_samplerate_with_a_warning() {
     let vcd = fixture("demo8.vcd");
     let plain = trace(&[&vcd, "--pulse", "#0", "--json", "-"]);
     assert!(plain.status.success());
-    assert!(plain.stderr.is_empty(), "{}", String::from_utf8_lossy(&plain.stderr));
+    assert!(
+        plain.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&plain.stderr)
+    );
     let with = trace(&[&vcd, "--samplerate", "2MHz", "--pulse", "#0", "--json", "-"]);
-    assert!(with.status.success(), "{}", String::from_utf8_lossy(&with.stderr));
+    assert!(
+        with.status.success(),
+        "{}",
+        String::from_utf8_lossy(&with.stderr)
+    );
     let err = String::from_utf8_lossy(&with.stderr);
     assert!(
         err.contains("warning")
@@ -61,8 +69,16 @@ fn a_contradicting_rate_is_an_error_naming_the_file_and_both_rates() {
     );
     // The rate the file states is accepted, without a warning, and changes nothing.
     let same = trace(&[&sr, "--samplerate", "1MHz", "--pulse", "D0", "--json", "-"]);
-    assert!(same.status.success(), "{}", String::from_utf8_lossy(&same.stderr));
-    assert!(same.stderr.is_empty(), "{}", String::from_utf8_lossy(&same.stderr));
+    assert!(
+        same.status.success(),
+        "{}",
+        String::from_utf8_lossy(&same.stderr)
+    );
+    assert!(
+        same.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&same.stderr)
+    );
     let plain = trace(&[&sr, "--pulse", "D0", "--json", "-"]);
     assert_eq!(json(&same)["measurements"], json(&plain)["measurements"]);
     assert_eq!(json(&same)["capture"]["samplerate_hz"], 1_000_000);

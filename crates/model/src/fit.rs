@@ -648,6 +648,8 @@ pub enum CsvError {
     TraceJson { file: String },
     #[error("{file} is JSON, not a CSV with a header row (`latscope trace --json` results go to --trace X=FILE)")]
     Json { file: String },
+    #[error("{file}: {message}")]
+    Encoding { file: String, message: String },
     #[error("--unit {unit}: not a unit of time (use ps, ns, us, ms, s)")]
     BadUnit { unit: String },
     #[error("{file}: no column `{want}` (columns: {have})")]
@@ -685,6 +687,35 @@ fn find_col(header: &[String], want: &str, file: &str) -> Result<usize, CsvError
             want: want.to_string(),
             have: header.join(", "),
         })
+}
+
+/// The text of a CSV file's bytes: UTF-8 (with or without a byte-order mark). UTF-16
+/// (Excel's "Unicode Text") and other encodings are errors saying where and what to do.
+pub fn csv_text(bytes: Vec<u8>, file: &str) -> Result<String, CsvError> {
+    if bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]) {
+        return Err(CsvError::Encoding {
+            file: file.to_string(),
+            message: "the file is UTF-16 text; save it as CSV in UTF-8".into(),
+        });
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let bytes = e.as_bytes();
+        let line = 1 + bytes[..at].iter().filter(|&&b| b == b'\n').count();
+        let col = at
+            - bytes[..at]
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1)
+            + 1;
+        CsvError::Encoding {
+            file: file.to_string(),
+            message: format!(
+                "line {line}, byte {col}: 0x{:02x} is not UTF-8; save the file as UTF-8",
+                bytes[at]
+            ),
+        }
+    })
 }
 
 /// Reads samples from CSV text with a header row. Separators `,`, `;` or tab (detected

@@ -468,3 +468,29 @@ fn writing_into_a_file_without_a_cost_table() {
         assert!(out.starts_with(PLATFORM), "{out}");
     }
 }
+
+#[test]
+fn csv_bytes_must_be_utf8() {
+    assert_eq!(
+        csv_text(b"\xef\xbb\xbfreleased,duration\n".to_vec(), "a.csv").unwrap(),
+        "\u{feff}released,duration\n"
+    );
+    let utf16: Vec<u8> = [0xFF, 0xFE]
+        .into_iter()
+        .chain(
+            "released\tduration\n"
+                .encode_utf16()
+                .flat_map(|u| u.to_le_bytes()),
+        )
+        .collect();
+    let e = csv_text(utf16, "u.csv").unwrap_err().to_string();
+    assert_eq!(e, "u.csv: the file is UTF-16 text; save it as CSV in UTF-8");
+    // Latin-1 'µ' (0xb5) on line 3.
+    let e = csv_text(b"released,duration\n0,1us\n1,2\xb5s\n".to_vec(), "l.csv")
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        e,
+        "l.csv: line 3, byte 4: 0xb5 is not UTF-8; save the file as UTF-8"
+    );
+}

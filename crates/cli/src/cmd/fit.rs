@@ -4,8 +4,8 @@
 
 use anyhow::Context;
 use latscope_model::fit::{
-    apply, fit, parse_trace_spec, sample_from_trace_json, samples_from_csv, update_toml_text,
-    Target, XColumn,
+    apply, csv_text, fit, parse_trace_spec, sample_from_trace_json, samples_from_csv,
+    update_toml_text, Target, XColumn,
 };
 use latscope_model::System;
 use std::path::PathBuf;
@@ -105,7 +105,8 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let (name, samples) = if let Some(csv) = &args.csv {
         let name = csv.display().to_string();
-        let text = std::fs::read_to_string(csv).with_context(|| format!("reading {name}"))?;
+        let bytes = std::fs::read(csv).with_context(|| format!("reading {name}"))?;
+        let text = csv_text(bytes, &name)?;
         let x = match (&args.x, &args.from, &args.to) {
             (Some(c), _, _) => XColumn::Count(c.clone()),
             (None, Some(f), Some(t)) => XColumn::Priorities {
