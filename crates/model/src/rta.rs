@@ -23,6 +23,7 @@ use crate::overheads::tick::levels_scanned;
 use crate::system::{KernelCosts, System, TaskSelection, TickMode};
 use latscope_core::Picos;
 use serde::Serialize;
+use std::sync::Arc;
 
 /// What to analyse.
 #[derive(Debug, Clone, PartialEq)]
@@ -136,7 +137,7 @@ pub struct Breakdown {
     /// `-q * T_i`: the critical job is released q periods after the window starts.
     pub window_offset_ns: f64,
     /// Higher- or equal-priority tasks' execution (without their switches).
-    pub interference: Vec<NamedNs>,
+    pub interference: Interference,
     pub tick_ns: f64,
     pub context_switch_ns: f64,
     pub interrupts_ns: f64,
@@ -144,11 +145,100 @@ pub struct Breakdown {
     pub jitter_ns: f64,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct NamedNs {
-    /// Shared with the other results (one allocation per task, not per mention).
-    pub name: std::sync::Arc<str>,
+/// Higher- or equal-priority tasks' execution in a WCRT, one [`Share`] per task, in
+/// descending priority order (ties in file order, like `tasks`). Serialised as `[{"name": .., "ns": ..}, ..]`; the names are shared
+/// by every result of an analysis (a task set of n tasks has O(n^2) shares).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Interference {
+    /// The task names (`None` only in an empty default).
+    names: Option<Arc<[Arc<str>]>>,
+    items: Vec<Share>,
+}
+
+/// One task's part of a WCRT.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Share {
+    /// Index of the task in the system description's task list.
+    pub task: u32,
     pub ns: f64,
+}
+
+/// A [`Share`] with its task's name.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct NamedNs<'a> {
+    pub name: &'a str,
+    pub ns: f64,
+}
+
+impl Interference {
+    fn new(names: Arc<[Arc<str>]>, capacity: usize) -> Self {
+        Interference {
+            names: Some(names),
+            items: Vec::with_capacity(capacity),
+        }
+    }
+    fn push(&mut self, task: usize, ns: f64) {
+        self.items.push(Share {
+            task: task as u32,
+            ns,
+        });
+    }
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+    /// The shares with their tasks' names.
+    pub fn iter(&self) -> InterferenceIter<'_> {
+        self.into_iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a Interference {
+    type Item = NamedNs<'a>;
+    type IntoIter = InterferenceIter<'a>;
+    fn into_iter(self) -> InterferenceIter<'a> {
+        InterferenceIter {
+            names: self.names.as_deref().unwrap_or(&[]),
+            items: self.items.iter(),
+        }
+    }
+}
+
+/// The shares of an [`Interference`] with their names.
+pub struct InterferenceIter<'a> {
+    names: &'a [Arc<str>],
+    items: std::slice::Iter<'a, Share>,
+}
+
+impl<'a> Iterator for InterferenceIter<'a> {
+    type Item = NamedNs<'a>;
+    fn next(&mut self) -> Option<NamedNs<'a>> {
+        let s = self.items.next()?;
+        Some(NamedNs {
+            name: self.names.get(s.task as usize).map_or("?", |n| n),
+            ns: s.ns,
+        })
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.items.size_hint()
+    }
+}
+
+impl ExactSizeIterator for InterferenceIter<'_> {}
+
+impl std::ops::Index<usize> for Interference {
+    type Output = Share;
+    fn index(&self, k: usize) -> &Share {
+        &self.items[k]
+    }
+}
+
+impl Serialize for Interference {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
 }
 
 /// Per task: pessimistic WCRT minus partitioned WCRT.
@@ -198,16 +288,12 @@ enum Attr {
     Interrupt,
 }
 
-/// An interfering sporadic demand: `ceil((w + jitter) / period)` releases of `work +
-/// switch + tick` each.
+/// An interfering sporadic demand: `ceil((w + jitter) / period)` releases, each charging
+/// `work + switch` (the entity's work and its context switches) and a tick pseudo-task
+/// part `tick` that one tick pays at most once (`min(releases, ceil(w / T_tick))` times).
+#[derive(Clone, Copy)]
 struct Entity {
     period: i64,
-    /// `1 / period`, for a division-free first guess in [`ceil_div_fast`].
-    inv: f64,
-    /// Long-run rate `(work + switch) / T + tick / max(T, T_tick)`.
-    rate: f64,
-    /// `(work + switch) J / T`: the jitter part of the linear lower bound.
-    jterm: f64,
     jitter: i64,
     work: i64,
     switch: i64,
@@ -215,73 +301,294 @@ struct Entity {
     attr: Attr,
 }
 
-impl Entity {
-    fn cost(&self) -> i64 {
-        self.work + self.switch + self.tick
-    }
-    /// Releases in a window of length `w`, and the tick-charged releases: a tick releases
-    /// a task at most once, so a task's tick pseudo-task is charged at most once per tick
-    /// (`ticks` = ceil(w / T_tick)). This keeps every partitioned charge at or below the
-    /// pessimistic one.
-    fn counts(&self, w: i64, ticks: i64) -> (i64, i64) {
-        let n = ceil_div_fast(w.saturating_add(self.jitter), self.period, self.inv);
-        (n, n.min(ticks))
-    }
-    /// Long-run utilisation (the tick part capped at one per tick).
-    fn utilisation(&self, tick: i64) -> f64 {
-        (self.work + self.switch) as f64 / self.period as f64
-            + self.tick as f64 / self.period.max(tick) as f64
-    }
+/// Whether the once-per-tick cap on a tick part can bind. Without jitter and with a
+/// period of at least one tick, `ceil(w / T) <= ceil(w / T_tick)` for every `w`, so the
+/// tick part is simply charged per release (the common case, and a cheaper one).
+fn cap_binds(tick: i64, jitter: i64, period: i64, tick_p: i64) -> bool {
+    tick != 0 && (jitter != 0 || period < tick_p)
 }
 
-/// Incremental interference demand of a set of entities (see `analyse_task`).
+/// What [`Demand::begin`] derives for the start of a task's iteration.
+struct Started {
+    /// Long-run utilisation of the interference (tick parts capped at one per tick).
+    u_int: f64,
+    /// `sum (work + switch)_e J_e / T_e`: the jitter term of the linear lower bound.
+    jitter_work: f64,
+    /// One release of every entity, `sum (work + switch + tick)_e`.
+    first: i128,
+}
+
+/// The interfering entities of the tasks of one tick mode and their incremental demand,
+/// carried from task to task.
+///
+/// Within one task's analysis a window only grows (across the fixed-point iterations and
+/// across the jobs q of the busy window), so each entity's release count only grows: it
+/// is recomputed only when w passes the entity's next release boundary (count n holds
+/// while w <= n T - J), and most entities cost one comparison per iteration.
+///
+/// Across tasks (in priority order) only the charges change (which tasks are of higher
+/// priority, their switch costs), not the periods and jitters. The counts found at the
+/// previous task's first fixed point are kept (`snapshot`), and the next task's window
+/// usually starts at or above it (see `Hint`), so its first evaluation reuses them. A
+/// window below the counts' window resets them. Exact: the same integers as recomputing
+/// every term at every step (a unit test checks it).
+#[derive(Default)]
 struct Demand {
-    /// Release count of each entity at the last window.
+    // Per entity, fixed for the mode.
+    period: Vec<i64>,
+    /// `1 / period`, for a division-free first guess in [`ceil_div_fast`].
+    inv: Vec<f64>,
+    jitter: Vec<i64>,
+    tick: Vec<i64>,
+    capped: Vec<bool>,
+    /// Indices of the capped entities.
+    capped_idx: Vec<usize>,
+    attr: Vec<Attr>,
+    // Per entity, per analysed task.
+    work: Vec<i64>,
+    switch: Vec<i64>,
+    /// Charge per release folded into `sum`: `work + switch + tick`, or `work + switch`
+    /// for a capped entity (whose tick part is summed in `sum_tick`).
+    cost: Vec<i64>,
+    /// Linear lower bound terms of the `cost` part: the rate `cost / T` and the jitter
+    /// term `cost J / T`.
+    rate: Vec<f64>,
+    jterm: Vec<f64>,
+    /// Entities `0..active` interfere with the analysed task.
+    active: usize,
+    // Release counts.
+    /// Release count of each entity at `w_eval`.
     n: Vec<i64>,
     /// Largest window for which `n` still holds (`n T - J`).
     next: Vec<i64>,
-    /// `ceil(w / T_tick)` at the last window.
+    /// The window of the counts (`i64::MIN`: none yet).
+    w_eval: i64,
+    /// `ceil(w_eval / T_tick)`.
     ticks: i64,
-    /// `sum n_e (work + switch)_e`
-    sum_ws: i128,
-    /// `sum min(n_e, ticks) tick_e`
+    /// `sum n_e cost_e`
+    sum: i128,
+    /// `sum_capped min(n_e, ticks) tick_e`
     sum_tick: i128,
+    /// Counts kept at the last task's first fixed point, if its window went further.
+    snap_n: Vec<i64>,
+    snap_next: Vec<i64>,
+    snap_w: i64,
+    snap_ticks: i64,
+    snap_sum: i128,
+    snap_valid: bool,
+    /// `sum (work + switch)_e` over all entities.
+    first: i128,
+    /// Position of the last analysed task.
+    prev_me: usize,
 }
 
 impl Demand {
-    /// `sum_e n_e(w) (work + switch)_e + min(n_e(w), ticks(w)) tick_e`, for
-    /// non-decreasing `w` between calls.
-    fn at(&mut self, ents: &[Entity], w: i64, tick_p: i64, tick_inv: f64) -> i128 {
-        let ticks = ceil_div_fast(w, tick_p, tick_inv);
-        let ticks_changed = ticks != self.ticks;
-        for (k, e) in ents.iter().enumerate() {
-            if w > self.next[k] {
-                let n = ceil_div_fast(w.saturating_add(e.jitter), e.period, e.inv);
-                let old = self.n[k];
-                self.sum_ws += (n - old) as i128 * (e.work + e.switch) as i128;
-                if !ticks_changed && e.tick != 0 {
-                    self.sum_tick += (n.min(ticks) - old.min(ticks)) as i128 * e.tick as i128;
+    /// Removes every entity (keeping the allocations).
+    fn clear(&mut self) {
+        for v in [
+            &mut self.period,
+            &mut self.jitter,
+            &mut self.tick,
+            &mut self.work,
+            &mut self.switch,
+            &mut self.cost,
+            &mut self.n,
+            &mut self.next,
+        ] {
+            v.clear();
+        }
+        for v in [&mut self.inv, &mut self.rate, &mut self.jterm] {
+            v.clear();
+        }
+        self.capped.clear();
+        self.capped_idx.clear();
+        self.attr.clear();
+        self.active = 0;
+        self.w_eval = i64::MIN;
+        self.ticks = 0;
+        self.sum = 0;
+        self.sum_tick = 0;
+        self.snap_valid = false;
+        self.first = 0;
+        self.prev_me = 0;
+    }
+
+    fn with_capacity(n: usize) -> Demand {
+        Demand {
+            period: Vec::with_capacity(n),
+            inv: Vec::with_capacity(n),
+            jitter: Vec::with_capacity(n),
+            tick: Vec::with_capacity(n),
+            capped: Vec::with_capacity(n),
+            attr: Vec::with_capacity(n),
+            work: Vec::with_capacity(n),
+            switch: Vec::with_capacity(n),
+            cost: Vec::with_capacity(n),
+            rate: Vec::with_capacity(n),
+            jterm: Vec::with_capacity(n),
+            n: Vec::with_capacity(n),
+            next: Vec::with_capacity(n),
+            ..Default::default()
+        }
+    }
+
+    /// Adds an entity (inactive until `begin` includes it).
+    fn push(&mut self, e: Entity, tick_p: i64) {
+        let k = self.period.len();
+        let capped = cap_binds(e.tick, e.jitter, e.period, tick_p);
+        if capped {
+            self.capped_idx.push(k);
+        }
+        let inv = 1.0 / e.period as f64;
+        let cost = if capped { 0 } else { e.tick };
+        self.period.push(e.period);
+        self.inv.push(inv);
+        self.jitter.push(e.jitter);
+        self.tick.push(e.tick);
+        self.capped.push(capped);
+        self.attr.push(e.attr);
+        self.work.push(0);
+        self.switch.push(0);
+        self.cost.push(cost);
+        self.rate.push(cost as f64 * inv);
+        self.jterm.push(cost as f64 * inv * e.jitter as f64);
+        self.n.push(0);
+        self.next.push(i64::MIN);
+        self.set(k, e.work, e.switch);
+        self.w_eval = i64::MIN;
+        self.snap_valid = false;
+    }
+
+    /// Sets an entity's work and switch charges per release (keeping `sum` and `first`
+    /// up to date for the current counts).
+    #[inline]
+    fn set(&mut self, k: usize, work: i64, switch: i64) {
+        if work == self.work[k] && switch == self.switch[k] {
+            return;
+        }
+        let ws = work.saturating_add(switch);
+        let cost = if self.capped[k] {
+            ws
+        } else {
+            ws.saturating_add(self.tick[k])
+        };
+        self.first += ws as i128 - (self.work[k] as i128 + self.switch[k] as i128);
+        self.sum += self.n[k] as i128 * (cost as i128 - self.cost[k] as i128);
+        self.work[k] = work;
+        self.switch[k] = switch;
+        self.cost[k] = cost;
+        let c = cost as f64 * self.inv[k];
+        self.rate[k] = c;
+        self.jterm[k] = c * self.jitter[k] as f64;
+    }
+
+    fn reset_counts(&mut self) {
+        self.sum = 0;
+        self.n.fill(0);
+        self.next.fill(i64::MIN);
+        self.w_eval = i64::MIN;
+        self.ticks = 0;
+        self.sum_tick = 0;
+    }
+
+    /// Restores the counts kept by `snapshot` (before a task's `set` calls).
+    fn restore(&mut self) {
+        if self.snap_valid {
+            self.n.copy_from_slice(&self.snap_n);
+            self.next.copy_from_slice(&self.snap_next);
+            self.w_eval = self.snap_w;
+            self.ticks = self.snap_ticks;
+            self.sum = self.snap_sum;
+            self.snap_valid = false;
+        }
+    }
+
+    /// Starts a task's analysis with entities `0..active` (after its `set` calls).
+    fn begin(&mut self, active: usize, tick_p: i64) -> Started {
+        // Entities past `active` have no charges (see `analyse_task`), so `first` and
+        // `sum` over all entities are those of the active ones.
+        self.active = active;
+        let mut u_int: f64 = self.rate[..active].iter().sum();
+        let jitter_work: f64 = self.jterm[..active].iter().sum();
+        for &k in self.capped_idx.iter().filter(|&&k| k < active) {
+            u_int += self.tick[k] as f64 / self.period[k].max(tick_p) as f64;
+        }
+        Started {
+            u_int,
+            jitter_work,
+            first: self.first + self.tick_first(active),
+        }
+    }
+
+    /// `sum tick_e` over the first `active` entities.
+    fn tick_first(&self, active: usize) -> i128 {
+        self.tick[..active].iter().map(|&t| t as i128).sum()
+    }
+
+    /// Keeps the counts at the current window for the next task.
+    fn snapshot(&mut self) {
+        self.snap_n.clone_from(&self.n);
+        self.snap_next.clone_from(&self.next);
+        self.snap_w = self.w_eval;
+        self.snap_ticks = self.ticks;
+        self.snap_sum = self.sum;
+        self.snap_valid = true;
+    }
+
+    /// `sum_e n_e(w) (work + switch)_e + min(n_e(w), ticks(w)) tick_e` over the active
+    /// entities.
+    fn at(&mut self, w: i64, tick_p: i64, tick_inv: f64) -> i128 {
+        if w < self.w_eval {
+            self.reset_counts();
+        }
+        let a = self.active;
+        let (period, jitter, inv) = (&self.period[..a], &self.jitter[..a], &self.inv[..a]);
+        let (cost, n, next) = (&self.cost[..a], &mut self.n[..a], &mut self.next[..a]);
+        let mut sum = self.sum;
+        for k in 0..a {
+            if w > next[k] {
+                if n[k] > 0 && w.saturating_sub(next[k]) <= period[k] {
+                    // Within one period past the boundary: exactly one more release.
+                    sum += cost[k] as i128;
+                    n[k] += 1;
+                    next[k] = next[k].saturating_add(period[k]);
+                } else {
+                    // Recount (exact integers).
+                    let c = ceil_div_fast(w.saturating_add(jitter[k]), period[k], inv[k]);
+                    sum += (c - n[k]) as i128 * cost[k] as i128;
+                    n[k] = c;
+                    next[k] = (c as i128 * period[k] as i128 - jitter[k] as i128)
+                        .clamp(i64::MIN as i128, i64::MAX as i128)
+                        as i64;
                 }
-                self.n[k] = n;
-                self.next[k] = (n as i128 * e.period as i128 - e.jitter as i128)
-                    .clamp(i64::MIN as i128, i64::MAX as i128)
-                    as i64;
             }
         }
-        if ticks_changed {
-            self.ticks = ticks;
-            self.sum_tick = ents
-                .iter()
-                .zip(&self.n)
-                .filter(|(e, _)| e.tick != 0)
-                .map(|(e, &n)| n.min(ticks) as i128 * e.tick as i128)
-                .sum();
-        }
-        self.sum_ws + self.sum_tick
+        self.sum = sum;
+        self.w_eval = w;
+        self.ticks = ceil_div_fast(w, tick_p, tick_inv);
+        let ticks = self.ticks;
+        self.sum_tick = self
+            .capped_idx
+            .iter()
+            .filter(|&&k| k < self.active)
+            .map(|&k| self.n[k].min(ticks) as i128 * self.tick[k] as i128)
+            .sum();
+        self.sum + self.sum_tick
     }
-}
 
-impl Demand {
+    /// Releases of entity `k` in a window `w`, and its tick-charged releases (a tick
+    /// releases a task at most once, so its tick pseudo-task is charged at most once per
+    /// tick, `ticks` = ceil(w / T_tick); this keeps every partitioned charge at or below
+    /// the pessimistic one).
+    fn counts(&self, k: usize, w: i64, ticks: i64) -> (i64, i64) {
+        let n = ceil_div_fast(
+            w.saturating_add(self.jitter[k]),
+            self.period[k],
+            self.inv[k],
+        );
+        (n, n.min(ticks))
+    }
+
     /// A lower bound on the least fixed point of `w = base + demand(w)` that is at least
     /// `next` (the plain iteration's next value), or `None`. Every entity's contribution
     /// at the fixed point is at least its contribution at the last window (counts only
@@ -290,18 +597,32 @@ impl Demand {
     /// larger of the two at `next` and solving the resulting linear inequality gives a
     /// bound the fixed point cannot be below; jumping there skips the slow geometric
     /// approach of the plain iteration when the utilisation is close to 1.
-    fn linear_lower_bound(&self, ents: &[Entity], base: i128, next: i64) -> Option<i64> {
+    fn linear_lower_bound(&self, base: i128, next: i64, tick_p: i64) -> Option<i64> {
         let x0 = next as f64;
         let mut num = base as f64;
         let mut den = 1.0f64;
-        for (k, e) in ents.iter().enumerate() {
-            let n = self.n[k];
-            let c =
-                n as f64 * (e.work + e.switch) as f64 + n.min(self.ticks) as f64 * e.tick as f64;
-            let lin = e.rate * x0 + e.jterm;
-            if lin >= c {
-                den -= e.rate;
-                num += e.jterm;
+        let a = self.active;
+        for (((&n, &cost), &rate), &jterm) in self.n[..a]
+            .iter()
+            .zip(&self.cost[..a])
+            .zip(&self.rate[..a])
+            .zip(&self.jterm[..a])
+        {
+            let c = n as f64 * cost as f64;
+            if rate * x0 + jterm >= c {
+                den -= rate;
+                num += jterm;
+            } else {
+                num += c;
+            }
+        }
+        // The tick parts of capped entities, bounded on their own (splitting an entity's
+        // demand into two parts bounded separately is still a lower bound).
+        for &k in self.capped_idx.iter().filter(|&&k| k < self.active) {
+            let c = self.n[k].min(self.ticks) as f64 * self.tick[k] as f64;
+            let rate = self.tick[k] as f64 / self.period[k].max(tick_p) as f64;
+            if rate * x0 >= c {
+                den -= rate;
             } else {
                 num += c;
             }
@@ -318,7 +639,9 @@ impl Demand {
 
 /// Per-system quantities computed once.
 struct Prep {
-    names: Vec<std::sync::Arc<str>>,
+    /// Tasks in descending priority order, ties in file order.
+    order: Vec<usize>,
+    names: Arc<[Arc<str>]>,
     l: Picos,
     tick: Picos,
     /// Effective release jitter of each task.
@@ -510,6 +833,7 @@ fn prepare(sys: &System, opts: &AnalysisOptions) -> Prep {
         cs.application
     };
     Prep {
+        order: priority_order(sys),
         names: sys.tasks.iter().map(|t| t.name.as_str().into()).collect(),
         l,
         tick,
@@ -541,7 +865,6 @@ fn prepare(sys: &System, opts: &AnalysisOptions) -> Prep {
     }
 }
 
-/// Analyses one task in one tick mode.
 /// What the analysis of the next-higher-priority task tells the next one (see the start
 /// value in `analyse_task`).
 #[derive(Clone, Copy)]
@@ -554,12 +877,169 @@ struct Hint {
     wcet: i64,
 }
 
+/// What the analyses of one tick mode share: computed once, not once per task.
+struct ModeCtx {
+    partitioned: bool,
+    /// One switch into a task from the next level down.
+    sw1: Picos,
+    /// The in + out switches charged to each higher-priority job when they do not depend
+    /// on the levels scanned (port-optimised selection, the irq-path kernel, no overheads).
+    const_switch: Option<i64>,
+    tick_p: i64,
+    tick_inv: f64,
+    /// Tasks in priority order (descending, ties in file order), and each task's position.
+    order: Vec<usize>,
+    pos: Vec<usize>,
+    /// Per position: the first position of a lower priority.
+    group_end: Vec<usize>,
+    /// Entities before the tasks': the tick (index 0), the tickless wake-up, interrupts.
+    nf: usize,
+}
+
+/// Index of the tick entity in [`Demand`].
+const TICK_ENTITY: usize = 0;
+
+impl ModeCtx {
+    fn new(
+        sys: &System,
+        opts: &AnalysisOptions,
+        p: &Prep,
+        mode: TickMode,
+        dem: &mut Demand,
+    ) -> ModeCtx {
+        let ov = opts.overheads;
+        let partitioned = mode == TickMode::Partitioned;
+        let tick_p = p.tick.0;
+        let sw1 = switch_at(sys, opts, p.l, 1);
+        let generic = matches!(
+            (&sys.kernel.costs, sys.kernel.task_selection),
+            (KernelCosts::Tick(_), TaskSelection::Generic)
+        );
+        let const_switch = (!ov || !generic).then(|| (sw1 + switch_at(sys, opts, p.l, 1)).0);
+        // The tick itself (and round-robin switches among equal priorities, set per task).
+        let every_tick = if partitioned {
+            p.tick_base
+        } else {
+            p.tick_pessimistic
+        };
+        dem.push(
+            Entity {
+                period: tick_p,
+                jitter: 0,
+                work: 0,
+                switch: 0,
+                tick: every_tick.0,
+                attr: Attr::Tick,
+            },
+            tick_p,
+        );
+        // Tickless: a wake-up with a task due processes the pending tick at once
+        // (vTaskStepTick + xPendedTicks; simulator engine, FrameKind::Wake), one tick off
+        // the grid at the start of the window, on top of the grid's ticks. The CPU does not
+        // sleep while the window's work is pending, so it happens at most once per window:
+        // a one-shot entity charging a whole pessimistic tick (in both modes, so the
+        // partitioned bound stays at or below the pessimistic one).
+        // The first switch after a wake-up also costs the sleep state's switch part (seed
+        // 000: 6.6 us instead of 3.5 us; docs/simulator.md section 1), charged here whole
+        // (not only its excess over a normal switch): also once per window.
+        let wake_switch = sys
+            .kernel
+            .sleep_states
+            .iter()
+            .map(|st| {
+                st.parts
+                    .iter()
+                    .filter(|(name, _)| name.contains("switch"))
+                    .fold(Picos::ZERO, |a, (_, d)| a + *d)
+            })
+            .max()
+            .unwrap_or(Picos::ZERO);
+        if ov && !sys.kernel.sleep_states.is_empty() && (p.tick_pessimistic + wake_switch).0 > 0 {
+            dem.push(
+                Entity {
+                    period: i64::MAX / 4,
+                    jitter: 0,
+                    work: 0,
+                    switch: wake_switch.0,
+                    tick: p.tick_pessimistic.0,
+                    attr: Attr::Tick,
+                },
+                tick_p,
+            );
+        }
+        // Interrupt-path kernel (seed 004): every handler also runs the prologue, the
+        // message send and the ready-queue dispatch in interrupt context, so they interfere
+        // like the handler's WCET (docs/simulator.md section 1; audit D13).
+        for x in &sys.interrupts {
+            dem.push(
+                Entity {
+                    period: x.min_interarrival.0,
+                    jitter: p.irq_jitter.0,
+                    work: (x.wcet + p.l + p.irq_path).0,
+                    switch: 0,
+                    tick: 0,
+                    attr: Attr::Interrupt,
+                },
+                tick_p,
+            );
+        }
+        let nf = dem.period.len();
+        // The tasks, in priority order; charges are set per analysed task. In partitioned
+        // mode every tick-released task has a tick pseudo-task, whatever its priority
+        // (the analysed task's own one is the tick that releases it).
+        let order = p.order.clone();
+        let mut pos = vec![0; order.len()];
+        for (x, &j) in order.iter().enumerate() {
+            pos[j] = x;
+            dem.push(
+                Entity {
+                    period: sys.tasks[j].period().0,
+                    jitter: p.jitter_ps[j],
+                    work: 0,
+                    switch: 0,
+                    tick: if partitioned && p.tick_released[j] {
+                        p.tick_per_release.0
+                    } else {
+                        0
+                    },
+                    attr: Attr::Task(j),
+                },
+                tick_p,
+            );
+        }
+        let mut group_end = vec![order.len(); order.len()];
+        for x in (0..order.len().saturating_sub(1)).rev() {
+            let (a, b) = (order[x], order[x + 1]);
+            group_end[x] = if sys.tasks[a].priority == sys.tasks[b].priority {
+                group_end[x + 1]
+            } else {
+                x + 1
+            };
+        }
+        ModeCtx {
+            partitioned,
+            sw1,
+            const_switch,
+            tick_p,
+            tick_inv: 1.0 / tick_p as f64,
+            order,
+            pos,
+            group_end,
+            nf,
+        }
+    }
+}
+
+/// Analyses one task in one tick mode; `dem` carries the entities from task to task
+/// (tasks are analysed in priority order).
+#[allow(clippy::too_many_arguments)]
 fn analyse_task(
     sys: &System,
     opts: &AnalysisOptions,
     p: &Prep,
+    ctx: &ModeCtx,
+    dem: &mut Demand,
     i: usize,
-    mode: TickMode,
     hint: Option<Hint>,
     hint_out: &mut Option<Hint>,
 ) -> TaskResult {
@@ -567,140 +1047,54 @@ fn analyse_task(
     let t = &sys.tasks[i];
     let ov = opts.overheads;
     let prio = t.priority;
-    let mut ents: Vec<Entity> = Vec::with_capacity(sys.tasks.len() + sys.interrupts.len() + 1);
-    let partitioned = mode == TickMode::Partitioned;
-    let sw1 = switch_at(sys, opts, p.l, 1);
-    for (j, o) in sys.tasks.iter().enumerate() {
-        if j == i {
-            continue;
-        }
-        let hp = o.priority >= prio;
-        let tick = if partitioned && p.tick_released[j] {
-            p.tick_per_release.0
-        } else {
-            0
-        };
-        if !hp && tick == 0 {
-            continue;
-        }
-        let (work, switch) = if hp {
-            // Into j (from a lower level: one list inspected) and out of j (down to a
-            // task at or above i's level).
-            let out = switch_at(sys, opts, p.l, levels_scanned(o.priority, prio));
-            (o.wcet.0, (sw1 + out).0)
+    let tick_p = ctx.tick_p;
+    let me = ctx.pos[i];
+    let hp_end = ctx.group_end[me];
+    dem.restore();
+    // Charges: tasks of higher or equal priority run their jobs with two switches each
+    // (into j from a lower level: one list inspected; out of j down to a task at or above
+    // i's level); the others (and i itself) are at most tick pseudo-tasks. Tasks are
+    // analysed in priority order, so with switch costs that do not depend on the levels
+    // only the positions from the previous task's on can change.
+    let from = if ctx.const_switch.is_some() {
+        dem.prev_me.min(me)
+    } else {
+        0
+    };
+    dem.prev_me = me;
+    for (x, &j) in ctx.order.iter().enumerate().take(hp_end).skip(from) {
+        let (work, switch) = if x < hp_end && x != me {
+            let o = &sys.tasks[j];
+            let sw = ctx.const_switch.unwrap_or_else(|| {
+                (ctx.sw1 + switch_at(sys, opts, p.l, levels_scanned(o.priority, prio))).0
+            });
+            (o.wcet.0, sw)
         } else {
             (0, 0)
         };
-        ents.push(Entity {
-            period: o.period().0,
-            inv: 0.0,
-            rate: 0.0,
-            jterm: 0.0,
-            jitter: p.jitter_ps[j],
-            work,
-            switch,
-            tick,
-            attr: Attr::Task(j),
-        });
+        dem.set(ctx.nf + x, work, switch);
     }
-    // The task's own tick pseudo-task (partitioned): the tick that releases it.
-    if partitioned && p.tick_released[i] && p.tick_per_release.0 > 0 {
-        ents.push(Entity {
-            period: t.period().0,
-            inv: 0.0,
-            rate: 0.0,
-            jterm: 0.0,
-            jitter: p.jitter_ps[i],
-            work: 0,
-            switch: 0,
-            tick: p.tick_per_release.0,
-            attr: Attr::Tick,
-        });
-    }
-    // The tick itself (and round-robin switches among equal priorities).
-    let every_tick = if partitioned {
-        p.tick_base
-    } else {
-        p.tick_pessimistic
-    };
     // Time slicing switches among equal priorities at or above this task's level run in
     // its window too (at most one per tick): audit reproduction r5/33.toml, where t0 and
     // t1 share priority 4 and the rotation between them delayed t2 and t3.
     let has_peer = p.max_shared_level.is_some_and(|l| l >= prio);
     let slice = if ov && sys.kernel.time_slicing && has_peer {
-        sw1.0
+        ctx.sw1.0
     } else {
         0
     };
-    if every_tick.0 > 0 || slice > 0 {
-        ents.push(Entity {
-            period: p.tick.0,
-            inv: 0.0,
-            rate: 0.0,
-            jterm: 0.0,
-            jitter: 0,
-            work: 0,
-            switch: slice,
-            tick: every_tick.0,
-            attr: Attr::Tick,
-        });
-    }
-    // Tickless: a wake-up with a task due processes the pending tick at once
-    // (vTaskStepTick + xPendedTicks; simulator engine, FrameKind::Wake), one tick off the
-    // grid at the start of the window, on top of the grid's ticks. The CPU does not sleep
-    // while the window's work is pending, so it happens at most once per window: a
-    // one-shot entity charging a whole pessimistic tick (in both modes, so the
-    // partitioned bound stays at or below the pessimistic one).
-    // The first switch after a wake-up also costs the sleep state's switch part (seed
-    // 000: 6.6 us instead of 3.5 us; docs/simulator.md section 1), charged here whole
-    // (not only its excess over a normal switch): also once per window.
-    let wake_switch = sys
-        .kernel
-        .sleep_states
-        .iter()
-        .map(|st| {
-            st.parts
-                .iter()
-                .filter(|(name, _)| name.contains("switch"))
-                .fold(Picos::ZERO, |a, (_, d)| a + *d)
-        })
-        .max()
-        .unwrap_or(Picos::ZERO);
-    if ov && !sys.kernel.sleep_states.is_empty() && (p.tick_pessimistic + wake_switch).0 > 0 {
-        ents.push(Entity {
-            period: i64::MAX / 4,
-            inv: 0.0,
-            rate: 0.0,
-            jterm: 0.0,
-            jitter: 0,
-            work: 0,
-            switch: wake_switch.0,
-            tick: p.tick_pessimistic.0,
-            attr: Attr::Tick,
-        });
-    }
-    // Interrupt-path kernel (seed 004): every handler also runs the prologue, the
-    // message send and the ready-queue dispatch in interrupt context, so they interfere
-    // like the handler's WCET (docs/simulator.md section 1; audit D13).
-    let irq_path = p.irq_path;
-    for x in &sys.interrupts {
-        ents.push(Entity {
-            period: x.min_interarrival.0,
-            inv: 0.0,
-            rate: 0.0,
-            jterm: 0.0,
-            jitter: p.irq_jitter.0,
-            work: (x.wcet + p.l + irq_path).0,
-            switch: 0,
-            tick: 0,
-            attr: Attr::Interrupt,
-        });
-    }
+    dem.set(TICK_ENTITY, 0, slice);
+    let active = ctx.nf
+        + if ctx.partitioned {
+            ctx.order.len()
+        } else {
+            hp_end
+        };
 
     // Own switches: in (from a lower level or after a higher task, one list) and out
     // (down to the idle task at priority 0, the worst scan).
     let own_switch = if ov {
-        (sw1 + switch_at(sys, opts, p.l, levels_scanned(prio, 0))).0
+        (ctx.sw1 + switch_at(sys, opts, p.l, levels_scanned(prio, 0))).0
     } else {
         0
     };
@@ -709,15 +1103,14 @@ fn analyse_task(
     let blocking = t.blocking.max(p.blocking_cs).0;
     let jit = p.jitter_ps[i];
 
-    let tick_p = p.tick.0;
-    for e in &mut ents {
-        e.inv = 1.0 / e.period as f64;
-        e.rate = e.utilisation(tick_p);
-        e.jterm = (e.work + e.switch) as f64 * e.jitter as f64 / e.period as f64;
-    }
-    let tick_inv = 1.0 / tick_p as f64;
-    let util: f64 =
-        ents.iter().map(|e| e.utilisation(tick_p)).sum::<f64>() + c_own as f64 / period as f64;
+    // Interference utilisation, the jitter term of the lower bound used as a start, and
+    // one release of everything.
+    let Started {
+        u_int,
+        jitter_work,
+        first,
+    } = dem.begin(active, tick_p);
+    let util = u_int + c_own as f64 / period as f64;
 
     let mut result = TaskResult {
         name: t.name.clone(),
@@ -742,26 +1135,6 @@ fn analyse_task(
         return result;
     }
 
-    // Incremental demand. A window only grows (across the fixed-point iterations and
-    // across the jobs q of the busy window), so each entity's release count only grows:
-    // it is recomputed only when w passes the entity's next release boundary
-    // (count n holds while w <= n T - J). The capped tick part is re-summed when the
-    // number of ticks in the window changes. Exact: the same integers as recomputing
-    // every term at every step, with a comparison instead of a division for most terms.
-    let mut dem = Demand {
-        n: vec![0; ents.len()],
-        next: vec![i64::MIN; ents.len()],
-        ticks: -1,
-        sum_ws: 0,
-        sum_tick: 0,
-    };
-
-    // Interference utilisation and the jitter term of the lower bound used as a start.
-    let u_int: f64 = ents.iter().map(|e| e.utilisation(tick_p)).sum();
-    let jitter_work: f64 = ents
-        .iter()
-        .map(|e| (e.work + e.switch) as f64 * e.jitter as f64 / e.period as f64)
-        .sum();
     let mut best: Option<(i64, u64, i64)> = None; // (R, q, w)
     let mut iters: u64 = 0;
     let mut w: i64 = 0;
@@ -769,8 +1142,7 @@ fn analyse_task(
     loop {
         let base = blocking as i128 + (q as i128 + 1) * c_own as i128;
         if w == 0 {
-            w = (base + ents.iter().map(|e| e.cost() as i128).sum::<i128>()).min(i64::MAX as i128)
-                as i64;
+            w = (base + first).min(i64::MAX as i128) as i64;
             // With distinct priorities, task i's entities include every entity of the
             // next-higher task h (same periods, jitters and tick parts; switch costs at
             // least as large) plus h's own jobs, so demand_i(x) >= demand_h(x) + C_h for
@@ -796,9 +1168,11 @@ fn analyse_task(
             }
         }
         // Fixed point of w = base + demand(w), from below.
+        let mut inner = 0u32;
         loop {
             iters += 1;
-            let next = base + dem.at(&ents, w, tick_p, tick_inv);
+            inner += 1;
+            let next = base + dem.at(w, tick_p, ctx.tick_inv);
             if next > i64::MAX as i128 / 2 {
                 result.unbounded_reason = Some("the response time overflows".into());
                 result.iterations = iters;
@@ -808,8 +1182,8 @@ fn analyse_task(
             if next <= w {
                 break;
             }
-            if opts.accelerate {
-                if let Some(lb) = dem.linear_lower_bound(&ents, base, next) {
+            if opts.accelerate && inner > 2 {
+                if let Some(lb) = dem.linear_lower_bound(base, next, tick_p) {
                     next = next.max(lb);
                 }
             }
@@ -851,6 +1225,10 @@ fn analyse_task(
         if (w as i128) + (jit as i128) <= (q as i128 + 1) * period as i128 {
             break;
         }
+        if q == 0 {
+            // The next task starts from this window, not from the later jobs' ones.
+            dem.snapshot();
+        }
         q += 1;
     }
     let (r, qc, wc) = best.unwrap_or((0, 0, 0));
@@ -861,39 +1239,64 @@ fn analyse_task(
     result.wcrt_ns = Some(ns(r));
     result.slack_ns = Some(ns(t.deadline.0 - r));
     result.schedulable = r <= t.deadline.0;
+    result.breakdown = breakdown(t, p, ctx, dem, (qc, wc), qc == q, own_switch, blocking, jit);
+    result
+}
 
-    // Breakdown at the critical job's window length.
-    let mut bd = Breakdown {
-        wcet_ns: t.wcet.as_ns_f64(),
-        own_previous_jobs_ns: ns(qc as i64 * t.wcet.0),
-        window_offset_ns: ns(-(qc as i64) * period),
-        blocking_ns: ns(blocking),
-        jitter_ns: ns(jit),
-        context_switch_ns: ns((qc as i64 + 1) * own_switch),
-        ..Default::default()
+/// Where the WCRT of job `qc` (window `wc`) goes. When that job is the last one examined,
+/// `dem` still holds the release counts at `wc` (its last evaluation was there).
+#[allow(clippy::too_many_arguments)]
+fn breakdown(
+    t: &crate::system::Task,
+    p: &Prep,
+    ctx: &ModeCtx,
+    dem: &Demand,
+    (qc, wc): (u64, i64),
+    counts_at_wc: bool,
+    own_switch: i64,
+    blocking: i64,
+    jit: i64,
+) -> Breakdown {
+    let period = t.period().0;
+    let ticks = if counts_at_wc {
+        dem.ticks
+    } else {
+        ceil_div_fast(wc, ctx.tick_p, ctx.tick_inv)
     };
-    let mut tick_ps: i64 = 0;
-    let mut cs_ps: i64 = 0;
-    let mut irq_ps: i64 = 0;
-    let ticks = ceil_div_fast(wc, tick_p, tick_inv);
-    for e in &ents {
-        let (n, nt) = e.counts(wc, ticks);
-        tick_ps += nt * e.tick;
-        cs_ps += n * e.switch;
-        match e.attr {
-            Attr::Task(j) if e.work > 0 => bd.interference.push(NamedNs {
-                name: p.names[j].clone(),
-                ns: ns(n * e.work),
-            }),
-            Attr::Interrupt => irq_ps += n * e.work,
+    let mut tick_ps: i128 = 0;
+    let mut cs_ps: i128 = 0;
+    let mut irq_ps: i128 = 0;
+    let mut interference = Interference::new(p.names.clone(), dem.active - ctx.nf);
+    for k in 0..dem.active {
+        let (tick, switch, work) = (dem.tick[k], dem.switch[k], dem.work[k]);
+        if tick == 0 && switch == 0 && work == 0 {
+            continue;
+        }
+        let n = if counts_at_wc {
+            dem.n[k]
+        } else {
+            dem.counts(k, wc, ticks).0
+        };
+        tick_ps += n.min(ticks) as i128 * tick as i128;
+        cs_ps += n as i128 * switch as i128;
+        match dem.attr[k] {
+            Attr::Interrupt => irq_ps += n as i128 * work as i128,
+            Attr::Task(j) if work > 0 => interference.push(j, ns(n.saturating_mul(work))),
             _ => {}
         }
     }
-    bd.tick_ns = ns(tick_ps);
-    bd.context_switch_ns += ns(cs_ps);
-    bd.interrupts_ns = ns(irq_ps);
-    result.breakdown = bd;
-    result
+    let ns_wide = |v: i128| ns(v.clamp(i64::MIN as i128, i64::MAX as i128) as i64);
+    Breakdown {
+        wcet_ns: t.wcet.as_ns_f64(),
+        own_previous_jobs_ns: ns(qc as i64 * t.wcet.0),
+        window_offset_ns: ns(-(qc as i64) * period),
+        interference,
+        tick_ns: ns_wide(tick_ps),
+        context_switch_ns: ns((qc as i64 + 1) * own_switch) + ns_wide(cs_ps),
+        interrupts_ns: ns_wide(irq_ps),
+        blocking_ns: ns(blocking),
+        jitter_ns: ns(jit),
+    }
 }
 
 /// `w = base + sum_x ceil(w / T_x) (C_x + L)` over the interrupts, from below; `None`
@@ -999,13 +1402,13 @@ fn analyse_listscan_task(
     result.schedulable = r <= t.deadline.0;
     result.breakdown = Breakdown {
         wcet_ns: t.wcet.as_ns_f64(),
-        interference: hep
-            .iter()
-            .map(|&j| NamedNs {
-                name: p.names[j].clone(),
-                ns: sys.tasks[j].wcet.as_ns_f64(),
-            })
-            .collect(),
+        interference: {
+            let mut v = Interference::new(p.names.clone(), hep.len());
+            for &j in &hep {
+                v.push(j, sys.tasks[j].wcet.as_ns_f64());
+            }
+            v
+        },
         tick_ns: sched.as_ns_f64(),
         context_switch_ns: ns((hep.len() as i64 + 1) * sw.0),
         interrupts_ns: ns(irq),
@@ -1031,23 +1434,37 @@ fn priority_order(sys: &System) -> Vec<usize> {
 
 /// Response times of every task in one tick mode, in descending priority order.
 pub fn analyze_mode(sys: &System, opts: &AnalysisOptions, mode: TickMode) -> Vec<TaskResult> {
-    let p = prepare(sys, opts);
+    let mut dem = Demand::with_capacity(sys.tasks.len() + sys.interrupts.len() + 2);
+    analyze_mode_with(sys, opts, &prepare(sys, opts), mode, &mut dem)
+}
+
+fn analyze_mode_with(
+    sys: &System,
+    opts: &AnalysisOptions,
+    p: &Prep,
+    mode: TickMode,
+    dem: &mut Demand,
+) -> Vec<TaskResult> {
     if let KernelCosts::Listscan(c) = &sys.kernel.costs {
         // Cooperative: both tick modes charge the scheduler run the same way.
-        return priority_order(sys)
-            .into_iter()
-            .map(|i| analyse_listscan_task(sys, opts, &p, c, i))
+        return p
+            .order
+            .iter()
+            .map(|&i| analyse_listscan_task(sys, opts, p, c, i))
             .collect();
     }
     let mut prios: Vec<u32> = sys.tasks.iter().map(|t| t.priority).collect();
     prios.sort_unstable();
     let distinct = prios.windows(2).all(|w| w[0] != w[1]);
+    dem.clear();
+    let ctx = ModeCtx::new(sys, opts, p, mode, dem);
     let mut hint: Option<Hint> = None;
-    priority_order(sys)
-        .into_iter()
-        .map(|i| {
+    ctx.order
+        .iter()
+        .map(|&i| {
             let mut out = None;
-            let r = analyse_task(sys, opts, &p, i, mode, hint.filter(|_| distinct), &mut out);
+            let h = hint.filter(|_| distinct);
+            let r = analyse_task(sys, opts, p, &ctx, dem, i, h, &mut out);
             hint = out;
             r
         })
@@ -1080,7 +1497,8 @@ pub fn hyperperiod(sys: &System) -> Option<Picos> {
 pub fn analyze(sys: &System, opts: &AnalysisOptions) -> AnalysisResult {
     let mode = opts.tick_mode.unwrap_or(sys.kernel.tick_mode);
     let p = prepare(sys, opts);
-    let pess = analyze_mode(sys, opts, TickMode::Pessimistic);
+    let mut dem = Demand::with_capacity(sys.tasks.len() + sys.interrupts.len() + 2);
+    let pess = analyze_mode_with(sys, opts, &p, TickMode::Pessimistic, &mut dem);
     // Without a per-release tick cost the two modes charge the same entities (the
     // partitioned base equals the pessimistic tick): compute once.
     let listscan = matches!(sys.kernel.costs, KernelCosts::Listscan(_));
@@ -1088,7 +1506,7 @@ pub fn analyze(sys: &System, opts: &AnalysisOptions) -> AnalysisResult {
         if listscan || (p.tick_per_release == Picos::ZERO && p.tick_pessimistic == p.tick_base) {
             pess.clone()
         } else {
-            analyze_mode(sys, opts, TickMode::Partitioned)
+            analyze_mode_with(sys, opts, &p, TickMode::Partitioned, &mut dem)
         };
 
     let pessimism_reduction = pess
@@ -1270,19 +1688,23 @@ mod tests {
         }
     }
 
+    /// The incremental demand equals the direct sum `n (work + switch) + min(n, ticks)
+    /// tick` through growing windows, charge changes between "tasks" (with the counts
+    /// kept by `snapshot` and restored), windows below the counts' one (a reset), and a
+    /// changing number of active entities.
     #[test]
     fn incremental_demand_equals_direct_sum() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
         for _ in 0..300 {
             let tick_p: i64 = rng.gen_range(1_000..1_000_000);
-            let ents: Vec<Entity> = (0..rng.gen_range(1..20))
-                .map(|_| {
-                    let period: i64 = rng.gen_range(100..5_000_000);
+            let tick_inv = 1.0 / tick_p as f64;
+            let mut d = Demand::default();
+            let len = rng.gen_range(1..20);
+            for _ in 0..len {
+                let period: i64 = rng.gen_range(100..5_000_000);
+                d.push(
                     Entity {
                         period,
-                        inv: 1.0 / period as f64,
-                        rate: 0.0,
-                        jterm: 0.0,
                         jitter: if rng.gen_bool(0.3) {
                             rng.gen_range(0..3 * period)
                         } else {
@@ -1296,28 +1718,54 @@ mod tests {
                             0
                         },
                         attr: Attr::Tick,
-                    }
-                })
-                .collect();
-            let mut d = Demand {
-                n: vec![0; ents.len()],
-                next: vec![i64::MIN; ents.len()],
-                ticks: -1,
-                sum_ws: 0,
-                sum_tick: 0,
-            };
+                    },
+                    tick_p,
+                );
+            }
+            // Entities past `active` carry no charges (`begin`'s precondition).
+            let mut active = rng.gen_range(1..=len);
+            for k in active..len {
+                d.set(k, 0, 0);
+            }
             let mut w: i64 = rng.gen_range(0..1000);
-            for _ in 0..50 {
-                let ticks = ceil_div_fast(w, tick_p, 1.0 / tick_p as f64);
-                let direct: i128 = ents
-                    .iter()
-                    .map(|e| {
-                        let (n, nt) = e.counts(w, ticks);
-                        n as i128 * (e.work + e.switch) as i128 + nt as i128 * e.tick as i128
-                    })
+            for task in 0..6 {
+                if task > 0 {
+                    d.restore();
+                    for _ in 0..rng.gen_range(0..4) {
+                        let k = rng.gen_range(0..active);
+                        let (work, switch) = (rng.gen_range(0..1000), rng.gen_range(0..100));
+                        d.set(k, work, switch);
+                    }
+                    let grown = rng.gen_range(active..=len);
+                    for k in active..grown {
+                        let (work, switch) = (rng.gen_range(0..1000), rng.gen_range(0..100));
+                        d.set(k, work, switch);
+                    }
+                    active = grown;
+                    if rng.gen_bool(0.3) {
+                        w = rng.gen_range(0..w.max(1)); // below the counts: a reset
+                    }
+                }
+                let st = d.begin(active, tick_p);
+                let first: i128 = (0..active)
+                    .map(|k| (d.work[k] + d.switch[k] + d.tick[k]) as i128)
                     .sum();
-                assert_eq!(d.at(&ents, w, tick_p, 1.0 / tick_p as f64), direct, "w {w}");
-                w += rng.gen_range(0..3_000_000);
+                assert_eq!(st.first, first);
+                for step in 0..20 {
+                    let ticks = ceil_div_fast(w, tick_p, tick_inv);
+                    let direct: i128 = (0..active)
+                        .map(|k| {
+                            let (n, nt) = d.counts(k, w, ticks);
+                            n as i128 * (d.work[k] + d.switch[k]) as i128
+                                + nt as i128 * d.tick[k] as i128
+                        })
+                        .sum();
+                    assert_eq!(d.at(w, tick_p, tick_inv), direct, "w {w}");
+                    if step == 3 {
+                        d.snapshot();
+                    }
+                    w += rng.gen_range(0..3_000_000);
+                }
             }
         }
     }
