@@ -601,21 +601,36 @@ impl Demand {
         let x0 = next as f64;
         let mut num = base as f64;
         let mut den = 1.0f64;
+        // Four independent lanes without branches (the compiler can keep them in vector
+        // registers); reassociating the sums moves them by rounding only, far below the
+        // margin taken below.
         let a = self.active;
-        for (((&n, &cost), &rate), &jterm) in self.n[..a]
-            .iter()
-            .zip(&self.cost[..a])
-            .zip(&self.rate[..a])
-            .zip(&self.jterm[..a])
-        {
-            let c = n as f64 * cost as f64;
-            if rate * x0 + jterm >= c {
-                den -= rate;
-                num += jterm;
-            } else {
-                num += c;
+        let (ns, cost, rate, jterm) = (
+            &self.n[..a],
+            &self.cost[..a],
+            &self.rate[..a],
+            &self.jterm[..a],
+        );
+        let mut nums = [0.0f64; 4];
+        let mut dens = [0.0f64; 4];
+        let mut k = 0;
+        while k + 4 <= a {
+            for l in 0..4 {
+                let c = ns[k + l] as f64 * cost[k + l] as f64;
+                let lin = rate[k + l] * x0 + jterm[k + l] >= c;
+                dens[l] += if lin { rate[k + l] } else { 0.0 };
+                nums[l] += if lin { jterm[k + l] } else { c };
             }
+            k += 4;
         }
+        for k in k..a {
+            let c = ns[k] as f64 * cost[k] as f64;
+            let lin = rate[k] * x0 + jterm[k] >= c;
+            dens[0] += if lin { rate[k] } else { 0.0 };
+            nums[0] += if lin { jterm[k] } else { c };
+        }
+        num += (nums[0] + nums[1]) + (nums[2] + nums[3]);
+        den -= (dens[0] + dens[1]) + (dens[2] + dens[3]);
         // The tick parts of capped entities, bounded on their own (splitting an entity's
         // demand into two parts bounded separately is still a lower bound).
         for &k in self.capped_idx.iter().filter(|&&k| k < self.active) {
@@ -675,11 +690,17 @@ fn ceil_div_fast(a: i64, b: i64, inv: f64) -> i64 {
     }
     // Truncation, not `ceil` (a libm call on baseline x86-64); the loops fix the rest.
     let mut n = (a as f64 * inv) as i64;
-    while (n as i128) * (b as i128) < a as i128 {
+    // The guess is off by at most a * 2^-52 / b + 1 releases, so the true remainder
+    // a - n b is below 2^11 + b in magnitude and fits an i64: wrapping arithmetic gives
+    // it exactly.
+    let mut r = a.wrapping_sub(n.wrapping_mul(b));
+    while r > 0 {
         n += 1;
+        r -= b;
     }
-    while n > 0 && ((n - 1) as i128) * (b as i128) >= a as i128 {
+    while r <= -b {
         n -= 1;
+        r += b;
     }
     n
 }
