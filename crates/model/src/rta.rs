@@ -1260,7 +1260,18 @@ fn analyse_task(
     result.wcrt_ns = Some(ns(r));
     result.slack_ns = Some(ns(t.deadline.0 - r));
     result.schedulable = r <= t.deadline.0;
-    result.breakdown = breakdown(t, p, ctx, dem, (qc, wc), qc == q, own_switch, blocking, jit);
+    result.breakdown = breakdown(
+        t,
+        p,
+        ctx,
+        dem,
+        hp_end,
+        (qc, wc),
+        qc == q,
+        own_switch,
+        blocking,
+        jit,
+    );
     result
 }
 
@@ -1272,6 +1283,7 @@ fn breakdown(
     p: &Prep,
     ctx: &ModeCtx,
     dem: &Demand,
+    hp_end: usize,
     (qc, wc): (u64, i64),
     counts_at_wc: bool,
     own_switch: i64,
@@ -1284,28 +1296,50 @@ fn breakdown(
     } else {
         ceil_div_fast(wc, ctx.tick_p, ctx.tick_inv)
     };
-    let mut tick_ps: i128 = 0;
-    let mut cs_ps: i128 = 0;
-    let mut irq_ps: i128 = 0;
-    let mut interference = Interference::new(p.names.clone(), dem.active - ctx.nf);
-    for k in 0..dem.active {
-        let (tick, switch, work) = (dem.tick[k], dem.switch[k], dem.work[k]);
-        if tick == 0 && switch == 0 && work == 0 {
-            continue;
+    let mut interference = Interference::new(p.names.clone(), hp_end);
+    let (tick_ps, cs_ps, irq_ps) = if counts_at_wc {
+        // The counts are those at `wc`, and so is the running total `sum + sum_tick`: the
+        // tick part is what remains of it after the work and switches, so the tasks below
+        // the analysed one (tick pseudo-tasks only) need no visit.
+        let (mut work_ps, mut cs_ps, mut irq_ps) = (0i128, 0i128, 0i128);
+        for k in 0..ctx.nf {
+            let n = dem.n[k] as i128;
+            cs_ps += n * dem.switch[k] as i128;
+            if dem.attr[k] == Attr::Interrupt {
+                irq_ps += n * dem.work[k] as i128;
+            } else {
+                work_ps += n * dem.work[k] as i128;
+            }
         }
-        let n = if counts_at_wc {
-            dem.n[k]
-        } else {
-            dem.counts(k, wc, ticks).0
-        };
-        tick_ps += n.min(ticks) as i128 * tick as i128;
-        cs_ps += n as i128 * switch as i128;
-        match dem.attr[k] {
-            Attr::Interrupt => irq_ps += n as i128 * work as i128,
-            Attr::Task(j) if work > 0 => interference.push(j, ns(n.saturating_mul(work))),
-            _ => {}
+        for (x, &j) in ctx.order[..hp_end].iter().enumerate() {
+            let k = ctx.nf + x;
+            let (n, work) = (dem.n[k], dem.work[k]);
+            cs_ps += n as i128 * dem.switch[k] as i128;
+            work_ps += n as i128 * work as i128;
+            if work > 0 {
+                interference.push(j, ns(n.saturating_mul(work)));
+            }
         }
-    }
+        let total = dem.sum + dem.sum_tick;
+        (total - work_ps - cs_ps - irq_ps, cs_ps, irq_ps)
+    } else {
+        let (mut tick_ps, mut cs_ps, mut irq_ps) = (0i128, 0i128, 0i128);
+        for k in 0..dem.active {
+            let (tick, switch, work) = (dem.tick[k], dem.switch[k], dem.work[k]);
+            if tick == 0 && switch == 0 && work == 0 {
+                continue;
+            }
+            let (n, nt) = dem.counts(k, wc, ticks);
+            tick_ps += nt as i128 * tick as i128;
+            cs_ps += n as i128 * switch as i128;
+            match dem.attr[k] {
+                Attr::Interrupt => irq_ps += n as i128 * work as i128,
+                Attr::Task(j) if work > 0 => interference.push(j, ns(n.saturating_mul(work))),
+                _ => {}
+            }
+        }
+        (tick_ps, cs_ps, irq_ps)
+    };
     let ns_wide = |v: i128| ns(v.clamp(i64::MIN as i128, i64::MAX as i128) as i64);
     Breakdown {
         wcet_ns: t.wcet.as_ns_f64(),
@@ -1582,12 +1616,7 @@ pub fn analyze(sys: &System, opts: &AnalysisOptions) -> AnalysisResult {
             )
         })
         .sum();
-    let any_peer = sys.tasks.iter().enumerate().any(|(i, t)| {
-        sys.tasks
-            .iter()
-            .enumerate()
-            .any(|(j, o)| i != j && o.priority == t.priority)
-    });
+    let any_peer = p.max_shared_level.is_some();
     let utilisation_time_slicing = if opts.overheads && sys.kernel.time_slicing && any_peer {
         u(sw1, p.tick)
     } else {
