@@ -593,44 +593,33 @@ impl Demand {
     /// `next` (the plain iteration's next value), or `None`. Every entity's contribution
     /// at the fixed point is at least its contribution at the last window (counts only
     /// grow) and at least its linear bound `rate * w + J-term` (since `ceil(x) >= x` and
-    /// a capped tick count is at least `w / max(T, T_tick)`). Taking, per entity, the
-    /// larger of the two at `next` and solving the resulting linear inequality gives a
-    /// bound the fixed point cannot be below; jumping there skips the slow geometric
-    /// approach of the plain iteration when the utilisation is close to 1.
+    /// a capped tick count is at least `w / max(T, T_tick)`). Taking, per entity, either
+    /// of the two and solving the resulting linear inequality gives a bound the fixed
+    /// point cannot be below; jumping there skips the slow geometric approach of the
+    /// plain iteration when the utilisation is close to 1.
+    ///
+    /// The linear bound is the larger at `next` exactly when `next` is past the entity's
+    /// release boundary (`cost (x + J) / T >= n cost` iff `x >= n T - J`), so only the
+    /// entities about to release again are visited: the others keep their count's
+    /// contribution, which is already in the running total.
     fn linear_lower_bound(&self, base: i128, next: i64, tick_p: i64) -> Option<i64> {
         let x0 = next as f64;
-        let mut num = base as f64;
-        let mut den = 1.0f64;
-        // Four independent lanes without branches (the compiler can keep them in vector
-        // registers); reassociating the sums moves them by rounding only, far below the
-        // margin taken below.
         let a = self.active;
-        let (ns, cost, rate, jterm) = (
+        let (ns, cost, rate, jterm, bound) = (
             &self.n[..a],
             &self.cost[..a],
             &self.rate[..a],
             &self.jterm[..a],
+            &self.next[..a],
         );
-        let mut nums = [0.0f64; 4];
-        let mut dens = [0.0f64; 4];
-        let mut k = 0;
-        while k + 4 <= a {
-            for l in 0..4 {
-                let c = ns[k + l] as f64 * cost[k + l] as f64;
-                let lin = rate[k + l] * x0 + jterm[k + l] >= c;
-                dens[l] += if lin { rate[k + l] } else { 0.0 };
-                nums[l] += if lin { jterm[k + l] } else { c };
+        let mut num = base as f64 + self.sum as f64;
+        let mut den = 1.0f64;
+        for k in 0..a {
+            if bound[k] <= next {
+                den -= rate[k];
+                num += jterm[k] - ns[k] as f64 * cost[k] as f64;
             }
-            k += 4;
         }
-        for k in k..a {
-            let c = ns[k] as f64 * cost[k] as f64;
-            let lin = rate[k] * x0 + jterm[k] >= c;
-            dens[0] += if lin { rate[k] } else { 0.0 };
-            nums[0] += if lin { jterm[k] } else { c };
-        }
-        num += (nums[0] + nums[1]) + (nums[2] + nums[3]);
-        den -= (dens[0] + dens[1]) + (dens[2] + dens[3]);
         // The tick parts of capped entities, bounded on their own (splitting an entity's
         // demand into two parts bounded separately is still a lower bound).
         for &k in self.capped_idx.iter().filter(|&&k| k < self.active) {
