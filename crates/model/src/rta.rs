@@ -82,7 +82,7 @@ pub struct AnalysisResult {
     pub pessimism_reduction: Vec<Reduction>,
     pub totals: Totals,
     /// Assumptions that shaped the numbers (human-readable).
-    pub notes: Vec<String>,
+    pub notes: Vec<std::borrow::Cow<'static, str>>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -244,7 +244,7 @@ impl Serialize for Interference {
 /// Per task: pessimistic WCRT minus partitioned WCRT.
 #[derive(Debug, Clone, Serialize)]
 pub struct Reduction {
-    pub name: String,
+    pub name: Arc<str>,
     pub pessimistic_ns: Option<f64>,
     pub partitioned_ns: Option<f64>,
     pub reduction_ns: Option<f64>,
@@ -784,8 +784,8 @@ fn prepare(sys: &System, opts: &AnalysisOptions) -> Prep {
         .max()
         .unwrap_or(Picos::ZERO);
     let cold = sys.platform.cache.assume == crate::system::CacheState::Cold;
-    let mut jitter = Vec::new();
-    let mut jitter_ps = Vec::new();
+    let mut jitter = Vec::with_capacity(sys.tasks.len());
+    let mut jitter_ps = Vec::with_capacity(sys.tasks.len());
     for (i, t) in sys.tasks.iter().enumerate() {
         let mut jp = JitterParts {
             file_ns: t.jitter.as_ns_f64(),
@@ -1556,13 +1556,14 @@ pub fn analyze(sys: &System, opts: &AnalysisOptions) -> AnalysisResult {
     let pessimism_reduction = pess
         .iter()
         .zip(&part)
-        .map(|(a, b)| {
+        .enumerate()
+        .map(|(k, (a, b))| {
             let red = match (a.wcrt_ps, b.wcrt_ps) {
                 (Some(x), Some(y)) => Some(x - y),
                 _ => None,
             };
             Reduction {
-                name: a.name.clone(),
+                name: p.names[p.order[k]].clone(),
                 pessimistic_ns: a.wcrt_ns,
                 partitioned_ns: b.wcrt_ns,
                 reduction_ns: red.map(ns),
@@ -1640,8 +1641,8 @@ pub fn analyze(sys: &System, opts: &AnalysisOptions) -> AnalysisResult {
         irq_entry_ns: p.l.as_ns_f64(),
     };
 
-    let mut notes =
-        vec!["equal priorities interfere with each other (treated as higher priority)".to_string()];
+    let mut notes: Vec<std::borrow::Cow<'static, str>> =
+        vec!["equal priorities interfere with each other (treated as higher priority)".into()];
     if opts.tick_release_delay && p.jitter.iter().any(|j| j.tick_delay_ns > 0.0) {
         notes.push(
             "tick-released tasks get a tick-driven release delay (the release is noticed \
