@@ -99,11 +99,24 @@ pub fn parse_kconfig(text: &str) -> BTreeMap<String, String> {
         .collect()
 }
 
+/// The running kernel's configuration: `/boot/config-<release>`, else `/proc/config.gz`
+/// (CONFIG_IKCONFIG_PROC; common where /boot is not mounted, in containers and on embedded
+/// boards). At most 16 MiB are inflated, so a corrupt file cannot exhaust memory.
 fn kconfig(p: &Probe) -> Option<(String, BTreeMap<String, String>)> {
-    let rel = p.read("proc/sys/kernel/osrelease")?;
-    let name = format!("boot/config-{rel}");
-    let text = p.read(&name)?;
-    Some((name, parse_kconfig(&text)))
+    if let Some(rel) = p.read("proc/sys/kernel/osrelease") {
+        let name = format!("boot/config-{rel}");
+        if let Some(text) = p.read(&name) {
+            return Some((format!("/{name}"), parse_kconfig(&text)));
+        }
+    }
+    let gz = std::fs::File::open(p.path("proc/config.gz")).ok()?;
+    let mut text = String::new();
+    std::io::Read::read_to_string(
+        &mut std::io::Read::take(flate2::read::GzDecoder::new(gz), 16 << 20),
+        &mut text,
+    )
+    .ok()?;
+    Some(("/proc/config.gz".to_string(), parse_kconfig(&text)))
 }
 
 /// The mode in parentheses of `/sys/kernel/debug/sched/preempt` (`none voluntary (full) lazy`).
@@ -179,7 +192,7 @@ pub fn tick(p: &Probe) -> Item {
         return item(
             "tick",
             Status::Unknown,
-            "not readable (no /boot/config-<release>)",
+            "not readable (no /boot/config-<release>, no /proc/config.gz)",
             EFFECT,
         );
     };

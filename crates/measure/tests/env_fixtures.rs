@@ -69,7 +69,7 @@ fn rt_host() {
     assert!(pre.value.contains("PREEMPT_RT"));
     assert_eq!(
         find(&items, "tick").value,
-        "HZ=1000, NO_HZ_FULL (from boot/config-6.6.30-rt30)"
+        "HZ=1000, NO_HZ_FULL (from /boot/config-6.6.30-rt30)"
     );
     let f = find(&items, "cpufreq");
     assert_eq!(f.status, Status::Warn);
@@ -175,4 +175,30 @@ fn steal_and_interrupts_during_a_run() {
     let empty = Snapshot::default();
     let items = env::during_run(&empty, &empty, &[0], 1, 100);
     assert!(items.iter().all(|i| i.status == Status::Unknown));
+}
+
+/// Without /boot/config-<release>, the configuration comes from /proc/config.gz
+/// (CONFIG_IKCONFIG_PROC); a corrupt one is "not readable", not an error.
+#[test]
+fn kernel_config_from_proc_config_gz() {
+    use std::io::Write;
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(d.path().join("proc/sys/kernel")).unwrap();
+    std::fs::write(d.path().join("proc/sys/kernel/osrelease"), "6.1.0-test\n").unwrap();
+    let config = "# comment\nCONFIG_HZ_250=y\nCONFIG_HZ=250\nCONFIG_NO_HZ_IDLE=y\n\
+                  CONFIG_PREEMPT_VOLUNTARY=y\n";
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(config.as_bytes()).unwrap();
+    std::fs::write(d.path().join("proc/config.gz"), gz.finish().unwrap()).unwrap();
+    let p = Probe::new(d.path(), &[0]);
+    let tick = env::tick(&p);
+    assert_eq!(tick.status, Status::Info);
+    assert_eq!(tick.value, "HZ=250, NO_HZ_IDLE (from /proc/config.gz)");
+    let pre = env::preemption(&p);
+    assert!(pre.value.contains("voluntary"), "{}", pre.value);
+    // Not gzip: unknown, with both places named.
+    std::fs::write(d.path().join("proc/config.gz"), b"CONFIG_HZ=100\n").unwrap();
+    let tick = env::tick(&p);
+    assert_eq!(tick.status, Status::Unknown);
+    assert!(tick.value.contains("/proc/config.gz"), "{}", tick.value);
 }
