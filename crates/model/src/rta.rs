@@ -146,8 +146,9 @@ pub struct Breakdown {
 }
 
 /// Higher- or equal-priority tasks' execution in a WCRT, one [`Share`] per task, in
-/// descending priority order (ties in file order, like `tasks`). Serialised as `[{"name": .., "ns": ..}, ..]`; the names are shared
-/// by every result of an analysis (a task set of n tasks has O(n^2) shares).
+/// descending priority order (ties in file order, like `tasks`). Serialised as
+/// `[{"name": .., "ns": ..}, ..]`; the names are shared by every result of an analysis
+/// (a task set of n tasks has O(n^2) shares).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Interference {
     /// The task names (`None` only in an empty default).
@@ -645,6 +646,10 @@ impl Demand {
 struct Prep {
     /// Tasks in descending priority order, ties in file order.
     order: Vec<usize>,
+    /// Each task's position in `order`.
+    pos: Vec<usize>,
+    /// Per position: the first position of a lower priority.
+    group_end: Vec<usize>,
     names: Arc<[Arc<str>]>,
     l: Picos,
     tick: Picos,
@@ -842,8 +847,24 @@ fn prepare(sys: &System, opts: &AnalysisOptions) -> Prep {
     } else {
         cs.application
     };
+    let order = priority_order(sys);
+    let mut pos = vec![0; order.len()];
+    for (x, &j) in order.iter().enumerate() {
+        pos[j] = x;
+    }
+    let mut group_end = vec![order.len(); order.len()];
+    for x in (0..order.len().saturating_sub(1)).rev() {
+        let (a, b) = (order[x], order[x + 1]);
+        group_end[x] = if sys.tasks[a].priority == sys.tasks[b].priority {
+            group_end[x + 1]
+        } else {
+            x + 1
+        };
+    }
     Prep {
-        order: priority_order(sys),
+        order,
+        pos,
+        group_end,
         names: sys.tasks.iter().map(|t| t.name.as_str().into()).collect(),
         l,
         tick,
@@ -888,7 +909,7 @@ struct Hint {
 }
 
 /// What the analyses of one tick mode share: computed once, not once per task.
-struct ModeCtx {
+struct ModeCtx<'a> {
     partitioned: bool,
     /// One switch into a task from the next level down.
     sw1: Picos,
@@ -898,10 +919,10 @@ struct ModeCtx {
     tick_p: i64,
     tick_inv: f64,
     /// Tasks in priority order (descending, ties in file order), and each task's position.
-    order: Vec<usize>,
-    pos: Vec<usize>,
+    order: &'a [usize],
+    pos: &'a [usize],
     /// Per position: the first position of a lower priority.
-    group_end: Vec<usize>,
+    group_end: &'a [usize],
     /// Entities before the tasks': the tick (index 0), the tickless wake-up, interrupts.
     nf: usize,
 }
@@ -909,14 +930,14 @@ struct ModeCtx {
 /// Index of the tick entity in [`Demand`].
 const TICK_ENTITY: usize = 0;
 
-impl ModeCtx {
+impl<'a> ModeCtx<'a> {
     fn new(
         sys: &System,
         opts: &AnalysisOptions,
-        p: &Prep,
+        p: &'a Prep,
         mode: TickMode,
         dem: &mut Demand,
-    ) -> ModeCtx {
+    ) -> ModeCtx<'a> {
         let ov = opts.overheads;
         let partitioned = mode == TickMode::Partitioned;
         let tick_p = p.tick.0;
@@ -997,10 +1018,7 @@ impl ModeCtx {
         // The tasks, in priority order; charges are set per analysed task. In partitioned
         // mode every tick-released task has a tick pseudo-task, whatever its priority
         // (the analysed task's own one is the tick that releases it).
-        let order = p.order.clone();
-        let mut pos = vec![0; order.len()];
-        for (x, &j) in order.iter().enumerate() {
-            pos[j] = x;
+        for &j in &p.order {
             dem.push(
                 Entity {
                     period: sys.tasks[j].period().0,
@@ -1017,24 +1035,15 @@ impl ModeCtx {
                 tick_p,
             );
         }
-        let mut group_end = vec![order.len(); order.len()];
-        for x in (0..order.len().saturating_sub(1)).rev() {
-            let (a, b) = (order[x], order[x + 1]);
-            group_end[x] = if sys.tasks[a].priority == sys.tasks[b].priority {
-                group_end[x + 1]
-            } else {
-                x + 1
-            };
-        }
         ModeCtx {
             partitioned,
             sw1,
             const_switch,
             tick_p,
             tick_inv: 1.0 / tick_p as f64,
-            order,
-            pos,
-            group_end,
+            order: &p.order,
+            pos: &p.pos,
+            group_end: &p.group_end,
             nf,
         }
     }
