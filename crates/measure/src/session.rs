@@ -89,16 +89,37 @@ pub fn validate(plan: &Plan) -> Result<(), MeasureError> {
             let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) }.max(1);
             (0..n as u32).collect()
         });
+    if !plan.root.is_dir() {
+        return Err(MeasureError::Input(format!(
+            "--sysroot {}: not an existing directory",
+            plan.root.display()
+        )));
+    }
     plan.settings.validate(&online)?;
+    if plan.sweep.is_none() {
+        if let Stop::Duration(d) = plan.settings.stop {
+            let iv = plan.settings.interval_ns;
+            if d < iv.saturating_mul(2) {
+                return Err(MeasureError::Input(format!(
+                    "duration {} is shorter than two intervals ({} each): nothing would be measured",
+                    latscope_core::Nanos(d),
+                    latscope_core::Nanos(iv)
+                )));
+            }
+        }
+    }
     if let Some((lo, hi, n)) = plan.sweep {
         if n == 0 || n > MAX_SWEEP_POINTS {
             return Err(MeasureError::Input(format!(
                 "--sweep-points must be 1..={MAX_SWEEP_POINTS}"
             )));
         }
-        if lo <= 0 || hi <= lo || hi > crate::settings::MAX_INTERVAL_NS {
+        if lo < crate::settings::MIN_INTERVAL_NS
+            || hi <= lo
+            || hi > crate::settings::MAX_INTERVAL_NS
+        {
             return Err(MeasureError::Input(
-                "--sweep range must be increasing, above zero and at most 1 h".into(),
+                "--sweep range must be increasing, from at least 1 us to at most 1 h".into(),
             ));
         }
         if plan.compare_load.is_some() {
@@ -250,15 +271,22 @@ pub fn execute(
     let elapsed = engine::now_ns() - t_start;
     let after = Snapshot::take(&plan.root);
     drop(pmq);
-    let written = match writer {
-        Some(w) => Some(w.finish()?),
-        None => None,
+    let (written, samples_file) = match writer {
+        Some(w) => {
+            let (n, f) = w.finish()?;
+            (Some(n), Some(f))
+        }
+        None => (None, None),
     };
+    // On any error the sample file is dropped uncommitted: the old one stays.
     let (phases, intervals) = result?;
     if phases.is_empty() {
         return Err(MeasureError::Setup(
             "stopped before the first measurement started".into(),
         ));
+    }
+    if let Some(f) = samples_file {
+        f.commit()?;
     }
 
     // Environment: what was read before, plus what the run itself did and saw.
