@@ -28,6 +28,9 @@ Examples:
   latscope measure --sweep 10us..1s --sweep-points 6 --duration 30s
       latency against sleep length
   latscope measure --duration 60s --cyclictest-histogram hist.txt --samples raw.bin
+  latscope measure --rounds 10 --duration 20s --json after.json
+      ten rounds of 2 s, each summarised: what `latscope compare` needs for a
+      verdict that accounts for run-to-run spread
   latscope compare before.json after.json --threshold 10%
 
 Latency is the time the thread woke minus the time it asked to wake, in ns. Missed
@@ -117,6 +120,12 @@ pub struct Args {
     #[arg(long, default_value_t = 8, value_name = "N")]
     sweep_points: usize,
 
+    /// Split the run into N rounds (the duration or loop count is shared among them)
+    /// and keep each round's summary in the JSON (`rounds`): `latscope compare` then
+    /// judges a difference against the spread between rounds. 10 is a good start
+    #[arg(long, value_name = "N")]
+    rounds: Option<usize>,
+
     /// Write the result as JSON (schema: docs/measure.md); `-` for standard output
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
@@ -190,6 +199,7 @@ fn build_plan(a: &Args) -> anyhow::Result<Plan> {
     };
     let mut plan = Plan::new(s);
     plan.root = a.sysroot.clone();
+    plan.rounds = a.rounds;
     for l in &a.load {
         plan.loads.extend(settings::parse_loads(l)?);
     }
@@ -540,6 +550,16 @@ fn print_results(r: &Report, ui: &Ui) {
         println!("{}", ui.paint("1", "Per CPU, loaded phase"));
         print_table("cpu", cpu_rows(&c.loaded.total, &c.loaded.cpus), ui);
     } else {
+        if let Some(rs) = &r.rounds {
+            println!("{}", ui.paint("1", "Rounds (all CPUs)"));
+            let rows = rs
+                .iter()
+                .enumerate()
+                .map(|(i, st)| (format!("{}", i + 1), stat_cells(st)))
+                .collect();
+            print_table("round", rows, ui);
+            println!();
+        }
         println!("{}", ui.paint("1", "Wake-up latency (wake − intended)"));
         print_table("cpu", cpu_rows(&r.total, &r.cpus), ui);
     }
