@@ -6,6 +6,7 @@ pub mod fit;
 pub mod generate;
 pub mod overheads;
 pub mod rta;
+pub mod sensitivity;
 pub mod system;
 
 pub use rta::{analyze, AnalysisOptions, AnalysisResult};
