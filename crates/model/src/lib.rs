@@ -7,6 +7,7 @@ pub mod generate;
 pub mod overheads;
 pub mod range;
 pub mod rta;
+pub mod sensitivity;
 pub mod system;
 
 pub use range::AnalysisError;
