@@ -354,8 +354,14 @@ pub fn apply(sys: &mut System, target: Target, line: &Line) -> Result<(), ApplyE
     let have = sys.kernel.model().name();
     match (target, &mut sys.kernel.costs) {
         (Target::Tick, KernelCosts::Tick(c)) => {
-            c.tick_base = ps(line.intercept_ns, "tick_base")?;
-            c.tick_per_release = ps(line.slope_ns, "tick_per_release")?;
+            let per = ps(line.slope_ns, "tick_per_release")?;
+            *c = crate::overheads::tick::TickCosts {
+                tick_base: ps(line.intercept_ns, "tick_base")?,
+                tick_per_release: per,
+                tick_first_release: per,
+                tick_last_release: per,
+                ..*c
+            };
         }
         (Target::Switch, KernelCosts::Tick(c)) => {
             c.switch_base = ps(line.at(1.0), "switch_base")?;

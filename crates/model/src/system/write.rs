@@ -77,6 +77,13 @@ impl System {
             KernelCosts::Tick(c) => {
                 costs.insert("tick_base".into(), d(c.tick_base));
                 costs.insert("tick_per_release".into(), d(c.tick_per_release));
+                // Piecewise parts only where they differ from the straight line.
+                if c.tick_first_release != c.tick_per_release {
+                    costs.insert("tick_first_release".into(), d(c.tick_first_release));
+                }
+                if c.tick_last_release != c.tick_per_release {
+                    costs.insert("tick_last_release".into(), d(c.tick_last_release));
+                }
                 costs.insert("switch_base".into(), d(c.switch_base));
                 costs.insert("switch_per_level".into(), d(c.switch_per_level));
                 costs.insert("switch_optimised".into(), d(c.switch_optimised));
