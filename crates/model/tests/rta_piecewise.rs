@@ -11,7 +11,10 @@ fn sys(costs: &str) -> System {
          [kernel.costs]\ntick_base = \"1.5us\"\nswitch_base = \"1.5us\"\n{costs}"
     );
     // Seed 001 Table 1's periods (ms) and priorities, 5 % utilisation each.
-    for (i, p) in [10u32, 15, 20, 25, 30, 35, 40, 45, 50, 55].iter().enumerate() {
+    for (i, p) in [10u32, 15, 20, 25, 30, 35, 40, 45, 50, 55]
+        .iter()
+        .enumerate()
+    {
         t += &format!(
             "[[task]]\nname = \"t{i}\"\nperiod = \"{p}ms\"\nwcet = \"{}us\"\npriority = {}\n",
             p * 50,
@@ -35,12 +38,15 @@ fn only_per_release_keeps_the_straight_line() {
     let KernelCosts::Tick(c) = &s.kernel.costs else {
         panic!()
     };
-    assert_eq!(c.tick_first_release, c.tick_per_release);
-    assert_eq!(c.tick_last_release, c.tick_per_release);
+    assert_eq!(c.first_release(), c.tick_per_release);
+    assert_eq!(c.tick_first_release, None);
+    assert_eq!(c.last_release(), c.tick_per_release);
     assert_eq!(c.tick_cost(10).0, 1_500_000 + 10 * 5_907_000);
     // The writer leaves the defaults out; the piecewise keys are written when they differ.
     assert!(!s.to_toml_string().contains("tick_first_release"));
-    let p = sys("tick_first_release = \"9us\"\ntick_per_release = \"2us\"\ntick_last_release = \"3us\"\n");
+    let p = sys(
+        "tick_first_release = \"9us\"\ntick_per_release = \"2us\"\ntick_last_release = \"3us\"\n",
+    );
     let text = p.to_toml_string();
     assert!(text.contains("tick_first_release = \"9us\""), "{text}");
     assert!(text.contains("tick_last_release = \"3us\""), "{text}");
@@ -56,7 +62,10 @@ fn piecewise_keys_belong_to_the_tick_model() {
              [kernel.costs]\ntick_first_release = \"1us\"\n\
              [[task]]\nname = \"a\"\nperiod = \"1ms\"\nwcet = \"1us\"\npriority = 1\n";
     let e = System::from_toml_str(t, "x.toml").unwrap_err().to_string();
-    assert!(e.contains("tick_first_release") && e.contains("\"tick\""), "{e}");
+    assert!(
+        e.contains("tick_first_release") && e.contains("\"tick\""),
+        "{e}"
+    );
 }
 
 /// A steep first step: the piecewise bound lies between the straight line through the
@@ -72,7 +81,10 @@ fn piecewise_bound_is_between_the_two_straight_lines() {
     for mode in [TickMode::Partitioned, TickMode::Pessimistic] {
         let (p, l, s) = (wcrts(&pw, mode), wcrts(&low, mode), wcrts(&safe, mode));
         for k in 0..p.len() {
-            assert!(l[k] <= p[k] && p[k] <= s[k], "{mode:?} task {k}: {l:?} {p:?} {s:?}");
+            assert!(
+                l[k] <= p[k] && p[k] <= s[k],
+                "{mode:?} task {k}: {l:?} {p:?} {s:?}"
+            );
         }
         // ... and strictly below it somewhere (partitioned: the high-priority tasks, whose
         // windows hold more ticks than releases; pessimistic: every task).

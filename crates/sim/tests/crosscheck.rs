@@ -127,8 +127,8 @@ fn with_overheads_simulation_never_exceeds_rta() {
         if k % 2 == 1 {
             if let KernelCosts::Tick(c) = &mut sys.kernel.costs {
                 let per = c.tick_per_release;
-                c.tick_first_release = per + Picos::from_ns(rng.gen_range(0..=30_000));
-                c.tick_last_release = Picos::from_ns(rng.gen_range(0..=2 * per.0 / 1000));
+                c.tick_first_release = Some(per + Picos::from_ns(rng.gen_range(0..=30_000)));
+                c.tick_last_release = Some(Picos::from_ns(rng.gen_range(0..=2 * per.0 / 1000)));
             }
         }
         // A third of the sets get an interrupt (periodic at its minimum inter-arrival,

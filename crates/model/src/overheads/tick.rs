@@ -37,18 +37,19 @@ pub struct TickCosts {
     /// Extra tick time for each further task released at that tick, after the first
     /// (seed 001 Table 2: 3.7 + 2.207 us for every one).
     pub tick_per_release: Picos,
-    /// Extra tick time for the first task released at that tick (defaults to
-    /// `tick_per_release`).
-    pub tick_first_release: Picos,
+    /// Extra tick time for the first task released at that tick (`None`: follows
+    /// `tick_per_release`; see [`TickCosts::first_release`]).
+    pub tick_first_release: Option<Picos>,
     /// Extra tick time for the last of two or more tasks released at that tick, in place
-    /// of `tick_per_release` (defaults to `tick_per_release`).
-    pub tick_last_release: Picos,
+    /// of `tick_per_release` (`None`: follows `tick_per_release`).
+    pub tick_last_release: Option<Picos>,
     /// Context switch with one loop iteration of the ready-list scan (Table 4: 1.5 us).
     pub switch_base: Picos,
     /// Extra context-switch time per additional priority level scanned (generic selection).
     pub switch_per_level: Picos,
-    /// Context switch with port-optimised selection (constant; defaults to `switch_base`).
-    pub switch_optimised: Picos,
+    /// Context switch with port-optimised selection (constant; `None`: follows
+    /// `switch_base`).
+    pub switch_optimised: Option<Picos>,
 }
 
 impl TickCosts {
@@ -57,10 +58,18 @@ impl TickCosts {
         TickCosts {
             tick_base,
             tick_per_release: per_release,
-            tick_first_release: per_release,
-            tick_last_release: per_release,
             ..Default::default()
         }
+    }
+
+    /// The first released task's cost (`tick_first_release`, else `tick_per_release`).
+    pub fn first_release(&self) -> Picos {
+        self.tick_first_release.unwrap_or(self.tick_per_release)
+    }
+
+    /// The last released task's cost (`tick_last_release`, else `tick_per_release`).
+    pub fn last_release(&self) -> Picos {
+        self.tick_last_release.unwrap_or(self.tick_per_release)
     }
 
     /// `C_tick(r)`: the tick handler's execution time when `released` tasks become ready
@@ -71,11 +80,11 @@ impl TickCosts {
         let v = self.tick_base.0 as i128
             + match r {
                 0 => 0,
-                1 => self.tick_first_release.0 as i128,
+                1 => self.first_release().0 as i128,
                 _ => {
-                    self.tick_first_release.0 as i128
+                    self.first_release().0 as i128
                         + (r - 2) * self.tick_per_release.0 as i128
-                        + self.tick_last_release.0 as i128
+                        + self.last_release().0 as i128
                 }
             };
         Picos(v.clamp(i64::MIN as i128, i64::MAX as i128) as i64)
@@ -96,9 +105,9 @@ impl TickCosts {
     /// partitioned analysis charges it once per tick that releases at least one task.
     pub fn first_release_excess(&self) -> Picos {
         let (f, p, l) = (
-            self.tick_first_release.0 as i128,
+            self.first_release().0 as i128,
             self.tick_per_release.0 as i128,
-            self.tick_last_release.0 as i128,
+            self.last_release().0 as i128,
         );
         let x = (f - p).max(f + l - 2 * p).max(0);
         Picos(x.min(i64::MAX as i128) as i64)
@@ -117,7 +126,7 @@ impl TickCosts {
 
     /// The constant context-switch cost with port-optimised selection (one CLZ).
     pub fn optimised_switch_cost(&self) -> Picos {
-        self.switch_optimised
+        self.switch_optimised.unwrap_or(self.switch_base)
     }
 }
 
@@ -170,9 +179,9 @@ mod tests {
     fn piecewise_tick_first_further_last() {
         let c = TickCosts {
             tick_base: us(1.0),
-            tick_first_release: us(3.0),
+            tick_first_release: Some(us(3.0)),
             tick_per_release: us(1.0),
-            tick_last_release: us(1.5),
+            tick_last_release: Some(us(1.5)),
             ..Default::default()
         };
         assert_eq!(c.tick_cost(0), us(1.0));
