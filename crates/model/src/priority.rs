@@ -156,7 +156,8 @@ pub fn assign_priorities(sys: &System, opts: &AnalysisOptions, mode: TickMode) -
                 p[j] = values[k + 1 + x];
             }
             let s = with_priorities(sys, &p);
-            let r = analyze_mode(&s, &o, mode);
+            // Past the analysis range nothing is proven: the candidate does not fit.
+            let r = analyze_mode(&s, &o, mode).unwrap_or_default();
             let me = r.iter().find(|t| t.name == sys.tasks[c].name);
             if me.is_some_and(|t| t.schedulable) {
                 found = Some(ci);
@@ -207,7 +208,25 @@ pub fn assign_priorities(sys: &System, opts: &AnalysisOptions, mode: TickMode) -
     // The whole order, analysed again (needed where the test is not OPA-compatible).
     let s = with_priorities(sys, &prio);
     let full = analyze_mode(&s, &o, mode);
-    if let Some(miss) = full.iter().find(|t| !t.schedulable) {
+    let miss = match &full {
+        Ok(v) => v.iter().find(|t| !t.schedulable),
+        Err(_) => None,
+    };
+    if let Err(e) = &full {
+        return Assignment {
+            order: None,
+            failure: Some(Failure {
+                priority: values.last().copied().unwrap_or(0),
+                levels_filled: n,
+                candidates: Vec::new(),
+                message: format!("no feasible assignment: {e}"),
+            }),
+            opa_compatible: compatible,
+            tick_mode: mode.name(),
+            notes,
+        };
+    }
+    if let Some(miss) = miss {
         let message = format!(
             "no feasible assignment found: Audsley's search placed every task, but in the \
              final order {} misses (its switch costs depend on the order of the tasks above \

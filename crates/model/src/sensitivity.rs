@@ -91,10 +91,27 @@ pub fn first_miss(sys: &System, opts: &AnalysisOptions, mode: TickMode) -> Optio
         stop_at_deadline: true,
         ..opts.clone()
     };
-    analyze_mode(sys, &o, mode)
-        .into_iter()
-        .find(|t| !t.schedulable)
-        .map(|t| t.name)
+    match analyze_mode(sys, &o, mode) {
+        Ok(tasks) => tasks.into_iter().find(|t| !t.schedulable).map(|t| t.name),
+        // Past the analysis range nothing is proven: the set counts as missing, charged to
+        // the task the error names (or the lowest-priority task when it names none).
+        Err(e) => Some(out_of_range_task(sys, &e)),
+    }
+}
+
+fn out_of_range_task(sys: &System, e: &crate::range::AnalysisError) -> String {
+    let crate::range::AnalysisError::OutOfRange { place, .. } = e;
+    place
+        .strip_prefix("task \"")
+        .and_then(|r| r.strip_suffix('"'))
+        .map(str::to_string)
+        .or_else(|| {
+            sys.tasks
+                .iter()
+                .min_by_key(|t| t.priority)
+                .map(|t| t.name.clone())
+        })
+        .unwrap_or_default()
 }
 
 /// The system with every task's WCET scaled by `num / den` (rounded down to whole

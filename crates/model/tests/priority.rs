@@ -11,7 +11,7 @@ use latscope_model::System;
 use proptest::prelude::*;
 
 fn schedulable(s: &System, opts: &AnalysisOptions, mode: TickMode) -> bool {
-    analyze_mode(s, opts, mode).iter().all(|t| t.schedulable)
+    analyze_mode(s, opts, mode).is_ok_and(|v| v.iter().all(|t| t.schedulable))
 }
 
 /// Every permutation of `values` over the tasks; true when one is schedulable.

@@ -10,7 +10,7 @@ use latscope_model::System;
 use proptest::prelude::*;
 
 fn schedulable(s: &System, opts: &AnalysisOptions, mode: TickMode) -> bool {
-    analyze_mode(s, opts, mode).iter().all(|t| t.schedulable)
+    analyze_mode(s, opts, mode).is_ok_and(|v| v.iter().all(|t| t.schedulable))
 }
 
 /// Hand-worked (Lehoczky, Sha & Ding 1989's characterisation, worked here by hand):
@@ -123,7 +123,7 @@ proptest! {
         let mode = if partitioned { TickMode::Partitioned } else { TickMode::Pessimistic };
         let m = sensitivity(&s, &opts, mode).unwrap();
         let first_miss = |x: &System| {
-            analyze_mode(x, &opts, mode).into_iter().find(|t| !t.schedulable).map(|t| t.name)
+            analyze_mode(x, &opts, mode).expect("in range").into_iter().find(|t| !t.schedulable).map(|t| t.name)
         };
         match m.scaling_exact {
             Some(r) => {

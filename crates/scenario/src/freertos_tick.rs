@@ -79,7 +79,7 @@ pub fn run(opts: &Options) -> Result<Outcome, ScenarioError> {
         l.as_us_f64()
     ));
 
-    let a = analyze(&sys, &AnalysisOptions::default());
+    let a = analyze(&sys, &AnalysisOptions::default()).map_err(crate::run_err(NAME))?;
     let t = &a.totals;
     out.notes.push(format!(
         "Tick overhead charged by the analysis: {:.3} % of the CPU when every tick pays for all ten releases (pessimistic), {:.3} % with one pseudo-task per task (partitioned, Table 2).",

@@ -93,17 +93,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         stop_at_deadline: args.stop_at_deadline,
         ..Default::default()
     };
-    let res = analyze_guarded(&sys, &opts).with_context(|| args.system.display().to_string())?;
+    let res = analyze(&sys, &opts).with_context(|| args.system.display().to_string())?;
     if let Some(n) = args.repeat.filter(|&n| n > 0) {
         let start = std::time::Instant::now();
         for _ in 0..n {
-            std::hint::black_box(analyze(std::hint::black_box(&sys), &opts));
+            let _ = std::hint::black_box(analyze(std::hint::black_box(&sys), &opts));
         }
         let per = start.elapsed().as_secs_f64() / n as f64;
         let mode = opts.tick_mode.unwrap_or(sys.kernel.tick_mode);
         let start = std::time::Instant::now();
         for _ in 0..n {
-            std::hint::black_box(analyze_mode(std::hint::black_box(&sys), &opts, mode));
+            let _ = std::hint::black_box(analyze_mode(std::hint::black_box(&sys), &opts, mode));
         }
         let one = start.elapsed().as_secs_f64() / n as f64;
         eprintln!(
@@ -348,22 +348,4 @@ fn print_table(out: &mut impl Write, r: &AnalysisResult, breakdown: bool) -> any
         }
     )?;
     Ok(())
-}
-
-/// Runs the analysis; an arithmetic overflow (costs or periods so large that a busy
-/// window passes 64-bit picoseconds, about 106 days) becomes an error instead of a panic.
-fn analyze_guarded(
-    sys: &System,
-    opts: &AnalysisOptions,
-) -> anyhow::Result<latscope_model::rta::AnalysisResult> {
-    let hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
-    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| analyze(sys, opts)));
-    std::panic::set_hook(hook);
-    r.map_err(|_| {
-        anyhow::anyhow!(
-            "the analysis overflows 64-bit picoseconds (about 106 days): a cost, period or \
-             latency in the file is far too large"
-        )
-    })
 }
