@@ -46,6 +46,9 @@ fn num(s: &str) -> Option<f64> {
     v.is_finite().then_some(v)
 }
 
+/// Most rows of an oscilloscope CSV (read whole, as thresholds come from its levels).
+pub const MAX_ROWS: usize = 10_000_000;
+
 /// Reads an oscilloscope CSV.
 pub fn read<R: BufRead>(r: R, file: &str, opts: &Options) -> Result<Capture> {
     let mut lines: Vec<(u64, String)> = Vec::new();
@@ -58,6 +61,16 @@ pub fn read<R: BufRead>(r: R, file: &str, opts: &Options) -> Result<Capture> {
         })?;
         let t = l.trim().trim_start_matches('\u{feff}');
         if !t.is_empty() {
+            if lines.len() >= MAX_ROWS {
+                return Err(Error::format(
+                    file,
+                    Place::Line(i as u64 + 1),
+                    format!(
+                        "more than {MAX_ROWS} rows: an oscilloscope CSV is read whole, and this \
+                         one is larger than one import may hold (export fewer points)"
+                    ),
+                ));
+            }
             lines.push((i as u64 + 1, t.to_string()));
         }
     }
