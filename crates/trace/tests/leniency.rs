@@ -87,7 +87,7 @@ fn every_unit_size_from_1_to_8() {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
-            if x % 5 == 0 {
+            if x.is_multiple_of(5) {
                 w ^= 1 << (x % nbits as u64);
             }
             data.extend_from_slice(&w.to_le_bytes()[..unit]);
