@@ -60,10 +60,10 @@ for t in $targets; do
   set +e
   nice -n 10 cargo fuzz run -s none -O "$t" "corpus/$t" "$s" -- \
     -rss_limit_mb=2048 -timeout=10 -max_total_time="$secs" -print_final_stats=1 \
-    -artifact_prefix="artifacts/$t/" $(dict "$t") >"$log" 2>&1
+    $(dict "$t") >"$log" 2>&1
   rc=$?
   set -e
-  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1 || true)
   corpus=$(find "corpus/$t" -type f | wc -l)
   crashes=$(find "artifacts/$t" -type f | wc -l)
   line="$(date -u +%FT%TZ) $t ${secs}s execs=${execs:-?} corpus=$corpus artifacts=$crashes rc=$rc"
