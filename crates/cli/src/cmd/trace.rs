@@ -344,6 +344,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
         to,
         worst,
         bins: a.bins.max(1),
+        // every value with its time only when written out (16 bytes per instance)
+        series: a.series.is_some() || a.perfetto.is_some(),
     };
     let ms = measure::run(&cap, &reqs, &set)?;
     let outcomes = measure::check_limits(&limits, &ms)?;
