@@ -12,8 +12,6 @@ use latscope_core::time::Picos;
 pub(crate) enum At<'a> {
     /// Stored per instance (latencies, windows).
     Own(Vec<i64>),
-    /// Given up front: instance i at `places[i]` (periods: their first edges).
-    Given(Vec<Picos>),
     /// `edges[first + step × i]` (pulses: step 2; periods: step 1).
     Edges {
         edges: &'a [Picos],
@@ -34,14 +32,6 @@ impl<'a> Instances<'a> {
         Instances {
             vals: Vec::new(),
             at: At::Own(Vec::new()),
-            sorted: false,
-        }
-    }
-    /// Instances whose places are given up front (instance i at `places[i]`).
-    pub fn at_places(places: Vec<Picos>) -> Instances<'static> {
-        Instances {
-            vals: Vec::with_capacity(places.len()),
-            at: At::Given(places),
             sorted: false,
         }
     }
@@ -72,7 +62,6 @@ impl<'a> Instances<'a> {
     pub fn at(&self, i: usize) -> Picos {
         match &self.at {
             At::Own(a) => Picos(a[i]),
-            At::Given(a) => a[i],
             At::Edges { edges, first, step } => edges[first + step * i],
         }
     }

@@ -456,21 +456,28 @@ fn measure(ctx: &Ctx, req: &Request) -> Result<Measurement> {
         }
         Kind::Period { on, nominal } => {
             kind = "period";
-            let e: Vec<Picos> = ctx.ch(&on.channel)?.edges_of(on.edge).collect();
-            let periods: Vec<i64> = e.windows(2).map(|w| w[1].0 - w[0].0).collect();
+            // the edges of that kind are every edge (any) or every other one (rise,
+            // fall): a period's place is its first edge, nothing is copied
+            let ch = ctx.ch(&on.channel)?;
+            let (first, step) = match on.edge {
+                Edge::Any => (0, 1),
+                Edge::Rise => (usize::from(!ch.level_after(0)), 2),
+                Edge::Fall => (usize::from(ch.level_after(0)), 2),
+            };
+            let n_edges = ch.edges.len().saturating_sub(first).div_ceil(step);
+            let n = n_edges.saturating_sub(1);
+            s = Instances::on_edges(&ch.edges, first, step, n);
             // jitter: exact moments and RMS, streamed (no second list)
             let mut jm = Moments::default();
             let mut sq = 0.0f64;
-            if let Some(n) = nominal {
-                for (k, &p) in periods.iter().enumerate() {
-                    jm.add(p - n.0, ctx.loc(e[k]));
-                    sq += ((p - n.0) as f64).powi(2);
+            for k in 0..n {
+                let (a, b) = (ch.edges[first + step * k], ch.edges[first + step * (k + 1)]);
+                let p = b.0 - a.0;
+                s.push(p, a);
+                if let Some(nom) = nominal {
+                    jm.add(p - nom.0, ctx.loc(a));
+                    sq += ((p - nom.0) as f64).powi(2);
                 }
-            }
-            // the places of the periods are their first edges: `e` itself
-            s = Instances::at_places(e);
-            for p in periods {
-                s.push(p, Picos(0));
             }
             if !s.is_empty() {
                 let mean = s.sum_f64() / s.len() as f64;
