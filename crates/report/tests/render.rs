@@ -121,7 +121,10 @@ fn axes_carry_units() {
         let t = texts(&svg);
         match name.as_str() {
             "histogram" => {
-                assert!(t.iter().any(|s| s == "count (log scale)"), "{t:?}");
+                assert!(
+                    t.iter().any(|s| s == "count (instances, log scale)"),
+                    "{t:?}"
+                );
                 assert!(
                     t.iter().any(|s| s.ends_with(" µs") || s.ends_with(" ms")),
                     "{t:?}"
@@ -131,12 +134,15 @@ fn axes_carry_units() {
                 assert!(t.iter().any(|s| s == "99 %"), "{t:?}");
                 assert!(
                     t.iter()
-                        .any(|s| s.contains("(log scale)") || s.contains("(µs)")),
+                        .any(|s| s.contains("log scale)") || s.contains("(µs)")),
                     "{t:?}"
                 );
             }
             "series" => assert!(t.iter().any(|s| s == "time since start (ms)"), "{t:?}"),
-            "sweep" => assert!(t.iter().any(|s| s == "sleep length (log scale)"), "{t:?}"),
+            "sweep" => assert!(
+                t.iter().any(|s| s == "sleep length (time, log scale)"),
+                "{t:?}"
+            ),
             "breakdown" => assert!(
                 t.iter().any(|s| s == "worst-case response time (ms)"),
                 "{t:?}"

@@ -6,7 +6,7 @@ use super::{Block, Builder, Cell, Table};
 use crate::charts::{self};
 use crate::data::{self, arr, num, text_any, tone_of, Bucket, Stats, Tone};
 use crate::units::{dur, int};
-use crate::ReportError;
+use crate::{Input, Kind, ReportError};
 use serde_json::Value;
 
 pub(super) fn measure_hist(d: &Value) -> Vec<Bucket> {
@@ -24,7 +24,93 @@ pub(super) fn cpu_label(c: &Value, i: usize) -> String {
     }
 }
 
-pub(super) fn measure(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportError> {
+/// Latency over time per CPU (cyclictest `-v` / jitterplot style) from raw samples, overruns
+/// marked along the top; the first worst sample circled.
+fn over_time(b: &mut Builder, s: &Value) -> Result<(), ReportError> {
+    let lines: Vec<charts::Line> = arr(s, "cpus")
+        .iter()
+        .enumerate()
+        .map(|(i, c)| charts::Line {
+            name: cpu_label(c, i),
+            points: data::series(c.get("points")),
+        })
+        .filter(|l| !l.points.is_empty())
+        .collect();
+    let marks: Vec<f64> = arr(s, "cpus")
+        .iter()
+        .flat_map(|c| data::series(c.get("missed")).into_iter().map(|p| p.0))
+        .collect();
+    let mut o = charts::SeriesOpts::new("wake-up latency", charts::ValueUnit::Time);
+    o.marks = marks;
+    o.mark_word = "overrun (period missed)".into();
+    let n = lines.len();
+    b.figure(
+        "Latency over time",
+        &format!(
+            "Every sample's wake-up latency against its intended wake time{}; each pixel column shows the minimum and maximum of all samples in it, red ticks along the top mark overruns, the first worst sample is circled.",
+            if n > 1 { ", one line per CPU" } else { "" }
+        ),
+        || charts::series_chart(&lines, &o),
+    )
+}
+
+/// The raw samples of `measure --samples`: exact statistics, latency over time, histogram
+/// and percentile curve.
+pub(super) fn samples(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportError> {
+    let mut rows = Vec::new();
+    if let Some(s) = d.get("total").and_then(Stats::from_value) {
+        rows.push(StatsRow {
+            label: "all CPUs".into(),
+            stats: s,
+        });
+    }
+    for (i, c) in arr(d, "cpus").iter().enumerate() {
+        if let Some(s) = Stats::from_value(c) {
+            rows.push(StatsRow {
+                label: cpu_label(c, i),
+                stats: s,
+            });
+        }
+    }
+    b.heading(level + 1, "Wake-up latency of the raw samples", None);
+    b.note("Statistics computed from every raw sample (nearest-rank percentiles).");
+    b.table(stats_table("CPU", &rows));
+    over_time(b, d)?;
+    let total = d.get("total");
+    let hist = data::buckets(total.and_then(|t| t.get("histogram")));
+    if !hist.is_empty() {
+        let sets = vec![("all CPUs".to_string(), hist.clone())];
+        b.figure(
+            "Latency histogram",
+            "Wake-up latency of every sample, 20 buckets per decade; count on a log axis so single outliers stay visible.",
+            || charts::histogram(&sets, "wake-up latency"),
+        )?;
+        let sets: Vec<(String, Vec<Bucket>, Option<Stats>)> = arr(d, "cpus")
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                (
+                    cpu_label(c, i),
+                    data::buckets(c.get("histogram")),
+                    Stats::from_value(c),
+                )
+            })
+            .collect();
+        b.figure(
+            "Latency CDF (by percentile)",
+            "Cumulative distribution on HdrHistogram's log tail axis: each step to the right is ten times rarer; dots are the exact percentiles of the samples, and the curve runs through them.",
+            || charts::cdf(&sets, "wake-up latency"),
+        )?;
+    }
+    Ok(())
+}
+
+pub(super) fn measure(
+    b: &mut Builder,
+    d: &Value,
+    level: u8,
+    attached: &[Input],
+) -> Result<(), ReportError> {
     b.facts(settings(d));
     let mut rows = Vec::new();
     if let Some(s) = d.get("total").and_then(Stats::from_value) {
@@ -96,25 +182,38 @@ pub(super) fn measure(b: &mut Builder, d: &Value, level: u8) -> Result<(), Repor
         .collect();
     if per_cpu.len() > 1 && per_cpu.len() <= 8 {
         b.figure(
-            "Latency by percentile, per CPU",
-            "HdrHistogram-style: each step to the right is ten times rarer; dots are the exact percentiles.",
+            "Latency CDF (by percentile), per CPU",
+            "Cumulative distribution, HdrHistogram-style: each step to the right is ten times rarer; dots are the exact percentiles.",
             || charts::cdf(&per_cpu, "wake-up latency"),
         )?;
     } else if !hist.is_empty() {
         let sets = vec![("all CPUs".to_string(), hist, total)];
         b.figure(
-            "Latency by percentile",
-            "HdrHistogram-style: each step to the right is ten times rarer; dots are the exact percentiles.",
+            "Latency CDF (by percentile)",
+            "Cumulative distribution, HdrHistogram-style: each step to the right is ten times rarer; dots are the exact percentiles.",
             || charts::cdf(&sets, "wake-up latency"),
         )?;
     }
     let series = data::series(d.get("series"));
-    if !series.is_empty() {
+    let raw = attached.iter().find(|a| a.kind == Kind::Samples);
+    if let Some(r) = raw {
+        over_time(b, &r.doc)?;
+    } else if !series.is_empty() {
         b.figure(
             "Latency over time",
             "Each sample's wake-up latency against time since the start of the run; the worst case is circled.",
             || charts::time_series(&series, "wake-up latency", true, None),
         )?;
+    } else if d.get("samples").is_some_and(|s| s.is_object()) {
+        b.note(
+            "Latency over time needs the raw samples: give the --samples file to latscope report \
+             next to this result (it is found by itself when it sits where measure wrote it).",
+        );
+    } else {
+        b.note(
+            "Latency over time needs the raw samples: run measure with --samples run.csv and give \
+             that file to latscope report.",
+        );
     }
     let sweep = data::sweep(d);
     if !sweep.is_empty() {

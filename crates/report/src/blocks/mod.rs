@@ -250,6 +250,7 @@ fn short_names(inputs: &[Input]) -> Vec<Input> {
             name,
             kind: i.kind,
             doc: i.doc.clone(),
+            attachments: i.attachments.clone(),
         })
         .collect()
 }
@@ -262,13 +263,14 @@ fn render(
 ) -> Result<(), ReportError> {
     let d = &input.doc;
     match input.kind {
-        Kind::Measure => measure::measure(b, d, level),
+        Kind::Measure => measure::measure(b, d, level, &input.attachments),
         Kind::Trace => trace::trace(b, d, level),
         Kind::Analyze => analyze::analyze(b, d, level),
-        Kind::Simulate => simulate::simulate(b, d, level, captures),
-        Kind::Scenario => scenario::scenario(b, d, &input.name, level),
+        Kind::Simulate => simulate::simulate(b, d, level, captures, &input.attachments),
+        Kind::Scenario => scenario::scenario(b, input, level),
         Kind::Series => simulate::series_input(b, d, level),
         Kind::Capture => simulate::capture_input(b, d, level),
+        Kind::Samples => measure::samples(b, d, level),
     }
 }
 
@@ -329,6 +331,17 @@ fn headline(input: &Input) -> (String, Option<Tone>) {
         }
         Kind::Series => (format!("{} series", arr(d, "series").len()), None),
         Kind::Capture => (format!("{} tracks", arr(d, "tracks").len()), None),
+        Kind::Samples => match d.get("total").and_then(Stats::from_value) {
+            Some(s) => (
+                format!(
+                    "{} samples, max {}",
+                    s.count.map(int).unwrap_or_default(),
+                    s.max.map(dur).unwrap_or_default()
+                ),
+                None,
+            ),
+            None => ("no samples".into(), None),
+        },
     }
 }
 
