@@ -26,7 +26,7 @@ pub(super) fn cpu_label(c: &Value, i: usize) -> String {
 
 /// Latency over time per CPU (cyclictest `-v` / jitterplot style) from raw samples, overruns
 /// marked along the top; the first worst sample circled.
-fn over_time(b: &mut Builder, s: &Value) -> Result<(), ReportError> {
+fn over_time(b: &mut Builder, s: &Value, link: Option<String>) -> Result<(), ReportError> {
     let lines: Vec<charts::Line> = arr(s, "cpus")
         .iter()
         .enumerate()
@@ -43,6 +43,7 @@ fn over_time(b: &mut Builder, s: &Value) -> Result<(), ReportError> {
     let mut o = charts::SeriesOpts::new("wake-up latency", charts::ValueUnit::Time);
     o.marks = marks;
     o.mark_word = "overrun (period missed)".into();
+    o.link = link;
     let n = lines.len();
     b.figure(
         "Latency over time",
@@ -52,6 +53,26 @@ fn over_time(b: &mut Builder, s: &Value) -> Result<(), ReportError> {
         ),
         || charts::series_chart(&lines, &o),
     )
+}
+
+/// When each row of a samples stats table (all CPUs, then each CPU) had its worst sample.
+fn max_times(d: &Value) -> Vec<Option<f64>> {
+    let first_max = |pts: &[data::Point]| {
+        pts.iter()
+            .fold(None, |best: Option<data::Point>, p| match best {
+                Some(q) if q.1 >= p.1 => Some(q),
+                _ => Some(*p),
+            })
+            .map(|p| p.0)
+    };
+    let per: Vec<Vec<data::Point>> = arr(d, "cpus")
+        .iter()
+        .map(|c| data::series(c.get("points")))
+        .collect();
+    let all: Vec<data::Point> = per.iter().flatten().copied().collect();
+    let mut out = vec![first_max(&all)];
+    out.extend(per.iter().map(|p| first_max(p)));
+    out
 }
 
 /// The raw samples of `measure --samples`: exact statistics, latency over time, histogram
@@ -75,7 +96,9 @@ pub(super) fn samples(b: &mut Builder, d: &Value, level: u8) -> Result<(), Repor
     b.heading(level + 1, "Wake-up latency of the raw samples", None);
     b.note("Statistics computed from every raw sample (nearest-rank percentiles).");
     b.table(stats_table("CPU", &rows));
-    over_time(b, d)?;
+    let link = b.link_id("samples");
+    b.link(&link, max_times(d));
+    over_time(b, d, Some(link))?;
     let total = d.get("total");
     let hist = data::buckets(total.and_then(|t| t.get("histogram")));
     if !hist.is_empty() {
@@ -197,7 +220,7 @@ pub(super) fn measure(
     let series = data::series(d.get("series"));
     let raw = attached.iter().find(|a| a.kind == Kind::Samples);
     if let Some(r) = raw {
-        over_time(b, &r.doc)?;
+        over_time(b, &r.doc, None)?;
     } else if !series.is_empty() {
         b.figure(
             "Latency over time",
@@ -332,13 +355,39 @@ pub(super) fn environment(b: &mut Builder, d: &Value, level: u8) {
     if items.is_empty() {
         return;
     }
-    b.heading(level + 1, "Environment", None);
-    let env = d.get("environment").cloned();
-    if env.is_some() && env == b.last_env {
-        b.note("Same environment diagnosis as the run above.");
-        return;
-    }
-    b.last_env = env;
+    // Several runs of one machine (a scenario's embedded runs) share their diagnosis: the
+    // table is shown once, later runs list only the items whose verdict differs.
+    let key: Vec<(String, String)> = items
+        .iter()
+        .map(|i| (i.name.clone(), i.status.clone()))
+        .collect();
+    let shown = b.last_env.clone();
+    b.last_env = Some(serde_json::json!(key));
+    let items: Vec<data::EnvItem> = match shown
+        .as_ref()
+        .and_then(|v| serde_json::from_value::<Vec<(String, String)>>(v.clone()).ok())
+    {
+        Some(before) => {
+            let changed: Vec<data::EnvItem> = items
+                .into_iter()
+                .filter(|i| !before.contains(&(i.name.clone(), i.status.clone())))
+                .collect();
+            if changed.is_empty() {
+                b.note("Environment: the same diagnosis as the run above.");
+                return;
+            }
+            b.heading(
+                level + 1,
+                "Environment: what differs from the run above",
+                None,
+            );
+            changed
+        }
+        None => {
+            b.heading(level + 1, "Environment", None);
+            items
+        }
+    };
     let count = |t: Tone| items.iter().filter(|i| tone_of(&i.status) == t).count();
     let (bad, warn) = (count(Tone::Bad), count(Tone::Warn));
     let (tone, msg) = if bad > 0 {

@@ -277,7 +277,13 @@ pub(super) fn scenario(b: &mut Builder, input: &Input, level: u8) -> Result<(), 
                 seen.push(title.clone());
                 b.heading(level + 1, &title, Some(sub.kind.name()));
                 if sub.kind == Kind::Simulate {
-                    focus = focus.or_else(|| super::simulate::worst_instant(&sub.doc));
+                    // The last simulation with interrupts (the tickless run, the actor path)
+                    // or else the first one names the instant of the capture's timeline.
+                    let w = super::simulate::worst_instant(&sub.doc);
+                    let irq = w.as_ref().is_some_and(|w| w.1.contains("interrupt"));
+                    if focus.is_none() || irq {
+                        focus = w;
+                    }
                     // The scenario's full tick series belongs to its tick-driven simulation.
                     if sub.doc.get("tick").is_some() {
                         sub.attachments = input

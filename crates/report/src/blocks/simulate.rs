@@ -191,28 +191,52 @@ pub(super) fn simulate(
 /// The instant worth zooming into: the longest tick, else the worst response's arrival.
 /// Returns the instant, its label and the width of window that suits it.
 pub(crate) fn worst_instant(d: &Value) -> Option<(f64, String, Option<f64>)> {
-    // A tick is worth zooming into only when some ticks are longer than others.
+    // The interrupt-to-task path: the interrupt whose handling took longest (a wake-up from
+    // tickless sleep, a message to an actor), in a window four times that long.
+    let irq = arr(d, "interrupts")
+        .iter()
+        .filter_map(|i| {
+            let r = i.get("response")?;
+            Some((num(r, "max_at_ns")?, num(r, "max_ns")?, text(i, "name")?))
+        })
+        .fold(None, |best: Option<(f64, f64, String)>, p| match best {
+            Some(q) if q.1 >= p.1 => Some(q),
+            _ => Some(p),
+        });
+    if let Some((at, v, n)) = irq.filter(|i| i.1 > 0.0) {
+        return Some((
+            at,
+            format!("longest interrupt-to-task path of {n} ({})", dur(v)),
+            Some(4.0 * v),
+        ));
+    }
+    // A tick is worth zooming into when some ticks are longer than others, or when the
+    // scheduler runs a list scan on every tick.
+    let list_scan = d.get("list_scan").is_some_and(Value::is_object);
     let ticks_differ = d
         .get("tick")
         .is_some_and(|t| match (num(t, "min_ns"), num(t, "max_ns")) {
             (Some(a), Some(b)) => b > a,
             _ => true,
         });
-    if let Some(t) = d.get("tick").filter(|_| ticks_differ) {
+    if let Some(t) = d.get("tick").filter(|_| ticks_differ || list_scan) {
         if let Some(p) = t
             .get("peaks_at_ns")
             .and_then(Value::as_array)
             .and_then(|a| a.first())
             .and_then(Value::as_f64)
         {
+            let what = if list_scan {
+                "list-scan scheduler run"
+            } else {
+                "longest tick"
+            };
+            let max = num(t, "max_ns");
             return Some((
                 p,
-                format!(
-                    "longest tick ({})",
-                    num(t, "max_ns").map(dur).unwrap_or_default()
-                ),
-                // The longest tick and the ticks either side of it.
-                num(d, "tick_period_ns").map(|p| 2.5 * p),
+                format!("{what} ({})", max.map(dur).unwrap_or_default()),
+                // A window that fits the event: the tick fills about a twelfth of it.
+                max.filter(|m| *m > 0.0).map(|m| 12.0 * m),
             ));
         }
     }
@@ -222,7 +246,11 @@ pub(crate) fn worst_instant(d: &Value) -> Option<(f64, String, Option<f64>)> {
             let r = t.get("response")?;
             Some((num(r, "max_at_ns")?, num(r, "max_ns")?, text(t, "name")?))
         })
-        .max_by(|a, b| a.1.total_cmp(&b.1))
+        // The first of equal worst responses.
+        .fold(None, |best: Option<(f64, f64, String)>, p| match best {
+            Some(q) if q.1 >= p.1 => Some(q),
+            _ => Some(p),
+        })
         .map(|(at, v, n)| {
             (
                 at,

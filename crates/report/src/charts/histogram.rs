@@ -234,3 +234,86 @@ pub fn histogram_res(
         data: Some(serde_json::json!({"type": "histogram", "sets": js}).to_string()),
     }))
 }
+
+/// A histogram of signed deviations in ns (jitter around a nominal period) on a linear axis
+/// that spans exactly the data (`lo`, `hi`: the exact extremes, when known); bars at their
+/// buckets' true edges, count on a log axis.
+pub fn jitter_histogram(
+    name: &str,
+    b: &[Bucket],
+    lo: Option<f64>,
+    hi: Option<f64>,
+    word: &str,
+) -> Result<Option<Chart>, ReportError> {
+    let mut bs: Vec<Bucket> = nonempty(b).copied().collect();
+    if bs.is_empty() {
+        return Ok(None);
+    }
+    bs.sort_by(|a, b| a.low.total_cmp(&b.low));
+    // The first and last buckets reach no further than the exact extremes.
+    if let (Some(l), Some(first)) = (lo, bs.first_mut()) {
+        if l >= first.low && l < first.high {
+            first.low = l;
+        }
+    }
+    if let (Some(h), Some(last)) = (hi, bs.last_mut()) {
+        if h >= last.low && h <= last.high {
+            last.high = h;
+        }
+    }
+    let a = bs.first().map(|k| k.low).unwrap_or(0.0);
+    let z = bs.last().map(|k| k.high).unwrap_or(0.0);
+    // Zero (the nominal) always in view; a little room either side.
+    let (a, z) = (a.min(0.0), z.max(0.0));
+    let pad = ((z - a) * 0.05).max(1.0);
+    let x = Axis::time_linear(a - pad, z + pad, word);
+    let bars = true_bars(&bs, &x, 120);
+    let ymax = bars.iter().map(|b| b.2).fold(1.0, f64::max);
+    let y = Axis::count_log(ymax);
+    let base = y.lo;
+    let svg = draw(
+        Frame {
+            name: "jitter",
+            w: 760,
+            h: 300,
+            x: &x,
+            y: &y,
+            y_area: 64,
+            x_grid: true,
+            y_grid: true,
+        },
+        |chart| {
+            let c = color(0);
+            let sliver = (x.hi - x.lo) * 0.002;
+            chart.draw_series(bars.iter().map(|&(l, r, n)| {
+                let (l, r) = if r - l < sliver {
+                    ((l + r) / 2.0 - sliver / 2.0, (l + r) / 2.0 + sliver / 2.0)
+                } else {
+                    (l, r)
+                };
+                Rectangle::new([(l, base), (r, y.at(n))], c.mix(0.85).filled())
+            }))?;
+            chart.draw_series(std::iter::once(PathElement::new(
+                vec![(x.at(0.0), y.lo), (x.at(0.0), y.hi)],
+                ALERT.stroke_width(1),
+            )))?;
+            Ok(())
+        },
+    )?;
+    let js = serde_json::json!({
+        "type": "histogram",
+        "sets": [{
+            "name": name,
+            "color": css(color(0)),
+            "bars": bars.iter().map(|&(a, b, n)| [x.value(a), x.value(b), n]).collect::<Vec<_>>(),
+        }],
+    });
+    Ok(Some(Chart {
+        svg,
+        legend: vec![
+            (name.to_string(), css(color(0))),
+            ("nominal (0)".into(), css(ALERT)),
+        ],
+        data: Some(js.to_string()),
+    }))
+}

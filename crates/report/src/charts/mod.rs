@@ -149,7 +149,7 @@ impl Axis {
     }
 
     /// A linear time axis in the unit that suits the span, labels as precise as the step
-    /// needs. A window far from zero (it starts later than its own width) is labelled
+    /// needs. A window far from zero (it starts later than ten times its width) is labelled
     /// relative to a round offset: title `"{word} (41.4 s + ms)"`, ticks `0 … 6`.
     pub fn time_linear(lo_ns: f64, hi_ns: f64, word: &str) -> Axis {
         let span = (hi_ns - lo_ns).abs();
@@ -160,7 +160,7 @@ impl Axis {
         });
         let (_, _, probe) = nice_ticks(lo_ns / u.ns, hi_ns / u.ns, 6);
         let step_ns = step_of(&probe) * u.ns;
-        let offset = if lo_ns > span && span > 0.0 && step_ns > 0.0 {
+        let offset = if lo_ns > 10.0 * span && span > 0.0 && step_ns > 0.0 {
             (lo_ns / step_ns).floor() * step_ns
         } else {
             0.0
@@ -628,7 +628,7 @@ mod timeline;
 pub use bars::{stacked_bars, BarRow, BarScale};
 pub use cdf::cdf;
 pub use deviation::{deviations, Deviation};
-pub use histogram::{histogram, histogram_res};
+pub use histogram::{histogram, histogram_res, jitter_histogram};
 pub use series::{envelope, series_chart, thin, time_series, Line, SeriesOpts, ValueUnit};
 pub use sweep::sweep;
 pub use timeline::timeline;
