@@ -40,7 +40,10 @@ fn charts(page: &str) -> Vec<(String, String)> {
 /// A `<script` the report did not put there itself: the page has one script (zoom, pan,
 /// hover) and inert `application/json` chart data, nothing else.
 fn injected_script(page: &str) -> bool {
-    let own = page.matches("<script type=\"application/json\" class=\"chart-data\">").count() + 1;
+    let own = page
+        .matches("<script type=\"application/json\" class=\"chart-data\">")
+        .count()
+        + 1;
     page.matches("<script").count() != own || page.contains("<script>alert")
 }
 

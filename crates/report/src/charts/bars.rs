@@ -52,13 +52,16 @@ pub fn stacked_bars(
         BarScale::Time => Axis::time_linear(0.0, vmax * 1.08, word),
         BarScale::Fraction => {
             let hi = if vmax <= 1.0 + 1e-9 { 1.0 } else { vmax };
-            let mut a = Axis::linear(0.0, hi * 100.0, word, |v| format!("{} %", units::num(v, 3)));
+            let mut a = Axis::linear(0.0, hi * 100.0, &format!("{word} (%)"), |v| {
+                format!("{} %", units::num(v, 3))
+            });
             a.scale = 0.01;
+            a.kind = AxisKind::Plain("%".into());
             a
         }
     };
     let n = rows.len();
-    let labels: Vec<String> = rows.iter().map(|r| shorten(&r.label, 22)).collect();
+    let labels = short_labels(rows.iter().map(|r| r.label.as_str()), 24);
     let y = category_axis(&labels);
     let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(4);
     let h = (60 + 34 * n as u32).clamp(120, 900);

@@ -24,11 +24,14 @@ pub fn deviations(rows: &[Deviation]) -> Result<Option<Chart>, ReportError> {
         .fold(0.05, f64::max)
         * 100.0
         * 1.15;
-    let x = Axis::linear(-lim, lim, "latscope against published (%)", |v| {
-        format!("{}{} %", if v > 0.0 { "+" } else { "" }, units::num(v, 3))
+    let (_, _, probe) = nice_ticks(-lim, lim, 6);
+    let step = step_of(&probe);
+    let mut x = Axis::linear(-lim, lim, "latscope against published (%)", move |v| {
+        format!("{}{} %", if v > 0.0 { "+" } else { "" }, fixed(v, step))
     });
+    x.kind = AxisKind::Plain("%".into());
     let n = rows.len();
-    let labels: Vec<String> = rows.iter().map(|r| shorten(&r.label, 34)).collect();
+    let labels = short_labels(rows.iter().map(|r| r.label.as_str()), 40);
     let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(4);
     let y = category_axis(&labels);
     let h = (70 + 30 * n as u32).clamp(130, 900);
@@ -39,7 +42,7 @@ pub fn deviations(rows: &[Deviation]) -> Result<Option<Chart>, ReportError> {
             h,
             x: &x,
             y: &y,
-            y_area: (longest as u32 * 7 + 16).clamp(40, 260),
+            y_area: (longest as u32 * 7 + 16).clamp(40, 300),
             x_grid: true,
             y_grid: false,
         },

@@ -136,11 +136,8 @@ impl Axis {
     pub fn plain(lo: f64, hi: f64, word: &str, unit: &str) -> Axis {
         let (l, h, ticks) = nice_ticks(lo, hi, 6);
         let step = step_of(&ticks);
-        let title = if unit.is_empty() {
-            word.to_string()
-        } else {
-            format!("{word} ({unit})")
-        };
+        // A dimensionless quantity says so: every axis title names what its numbers count.
+        let title = format!("{word} ({})", if unit.is_empty() { "count" } else { unit });
         let mut a = Axis::linear(lo, hi, &title, move |v| fixed(v, step));
         a.lo = l;
         a.hi = h;
@@ -269,7 +266,7 @@ impl Axis {
 }
 
 /// The step between consecutive ticks (1 when there is a single tick).
-fn step_of(ticks: &[f64]) -> f64 {
+pub(crate) fn step_of(ticks: &[f64]) -> f64 {
     match ticks {
         [a, b, ..] => (b - a).abs(),
         _ => 1.0,
@@ -609,12 +606,31 @@ pub fn component_color(name: &str, i: usize) -> RGBColor {
 }
 
 pub(crate) fn shorten(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        let t: String = s.chars().take(n.saturating_sub(1)).collect();
-        format!("{t}…")
+    let c: Vec<char> = s.chars().collect();
+    if c.len() <= n {
+        return s.to_string();
     }
+    // Keep the start and the end (names often differ only at their end: "test case 9").
+    let tail = (n / 3).max(1);
+    let head = n.saturating_sub(tail + 1);
+    let h: String = c[..head].iter().collect();
+    let t: String = c[c.len() - tail..].iter().collect();
+    format!("{h}…{t}")
+}
+
+/// Category labels shortened to `n` characters, never two alike.
+pub(crate) fn short_labels<'a>(names: impl Iterator<Item = &'a str>, n: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for name in names {
+        let mut l = shorten(name, n);
+        let mut k = 2;
+        while out.contains(&l) {
+            l = format!("{} ({k})", shorten(name, n.saturating_sub(4)));
+            k += 1;
+        }
+        out.push(l);
+    }
+    out
 }
 
 mod bars;

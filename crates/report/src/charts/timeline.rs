@@ -34,7 +34,7 @@ pub fn timeline(
         return Ok(None);
     }
     let n = visible.len();
-    let labels: Vec<String> = visible.iter().map(|v| shorten(v.1, 24)).collect();
+    let labels = short_labels(visible.iter().map(|v| v.1.as_str()), 24);
     let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(4);
     let mut y = category_axis(&labels);
     y.hi = n as f64 + 0.7;
