@@ -176,9 +176,10 @@ impl Input {
                 inputs::samples_bin(name, bytes)?,
             ));
         }
+        let binary = bytes[..bytes.len().min(8192)].contains(&0);
         match std::str::from_utf8(bytes) {
-            Ok(text) => Input::parse(name, text),
-            Err(_) => Err(ReportError::NotAResult {
+            Ok(text) if !binary => Input::parse(name, text),
+            _ => Err(ReportError::NotAResult {
                 file: name.to_string(),
                 looks: inputs::describe_binary(bytes),
                 hint: inputs::HINT.to_string(),
