@@ -374,14 +374,18 @@ pub(super) fn environment(b: &mut Builder, d: &Value, level: u8) {
                 .collect();
             if changed.is_empty() {
                 b.note("Environment: the same diagnosis as the run above.");
-                return;
+            } else {
+                // The table is shown once per page; a later run names what differs.
+                let list: Vec<String> = changed
+                    .iter()
+                    .map(|i| format!("{} {} ({})", i.name, i.status, i.value))
+                    .collect();
+                b.note(format!(
+                    "Environment: as the run above, except {}.",
+                    list.join("; ")
+                ));
             }
-            b.heading(
-                level + 1,
-                "Environment: what differs from the run above",
-                None,
-            );
-            changed
+            return;
         }
         None => {
             b.heading(level + 1, "Environment", None);
