@@ -11,9 +11,15 @@ use std::process::ExitCode;
   latscope scenario run freertos-tick --out out/tick --json out/tick.json
   latscope scenario run linux-wakeup --quick
 
-A row's role is `input` (a figure latscope was given or calibrated on) or `prediction` (a
-figure latscope computed); only predictions count as reproduced. Exit status 1 when a
-prediction falls outside its tolerance.")]
+Each scenario reproduces one source document. A row's role says what it proves:
+  input       a figure taken from the document (or calibrated on it)
+  derived     arithmetic the document itself did on its figures (a sum, a conversion)
+  check       agreement with a figure that went into the model: consistency, not proof
+  prediction  computed from inputs that do not depend on the figure it is compared with
+`uses` (in --json) lists the published figures each value depends on. Only predictions
+count as reproduced. A prediction latscope cannot make here (other hardware, a missing
+cpufreq driver) shows why instead of a verdict. Exit status 1 when a prediction falls
+outside its tolerance, explained or not.")]
 pub struct Args {
     #[command(subcommand)]
     action: Action,
@@ -46,15 +52,16 @@ struct RunArgs {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     match args.action {
         Action::List => {
-            println!("{:<26} {:<10} TITLE", "NAME", "SEED");
+            println!("{:<26} TITLE", "NAME");
             for i in latscope_scenario::list() {
                 let live = if i.live {
                     " (live: measures this machine)"
                 } else {
                     ""
                 };
-                println!("{:<26} {:<10} {}{live}", i.name, i.seed, i.title);
-                println!("{:<26} {:<10} {}", "", "", i.summary);
+                println!("{:<26} {}{live}", i.name, i.title);
+                println!("{:<26} source: {}", "", i.document.cite());
+                println!("{:<26} {}", "", i.summary);
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -130,7 +137,8 @@ fn print_table(out: &Outcome) {
             s.to_string()
         }
     };
-    println!("{} — {} ({})", out.name, out.title, out.seed);
+    println!("{} — {}", out.name, out.title);
+    println!("source: {}", out.source);
     let w = out
         .rows
         .iter()
@@ -148,10 +156,13 @@ fn print_table(out: &Outcome) {
             .map(|d| format!("{:+.1}%", d * 100.0))
             .unwrap_or_else(|| "-".into());
         let verdict = match (r.role, r.within) {
-            (Role::Input, _) => paint("input", "2"),
-            (_, Some(true)) => paint("within", "32"),
-            (_, Some(false)) => paint("OUTSIDE", "31;1"),
-            _ => "-".into(),
+            (Role::Prediction, Some(true)) => paint("within", "32"),
+            (Role::Prediction, Some(false)) if r.explanation.is_some() => {
+                paint("OUTSIDE (explained)", "31;1")
+            }
+            (Role::Prediction, Some(false)) => paint("OUTSIDE", "31;1"),
+            (Role::Prediction, None) => paint("not compared", "33"),
+            (role, _) => paint(role.as_str(), "2"),
         };
         let tol = match (r.tolerance, r.tolerance_abs) {
             (Some(t), _) => format!(" (±{:.0}%)", t * 100.0),
@@ -165,15 +176,28 @@ fn print_table(out: &Outcome) {
             fmt_num(r.published),
             fmt_num(r.latscope),
             r.unit,
-            format!("{:?}", r.role).to_lowercase(),
+            r.role.as_str(),
             dev
         );
     }
     let t = &out.summary;
     println!(
-        "predictions within tolerance: {}/{} ({} inputs shown, not counted)",
-        t.within, t.predictions, t.inputs
+        "predictions within tolerance: {}/{}; outside: {}; not compared here: {} ({} inputs, {} derived, {} checks shown, not counted)",
+        t.within, t.predictions, t.outside, t.not_reproduced, t.inputs, t.derived, t.checks
     );
+    // Each explanation once, with the rows it explains.
+    let mut why: Vec<(&str, Vec<&str>)> = Vec::new();
+    for r in &out.rows {
+        if let Some(e) = r.explanation.as_deref() {
+            match why.iter_mut().find(|(t, _)| *t == e) {
+                Some((_, figs)) => figs.push(&r.figure),
+                None => why.push((e, vec![&r.figure])),
+            }
+        }
+    }
+    for (e, figs) in why {
+        println!("why ({}): {e}", figs.join("; "));
+    }
     for n in &out.notes {
         println!("note: {n}");
     }
