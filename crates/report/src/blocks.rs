@@ -2066,10 +2066,13 @@ fn scenario(b: &mut Builder, d: &Value, name: &str, level: u8) -> Result<(), Rep
                     match data::flag(r, "within") {
                         Some(true) => Cell::badge("within", Tone::Good),
                         Some(false) => Cell::badge("outside", Tone::Bad),
-                        None => Cell::t("–"),
+                        None => Cell::t("not compared"),
                     }
-                } else {
+                } else if role.is_empty() {
                     Cell::badge("input", Tone::Neutral)
+                } else {
+                    // input, derived or check: shown, never counted.
+                    Cell::badge(role.clone(), Tone::Neutral)
                 };
                 let figure = text(r, "figure").unwrap_or_default();
                 if role == "prediction" {

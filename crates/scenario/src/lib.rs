@@ -161,7 +161,7 @@ impl Outcome {
     fn new(info: &Info, figures: &[Figure], opts: &Options) -> Outcome {
         Outcome {
             kind: "scenario",
-            schema_version: 2,
+            schema_version: 1,
             name: info.name.into(),
             title: info.title.into(),
             source: info.document.cite(),
