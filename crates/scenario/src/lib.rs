@@ -17,6 +17,7 @@ mod freertos_tick;
 mod k4perf;
 mod kernelperf;
 mod linux_wakeup;
+pub mod markdown;
 mod robust;
 mod row;
 mod simulated;

@@ -294,8 +294,24 @@ pub fn run(opts: &Options) -> Result<Outcome, ScenarioError> {
         "measured here: median {:.1} us idle, {:.1} us with 30 hogs (faster under load in {faster_rounds} of {rounds} rounds)",
         si.median, sl.median
     );
-    let steal = "where there is no governor, load changes latency through idle states and steal \
-                 time instead (a busy vCPU is descheduled by the hypervisor less often)";
+    let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let steal = if sl.median > si.median {
+        format!(
+            "here load makes wake-ups later: 30 hogs share {cpus} CPU(s) with the sleeping \
+             thread, which as a SCHED_OTHER thread waits for its turn once woken (the Pi had 4 \
+             cores, and a governor that raised the clock under load)"
+        )
+    } else {
+        format!(
+            "here load makes wake-ups earlier without any governor: a busy CPU does not enter \
+             an idle state and a busy vCPU is descheduled by the hypervisor less often ({})",
+            [item("cpuidle"), item("steal_time")]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join("; ")
+        )
+    };
     if no_cpufreq {
         out.rows.push(
             f.not_reproduced(

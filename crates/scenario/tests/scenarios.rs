@@ -69,6 +69,7 @@ fn check(name: &str) -> Outcome {
         );
     }
     assert!(out.summary.predictions > 0, "{name}: no predictions");
+    readme_matches(&out);
     // Contract of `scenario run --json`: rows keep their keys, roles are the four, and
     // every prediction with a verdict carries a numeric tolerance and a boolean within.
     let json = serde_json::to_value(&out).unwrap();
@@ -103,6 +104,32 @@ fn check(name: &str) -> Outcome {
         }
     }
     out
+}
+
+/// The README's generated table is the table a run gives today (regenerate with
+/// `scenarios/regenerate NAME` after a change).
+fn readme_matches(out: &Outcome) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scenarios")
+        .join(&out.name)
+        .join("README.md");
+    let text = std::fs::read_to_string(&path).expect("README");
+    let block = latscope_scenario::markdown::generated_part(&text)
+        .unwrap_or_else(|| panic!("{}: no generated block", path.display()));
+    let rows = |s: &str| -> Vec<String> {
+        s.lines()
+            .filter(|l| l.starts_with('|'))
+            .map(String::from)
+            .collect()
+    };
+    let want = rows(&latscope_scenario::markdown::table(out));
+    assert_eq!(
+        rows(block),
+        want,
+        "{}: README table differs from the run; run scenarios/regenerate {}",
+        out.name,
+        out.name
+    );
 }
 
 #[test]

@@ -10,6 +10,7 @@ use std::process::ExitCode;
   latscope scenario run kernelperf
   latscope scenario run freertos-tick --out out/tick --json out/tick.json
   latscope scenario run linux-wakeup --quick
+  latscope scenario run k4perf --markdown k4perf.md
 
 Each scenario reproduces one source document. A row's role says what it proves:
   input       a figure taken from the document (or calibrated on it)
@@ -44,6 +45,10 @@ struct RunArgs {
     /// output, and the table is not printed)
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
+    /// Write the table, the explanations and the notes as Markdown to this file (`-`:
+    /// standard output); the scenario READMEs embed this block
+    #[arg(long, value_name = "FILE")]
+    markdown: Option<PathBuf>,
     /// Scaled-down run for tests and CI (shorter simulations and measurements)
     #[arg(long)]
     quick: bool,
@@ -71,6 +76,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 fn run_one(a: RunArgs) -> anyhow::Result<ExitCode> {
     let json_stdout = a.json.as_ref().is_some_and(|j| j.as_os_str() == "-");
+    let md_stdout = a.markdown.as_ref().is_some_and(|m| m.as_os_str() == "-");
+    if json_stdout && md_stdout {
+        anyhow::bail!("--json - and --markdown - cannot both use standard output");
+    }
     // The artifact directory first: `--json out/x.json --out out/x` must work in a fresh
     // directory.
     if let Some(dir) = &a.out {
@@ -82,6 +91,13 @@ fn run_one(a: RunArgs) -> anyhow::Result<ExitCode> {
                 .with_context(|| format!("cannot create {}", parent.display()))?;
         }
         super::check_writable(j)?;
+    }
+    if let Some(m) = a.markdown.as_ref().filter(|_| !md_stdout) {
+        if let Some(parent) = m.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("cannot create {}", parent.display()))?;
+        }
+        super::check_writable(m)?;
     }
     let opts = Options {
         quick: a.quick,
@@ -97,8 +113,25 @@ fn run_one(a: RunArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let out = latscope_scenario::run(&a.name, &opts)?;
-    if !json_stdout {
+    if !json_stdout && !md_stdout {
         print_table(&out);
+    }
+    if let Some(m) = &a.markdown {
+        let cmd = format!(
+            "latscope scenario run {}{}",
+            out.name,
+            if a.quick { " --quick" } else { "" }
+        );
+        let md = latscope_scenario::markdown::block(&out, &cmd);
+        if md_stdout {
+            use std::io::Write as _;
+            std::io::stdout()
+                .lock()
+                .write_all(md.as_bytes())
+                .context("cannot write the Markdown to standard output")?;
+        } else {
+            std::fs::write(m, md).with_context(|| format!("cannot write {}", m.display()))?;
+        }
     }
     let text = serde_json::to_string_pretty(&out)? + "\n";
     if json_stdout {
