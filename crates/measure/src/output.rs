@@ -89,6 +89,9 @@ pub struct SettingsJson {
     pub memory_locked: bool,
     pub memory_lock_detail: String,
     pub cyclictest_histogram_us: usize,
+    /// `--rounds N`, when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<usize>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -152,6 +155,9 @@ pub struct Report {
     pub cpus: Vec<CpuStats>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sweep: Option<Vec<SweepPoint>>,
+    /// `--rounds N`: the merged summary (same keys as `total`) of each round, in order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<Vec<Stats>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compare: Option<CompareJson>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

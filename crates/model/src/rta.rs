@@ -20,6 +20,7 @@
 //! response time including `J_i`. See `docs/analysis.md` for every choice made here.
 
 use crate::overheads::tick::levels_scanned;
+use crate::range::{self, AnalysisError};
 use crate::system::{KernelCosts, System, TaskSelection, TickMode};
 use latscope_core::Picos;
 use serde::Serialize;
@@ -728,7 +729,7 @@ fn ns(p: i64) -> f64 {
 
 /// The cost of one context switch scanning `levels` priority levels, including the
 /// entry latency `L` where the switch is an interrupt (PendSV, ready-queue interrupt).
-fn switch_at(sys: &System, opts: &AnalysisOptions, l: Picos, levels: u32) -> Picos {
+pub(crate) fn switch_at(sys: &System, opts: &AnalysisOptions, l: Picos, levels: u32) -> Picos {
     if !opts.overheads {
         return Picos::ZERO;
     }
@@ -1448,7 +1449,12 @@ fn analyse_listscan_task(
         result.unbounded_reason = Some("interrupts leave no time for the threads".into());
         return result;
     };
-    let r = d + w + jit;
+    // d and w are each below i64::MAX / 2 (with_interrupts), jit below 2^58.
+    let r = (d as i128 + w as i128 + jit as i128).min(i64::MAX as i128) as i64;
+    if r > i64::MAX / 2 {
+        result.unbounded_reason = Some("the response time overflows".into());
+        return result;
+    }
     result.wcrt_ps = Some(r);
     result.wcrt_ns = Some(ns(r));
     result.slack_ns = Some(ns(t.deadline.0 - r));
@@ -1485,10 +1491,22 @@ fn priority_order(sys: &System) -> Vec<usize> {
     idx
 }
 
-/// Response times of every task in one tick mode, in descending priority order.
-pub fn analyze_mode(sys: &System, opts: &AnalysisOptions, mode: TickMode) -> Vec<TaskResult> {
+/// Response times of every task in one tick mode, in descending priority order. An
+/// input past the analysis range is an error naming where it is ([`crate::range`]).
+pub fn analyze_mode(
+    sys: &System,
+    opts: &AnalysisOptions,
+    mode: TickMode,
+) -> Result<Vec<TaskResult>, AnalysisError> {
+    range::check(sys, opts)?;
     let mut dem = Demand::with_capacity(sys.tasks.len() + sys.interrupts.len() + 2);
-    analyze_mode_with(sys, opts, &prepare(sys, opts), mode, &mut dem)
+    Ok(analyze_mode_with(
+        sys,
+        opts,
+        &prepare(sys, opts),
+        mode,
+        &mut dem,
+    ))
 }
 
 fn analyze_mode_with(
@@ -1546,8 +1564,10 @@ pub fn hyperperiod(sys: &System) -> Option<Picos> {
 }
 
 /// Analyses the system in both tick modes; `tasks` holds the mode chosen by the options
-/// (or the file).
-pub fn analyze(sys: &System, opts: &AnalysisOptions) -> AnalysisResult {
+/// (or the file). An input past the analysis range is an error naming where it is
+/// ([`crate::range`]); the analysis itself never overflows or panics.
+pub fn analyze(sys: &System, opts: &AnalysisOptions) -> Result<AnalysisResult, AnalysisError> {
+    range::check(sys, opts)?;
     let mode = opts.tick_mode.unwrap_or(sys.kernel.tick_mode);
     let p = prepare(sys, opts);
     let mut dem = Demand::with_capacity(sys.tasks.len() + sys.interrupts.len() + 2);
@@ -1682,7 +1702,7 @@ pub fn analyze(sys: &System, opts: &AnalysisOptions) -> AnalysisResult {
         TickMode::Pessimistic => pess.clone(),
         TickMode::Partitioned => part.clone(),
     };
-    AnalysisResult {
+    Ok(AnalysisResult {
         kind: "analyze",
         schema_version: 1,
         source: sys.source.clone(),
@@ -1699,7 +1719,7 @@ pub fn analyze(sys: &System, opts: &AnalysisOptions) -> AnalysisResult {
         pessimism_reduction,
         totals,
         notes,
-    }
+    })
 }
 
 #[cfg(test)]

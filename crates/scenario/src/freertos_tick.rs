@@ -153,7 +153,7 @@ pub fn run(opts: &Options) -> Result<Outcome, ScenarioError> {
         .method("model: tick_base + 10 x tick_per_release (the share was derived from 60.75 us)"),
     );
 
-    let a = analyze(&sys, &AnalysisOptions::default());
+    let a = analyze(&sys, &AnalysisOptions::default()).map_err(run_err(NAME))?;
     let t = &a.totals;
     out.rows.push(
         f.finding(

@@ -425,11 +425,7 @@ pub fn run(opts: &Options) -> Result<Outcome, ScenarioError> {
             .iter()
             .any(|k| i.name.contains(k))
         })
-        // The diagnosis may still name this document by its old internal number.
-        .map(|i| {
-            let effect = i.effect.replace("seed 002", &format!("'{}'", WAKEUP.title));
-            format!("{}: {} ({effect})", i.name, i.value)
-        })
+        .map(|i| format!("{}: {} ({})", i.name, i.value, i.effect))
         .collect();
     if !why.is_empty() {
         out.notes.push(format!(

@@ -68,7 +68,7 @@ fn overhead_free_first_job_equals_rta() {
             overheads: false,
             ..Default::default()
         };
-        let rta = analyze_mode(&sys, &opts, TickMode::Partitioned);
+        let rta = analyze_mode(&sys, &opts, TickMode::Partitioned).unwrap();
         let rep = simulate(&sys, k as u64);
         for a in &rta {
             let s = rep.tasks.iter().find(|t| t.name == a.name).expect("task");
@@ -134,7 +134,7 @@ fn with_overheads_simulation_never_exceeds_rta() {
         let opts = AnalysisOptions::default();
         let rep = simulate(&sys, k as u64);
         for mode in [TickMode::Partitioned, TickMode::Pessimistic] {
-            for a in analyze_mode(&sys, &opts, mode) {
+            for a in analyze_mode(&sys, &opts, mode).unwrap() {
                 let s = rep.tasks.iter().find(|t| t.name == a.name).expect("task");
                 let (Some(w), Some(m)) = (a.wcrt_ps, s.max_response_ns) else {
                     continue;
@@ -209,7 +209,7 @@ fn tickless_simulation_never_exceeds_rta() {
         let rep = simulate(&sys, k as u64);
         slept += usize::from(rep.sleep.sleeps > 0);
         for mode in [TickMode::Partitioned, TickMode::Pessimistic] {
-            for a in analyze_mode(&sys, &opts, mode) {
+            for a in analyze_mode(&sys, &opts, mode).unwrap() {
                 let s = rep.tasks.iter().find(|t| t.name == a.name).expect("task");
                 let (Some(w), Some(m)) = (a.wcrt_ps, s.max_response_ns) else {
                     continue;

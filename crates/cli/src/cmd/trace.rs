@@ -17,10 +17,15 @@ pub struct InputArgs {
     pub format: Option<String>,
     /// Sample rate (e.g. 24MHz) for files that lack one (sigrok sessions without
     /// `samplerate`, CSV with sample numbers); also rounds Saleae float times to the
-    /// sample grid. A file that states a different rate is an error (drop the flag);
-    /// formats with absolute times (VCD, native, cycle logs) ignore it with a warning
+    /// sample grid. A file that states a different rate is read at this one instead, with
+    /// a warning (for sessions saved with a wrong rate); formats with absolute times (VCD,
+    /// native, cycle logs) ignore it with a warning
     #[arg(long, value_name = "FREQ")]
     pub samplerate: Option<String>,
+    /// Most edges kept over the decoded channels of one file before the import is refused
+    /// (bounds memory at about 8 bytes per edge; default 100000000)
+    #[arg(long, value_name = "N")]
+    pub max_edges: Option<u64>,
     /// CPU clock for cycle-counter logs (e.g. 168MHz)
     #[arg(long, value_name = "FREQ")]
     pub cpu_hz: Option<String>,
@@ -68,6 +73,8 @@ impl InputArgs {
             threshold: self.threshold,
             hysteresis: self.hysteresis,
             only_channels: None,
+            max_edges: self.max_edges,
+            warnings: Default::default(),
         })
     }
 
@@ -82,23 +89,30 @@ impl InputArgs {
     ) -> Result<(latscope_core::capture::Capture, String, Vec<bool>)> {
         let mut opts = self.options()?;
         opts.only_channels = only;
-        let mut inputs = Vec::new();
-        let mut fmts = Vec::new();
-        for f in files {
-            let fmt = match opts.format {
-                Some(x) => x,
-                None => detect_file(f)?,
-            };
-            inputs.push((f.as_path(), fmt));
-            fmts.push(fmt.name());
+        let paths: Vec<(&std::path::Path, Option<Format>)> =
+            files.iter().map(|f| (f.as_path(), opts.format)).collect();
+        anyhow::ensure!(!paths.is_empty(), "no input file");
+        anyhow::ensure!(
+            paths.iter().filter(|(p, _)| p.as_os_str() == "-").count() <= 1,
+            "standard input ('-') can be read only once"
+        );
+        let res = import::open_merged(&paths, &opts);
+        for w in opts.warnings.take() {
+            eprintln!("latscope: warning: {w}");
         }
-        fmts.dedup();
-        anyhow::ensure!(!inputs.is_empty(), "no input file");
         let import::Merged {
             capture: cap,
             decoded,
-        } = import::open_merged(&inputs, &opts)?;
-        // A rate the file states and --samplerate contradicts is an error in the importer;
+            formats,
+        } = res?;
+        let inputs: Vec<(&std::path::Path, Format)> = paths
+            .iter()
+            .zip(&formats)
+            .map(|((p, _), f)| (*p, *f))
+            .collect();
+        let mut fmts: Vec<&str> = formats.iter().map(|f| f.name()).collect();
+        fmts.dedup();
+        // A rate the file states and --samplerate contradicts is overridden (with a warning);
         // formats whose times are absolute (VCD, native, cycle logs, analog data) ignore it.
         if let Some(g) = opts.samplerate_hz {
             if cap.samplerate_hz != Some(g) {
@@ -135,26 +149,6 @@ impl InputArgs {
     }
 }
 
-fn detect_file(p: &PathBuf) -> Result<Format> {
-    use std::io::Read;
-    let name = p.display().to_string();
-    let mut f = std::fs::File::open(p).with_context(|| name.clone())?;
-    let mut head = vec![0u8; 8192];
-    let mut n = 0;
-    while n < head.len() {
-        let k = f.read(&mut head[n..]).with_context(|| name.clone())?;
-        if k == 0 {
-            break;
-        }
-        n += k;
-    }
-    head.truncate(n);
-    anyhow::ensure!(n > 0, "{name}: the file is empty");
-    import::detect(&head).with_context(|| {
-        format!("{name}: unrecognised capture format; name it with --format (sigrok, saleae-csv, saleae-bin, vcd, csv, scope-csv, cyclelog, native)")
-    })
-}
-
 /// Import a capture and measure pulse widths, latencies, periods, busy time and counts.
 #[derive(clap::Args, Debug)]
 #[command(after_help = "\
@@ -177,7 +171,8 @@ Examples:
 pub struct Args {
     /// Capture file(s): sigrok .sr, Saleae CSV or binary export (several binary files
     /// are merged, one channel each), VCD, CSV, oscilloscope CSV, cycle-counter log,
-    /// latscope .lscap
+    /// latscope .lscap. '-' reads standard input; pipes and FIFOs work too (a sigrok
+    /// session, a zip, is first copied to a temporary file in $TMPDIR, as it needs seeking)
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
     #[command(flatten)]
