@@ -5,6 +5,7 @@
 pub mod fit;
 pub mod generate;
 pub mod overheads;
+pub mod priority;
 pub mod range;
 pub mod rta;
 pub mod sensitivity;

@@ -26,6 +26,7 @@ pub enum ModeArg {
   latscope analyze system.toml --json result.json --check
   latscope analyze system.toml --no-overheads --json -
   latscope analyze system.toml --sensitivity
+  latscope analyze system.toml --assign-priorities --write
 
 The system format is described in docs/system-format.md and the analysis (equations,
 assumptions, sources) in docs/analysis.md. Both tick modes are always computed; the
@@ -68,6 +69,15 @@ pub struct Args {
     /// misses first beyond it (JSON: top-level `sensitivity`)
     #[arg(long)]
     pub sensitivity: bool,
+    /// Find a priority order under which every task meets its deadline (Audsley's optimal
+    /// priority assignment over this analysis), or name the task that cannot be placed
+    /// (JSON: top-level `assignment`)
+    #[arg(long)]
+    pub assign_priorities: bool,
+    /// With --assign-priorities: write the found priorities into the system file (only
+    /// the `priority` keys change; comments and layout stay)
+    #[arg(long, requires = "assign_priorities")]
+    pub write: bool,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -116,11 +126,25 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         None
     };
+    let assignment = if args.assign_priorities {
+        Some(
+            analyze_margins::guarded(|| {
+                latscope_model::priority::assign_priorities(&sys, &opts, mode)
+            })
+            .with_context(|| args.system.display().to_string())?,
+        )
+    } else {
+        None
+    };
     let to_stdout = args.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
     if let Some(path) = &args.json {
         let mut value = serde_json::to_value(&res)?;
         if let (Some(m), Some(obj)) = (&margins, value.as_object_mut()) {
             obj.insert("sensitivity".into(), serde_json::to_value(m)?);
+        }
+        if let (Some(a), Some(obj)) = (&assignment, value.as_object_mut()) {
+            obj.insert("assignment".into(), serde_json::to_value(&a.order)?);
+            obj.insert("assignment_detail".into(), serde_json::to_value(a)?);
         }
         let text = serde_json::to_string_pretty(&value)?;
         if to_stdout {
@@ -135,6 +159,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         print_table(&mut out, &res, args.breakdown)?;
         if let Some(m) = &margins {
             analyze_margins::print_sensitivity(&mut out, m)?;
+        }
+        if let Some(a) = &assignment {
+            analyze_margins::print_assignment(&mut out, a)?;
+        }
+    }
+    if let (true, Some(a)) = (args.write, &assignment) {
+        analyze_margins::write_priorities(&args.system, &sys, a)?;
+        if !to_stdout {
+            println!("wrote the priorities into {}", args.system.display());
         }
     }
     Ok(if args.check && !res.schedulable {

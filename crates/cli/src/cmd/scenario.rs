@@ -253,7 +253,8 @@ fn fmt_num(v: f64) -> String {
 
 /// The scenario's HTML report next to its artifacts.
 fn write_report(json: &str, name: &str, path: &std::path::Path) -> anyhow::Result<()> {
-    let input = latscope_report::Input::parse(&format!("{name}.json"), json)?;
+    let mut input = latscope_report::Input::parse(&format!("{name}.json"), json)?;
+    super::report::attach_artifacts(&mut input, path.parent());
     let html = latscope_report::render_html(
         &[input],
         &latscope_report::Options {
