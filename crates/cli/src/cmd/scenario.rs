@@ -108,7 +108,7 @@ fn run_one(a: RunArgs) -> anyhow::Result<ExitCode> {
             eprintln!(
                 "{}: measuring live on this machine ({}) …",
                 info.name,
-                if a.quick { "about 10 s" } else { "about 30 s" }
+                if a.quick { "about 10 s" } else { "about 45 s" }
             );
         }
     }

@@ -151,22 +151,28 @@ pub(super) fn scenario(b: &mut Builder, input: &Input, level: u8) -> Result<(), 
     if !rows.is_empty() {
         b.heading(level + 1, "Published against latscope", None);
         let (within, preds) = scenario_score(d);
-        let tone = if within == preds {
-            Tone::Good
-        } else {
-            Tone::Bad
-        };
+        let role_of = |r: &&Value| text(r, "role").unwrap_or_else(|| "input".into());
+        let outside = rows
+            .iter()
+            .filter(|r| role_of(r) == "prediction" && data::flag(r, "within") == Some(false))
+            .count();
+        let tone = if outside == 0 { Tone::Good } else { Tone::Bad };
+        let others: Vec<String> = ["input", "derived", "check"]
+            .iter()
+            .filter_map(|k| {
+                let n = rows.iter().filter(|r| role_of(r) == *k).count();
+                (n > 0).then(|| format!("{n} {k}"))
+            })
+            .collect();
         b.out.push(Block::Verdict(
             tone,
             format!(
-                "{within} of {preds} predictions within tolerance; {}",
-                match rows.len() - preds {
-                    0 => "no figure is an input".to_string(),
-                    1 => "1 figure is an input (given or calibrated), not counted as reproduced"
-                        .to_string(),
-                    k => format!(
-                        "{k} figures are inputs (given or calibrated), not counted as reproduced"
-                    ),
+                "{within} of {preds} predictions within tolerance ({outside} outside, {} not compared here); {}",
+                preds - within - outside,
+                if others.is_empty() {
+                    "no other rows".to_string()
+                } else {
+                    format!("{} rows shown, not counted as reproduced", others.join(", "))
                 }
             ),
         ));
@@ -258,6 +264,19 @@ pub(super) fn scenario(b: &mut Builder, input: &Input, level: u8) -> Result<(), 
             headers,
             rows: trows,
         });
+        // Each explanation once, with the rows it explains.
+        let mut why: Vec<(String, Vec<String>)> = Vec::new();
+        for r in rows.iter() {
+            if let (Some(f), Some(e)) = (text(r, "figure"), text(r, "explanation")) {
+                match why.iter_mut().find(|(x, _)| *x == e) {
+                    Some((_, fs)) => fs.push(f),
+                    None => why.push((e, vec![f])),
+                }
+            }
+        }
+        for (e, fs) in why {
+            b.note(format!("Why ({}): {e}", fs.join("; ")));
+        }
         b.figure(
             "Predictions against published figures",
             "Deviation of each latscope prediction from the document's figure; the green band is the tolerance stated in the scenario's README.",
