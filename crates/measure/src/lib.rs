@@ -11,7 +11,7 @@
 //! * [`outfile`]: outputs written to a temporary file and renamed when complete;
 //! * [`output`]: the versioned JSON report and cyclictest's histogram format;
 //! * [`compare`]: two reports side by side with a regression verdict;
-//! * [`gate`]: the bootstrap over per-round figures that decides that verdict;
+//! * [`gate`]: the rank test over per-round figures that decides that verdict;
 //! * [`session`]: one whole `measure` invocation;
 //! * [`schema`]: a checker for the JSON Schema subset of docs/measure-schema.json.
 //!
