@@ -9,6 +9,7 @@
 //! * [`load`]: built-in background load and the PM QoS hold;
 //! * [`samples`]: raw samples through a lock-free ring to a writer thread;
 //! * [`outfile`]: outputs written to a temporary file and renamed when complete;
+//! * [`rivals`]: other real-time threads competing on the measured CPUs;
 //! * [`output`]: the versioned JSON report and cyclictest's histogram format;
 //! * [`compare`]: two reports side by side with a regression verdict;
 //! * [`gate`]: the rank test over per-round figures that decides that verdict;
@@ -26,6 +27,7 @@ pub mod load;
 pub mod merge;
 pub mod outfile;
 pub mod output;
+pub mod rivals;
 pub mod samples;
 pub mod schema;
 pub mod session;

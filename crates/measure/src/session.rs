@@ -285,6 +285,11 @@ pub fn execute(
     };
 
     let before = Snapshot::take(&plan.root);
+    let rivals = crate::rivals::RivalScan::start(
+        plan.root.join("proc"),
+        &s.cpus,
+        prep.effective.priority.max(0) as u32,
+    );
     let t_start = engine::now_ns();
     let background = if plan.loads.is_empty() {
         None
@@ -363,6 +368,7 @@ pub fn execute(
         Ok((phases, intervals))
     };
     let result = run();
+    let rival_item = rivals.map(|r| r.finish());
     if let Some(l) = background {
         l.stop();
     }
@@ -469,6 +475,9 @@ pub fn execute(
         env::clk_tck(),
     ));
 
+    if let Some(it) = rival_item {
+        items.push(it);
+    }
     if let Some(it) = trace_item {
         items.push(it);
     }
