@@ -13,6 +13,7 @@
 //! * [`output`]: the versioned JSON report and cyclictest's histogram format;
 //! * [`compare`]: two reports side by side with a regression verdict;
 //! * [`gate`]: the rank test over per-round figures that decides that verdict;
+//! * [`underload`]: why a loaded run can be faster than an idle one;
 //! * [`session`]: one whole `measure` invocation;
 //! * [`schema`]: a checker for the JSON Schema subset of docs/measure-schema.json.
 //!
@@ -32,6 +33,7 @@ pub mod samples;
 pub mod schema;
 pub mod session;
 pub mod settings;
+pub mod underload;
 
 pub use output::Report;
 pub use session::{execute, prepare, Outcome, Plan, Prepared};

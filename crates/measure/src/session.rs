@@ -299,6 +299,9 @@ pub fn execute(
         Some(l)
     };
 
+    // Steal-time snapshots around the compare phases (idle, loaded), for explaining a
+    // loaded run that is faster.
+    let mut phase_snaps: Vec<(Snapshot, i64)> = Vec::new();
     let mut run = || -> Result<(Vec<PhaseResult>, Vec<i64>), MeasureError> {
         let mut phases = Vec::new();
         let mut intervals = Vec::new();
@@ -323,18 +326,23 @@ pub fn execute(
                 intervals.push(iv);
             }
         } else if let Some(cl) = plan.compare_load {
+            phase_snaps.push((Snapshot::take(&plan.root), engine::now_ns()));
             let idle = engine::run_phase(s, &prep.effective, 0, stop, &mut producers, &mut |p| {
                 progress("idle", p)
             })?;
+            phase_snaps.push((Snapshot::take(&plan.root), engine::now_ns()));
             phases.push(idle);
             if !stop.load(Ordering::SeqCst) {
                 let extra = Load::start(&[cl])?;
                 std::thread::sleep(Duration::from_millis(100));
                 let label = format!("loaded {cl}");
+                let t = (Snapshot::take(&plan.root), engine::now_ns());
                 let loaded =
                     engine::run_phase(s, &prep.effective, 1, stop, &mut producers, &mut |p| {
                         progress(&label, p)
                     });
+                phase_snaps.push(t);
+                phase_snaps.push((Snapshot::take(&plan.root), engine::now_ns()));
                 extra.stop();
                 phases.push(loaded?);
             }
@@ -477,6 +485,43 @@ pub fn execute(
 
     if let Some(it) = rival_item {
         items.push(it);
+    }
+    if let ([a0, a1, b0, b1], [idle, loaded]) = (&phase_snaps[..], &phases[..]) {
+        let (pi, pl) = (
+            output::merged_stats(&idle.cpus).p50_ns,
+            output::merged_stats(&loaded.cpus).p50_ns,
+        );
+        {
+            let steal = |x: &Snapshot, y: &Snapshot, ns: i64| {
+                let ticks: u64 = s
+                    .cpus
+                    .iter()
+                    .map(|c| {
+                        let at = |m: &Snapshot| m.steal_ticks.get(c).copied().unwrap_or(0);
+                        at(y).saturating_sub(at(x))
+                    })
+                    .sum();
+                let ms = ticks as f64 * 1000.0 / env::clk_tck().max(1) as f64;
+                ms / (ns.max(1) as f64 / 1e9) / s.cpus.len().max(1) as f64
+            };
+            let (si, sl) = (
+                steal(&a0.0, &a1.0, a1.1 - a0.1),
+                steal(&b0.0, &b1.0, b1.1 - b0.1),
+            );
+            let find = |n: &str| {
+                prep.items
+                    .iter()
+                    .find(|i| i.name == n)
+                    .map(|i| i.value.clone())
+                    .unwrap_or_else(|| "not readable".into())
+            };
+            items.extend(crate::underload::explain(
+                (pi, pl),
+                (si, sl),
+                &find("cpuidle"),
+                &find("cpufreq"),
+            ));
+        }
     }
     if let Some(it) = trace_item {
         items.push(it);
