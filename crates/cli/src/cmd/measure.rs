@@ -28,6 +28,13 @@ Examples:
   latscope measure --sweep 10us..1s --sweep-points 6 --duration 30s
       latency against sleep length
   latscope measure --duration 60s --cyclictest-histogram hist.txt --samples raw.bin
+  latscope measure --cpus 1 --duration 60s --trace-above 500us
+      as root: split each latency into interrupt and thread parts and name what held
+      the CPU for every wake-up later than 500 us
+  latscope measure -D 2s --rounds 1 --append --json a.json
+      adds one round to a.json; repeated ten times, alternating with the other
+      configuration writing b.json, it gives interleaved rounds: the fairest input
+      for `latscope compare a.json b.json`
   latscope measure --rounds 10 --duration 20s --json after.json
       ten rounds of 2 s, each summarised: what `latscope compare` needs for a
       verdict that accounts for run-to-run spread
