@@ -176,7 +176,7 @@ pub struct EnvDiff {
 /// How the verdict was reached.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Method {
-    /// Bootstrap over the per-round figures of both runs.
+    /// Rank test over the per-round figures of both runs.
     Rounds { a: usize, b: usize },
     /// Single figures (at least one run has fewer than [`MIN_ROUNDS`] rounds): the
     /// verdict ignores run-to-run spread and may cry wolf.
@@ -204,7 +204,7 @@ impl Default for Options {
     }
 }
 
-/// Fewest rounds per run for the bootstrap verdict.
+/// Fewest rounds per run for the verdict from rounds.
 pub const MIN_ROUNDS: usize = 3;
 /// The maximum joins the default gate only when both runs have at least this many
 /// rounds …
@@ -314,7 +314,7 @@ fn round_rows(a: &[Stats], b: &[Stats], o: &Options, gate: &[Metric]) -> Vec<Row
                 Threshold::Percent(p) => (gate::Scale::Relative { floor: 1.0 }, p),
                 Threshold::Nanos(n) => (gate::Scale::Absolute, n as f64),
             };
-            let estimate = gate::bootstrap(&va, &vb, scale, o.confidence);
+            let estimate = gate::rank_shift(&va, &vb, scale, o.confidence);
             let gated = gate.contains(&m);
             Row {
                 metric: m,

@@ -24,6 +24,9 @@ pub struct RawSample {
     /// Intended wake time, ns since the phase start.
     pub intended_ns: i64,
     pub latency_ns: i64,
+    /// Intended wake time on CLOCK_MONOTONIC (for correlation with a trace; not written
+    /// to the sample file).
+    pub abs_ns: i64,
 }
 
 pub type SampleProducer = rtrb::Producer<RawSample>;
@@ -515,6 +518,7 @@ impl Recorder<'_> {
                 missed: missed as u16,
                 intended_ns: at,
                 latency_ns: lat,
+                abs_ns: intended,
             };
             if p.push(s).is_err() {
                 r.dropped_samples += 1;

@@ -161,10 +161,41 @@ pub fn preemption(p: &Probe) -> Item {
         };
         (st, format!("{what}, current mode '{m}'"))
     } else if dynamic {
-        (
-            Status::Warn,
-            "PREEMPT_DYNAMIC, current mode not readable (sys/kernel/debug/sched/preempt missing: debugfs not mounted?)".to_string(),
-        )
+        // debugfs locked down or not mounted: the boot command line's preempt= wins,
+        // else the default model the kernel was configured with.
+        let cmdline = p.read("proc/cmdline").unwrap_or_default();
+        let from_cmdline = cmdline
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix("preempt="))
+            .map(str::to_string);
+        let from_config = if y("CONFIG_PREEMPT_NONE") {
+            Some("none")
+        } else if y("CONFIG_PREEMPT_VOLUNTARY") {
+            Some("voluntary")
+        } else if y("CONFIG_PREEMPT_LAZY") {
+            Some("lazy")
+        } else if y("CONFIG_PREEMPT") {
+            Some("full")
+        } else {
+            None
+        };
+        match (from_cmdline, from_config) {
+            (Some(m), _) => (
+                if m == "full" || m == "lazy" { Status::Ok } else { Status::Warn },
+                format!("PREEMPT_DYNAMIC, mode '{m}' from the boot command line (debugfs sched/preempt not readable)"),
+            ),
+            (None, Some(m)) => (
+                if m == "full" || m == "lazy" { Status::Ok } else { Status::Warn },
+                format!(
+                    "PREEMPT_DYNAMIC, mode '{m}': the default of the kernel configuration ({}), no preempt= on the command line (debugfs sched/preempt not readable)",
+                    cfg.as_ref().map(|(n, _)| n.as_str()).unwrap_or("?")
+                ),
+            ),
+            (None, None) => (
+                Status::Warn,
+                "PREEMPT_DYNAMIC, current mode not readable (sys/kernel/debug/sched/preempt missing: debugfs not mounted?)".to_string(),
+            ),
+        }
     } else if version.contains(" PREEMPT ") || y("CONFIG_PREEMPT") {
         (Status::Ok, "PREEMPT (full preemption, not RT)".to_string())
     } else if y("CONFIG_PREEMPT_VOLUNTARY") {

@@ -9,9 +9,11 @@
 //! * [`load`]: built-in background load and the PM QoS hold;
 //! * [`samples`]: raw samples through a lock-free ring to a writer thread;
 //! * [`outfile`]: outputs written to a temporary file and renamed when complete;
+//! * [`rivals`]: other real-time threads competing on the measured CPUs;
 //! * [`output`]: the versioned JSON report and cyclictest's histogram format;
 //! * [`compare`]: two reports side by side with a regression verdict;
-//! * [`gate`]: the bootstrap over per-round figures that decides that verdict;
+//! * [`gate`]: the rank test over per-round figures that decides that verdict;
+//! * [`underload`]: why a loaded run can be faster than an idle one;
 //! * [`session`]: one whole `measure` invocation;
 //! * [`schema`]: a checker for the JSON Schema subset of docs/measure-schema.json.
 //!
@@ -26,10 +28,12 @@ pub mod load;
 pub mod merge;
 pub mod outfile;
 pub mod output;
+pub mod rivals;
 pub mod samples;
 pub mod schema;
 pub mod session;
 pub mod settings;
+pub mod underload;
 
 pub use output::Report;
 pub use session::{execute, prepare, Outcome, Plan, Prepared};

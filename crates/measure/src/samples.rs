@@ -33,10 +33,13 @@ pub fn rings(n: usize) -> (Vec<Option<SampleProducer>>, Vec<rtrb::Consumer<RawSa
     (p, c)
 }
 
+/// What the writer thread returns: samples written and the (uncommitted) file.
+type WriterResult = Result<(u64, Option<OutputFile>), String>;
+
 /// The writer thread.
 pub struct SampleWriter {
     done: Arc<AtomicBool>,
-    handle: Option<JoinHandle<Result<(u64, OutputFile), String>>>,
+    handle: Option<JoinHandle<WriterResult>>,
     path: PathBuf,
 }
 
@@ -70,27 +73,47 @@ impl SampleWriter {
     pub fn start(
         path: &Path,
         fmt: SampleFormat,
-        mut consumers: Vec<rtrb::Consumer<RawSample>>,
+        consumers: Vec<rtrb::Consumer<RawSample>>,
     ) -> Result<SampleWriter, MeasureError> {
-        let file = OutputFile::create(path, "--samples")?;
+        Self::start_with(Some((path, fmt)), consumers, None)
+    }
+
+    /// Drains `consumers` into the file `out` (if any) and forwards every sample to
+    /// `forward` (the tracer), if any.
+    pub fn start_with(
+        out: Option<(&Path, SampleFormat)>,
+        mut consumers: Vec<rtrb::Consumer<RawSample>>,
+        forward: Option<std::sync::mpsc::Sender<RawSample>>,
+    ) -> Result<SampleWriter, MeasureError> {
+        let (file, fmt) = match out {
+            Some((path, fmt)) => (Some(OutputFile::create(path, "--samples")?), fmt),
+            None => (None, SampleFormat::Binary),
+        };
+        let path = out.map(|(p, _)| p.to_path_buf()).unwrap_or_default();
         let done = Arc::new(AtomicBool::new(false));
         let d = done.clone();
         let handle = std::thread::Builder::new()
             .name("latscope-samples".into())
-            .spawn(move || -> Result<(u64, OutputFile), String> {
-                let mut w = BufWriter::with_capacity(1 << 20, file);
+            .spawn(move || -> WriterResult {
                 let io = |e: std::io::Error| e.to_string();
-                match fmt {
-                    SampleFormat::Binary => {
-                        w.write_all(MAGIC).map_err(io)?;
-                        w.write_all(&(RECORD_BYTES as u32).to_le_bytes())
-                            .map_err(io)?;
+                let mut w = match file {
+                    Some(f) => {
+                        let mut w = BufWriter::with_capacity(1 << 20, f);
+                        match fmt {
+                            SampleFormat::Binary => {
+                                w.write_all(MAGIC).map_err(io)?;
+                                w.write_all(&(RECORD_BYTES as u32).to_le_bytes())
+                                    .map_err(io)?;
+                            }
+                            SampleFormat::Csv => {
+                                w.write_all(b"phase,cpu,intended_ns,latency_ns,missed\n")
+                                    .map_err(io)?;
+                            }
+                        }
+                        Some(w)
                     }
-                    SampleFormat::Csv => {
-                        w.write_all(b"phase,cpu,intended_ns,latency_ns,missed\n")
-                            .map_err(io)?;
-                    }
-                }
+                    None => None,
+                };
                 let mut written = 0u64;
                 loop {
                     // Read the flag before draining so nothing pushed before it is lost.
@@ -98,11 +121,16 @@ impl SampleWriter {
                     let mut got = 0usize;
                     for c in consumers.iter_mut() {
                         while let Ok(s) = c.pop() {
-                            write_one(&mut w, fmt, &s).map_err(io)?;
+                            if let Some(w) = w.as_mut() {
+                                write_one(w, fmt, &s).map_err(io)?;
+                                written += 1;
+                            }
+                            if let Some(f) = &forward {
+                                let _ = f.send(s);
+                            }
                             got += 1;
                         }
                     }
-                    written += got as u64;
                     if finishing {
                         break;
                     }
@@ -110,20 +138,23 @@ impl SampleWriter {
                         std::thread::sleep(Duration::from_millis(5));
                     }
                 }
-                let file = w.into_inner().map_err(|e| e.error().to_string())?;
+                let file = match w {
+                    Some(w) => Some(w.into_inner().map_err(|e| e.error().to_string())?),
+                    None => None,
+                };
                 Ok((written, file))
             })
             .map_err(|e| MeasureError::Setup(format!("cannot start the sample writer: {e}")))?;
         Ok(SampleWriter {
             done,
             handle: Some(handle),
-            path: path.to_path_buf(),
+            path,
         })
     }
 
     /// Drains what is left and returns the number of samples written with the file,
     /// still under its temporary name: `commit` it to keep it.
-    pub fn finish(mut self) -> Result<(u64, OutputFile), MeasureError> {
+    pub fn finish(mut self) -> Result<(u64, Option<OutputFile>), MeasureError> {
         self.done.store(true, Ordering::Release);
         let out = self
             .handle
@@ -179,6 +210,7 @@ pub fn read_binary(bytes: &[u8]) -> Result<Vec<RawSample>, MeasureError> {
             missed: u16::from_le_bytes([r[6], r[7]]),
             intended_ns: le64(&r[8..16]),
             latency_ns: le64(&r[16..24]),
+            abs_ns: 0,
         })
         .collect())
 }
@@ -201,6 +233,7 @@ mod tests {
                 missed: (i % 7 == 0) as u16,
                 intended_ns: i * 1000,
                 latency_ns: -5 + i,
+                abs_ns: 0,
             };
             prods[(i % 2) as usize].as_mut().unwrap().push(s).unwrap();
             expect.push(s);
@@ -208,7 +241,7 @@ mod tests {
         let (n, f) = w.finish().unwrap();
         assert_eq!(n, 1000);
         assert!(!path.exists(), "nothing under the name before the commit");
-        f.commit().unwrap();
+        f.unwrap().commit().unwrap();
         let mut got = read_binary(&std::fs::read(&path).unwrap()).unwrap();
         got.sort_by_key(|s| s.intended_ns);
         assert_eq!(got, expect);
@@ -228,11 +261,12 @@ mod tests {
             missed: 0,
             intended_ns: 1_000_000,
             latency_ns: 42_000,
+            abs_ns: 0,
         })
         .unwrap();
         let (n, f) = w.finish().unwrap();
         assert_eq!(n, 1);
-        f.commit().unwrap();
+        f.unwrap().commit().unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(
             text,

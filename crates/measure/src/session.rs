@@ -4,6 +4,7 @@
 
 use crate::engine::{self, Effective, MemLock, PhaseResult, Progress};
 use crate::env::{self, Item, Limits, Probe, Snapshot, Status};
+use crate::ftrace::live::Tracer;
 use crate::load::{Load, PmQosHold};
 use crate::output::{
     self, CompareJson, Environment, Report, SamplesJson, SettingsJson, SweepPoint,
@@ -229,13 +230,47 @@ pub fn execute(
     let n = s.cpus.len();
 
     // Outputs that can fail are opened before anything starts.
-    let (mut producers, writer) = match &plan.samples {
-        Some((path, fmt)) => {
-            let (p, c) = samples::rings(n);
-            (p, Some(SampleWriter::start(path, *fmt, c)?))
+    // Tracing (--trace-above): a private tracefs instance; where it cannot be used the
+    // diagnosis says why and the run goes on without it.
+    let mut trace_item = None;
+    let tracer = match plan.trace_above_ns {
+        Some(th) => {
+            let lookback = s.interval_ns.min(engine::STOP_SLICE_NS);
+            match Tracer::start(&s.cpus, th, lookback) {
+                Ok(t) => Some(t),
+                Err(why) => {
+                    trace_item = Some(Item {
+                        name: "tracing".into(),
+                        status: Status::Warn,
+                        value: format!("--trace-above: not traced: {why}"),
+                        effect: "Without tracepoints the spikes cannot be attributed and the interrupt/thread split of each latency is unknown; the run measured as usual.".into(),
+                    });
+                    None
+                }
+            }
         }
-        None => ((0..n).map(|_| None).collect(), None),
+        None => None,
     };
+    let forward = tracer.as_ref().and_then(|t| t.sender());
+    let (mut producers, writer) = match (&plan.samples, &forward) {
+        (Some((path, fmt)), _) => {
+            let (p, c) = samples::rings(n);
+            (
+                p,
+                Some(SampleWriter::start_with(
+                    Some((path.as_path(), *fmt)),
+                    c,
+                    forward.clone(),
+                )?),
+            )
+        }
+        (None, Some(_)) => {
+            let (p, c) = samples::rings(n);
+            (p, Some(SampleWriter::start_with(None, c, forward.clone())?))
+        }
+        (None, None) => ((0..n).map(|_| None).collect(), None),
+    };
+    drop(forward);
     let pmq = match plan.pm_qos_us {
         Some(us) => Some(PmQosHold::hold(&plan.root.join("dev/cpu_dma_latency"), us)?),
         None => None,
@@ -250,6 +285,11 @@ pub fn execute(
     };
 
     let before = Snapshot::take(&plan.root);
+    let rivals = crate::rivals::RivalScan::start(
+        plan.root.join("proc"),
+        &s.cpus,
+        prep.effective.priority.max(0) as u32,
+    );
     let t_start = engine::now_ns();
     let background = if plan.loads.is_empty() {
         None
@@ -259,6 +299,9 @@ pub fn execute(
         Some(l)
     };
 
+    // Steal-time snapshots around the compare phases (idle, loaded), for explaining a
+    // loaded run that is faster.
+    let mut phase_snaps: Vec<(Snapshot, i64)> = Vec::new();
     let mut run = || -> Result<(Vec<PhaseResult>, Vec<i64>), MeasureError> {
         let mut phases = Vec::new();
         let mut intervals = Vec::new();
@@ -283,18 +326,23 @@ pub fn execute(
                 intervals.push(iv);
             }
         } else if let Some(cl) = plan.compare_load {
+            phase_snaps.push((Snapshot::take(&plan.root), engine::now_ns()));
             let idle = engine::run_phase(s, &prep.effective, 0, stop, &mut producers, &mut |p| {
                 progress("idle", p)
             })?;
+            phase_snaps.push((Snapshot::take(&plan.root), engine::now_ns()));
             phases.push(idle);
             if !stop.load(Ordering::SeqCst) {
                 let extra = Load::start(&[cl])?;
                 std::thread::sleep(Duration::from_millis(100));
                 let label = format!("loaded {cl}");
+                let t = (Snapshot::take(&plan.root), engine::now_ns());
                 let loaded =
                     engine::run_phase(s, &prep.effective, 1, stop, &mut producers, &mut |p| {
                         progress(&label, p)
                     });
+                phase_snaps.push(t);
+                phase_snaps.push((Snapshot::take(&plan.root), engine::now_ns()));
                 extra.stop();
                 phases.push(loaded?);
             }
@@ -328,6 +376,7 @@ pub fn execute(
         Ok((phases, intervals))
     };
     let result = run();
+    let rival_item = rivals.map(|r| r.finish());
     if let Some(l) = background {
         l.stop();
     }
@@ -337,10 +386,11 @@ pub fn execute(
     let (written, samples_file) = match writer {
         Some(w) => {
             let (n, f) = w.finish()?;
-            (Some(n), Some(f))
+            (Some(n), f)
         }
         None => (None, None),
     };
+    let traced = tracer.map(|t| t.finish());
     // On any error the sample file is dropped uncommitted: the old one stays.
     let (phases, intervals) = result?;
     if phases.is_empty() {
@@ -433,6 +483,75 @@ pub fn execute(
         env::clk_tck(),
     ));
 
+    if let Some(it) = rival_item {
+        items.push(it);
+    }
+    if let ([a0, a1, b0, b1], [idle, loaded]) = (&phase_snaps[..], &phases[..]) {
+        let (pi, pl) = (
+            output::merged_stats(&idle.cpus).p50_ns,
+            output::merged_stats(&loaded.cpus).p50_ns,
+        );
+        {
+            let steal = |x: &Snapshot, y: &Snapshot, ns: i64| {
+                let ticks: u64 = s
+                    .cpus
+                    .iter()
+                    .map(|c| {
+                        let at = |m: &Snapshot| m.steal_ticks.get(c).copied().unwrap_or(0);
+                        at(y).saturating_sub(at(x))
+                    })
+                    .sum();
+                let ms = ticks as f64 * 1000.0 / env::clk_tck().max(1) as f64;
+                ms / (ns.max(1) as f64 / 1e9) / s.cpus.len().max(1) as f64
+            };
+            let (si, sl) = (
+                steal(&a0.0, &a1.0, a1.1 - a0.1),
+                steal(&b0.0, &b1.0, b1.1 - b0.1),
+            );
+            let find = |n: &str| {
+                prep.items
+                    .iter()
+                    .find(|i| i.name == n)
+                    .map(|i| i.value.clone())
+                    .unwrap_or_else(|| "not readable".into())
+            };
+            items.extend(crate::underload::explain(
+                (pi, pl),
+                (si, sl),
+                &find("cpuidle"),
+                &find("cpufreq"),
+            ));
+        }
+    }
+    if let Some(it) = trace_item {
+        items.push(it);
+    }
+    if let Some(t) = &traced {
+        let total = t.matched + t.unmatched;
+        items.push(Item {
+            name: "tracing".into(),
+            status: if total > 0 && t.matched * 10 >= total * 9 {
+                Status::Ok
+            } else {
+                Status::Warn
+            },
+            value: format!(
+                "{} trace events ({} dropped from full windows); timer handler found for {} of {} samples; {} spike(s) above {} ns attributed{}",
+                t.events,
+                t.events_dropped,
+                t.matched,
+                total,
+                t.spikes.len(),
+                plan.trace_above_ns.unwrap_or(0),
+                if t.spikes_dropped > 0 {
+                    format!(", {} more not kept", t.spikes_dropped)
+                } else {
+                    String::new()
+                }
+            ),
+            effect: "Kernel tracepoints (timer, irq, sched) in a private trace instance split each latency into the interrupt part (timer expiry to its handler) and the thread part (handler to the thread running), and name what held the CPU during each spike.".into(),
+        });
+    }
     let interrupted = phases.iter().any(|p| p.interrupted) || stop.load(Ordering::SeqCst);
     let dropped: u64 = phases
         .iter()
@@ -521,6 +640,15 @@ pub fn execute(
         cpus = j.cpus;
     }
 
+    let mut total = total;
+    let mut spikes = None;
+    if let Some(t) = traced {
+        if t.matched > 0 {
+            total.irq_latency_ns = Some(Box::new(output::stats_of(&t.irq, 0, 0)));
+            total.thread_latency_ns = Some(Box::new(output::stats_of(&t.thread, 0, 0)));
+        }
+        spikes = Some(t.spikes);
+    }
     let report = Report {
         kind: output::KIND.into(),
         schema_version: output::SCHEMA_VERSION,
@@ -537,7 +665,7 @@ pub fn execute(
         cpus,
         sweep,
         rounds,
-        spikes: None,
+        spikes,
         compare,
         samples: plan.samples.as_ref().map(|(p, f)| SamplesJson {
             path: p.display().to_string(),

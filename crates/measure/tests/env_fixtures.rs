@@ -202,3 +202,43 @@ fn kernel_config_from_proc_config_gz() {
     assert_eq!(tick.status, Status::Unknown);
     assert!(tick.value.contains("/proc/config.gz"), "{}", tick.value);
 }
+
+#[test]
+fn dynamic_preemption_mode_from_config_when_debugfs_is_locked() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(d.path().join("proc/sys/kernel")).unwrap();
+    std::fs::create_dir_all(d.path().join("boot")).unwrap();
+    std::fs::write(d.path().join("proc/sys/kernel/osrelease"), "6.18.0-g\n").unwrap();
+    std::fs::write(
+        d.path().join("proc/version"),
+        "Linux version 6.18.0-g (gcc) #1 SMP PREEMPT_DYNAMIC Thu Jan 1 00:00:00 UTC 2026\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.path().join("boot/config-6.18.0-g"),
+        "CONFIG_PREEMPT_DYNAMIC=y\nCONFIG_PREEMPT_NONE=y\n",
+    )
+    .unwrap();
+    std::fs::write(d.path().join("proc/cmdline"), "console=ttyS0 quiet\n").unwrap();
+    let p = Probe::new(d.path(), &[0]);
+    let pre = env::preemption(&p);
+    assert_eq!(pre.status, Status::Warn);
+    assert!(
+        pre.value.contains("mode 'none'") && pre.value.contains("kernel configuration"),
+        "{}",
+        pre.value
+    );
+    // preempt= on the boot command line overrides the configured default.
+    std::fs::write(
+        d.path().join("proc/cmdline"),
+        "console=ttyS0 preempt=full\n",
+    )
+    .unwrap();
+    let pre = env::preemption(&p);
+    assert_eq!(pre.status, Status::Ok);
+    assert!(
+        pre.value.contains("mode 'full' from the boot command line"),
+        "{}",
+        pre.value
+    );
+}

@@ -18,12 +18,15 @@ Examples:
   latscope compare a.json b.json --threshold 5us --metrics p99,p99.9,max
 
 How the verdict is reached: when both runs have at least 3 rounds (measure --rounds N),
-each figure of a run is the median of its rounds, and B - A is bootstrapped from the
-rounds of both runs (4000 resamples, fixed seed). B is WORSE in a figure only when the
-lower confidence bound of B - A is above the threshold. Without rounds the single
-figures are compared, which ignores run-to-run spread and raises false alarms on busy or
-virtual machines. The default gate is p50, p99 and overruns, plus max when both runs
-have at least 5 rounds of at least 1000 samples each.
+every pair (round of A, round of B) gives one ratio of a figure; the change is the
+median of those ratios (Hodges-Lehmann) and its confidence bounds come from the
+Mann-Whitney rank test. B is WORSE in a figure only when the lower confidence bound of
+the change is above the threshold. Ranks make one round with a hypervisor hiccup weigh
+no more than any other. Interleave the rounds of the two runs in time (--rounds 1
+--append, alternately) so that slow drifts of the machine hit both alike. Without
+rounds the single figures are compared, which ignores run-to-run spread and raises
+false alarms on busy or virtual machines. The default gate is p50, p99 and overruns,
+plus max when both runs have at least 5 rounds of at least 1000 samples each.
 
 Runs whose policy, priority, interval, timer mode or CPUs differ measured different
 things: they are refused (exit 2, naming the setting) unless --force is given.

@@ -28,6 +28,13 @@ Examples:
   latscope measure --sweep 10us..1s --sweep-points 6 --duration 30s
       latency against sleep length
   latscope measure --duration 60s --cyclictest-histogram hist.txt --samples raw.bin
+  latscope measure --cpus 1 --duration 60s --trace-above 500us
+      as root: split each latency into interrupt and thread parts and name what held
+      the CPU for every wake-up later than 500 us
+  latscope measure -D 2s --rounds 1 --append --json a.json
+      adds one round to a.json; repeated ten times, alternating with the other
+      configuration writing b.json, it gives interleaved rounds: the fairest input
+      for `latscope compare a.json b.json`
   latscope measure --rounds 10 --duration 20s --json after.json
       ten rounds of 2 s, each summarised: what `latscope compare` needs for a
       verdict that accounts for run-to-run spread
@@ -120,6 +127,15 @@ pub struct Args {
     #[arg(long, default_value_t = 8, value_name = "N")]
     sweep_points: usize,
 
+    /// Trace what delays the samples (root; kernel tracepoints in a private tracefs
+    /// instance): split every latency into its interrupt part (timer expiry to the
+    /// hrtimer handler) and thread part (handler to the thread running), and for every
+    /// sample above LATENCY name what held the CPU (interrupts, softirqs, other tasks
+    /// with policy and priority, idle exit). Where tracing is not possible the
+    /// diagnosis says why and the run goes on. E.g. --trace-above 500us
+    #[arg(long, value_name = "LATENCY")]
+    trace_above: Option<String>,
+
     /// Split the run into N rounds (the duration or loop count is shared among them)
     /// and keep each round's summary in the JSON (`rounds`): `latscope compare` then
     /// judges a difference against the spread between rounds. 10 is a good start
@@ -207,6 +223,9 @@ fn build_plan(a: &Args) -> anyhow::Result<Plan> {
     let mut plan = Plan::new(s);
     plan.root = a.sysroot.clone();
     plan.rounds = a.rounds;
+    if let Some(t) = &a.trace_above {
+        plan.trace_above_ns = Some(settings::parse_positive_ns("--trace-above", t)?);
+    }
     for l in &a.load {
         plan.loads.extend(settings::parse_loads(l)?);
     }
@@ -651,5 +670,48 @@ fn print_results(r: &Report, ui: &Ui) {
             "  raw samples: {} written to {} ({}), {} dropped",
             s.written, s.path, s.format, s.dropped
         );
+    }
+    if let (Some(i), Some(th)) = (&t.irq_latency_ns, &t.thread_latency_ns) {
+        println!();
+        println!(
+            "{}",
+            ui.paint("1", "Where the latency goes (from kernel tracepoints)")
+        );
+        print_table(
+            "part",
+            vec![
+                ("interrupt".into(), stat_cells(i)),
+                ("thread".into(), stat_cells(th)),
+            ],
+            ui,
+        );
+        println!("  interrupt: timer expiry to its hrtimer handler; thread: handler to the measuring thread reading the clock");
+    }
+    if let Some(sp) = &r.spikes {
+        println!();
+        let th = r.settings.trace_above_ns.unwrap_or(0);
+        if sp.is_empty() {
+            println!("No sample above {} to explain.", fmt_ns(th as f64));
+        } else {
+            println!(
+                "{}",
+                ui.paint(
+                    "1",
+                    &format!(
+                        "Spikes above {} ({}), longest first",
+                        fmt_ns(th as f64),
+                        sp.len()
+                    )
+                )
+            );
+            let mut order: Vec<&latscope_measure::ftrace::Spike> = sp.iter().collect();
+            order.sort_by_key(|s| std::cmp::Reverse(s.latency_ns));
+            for s in order.iter().take(20) {
+                println!("  at {:.3} s  {}", s.at_ns as f64 / 1e9, s.explanation);
+            }
+            if order.len() > 20 {
+                println!("  … {} more in the JSON (spikes)", order.len() - 20);
+            }
+        }
     }
 }

@@ -65,7 +65,7 @@ pub fn handler_time(events: &[Event], expires_abs: i64, wake_abs: i64) -> Option
             }
         }
     }
-    let limit = wake_abs + 1_000_000;
+    let limit = wake_abs.saturating_add(1_000_000);
     for e in events {
         if let Kind::HrtimerExpire {
             hrtimer,
@@ -109,7 +109,7 @@ pub fn attribute(
     policy_of: &PolicyOf,
 ) -> Spike {
     let t0 = expires_abs;
-    let t1 = expires_abs + latency_ns.max(0);
+    let t1 = expires_abs.saturating_add(latency_ns.max(0));
     let handler = handler_time(events, t0, t1);
     let irq_latency_ns = handler.map(|h| (h - t0).clamp(0, latency_ns.max(0)));
     let thread_latency_ns = irq_latency_ns.map(|i| latency_ns - i);

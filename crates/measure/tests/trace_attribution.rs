@@ -1,0 +1,116 @@
+//! Spike attribution from recorded tracepoint text (a fixture in tracefs's own format),
+//! through the same correlator a live run uses: the interrupt/thread split of every
+//! sample and the blockers of the one above the threshold.
+
+use latscope_measure::engine::RawSample;
+use latscope_measure::ftrace::attribute::{attribute, handler_time};
+use latscope_measure::ftrace::live::Correlator;
+use latscope_measure::ftrace::parse::parse_line;
+use std::path::PathBuf;
+
+fn fixture() -> String {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/trace/fifo90_kworker_spike.txt");
+    std::fs::read_to_string(p).unwrap()
+}
+
+fn sample(abs: i64, latency: i64) -> RawSample {
+    RawSample {
+        cpu: 1,
+        phase: 0,
+        missed: 0,
+        intended_ns: abs - 100_000_000_000,
+        latency_ns: latency,
+        abs_ns: abs,
+    }
+}
+
+#[test]
+fn the_fifo_kworker_and_the_softirq_are_named() {
+    // Threshold 1 ms; the timers were armed up to one 10 ms interval before expiry.
+    let mut c = Correlator::new(2, 1_000_000, 10_000_000, PathBuf::from("fixture"));
+    // Fed in awkward pieces: lines split across reads must still parse.
+    let text = fixture();
+    for chunk in text.as_bytes().chunks(97) {
+        c.feed_text(std::str::from_utf8(chunk).unwrap());
+    }
+    c.push_sample(sample(100_001_000_000, 2_310_000));
+    c.push_sample(sample(100_010_000_000, 12_000));
+    c.push_sample(sample(100_020_000_000, 50_000)); // no handler in the trace
+    let r = c.finish();
+    // 19 event lines: 3 hrtimer_expire_exit are not needed and skipped, comments too.
+    assert_eq!(r.events, 16);
+    assert_eq!((r.matched, r.unmatched), (2, 1));
+    // Interrupt parts 2 us and 3 us; thread parts the rest of each latency.
+    let irq = r.irq.summary();
+    assert_eq!((irq.count, irq.min, irq.max), (2, 2_000, 3_000));
+    let th = r.thread.summary();
+    assert_eq!((th.count, th.min, th.max), (2, 9_000, 2_308_000));
+
+    assert_eq!(r.spikes.len(), 1, "only the sample above 1 ms");
+    let s = &r.spikes[0];
+    assert_eq!(s.cpu, 1);
+    assert_eq!(s.at_ns, 1_000_000);
+    assert_eq!(s.latency_ns, 2_310_000);
+    assert_eq!(s.irq_latency_ns, Some(2_000));
+    assert_eq!(s.thread_latency_ns, Some(2_308_000));
+    let b = &s.blockers;
+    assert_eq!(b[0].kind, "task");
+    assert_eq!(b[0].name, "kworker/1:2");
+    // From expiry (100.001000) to the softirq (100.003100), then 5 us after it.
+    assert_eq!(b[0].duration_ns, 2_105_000);
+    assert_eq!(b[0].priority, Some(90));
+    assert_eq!(
+        b[0].policy.as_deref(),
+        Some("RT"),
+        "no such pid: the trace's class"
+    );
+    assert_eq!(b[1].kind, "softirq");
+    assert_eq!(b[1].name, "NET_RX");
+    assert_eq!(b[1].duration_ns, 200_000);
+    assert_eq!(
+        b.len(),
+        2,
+        "the measuring thread itself is not a blocker: {b:?}"
+    );
+    assert_eq!(
+        s.explanation,
+        "cpu 1, 2.31 ms [interrupt 2.0 us, thread 2.31 ms]: 2.10 ms ran 'kworker/1:2' RT 90; 200.0 us softirq NET_RX"
+    );
+}
+
+#[test]
+fn a_wake_up_from_idle_is_charged_to_idle() {
+    let events: Vec<_> = fixture()
+        .lines()
+        .filter_map(parse_line)
+        .filter(|e| e.cpu == 1)
+        .collect();
+    assert_eq!(
+        handler_time(&events, 100_010_000_000, 100_010_012_000),
+        Some(100_010_003_000)
+    );
+    // The handler of another period is not taken for this one.
+    assert_eq!(
+        handler_time(&events, 100_020_000_000, 100_020_050_000),
+        None
+    );
+    let s = attribute(&events, 1, 100_010_000_000, 10_000_000, 12_000, &|_| None);
+    assert_eq!(s.blockers.len(), 1, "{:?}", s.blockers);
+    assert_eq!(s.blockers[0].kind, "idle");
+    assert_eq!(s.blockers[0].duration_ns, 8_000);
+    assert!(
+        s.explanation.contains("8.0 us idle exit"),
+        "{}",
+        s.explanation
+    );
+    // Policy resolved by the live lookup when it knows the task.
+    let s = attribute(&events, 1, 100_001_000_000, 1_000_000, 2_310_000, &|pid| {
+        (pid == 4_194_077).then(|| "FIFO".to_string())
+    });
+    assert!(
+        s.explanation.contains("ran 'kworker/1:2' FIFO 90"),
+        "{}",
+        s.explanation
+    );
+}
