@@ -251,7 +251,7 @@ pub(super) fn measure(
         b.table(stats_table("sleep length", &rows));
         b.figure(
             "Wake-up latency against sleep length",
-            "Seed 002's observation: longer sleeps wake up later (deeper idle states, frequency drops).",
+            "As \"Wakeup Latency, CPU Frequency (Gotcha)\" observed on a Raspberry Pi 4: longer sleeps wake up later (deeper idle states, frequency drops).",
             || charts::sweep(&sweep),
         )?;
     }

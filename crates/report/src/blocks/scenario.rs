@@ -64,7 +64,7 @@ pub(super) fn runs_as_sweep(
         b.table(stats_table("sleep length", &rows));
         b.figure(
             &format!("Wake-up latency against sleep length ({key})"),
-            "The runs above side by side: seed 002 saw longer sleeps wake up later.",
+            "The runs above side by side: \"Wakeup Latency, CPU Frequency (Gotcha)\" saw longer sleeps wake up later.",
             || charts::sweep(&pts),
         )?;
     }
