@@ -111,25 +111,38 @@ pub fn load_input(path: &Path) -> anyhow::Result<Input> {
     Ok(Input::parse_bytes(&name, &bytes)?)
 }
 
-/// Edges of every channel, for the report's timeline: `{"channels": [{name, initial,
-/// edges (ps)}], "start", "end"}`.
+/// The busy intervals of every channel (high = busy), for the report's timeline:
+/// `{"tracks": [{name, intervals: [start_ns, end_ns, start_ns, …]}], "start_ns", "end_ns"}`
+/// (flat, to keep a capture of millions of edges light).
 fn capture_input(path: &Path, fmt: CapFormat) -> anyhow::Result<Input> {
     let name = path.display().to_string();
     let opts = import::Options::default();
     let import::Merged { capture: cap, .. } = import::open_merged(&[(path, fmt)], &opts)
         .with_context(|| format!("{name}: reading it as a {} capture", fmt.name()))?;
-    let channels: Vec<Value> = cap
+    let ns = |p: i64| p as f64 / 1000.0;
+    let tracks: Vec<Value> = cap
         .channels
         .iter()
         .map(|c| {
-            json!({
-                "name": c.name,
-                "initial": c.initial,
-                "edges": c.edges.iter().map(|e| e.0).collect::<Vec<i64>>(),
-            })
+            let mut high = c.initial;
+            let mut since = cap.start.0;
+            let mut iv: Vec<f64> = Vec::with_capacity(c.edges.len() + 2);
+            for e in &c.edges {
+                if high {
+                    iv.push(ns(since));
+                    iv.push(ns(e.0));
+                }
+                high = !high;
+                since = e.0;
+            }
+            if high {
+                iv.push(ns(since));
+                iv.push(ns(cap.end.0));
+            }
+            json!({"name": c.name, "intervals": iv})
         })
         .collect();
-    let doc = json!({"channels": channels, "start": cap.start.0, "end": cap.end.0});
+    let doc = json!({"tracks": tracks, "start_ns": ns(cap.start.0), "end_ns": ns(cap.end.0)});
     Ok(Input::from_value(&name, doc)?)
 }
 
