@@ -183,7 +183,14 @@ pub(super) fn measure(
     let hist = measure_hist(d);
     let total = d.get("total").and_then(Stats::from_value);
     if !hist.is_empty() {
-        let sets = vec![("all CPUs".to_string(), hist.clone())];
+        let sets = vec![(
+            "all CPUs".to_string(),
+            clip_to_extremes(
+                &hist,
+                total.as_ref().and_then(|t| t.min),
+                total.as_ref().and_then(|t| t.max),
+            ),
+        )];
         b.figure(
             "Latency histogram",
             "Wake-up latency (actual − intended wake time), all CPUs; count on a log axis so single outliers stay visible.",

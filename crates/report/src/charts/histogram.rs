@@ -180,10 +180,17 @@ pub fn histogram_res(
             for (i, bins) in binned.iter().enumerate() {
                 let c = color(i);
                 let fill = if many { c.mix(0.18) } else { c.mix(0.85) };
-                chart
-                    .draw_series(bins.iter().map(|&(a, b, n)| {
-                        Rectangle::new([(a, base), (b, y.at(n))], fill.filled())
-                    }))?;
+                // A bar of a single value (zero width) is widened around its centre to a
+                // visible sliver.
+                let sliver = (x.hi - x.lo) * 0.003;
+                chart.draw_series(bins.iter().map(|&(a, b, n)| {
+                    let (a, b) = if b - a < sliver {
+                        ((a + b - sliver) / 2.0, (a + b + sliver) / 2.0)
+                    } else {
+                        (a, b)
+                    };
+                    Rectangle::new([(a, base), (b, y.at(n))], fill.filled())
+                }))?;
                 if many {
                     // Step outline so that overlapping sets stay distinguishable.
                     let mut pts: Vec<(f64, f64)> = Vec::new();
