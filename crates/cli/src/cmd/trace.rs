@@ -17,19 +17,25 @@ pub struct InputArgs {
     pub format: Option<String>,
     /// Sample rate (e.g. 24MHz) for files that lack one (sigrok sessions without
     /// `samplerate`, CSV with sample numbers); also rounds Saleae float times to the
-    /// sample grid. A file that states a different rate is an error (drop the flag);
-    /// formats with absolute times (VCD, native, cycle logs) ignore it with a warning
+    /// sample grid. A file that states a different rate is read at this one instead, with
+    /// a warning (for sessions saved with a wrong rate); formats with absolute times (VCD,
+    /// native, cycle logs) ignore it with a warning
     #[arg(long, value_name = "FREQ")]
     pub samplerate: Option<String>,
+    /// Most edges kept over the decoded channels of one file before the import is refused
+    /// (bounds memory at about 8 bytes per edge; default 100000000)
+    #[arg(long, value_name = "N")]
+    pub max_edges: Option<u64>,
     /// CPU clock for cycle-counter logs (e.g. 168MHz)
     #[arg(long, value_name = "FREQ")]
     pub cpu_hz: Option<String>,
-    /// Oscilloscope CSV: logic threshold in volts (default: midpoint of the 5th and
-    /// 95th percentile levels)
+    /// Analog channels (oscilloscope CSV, sigrok analog, Saleae analog binary): logic
+    /// threshold in volts (default: midpoint of the 5th and 95th percentile levels)
     #[arg(long, value_name = "VOLTS")]
     pub threshold: Option<f64>,
-    /// Oscilloscope CSV: hysteresis band in volts, total width around the threshold
-    /// (default: 10 % of the 5-95 % level span)
+    /// Analog channels: hysteresis band in volts, total width around the threshold
+    /// (default: 10 % of the 5-95 % level span); edges are interpolated where the trace
+    /// crosses the threshold itself
     #[arg(long, value_name = "VOLTS")]
     pub hysteresis: Option<f64>,
 }
@@ -68,6 +74,8 @@ impl InputArgs {
             threshold: self.threshold,
             hysteresis: self.hysteresis,
             only_channels: None,
+            max_edges: self.max_edges,
+            warnings: Default::default(),
         })
     }
 
@@ -82,23 +90,30 @@ impl InputArgs {
     ) -> Result<(latscope_core::capture::Capture, String, Vec<bool>)> {
         let mut opts = self.options()?;
         opts.only_channels = only;
-        let mut inputs = Vec::new();
-        let mut fmts = Vec::new();
-        for f in files {
-            let fmt = match opts.format {
-                Some(x) => x,
-                None => detect_file(f)?,
-            };
-            inputs.push((f.as_path(), fmt));
-            fmts.push(fmt.name());
+        let paths: Vec<(&std::path::Path, Option<Format>)> =
+            files.iter().map(|f| (f.as_path(), opts.format)).collect();
+        anyhow::ensure!(!paths.is_empty(), "no input file");
+        anyhow::ensure!(
+            paths.iter().filter(|(p, _)| p.as_os_str() == "-").count() <= 1,
+            "standard input ('-') can be read only once"
+        );
+        let res = import::open_merged(&paths, &opts);
+        for w in opts.warnings.take() {
+            eprintln!("latscope: warning: {w}");
         }
-        fmts.dedup();
-        anyhow::ensure!(!inputs.is_empty(), "no input file");
         let import::Merged {
             capture: cap,
             decoded,
-        } = import::open_merged(&inputs, &opts)?;
-        // A rate the file states and --samplerate contradicts is an error in the importer;
+            formats,
+        } = res?;
+        let inputs: Vec<(&std::path::Path, Format)> = paths
+            .iter()
+            .zip(&formats)
+            .map(|((p, _), f)| (*p, *f))
+            .collect();
+        let mut fmts: Vec<&str> = formats.iter().map(|f| f.name()).collect();
+        fmts.dedup();
+        // A rate the file states and --samplerate contradicts is overridden (with a warning);
         // formats whose times are absolute (VCD, native, cycle logs, analog data) ignore it.
         if let Some(g) = opts.samplerate_hz {
             if cap.samplerate_hz != Some(g) {
@@ -135,31 +150,13 @@ impl InputArgs {
     }
 }
 
-fn detect_file(p: &PathBuf) -> Result<Format> {
-    use std::io::Read;
-    let name = p.display().to_string();
-    let mut f = std::fs::File::open(p).with_context(|| name.clone())?;
-    let mut head = vec![0u8; 8192];
-    let mut n = 0;
-    while n < head.len() {
-        let k = f.read(&mut head[n..]).with_context(|| name.clone())?;
-        if k == 0 {
-            break;
-        }
-        n += k;
-    }
-    head.truncate(n);
-    anyhow::ensure!(n > 0, "{name}: the file is empty");
-    import::detect(&head).with_context(|| {
-        format!("{name}: unrecognised capture format; name it with --format (sigrok, saleae-csv, saleae-bin, vcd, csv, scope-csv, cyclelog, native)")
-    })
-}
-
 /// Import a capture and measure pulse widths, latencies, periods, busy time and counts.
 #[derive(clap::Args, Debug)]
 #[command(after_help = "\
 Channels are named as in the capture or by index: '#0', '#1', …  (see --list); a name
-that several channels share must be given by index.
+that several channels share must be given by index. An analog channel (sigrok A0, Saleae
+analog .bin) is measured through --threshold/--hysteresis, e.g. --pulse A0.
+FILE may be '-' (standard input), a pipe or a FIFO.
 Edges: rise (default), fall, any.  Levels: high (default), low.
 A measurement with no instance in the range reports no statistics (null in JSON), and a
 --limit on anything but its count/unmatched then FAILS.
@@ -177,7 +174,8 @@ Examples:
 pub struct Args {
     /// Capture file(s): sigrok .sr, Saleae CSV or binary export (several binary files
     /// are merged, one channel each), VCD, CSV, oscilloscope CSV, cycle-counter log,
-    /// latscope .lscap
+    /// latscope .lscap. '-' reads standard input; pipes and FIFOs work too (a sigrok
+    /// session, a zip, is first copied to a temporary file in $TMPDIR, as it needs seeking)
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
     #[command(flatten)]
@@ -332,7 +330,12 @@ pub fn run(a: Args) -> Result<ExitCode> {
                 .collect::<Vec<_>>(),
         )
     };
-    let (cap, format, decoded) = a.input.load(&a.files, only)?;
+    let (mut cap, format, mut decoded) = a.input.load(&a.files, only)?;
+    // analog channels named in a measurement are measured through a threshold
+    let names: Vec<&str> = reqs.iter().flat_map(|r| r.channels()).collect();
+    let added =
+        import::analog::add_thresholded(&mut cap, &names, a.input.threshold, a.input.hysteresis);
+    decoded.extend(added.iter().map(|_| true));
     if let Some(s) = &spec {
         s.check_roles(&cap)?;
     }
@@ -341,6 +344,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
         to,
         worst,
         bins: a.bins.max(1),
+        // every value with its time only when written out (16 bytes per instance)
+        series: a.series.is_some() || a.perfetto.is_some(),
     };
     let ms = measure::run(&cap, &reqs, &set)?;
     let outcomes = measure::check_limits(&limits, &ms)?;

@@ -203,10 +203,13 @@ pub(super) fn scenario(b: &mut Builder, input: &View, level: u8) -> Result<(), R
                     match data::flag(r, "within") {
                         Some(true) => Cell::badge("within", Tone::Good),
                         Some(false) => Cell::badge("outside", Tone::Bad),
-                        None => Cell::t("–"),
+                        None => Cell::t("not compared"),
                     }
-                } else {
+                } else if role.is_empty() {
                     Cell::badge("input", Tone::Neutral)
+                } else {
+                    // input, derived or check: shown, never counted.
+                    Cell::badge(role.clone(), Tone::Neutral)
                 };
                 let figure = text(r, "figure").unwrap_or_default();
                 if role == "prediction" {
