@@ -183,6 +183,27 @@ pub fn attach_artifacts(input: &mut Input, dir: Option<&Path>) {
         let Some(p) = find_artifact(&n, dir) else {
             continue;
         };
+        // Only artifacts the report draws: time series (a `*_ns` time column), raw samples
+        // and captures; a table such as a sleep-length curve is left to its scenario.
+        if p.extension().is_some_and(|e| e == "csv") {
+            let head = std::fs::read(&p)
+                .ok()
+                .and_then(|b| {
+                    let end = b.iter().position(|&c| c == b'\n').unwrap_or(b.len());
+                    String::from_utf8(b[..end].to_vec()).ok()
+                })
+                .unwrap_or_default();
+            let cols: Vec<&str> = head.split(',').map(str::trim).collect();
+            let timed = cols.iter().any(|c| {
+                matches!(
+                    *c,
+                    "time_ns" | "at_ns" | "t_ns" | "start_ns" | "intended_ns"
+                )
+            });
+            if !timed {
+                continue;
+            }
+        }
         match load_input(&p) {
             Ok(a) if matches!(a.kind, Kind::Series | Kind::Capture | Kind::Samples) => {
                 input.attachments.push(a)
