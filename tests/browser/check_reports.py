@@ -99,6 +99,35 @@ return {view: f.getAttribute('data-view'), drawn, labels, readout: f.querySelect
 """
 
 
+HOVER_JS = r"""
+return [...document.querySelectorAll('figure.fig')].filter(f => f.querySelector('svg.chart[data-plot]'))
+  .slice(0, 12).map(f => f.id);
+"""
+
+
+def check_hover(driver, problems):
+    """Points at the middle of each chart's plot area: a read-out must appear under it."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    n = 0
+    for fid in driver.execute_script(HOVER_JS):
+        fig = driver.find_element(By.ID, fid)
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", fig)
+        svg = fig.find_element(By.CSS_SELECTOR, "svg.chart")
+        x0, y0, x1, y1 = (float(v) for v in svg.get_attribute("data-plot").split())
+        vw = float(svg.get_attribute("width"))
+        k = svg.size["width"] / vw
+        # Offsets from the element's centre, in CSS pixels.
+        cx = ((x0 + x1) / 2 - vw / 2) * k
+        cy = ((y0 + y1) / 2 - float(svg.get_attribute("height")) / 2) * k
+        ActionChains(driver).move_to_element_with_offset(svg, int(cx), int(cy)).perform()
+        text = fig.find_element(By.CSS_SELECTOR, ".readout").text.strip()
+        if not text:
+            problems.append(f"no hover read-out on {fid} ({svg.get_attribute('data-chart')})")
+        n += 1
+    return n
+
+
 def check_zoom(driver, problems):
     """Drags across the middle of every zoomable chart: the visible range must shrink to the
     dragged stretch, the zoomed view must show data and distinct labels; a hover must give a
@@ -163,6 +192,7 @@ def check(driver, path, outdir):
     if info["us"]:
         problems.append("'us' written for µs: " + ", ".join(info["us"]))
     info["zoomed"] = check_zoom(driver, problems)
+    info["hovered"] = check_hover(driver, problems)
     for entry in driver.get_log("browser"):
         if entry.get("level") in ("SEVERE", "ERROR"):
             problems.append("console error after zoom/hover: " + entry.get("message", "")[:200])
@@ -202,7 +232,7 @@ def main():
                 else:
                     passed += 1
                     print(f"ok   {name}: {len(info['charts'])} charts, {len(info['tables'])} tables, "
-                          f"{info.get('zoomed', 0)} zoomed -> {shot}")
+                          f"{info.get('zoomed', 0)} zoomed, {info.get('hovered', 0)} hovered -> {shot}")
         finally:
             driver.quit()
     print(f"{passed} passed, {failed} failed")

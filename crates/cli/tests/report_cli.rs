@@ -118,3 +118,94 @@ fn malformed_input_exits_2_naming_the_file() {
     assert_eq!(st.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&st.stderr).contains("missing.json"));
 }
+
+#[test]
+fn a_capture_on_its_own_is_a_timeline() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("vcd.html");
+    let vcd = Path::new(env!("CARGO_MANIFEST_DIR")).join("../trace/tests/fixtures/demo8.vcd");
+    let st = latscope()
+        .arg("report")
+        .arg(&vcd)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert!(html.contains("data-chart=\"timeline\""), "a timeline");
+    assert!(html.contains("(capture)"), "listed as a capture");
+}
+
+#[test]
+fn a_scenario_brings_its_artifacts_from_next_to_it() {
+    // The scenario names its tick series by a path that no longer exists (a moved
+    // directory): the file next to the JSON is used.
+    let dir = tempfile::tempdir().unwrap();
+    let mut csv = String::from("time_ns,duration_ns,released\n");
+    for k in 1..20_000u64 {
+        let v = if k == 12_345 { 60_712.857 } else { 1_642.857 };
+        csv.push_str(&format!("{},{v},0\n", k * 1_000_000));
+    }
+    std::fs::write(dir.path().join("tick-series.csv"), csv).unwrap();
+    let scn = serde_json::json!({
+        "kind": "scenario", "schema_version": 1, "name": "t", "rows": [],
+        "artifacts": ["/nonexistent/run/tick-series.csv"],
+        "results": [{"kind": "simulate", "schema_version": 1,
+            "tick": {"count": 19_999, "min_ns": 1642.857, "max_ns": 60712.857, "peaks_at_ns": [12_345_000_000.0]},
+            "tick_series": {"note": "largest tick duration per time bucket", "time_ns": [0.0], "duration_ns": [60712.857]}}]
+    });
+    let json = dir.path().join("scenario.json");
+    std::fs::write(&json, scn.to_string()).unwrap();
+    let out = dir.path().join("s.html");
+    let st = latscope()
+        .arg("report")
+        .arg(&json)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        html.contains("over the whole simulation"),
+        "the full series is drawn, not the per-bucket maxima"
+    );
+    assert!(html.contains("worst 60.71 µs at 12.35 s"));
+}
+
+#[test]
+fn unknown_kind_and_prose_are_refused_with_a_description() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text, want) in [
+        (
+            "k.json",
+            r#"{"kind":"benchmark","runs":[]}"#,
+            "keys kind, runs",
+        ),
+        ("p.json", "just words\n", "just words"),
+    ] {
+        let f = dir.path().join(name);
+        std::fs::write(&f, text).unwrap();
+        let out = dir.path().join(format!("{name}.html"));
+        let st = latscope()
+            .arg("report")
+            .arg(&f)
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&st.stderr);
+        assert_eq!(st.status.code(), Some(2), "{err}");
+        assert!(err.contains(name) && err.contains(want), "{err}");
+        assert!(!out.exists(), "no report from bad input");
+    }
+}

@@ -200,6 +200,11 @@ impl Input {
     /// Checks `kind` and `schema_version` of an already parsed document.
     pub fn from_value(name: &str, doc: Value) -> Result<Input, ReportError> {
         let file = name.to_string();
+        // A timeline already in the report's own form (what the command line makes of a
+        // capture file): `{"tracks": [{name, intervals: [[start_ns, end_ns]]}]}`.
+        if doc.get("kind").is_none() && doc.get("tracks").is_some_and(Value::is_array) {
+            return Ok(Input::new(name, Kind::Capture, doc));
+        }
         if doc.get("kind").is_none() {
             if let Some(tracks) = inputs::capture_from(&doc) {
                 return Ok(Input::new(name, Kind::Capture, tracks));

@@ -647,3 +647,25 @@ fn unknown_input_says_what_it_looks_like() {
         .to_string();
     assert!(e.contains("s.sr") && e.contains("zip"), "{e}");
 }
+
+#[test]
+fn binary_samples_are_read() {
+    let mut b = Vec::from(&b"LATSCOPESMP1"[..]);
+    b.extend_from_slice(&24u32.to_le_bytes());
+    for i in 0..100i64 {
+        b.extend_from_slice(&0u32.to_le_bytes()); // cpu
+        b.extend_from_slice(&0u16.to_le_bytes()); // phase
+        b.extend_from_slice(&u16::from(i == 50).to_le_bytes()); // missed
+        b.extend_from_slice(&(1_000_000 * (i + 1)).to_le_bytes()); // intended
+        b.extend_from_slice(&(if i == 70 { 90_000i64 } else { 10_000 }).to_le_bytes());
+    }
+    let input = Input::parse_bytes("run.bin", &b).unwrap();
+    assert_eq!(input.kind, Kind::Samples);
+    assert_eq!(input.doc["total"]["max_ns"].as_f64(), Some(90_000.0));
+    assert_eq!(input.doc["total"]["overruns"].as_f64(), Some(1.0));
+    // A truncated record is an error naming the file.
+    let e = Input::parse_bytes("run.bin", &b[..b.len() - 3])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("run.bin") && e.contains("24-byte"), "{e}");
+}

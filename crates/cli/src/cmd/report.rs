@@ -111,25 +111,38 @@ pub fn load_input(path: &Path) -> anyhow::Result<Input> {
     Ok(Input::parse_bytes(&name, &bytes)?)
 }
 
-/// Edges of every channel, for the report's timeline: `{"channels": [{name, initial,
-/// edges (ps)}], "start", "end"}`.
+/// The busy intervals of every channel (high = busy), for the report's timeline:
+/// `{"tracks": [{name, intervals: [start_ns, end_ns, start_ns, …]}], "start_ns", "end_ns"}`
+/// (flat, to keep a capture of millions of edges light).
 fn capture_input(path: &Path, fmt: CapFormat) -> anyhow::Result<Input> {
     let name = path.display().to_string();
     let opts = import::Options::default();
     let import::Merged { capture: cap, .. } = import::open_merged(&[(path, Some(fmt))], &opts)
         .with_context(|| format!("{name}: reading it as a {} capture", fmt.name()))?;
-    let channels: Vec<Value> = cap
+    let ns = |p: i64| p as f64 / 1000.0;
+    let tracks: Vec<Value> = cap
         .channels
         .iter()
         .map(|c| {
-            json!({
-                "name": c.name,
-                "initial": c.initial,
-                "edges": c.edges.iter().map(|e| e.0).collect::<Vec<i64>>(),
-            })
+            let mut high = c.initial;
+            let mut since = cap.start.0;
+            let mut iv: Vec<f64> = Vec::with_capacity(c.edges.len() + 2);
+            for e in &c.edges {
+                if high {
+                    iv.push(ns(since));
+                    iv.push(ns(e.0));
+                }
+                high = !high;
+                since = e.0;
+            }
+            if high {
+                iv.push(ns(since));
+                iv.push(ns(cap.end.0));
+            }
+            json!({"name": c.name, "intervals": iv})
         })
         .collect();
-    let doc = json!({"channels": channels, "start": cap.start.0, "end": cap.end.0});
+    let doc = json!({"tracks": tracks, "start_ns": ns(cap.start.0), "end_ns": ns(cap.end.0)});
     Ok(Input::from_value(&name, doc)?)
 }
 
@@ -170,6 +183,27 @@ pub fn attach_artifacts(input: &mut Input, dir: Option<&Path>) {
         let Some(p) = find_artifact(&n, dir) else {
             continue;
         };
+        // Only artifacts the report draws: time series (a `*_ns` time column), raw samples
+        // and captures; a table such as a sleep-length curve is left to its scenario.
+        if p.extension().is_some_and(|e| e == "csv") {
+            let head = std::fs::read(&p)
+                .ok()
+                .and_then(|b| {
+                    let end = b.iter().position(|&c| c == b'\n').unwrap_or(b.len());
+                    String::from_utf8(b[..end].to_vec()).ok()
+                })
+                .unwrap_or_default();
+            let cols: Vec<&str> = head.split(',').map(str::trim).collect();
+            let timed = cols.iter().any(|c| {
+                matches!(
+                    *c,
+                    "time_ns" | "at_ns" | "t_ns" | "start_ns" | "intended_ns"
+                )
+            });
+            if !timed {
+                continue;
+            }
+        }
         match load_input(&p) {
             Ok(a) if matches!(a.kind, Kind::Series | Kind::Capture | Kind::Samples) => {
                 input.attachments.push(a)

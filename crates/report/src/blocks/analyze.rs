@@ -140,7 +140,7 @@ pub(super) fn tick_modes(b: &mut Builder, d: &Value, level: u8) {
     b.heading(level + 1, "Tick accounting modes", None);
     b.note(
         "Pessimistic: every tick pays for all releases; partitioned: one pseudo-task per task \
-         with that task's period (seed 001). The difference is pessimism removed.",
+         with that task's period (Miranda, de Oliveira, Carminati: Analysis of FreeRTOS Overheads on Periodic Tasks). The difference is pessimism removed.",
     );
     b.table(Table { headers, rows });
 }

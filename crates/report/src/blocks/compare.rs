@@ -3,15 +3,15 @@
 use super::layout::*;
 use super::measure::measure_hist;
 use super::trace::is_time_measurement;
-use super::{Builder, Cell, Table};
+use super::{Builder, Cell, Table, View};
 use crate::charts::{self};
 use crate::data::{self, arr, text, Bucket, Stats, Tone};
 use crate::units::dur;
-use crate::{Input, Kind, ReportError};
+use crate::{Kind, ReportError};
 use serde_json::Value;
 
 /// Side-by-side sections for inputs of the same kind.
-pub(super) fn comparisons(b: &mut Builder, inputs: &[Input]) -> Result<(), ReportError> {
+pub(super) fn comparisons(b: &mut Builder, inputs: &[View]) -> Result<(), ReportError> {
     let of = |k: Kind| {
         inputs
             .iter()
@@ -38,7 +38,7 @@ pub(super) fn comparisons(b: &mut Builder, inputs: &[Input]) -> Result<(), Repor
             .map(|m| {
                 (
                     m.name.clone(),
-                    measure_hist(&m.doc),
+                    measure_hist(m.doc),
                     m.doc.get("total").and_then(Stats::from_value),
                 )
             })
@@ -64,7 +64,7 @@ pub(super) fn comparisons(b: &mut Builder, inputs: &[Input]) -> Result<(), Repor
         b.heading(2, "Comparison of trace results", Some("compare"));
         let mut names: Vec<String> = Vec::new();
         for t in &ts {
-            for m in arr(&t.doc, "measurements") {
+            for m in arr(t.doc, "measurements") {
                 if let Some(n) = text(m, "name") {
                     if !names.contains(&n) {
                         names.push(n);
@@ -73,10 +73,10 @@ pub(super) fn comparisons(b: &mut Builder, inputs: &[Input]) -> Result<(), Repor
             }
         }
         for name in names {
-            let found: Vec<(&Input, &Value)> = ts
+            let found: Vec<(&View, &Value)> = ts
                 .iter()
                 .filter_map(|t| {
-                    arr(&t.doc, "measurements")
+                    arr(t.doc, "measurements")
                         .iter()
                         .find(|m| text(m, "name").as_deref() == Some(name.as_str()))
                         .map(|m| (*t, m))
@@ -125,10 +125,10 @@ pub(super) fn comparisons(b: &mut Builder, inputs: &[Input]) -> Result<(), Repor
 }
 
 /// Task × input table of one duration field.
-pub(super) fn task_matrix(inputs: &[&Input], key: &str, what: &str) -> Table {
+pub(super) fn task_matrix(inputs: &[&View], key: &str, what: &str) -> Table {
     let mut names: Vec<String> = Vec::new();
     for i in inputs {
-        for t in arr(&i.doc, "tasks") {
+        for t in arr(i.doc, "tasks") {
             if let Some(n) = text(t, "name") {
                 if !names.contains(&n) {
                     names.push(n);
@@ -143,7 +143,7 @@ pub(super) fn task_matrix(inputs: &[&Input], key: &str, what: &str) -> Table {
         .map(|n| {
             let mut row = vec![Cell::t(n)];
             for i in inputs {
-                let t = arr(&i.doc, "tasks")
+                let t = arr(i.doc, "tasks")
                     .iter()
                     .find(|t| text(t, "name").as_deref() == Some(n.as_str()));
                 row.push(match t.map(|t| t.get(key)) {

@@ -185,3 +185,24 @@ pub(super) fn split_chart(
         )
     })
 }
+
+/// Histogram buckets trimmed to the exact extremes: the bucket that holds `min` starts at it,
+/// the one that holds `max` ends at it (so a bar never shows values that did not occur).
+pub(super) fn clip_to_extremes(
+    hist: &[data::Bucket],
+    min: Option<f64>,
+    max: Option<f64>,
+) -> Vec<data::Bucket> {
+    hist.iter()
+        .map(|k| {
+            let mut k = *k;
+            if let Some(lo) = min.filter(|l| *l >= k.low && *l < k.high) {
+                k.low = lo;
+            }
+            if let Some(hi) = max.filter(|h| *h >= k.low && *h <= k.high) {
+                k.high = hi;
+            }
+            k
+        })
+        .collect()
+}

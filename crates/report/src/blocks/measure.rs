@@ -183,7 +183,14 @@ pub(super) fn measure(
     let hist = measure_hist(d);
     let total = d.get("total").and_then(Stats::from_value);
     if !hist.is_empty() {
-        let sets = vec![("all CPUs".to_string(), hist.clone())];
+        let sets = vec![(
+            "all CPUs".to_string(),
+            clip_to_extremes(
+                &hist,
+                total.as_ref().and_then(|t| t.min),
+                total.as_ref().and_then(|t| t.max),
+            ),
+        )];
         b.figure(
             "Latency histogram",
             "Wake-up latency (actual − intended wake time), all CPUs; count on a log axis so single outliers stay visible.",
@@ -251,7 +258,7 @@ pub(super) fn measure(
         b.table(stats_table("sleep length", &rows));
         b.figure(
             "Wake-up latency against sleep length",
-            "Seed 002's observation: longer sleeps wake up later (deeper idle states, frequency drops).",
+            "As \"Wakeup Latency, CPU Frequency (Gotcha)\" observed on a Raspberry Pi 4: longer sleeps wake up later (deeper idle states, frequency drops).",
             || charts::sweep(&sweep),
         )?;
     }

@@ -213,6 +213,25 @@ impl Builder {
     }
 }
 
+/// An input as the report shows it: under its short name, without copying its data.
+pub(crate) struct View<'a> {
+    pub name: String,
+    pub kind: Kind,
+    pub doc: &'a Value,
+    pub attachments: &'a [Input],
+}
+
+impl<'a> View<'a> {
+    pub(crate) fn of(i: &'a Input) -> View<'a> {
+        View {
+            name: i.name.clone(),
+            kind: i.kind,
+            doc: &i.doc,
+            attachments: &i.attachments,
+        }
+    }
+}
+
 /// Builds the report's blocks; `charts` = false skips every chart (Markdown).
 pub fn build(inputs: &[Input], charts: bool) -> Result<Doc, ReportError> {
     let mut b = Builder {
@@ -233,7 +252,7 @@ pub fn build(inputs: &[Input], charts: bool) -> Result<Doc, ReportError> {
         overview(&mut b, inputs);
         compare::comparisons(&mut b, inputs)?;
     }
-    let captures: Vec<&Input> = inputs.iter().filter(|i| i.kind == Kind::Capture).collect();
+    let captures: Vec<&View> = inputs.iter().filter(|i| i.kind == Kind::Capture).collect();
     for input in inputs {
         b.heading(2, &input.name, Some(input.kind.name()));
         render(&mut b, input, 2, &captures)?;
@@ -246,7 +265,7 @@ pub fn build(inputs: &[Input], charts: bool) -> Result<Doc, ReportError> {
 
 /// Inputs named by the shortest path suffix that tells them apart (usually the file name);
 /// the same file given twice gets " (2)".
-fn short_names(inputs: &[Input]) -> Vec<Input> {
+fn short_names(inputs: &[Input]) -> Vec<View<'_>> {
     let parts: Vec<Vec<&str>> = inputs
         .iter()
         .map(|i| i.name.split('/').filter(|p| !p.is_empty()).collect())
@@ -281,27 +300,22 @@ fn short_names(inputs: &[Input]) -> Vec<Input> {
     inputs
         .iter()
         .zip(names)
-        .map(|(i, name)| Input {
+        .map(|(i, name)| View {
             name,
             kind: i.kind,
-            doc: i.doc.clone(),
-            attachments: i.attachments.clone(),
+            doc: &i.doc,
+            attachments: &i.attachments,
         })
         .collect()
 }
 
-fn render(
-    b: &mut Builder,
-    input: &Input,
-    level: u8,
-    captures: &[&Input],
-) -> Result<(), ReportError> {
-    let d = &input.doc;
+fn render(b: &mut Builder, input: &View, level: u8, captures: &[&View]) -> Result<(), ReportError> {
+    let d = input.doc;
     match input.kind {
-        Kind::Measure => measure::measure(b, d, level, &input.attachments),
+        Kind::Measure => measure::measure(b, d, level, input.attachments),
         Kind::Trace => trace::trace(b, d, level),
         Kind::Analyze => analyze::analyze(b, d, level),
-        Kind::Simulate => simulate::simulate(b, d, level, captures, &input.attachments),
+        Kind::Simulate => simulate::simulate(b, d, level, captures, input.attachments),
         Kind::Scenario => scenario::scenario(b, input, level),
         Kind::Series => simulate::series_input(b, d, level),
         Kind::Capture => simulate::capture_input(b, d, level),
@@ -310,8 +324,8 @@ fn render(
 }
 
 /// A one-line headline of an input, for the overview table.
-fn headline(input: &Input) -> (String, Option<Tone>) {
-    let d = &input.doc;
+fn headline(input: &View) -> (String, Option<Tone>) {
+    let d = input.doc;
     match input.kind {
         Kind::Measure => match d.get("total").and_then(Stats::from_value) {
             Some(s) => (
@@ -380,7 +394,7 @@ fn headline(input: &Input) -> (String, Option<Tone>) {
     }
 }
 
-fn overview(b: &mut Builder, inputs: &[Input]) {
+fn overview(b: &mut Builder, inputs: &[View]) {
     b.heading(2, "Overview", None);
     let rows = inputs
         .iter()

@@ -3,7 +3,7 @@
 
 use super::layout::*;
 use super::render;
-use super::{Block, Builder, Cell, Table};
+use super::{Block, Builder, Cell, Table, View};
 use crate::charts::{self, Deviation};
 use crate::data::{self, arr, num, text, text_any, Stats, Tone};
 use crate::units::{dur, int, num as fnum, pct};
@@ -64,7 +64,7 @@ pub(super) fn runs_as_sweep(
         b.table(stats_table("sleep length", &rows));
         b.figure(
             &format!("Wake-up latency against sleep length ({key})"),
-            "The runs above side by side: seed 002 saw longer sleeps wake up later.",
+            "The runs above side by side: \"Wakeup Latency, CPU Frequency (Gotcha)\" saw longer sleeps wake up later.",
             || charts::sweep(&pts),
         )?;
     }
@@ -121,8 +121,8 @@ pub(super) fn scenario_score(d: &Value) -> (usize, usize) {
     (within, preds.len())
 }
 
-pub(super) fn scenario(b: &mut Builder, input: &Input, level: u8) -> Result<(), ReportError> {
-    let d = &input.doc;
+pub(super) fn scenario(b: &mut Builder, input: &View, level: u8) -> Result<(), ReportError> {
+    let d = input.doc;
     let name = input.name.as_str();
     let f = data::scalars(
         d,
@@ -316,7 +316,7 @@ pub(super) fn scenario(b: &mut Builder, input: &Input, level: u8) -> Result<(), 
                             .collect();
                     }
                 }
-                render(b, &sub, level + 1, &[])?;
+                render(b, &View::of(&sub), level + 1, &[])?;
             }
             Err(e) => b.note(format!("results[{i}] skipped: {e}")),
         }

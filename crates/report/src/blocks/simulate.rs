@@ -2,7 +2,7 @@
 //! accompany it.
 
 use super::layout::*;
-use super::{Block, Builder, Cell, Table};
+use super::{Block, Builder, Cell, Table, View};
 use crate::charts::{self};
 use crate::data::{self, arr, num, text, Tone};
 use crate::units::{dur, int, num as fnum};
@@ -13,7 +13,7 @@ pub(super) fn simulate(
     b: &mut Builder,
     d: &Value,
     level: u8,
-    captures: &[&Input],
+    captures: &[&View],
     attached: &[Input],
 ) -> Result<(), ReportError> {
     b.facts(data::scalars(d, &["kind", "schema_version"]));
@@ -183,7 +183,7 @@ pub(super) fn simulate(
     // Timeline excerpt around the worst case, from a capture given alongside.
     for c in captures {
         let worst = worst_instant(d);
-        timeline_from_capture(b, &c.doc, worst, level, "Timeline around the worst case")?;
+        timeline_from_capture(b, c.doc, worst, level, "Timeline around the worst case")?;
     }
     Ok(())
 }
@@ -320,13 +320,20 @@ pub(super) fn capture_tracks(cap: &Value) -> Vec<(String, Vec<(f64, f64)>)> {
         .iter()
         .filter_map(|t| {
             let name = text(t, "name")?;
-            let iv: Vec<(f64, f64)> = arr(t, "intervals")
-                .iter()
-                .filter_map(|p| {
-                    let p = p.as_array()?;
-                    Some((p.first()?.as_f64()?, p.get(1)?.as_f64()?))
-                })
-                .collect();
+            let raw = arr(t, "intervals");
+            let iv: Vec<(f64, f64)> = if raw.first().is_some_and(Value::is_number) {
+                // Flat `[start, end, start, end, …]` (captures read by the command line).
+                raw.chunks_exact(2)
+                    .filter_map(|p| Some((p[0].as_f64()?, p[1].as_f64()?)))
+                    .collect()
+            } else {
+                raw.iter()
+                    .filter_map(|p| {
+                        let p = p.as_array()?;
+                        Some((p.first()?.as_f64()?, p.get(1)?.as_f64()?))
+                    })
+                    .collect()
+            };
             Some((name, iv))
         })
         .collect()

@@ -224,6 +224,14 @@ pub(super) fn trace(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportE
                 if data::quantised(&drawn, res).is_none() {
                     drawn = hist.clone();
                 }
+            } else {
+                // Edges off the sample grid: the bucket holding the exact min starts there,
+                // the one holding the exact max ends there.
+                drawn = clip_to_extremes(
+                    &hist,
+                    num_any(m, &["min_ns", "min"]),
+                    num_any(m, &["max_ns", "max"]),
+                );
             }
             let sets = vec![(name.clone(), drawn, res)];
             b.figure(

@@ -26,8 +26,15 @@ pub fn deviations(rows: &[Deviation]) -> Result<Option<Chart>, ReportError> {
         * 1.15;
     let (_, _, probe) = nice_ticks(-lim, lim, 6);
     let step = step_of(&probe);
+    // Large deviations (a live measurement against another machine's figure) get short
+    // labels (`+2M %`), so that they never run into each other.
     let mut x = Axis::linear(-lim, lim, "latscope against published (%)", move |v| {
-        format!("{}{} %", if v > 0.0 { "+" } else { "" }, fixed(v, step))
+        let sign = if v > 0.0 { "+" } else { "" };
+        if v.abs() >= 10_000.0 {
+            format!("{sign}{} %", si(v))
+        } else {
+            format!("{sign}{} %", fixed(v, step))
+        }
     });
     x.kind = AxisKind::Plain("%".into());
     let n = rows.len();

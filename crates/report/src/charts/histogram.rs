@@ -2,11 +2,11 @@
 
 use super::*;
 
-/// Bars at the buckets' true edges: `(left, right, count)` in plot coordinates. Touching
-/// buckets narrower than `1/n` of the axis are merged into one bar spanning exactly their
-/// union (from the first non-empty one's low edge to the last one's high edge), so a bar
-/// always covers the values it counts and nothing else; a histogram of thousands of HDR
-/// buckets stays light without moving any bar off its values.
+/// Bars at the buckets' true edges: `(left, right, count)` in plot coordinates. Consecutive
+/// buckets that together fit in `1/n` of the axis are merged into one bar spanning exactly
+/// their extent (from the first non-empty one's low edge to the last one's high edge), so a
+/// bar always starts and ends at real bucket edges; a histogram of thousands of HDR buckets
+/// stays light and readable without moving any bar off its values.
 pub(crate) fn true_bars(b: &[Bucket], x: &Axis, n: usize) -> Vec<(f64, f64, f64)> {
     let min_w = (x.hi - x.lo) / n.max(1) as f64;
     let edge = |v: f64, other: f64| {
@@ -33,9 +33,9 @@ pub(crate) fn true_bars(b: &[Bucket], x: &Axis, n: usize) -> Vec<(f64, f64, f64)
     };
     for k in sorted {
         let (l, h) = (edge(k.low, k.high), edge(k.high, k.high));
-        let touching = group.is_some_and(|g| (l - g.1).abs() <= 1e-9 * (1.0 + l.abs()));
-        let narrow = group.is_some_and(|g| g.1 - g.0 < min_w);
-        if !(touching && narrow) {
+        // A bucket joins the bar being built while both still fit in one bar width.
+        let joins = group.is_some_and(|g| h - g.0 <= min_w && l >= g.1 - 1e-9 * (1.0 + l.abs()));
+        if !joins {
             flush(group.take(), &mut out);
         }
         let g = group.get_or_insert((l, h, f64::NAN, f64::NAN, 0.0));
@@ -180,10 +180,17 @@ pub fn histogram_res(
             for (i, bins) in binned.iter().enumerate() {
                 let c = color(i);
                 let fill = if many { c.mix(0.18) } else { c.mix(0.85) };
-                chart
-                    .draw_series(bins.iter().map(|&(a, b, n)| {
-                        Rectangle::new([(a, base), (b, y.at(n))], fill.filled())
-                    }))?;
+                // A bar of a single value (zero width) is widened around its centre to a
+                // visible sliver.
+                let sliver = (x.hi - x.lo) * 0.003;
+                chart.draw_series(bins.iter().map(|&(a, b, n)| {
+                    let (a, b) = if b - a < sliver {
+                        ((a + b - sliver) / 2.0, (a + b + sliver) / 2.0)
+                    } else {
+                        (a, b)
+                    };
+                    Rectangle::new([(a, base), (b, y.at(n))], fill.filled())
+                }))?;
                 if many {
                     // Step outline so that overlapping sets stay distinguishable.
                     let mut pts: Vec<(f64, f64)> = Vec::new();
@@ -284,7 +291,12 @@ pub fn jitter_histogram(
         },
         |chart| {
             let c = color(0);
-            let sliver = (x.hi - x.lo) * 0.002;
+            // The nominal first, so that a bar at 0 (no jitter) is drawn over it.
+            chart.draw_series(std::iter::once(PathElement::new(
+                vec![(x.at(0.0), y.lo), (x.at(0.0), y.hi)],
+                ALERT.mix(0.6).stroke_width(1),
+            )))?;
+            let sliver = (x.hi - x.lo) * 0.004;
             chart.draw_series(bars.iter().map(|&(l, r, n)| {
                 let (l, r) = if r - l < sliver {
                     ((l + r) / 2.0 - sliver / 2.0, (l + r) / 2.0 + sliver / 2.0)
@@ -293,10 +305,6 @@ pub fn jitter_histogram(
                 };
                 Rectangle::new([(l, base), (r, y.at(n))], c.mix(0.85).filled())
             }))?;
-            chart.draw_series(std::iter::once(PathElement::new(
-                vec![(x.at(0.0), y.lo), (x.at(0.0), y.hi)],
-                ALERT.stroke_width(1),
-            )))?;
             Ok(())
         },
     )?;

@@ -213,7 +213,11 @@ pub fn series_chart(lines: &[Line], o: &SeriesOpts) -> Result<Option<Chart>, Rep
                 // column in a lighter tone and the column's median on top, so that a
                 // baseline stays visible under frequent large values.
                 let dense = l.points.len() > 2 * cols;
-                let stroke = if dense { c.mix(0.45) } else { c.mix(1.0) };
+                let stroke = if dense && lines.len() == 1 {
+                    c.mix(0.45)
+                } else {
+                    c.mix(1.0)
+                };
                 chart.draw_series(LineSeries::new(line.clone(), stroke.stroke_width(1)))?;
                 if dense && lines.len() == 1 {
                     let med: Vec<(f64, f64)> = column_medians(&l.points, tl, th, cols)
