@@ -10,5 +10,5 @@ pub mod rta;
 pub mod system;
 
 pub use range::AnalysisError;
-pub use rta::{analyze, AnalysisOptions, AnalysisResult};
+pub use rta::{analyze, AnalysisOptions, AnalysisResult, SwitchCharge};
 pub use system::{System, SystemError};

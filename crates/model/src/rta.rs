@@ -49,6 +49,22 @@ pub struct AnalysisOptions {
     /// `docs/analysis.md`). The results are identical either way (a property test
     /// checks it); turning it off only makes heavily loaded sets slower.
     pub accelerate: bool,
+    /// How context switches are charged (tick-driven and interrupt-path kernels).
+    pub switch_charge: SwitchCharge,
+}
+
+/// How the analysis charges context switches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SwitchCharge {
+    /// What a PendSV-style kernel does (FreeRTOS on Cortex-M, the simulator): one switch
+    /// per completion (out of the finished task into the next) and one per preemption (a
+    /// tick or interrupt that releases a higher-priority task switches out and in at
+    /// once, however many tasks it releases).
+    #[default]
+    PerEvent,
+    /// The conservative charge: two switches (in and out) per job of every
+    /// higher-priority task, for kernels whose switch-out and switch-in are separate.
+    PerJob,
 }
 
 impl Default for AnalysisOptions {
@@ -60,6 +76,7 @@ impl Default for AnalysisOptions {
             stop_at_deadline: false,
             max_iterations: 2_000_000,
             accelerate: true,
+            switch_charge: SwitchCharge::PerEvent,
         }
     }
 }
@@ -393,6 +410,13 @@ struct Demand {
     first_excess: i64,
     /// That charge at `w_eval`.
     sum_first: i128,
+    /// Per entity: a higher-priority task the tick releases, when one switch is charged
+    /// per preemption (`SwitchCharge::PerEvent`): a tick that releases at least one of
+    /// them causes one preemption switch, `pre_cost` (see `docs/analysis.md`).
+    pre_flag: Vec<bool>,
+    pre_cost: i64,
+    /// `pre_cost min(ticks(w), sum_{pre_flag} n_e(w))` at `w_eval`.
+    sum_pre: i128,
 }
 
 impl Demand {
@@ -417,6 +441,9 @@ impl Demand {
         self.first_rel.clear();
         self.first_excess = 0;
         self.sum_first = 0;
+        self.pre_flag.clear();
+        self.pre_cost = 0;
+        self.sum_pre = 0;
         self.capped_idx.clear();
         self.attr.clear();
         self.active = 0;
@@ -463,6 +490,7 @@ impl Demand {
         self.tick.push(e.tick);
         self.capped.push(capped);
         self.first_rel.push(e.first_rel);
+        self.pre_flag.push(false);
         self.attr.push(e.attr);
         self.work.push(0);
         self.switch.push(0);
@@ -507,6 +535,7 @@ impl Demand {
         self.ticks = 0;
         self.sum_tick = 0;
         self.sum_first = 0;
+        self.sum_pre = 0;
     }
 
     /// Restores the counts kept by `snapshot` (before a task's `set` calls).
@@ -531,13 +560,21 @@ impl Demand {
         for &k in self.capped_idx.iter().filter(|&&k| k < active) {
             u_int += self.tick[k] as f64 / self.period[k].max(tick_p) as f64;
         }
+        // min(ticks, sum n_e) >= w min(1 / T_tick, sum 1 / T_e): a linear bound.
+        let tick_rate = 1.0 / tick_p as f64;
         if self.first_excess > 0 {
-            // min(ticks, sum n_e) >= w min(1 / T_tick, sum 1 / T_e): a linear bound.
             let rate: f64 = (0..active)
                 .filter(|&k| self.first_rel[k])
                 .map(|k| self.inv[k])
                 .sum();
-            u_int += self.first_excess as f64 * rate.min(1.0 / tick_p as f64);
+            u_int += self.first_excess as f64 * rate.min(tick_rate);
+        }
+        if self.pre_cost > 0 {
+            let rate: f64 = (0..active)
+                .filter(|&k| self.pre_flag[k])
+                .map(|k| self.inv[k])
+                .sum();
+            u_int += self.pre_cost as f64 * rate.min(tick_rate);
         }
         Started {
             u_int,
@@ -608,7 +645,29 @@ impl Demand {
         } else {
             0
         };
-        self.sum + self.sum_tick + self.sum_first
+        self.sum_pre = if self.pre_cost > 0 {
+            let rel: i64 = (0..self.active)
+                .filter(|&k| self.pre_flag[k])
+                .map(|k| self.n[k])
+                .sum();
+            rel.min(ticks) as i128 * self.pre_cost as i128
+        } else {
+            0
+        };
+        self.sum + self.sum_tick + self.sum_first + self.sum_pre
+    }
+
+    /// The preemption switches charged in a window `w` (see `pre_flag`), from fresh
+    /// counts.
+    fn pre_charge(&self, w: i64, ticks: i64) -> i128 {
+        if self.pre_cost <= 0 {
+            return 0;
+        }
+        let rel: i64 = (0..self.active)
+            .filter(|&k| self.pre_flag[k])
+            .map(|k| self.counts(k, w, ticks).0)
+            .sum();
+        rel.min(ticks) as i128 * self.pre_cost as i128
     }
 
     /// The first-release excess charged in a window `w` (see `first_excess`), from
@@ -982,6 +1041,8 @@ struct ModeCtx<'a> {
     group_end: &'a [usize],
     /// Entities before the tasks': the tick (index 0), the tickless wake-up, interrupts.
     nf: usize,
+    /// One switch per completion and per preemption ([`SwitchCharge::PerEvent`]).
+    per_event: bool,
 }
 
 /// Index of the tick entity in [`Demand`].
@@ -1003,7 +1064,17 @@ impl<'a> ModeCtx<'a> {
             (&sys.kernel.costs, sys.kernel.task_selection),
             (KernelCosts::Tick(_), TaskSelection::Generic)
         );
-        let const_switch = (!ov || !generic).then(|| (sw1 + switch_at(sys, opts, p.l, 1)).0);
+        let per_event = opts.switch_charge == SwitchCharge::PerEvent;
+        // Per higher-priority job: its completion switch, and with the per-job charge also
+        // the switch into it.
+        let const_switch = (!ov || !generic).then(|| {
+            let out = switch_at(sys, opts, p.l, 1);
+            if per_event {
+                out.0
+            } else {
+                (sw1 + out).0
+            }
+        });
         // The tick itself (and round-robin switches among equal priorities, set per task).
         let every_tick = if partitioned {
             p.tick_base
@@ -1078,6 +1149,9 @@ impl<'a> ModeCtx<'a> {
         if partitioned {
             dem.first_excess = p.tick_first_excess.0;
         }
+        if per_event {
+            dem.pre_cost = sw1.0;
+        }
         // The tasks, in priority order; charges are set per analysed task. In partitioned
         // mode every tick-released task has a tick pseudo-task, whatever its priority
         // (the analysed task's own one is the tick that releases it).
@@ -1109,6 +1183,7 @@ impl<'a> ModeCtx<'a> {
             pos: &p.pos,
             group_end: &p.group_end,
             nf,
+            per_event,
         }
     }
 }
@@ -1146,17 +1221,36 @@ fn analyse_task(
     };
     dem.prev_me = me;
     for (x, &j) in ctx.order.iter().enumerate().take(hp_end).skip(from) {
-        let (work, switch) = if x < hp_end && x != me {
+        let hp = x < hp_end && x != me;
+        let (work, switch) = if hp {
             let o = &sys.tasks[j];
             let sw = ctx.const_switch.unwrap_or_else(|| {
-                (ctx.sw1 + switch_at(sys, opts, p.l, levels_scanned(o.priority, prio))).0
+                let out = switch_at(sys, opts, p.l, levels_scanned(o.priority, prio));
+                if ctx.per_event {
+                    out.0
+                } else {
+                    (ctx.sw1 + out).0
+                }
             });
-            (o.wcet.0, sw)
+            // Per event: a task an interrupt releases preempts on its own (the handler
+            // pends the switch), not at a tick: its preemption switch is per job.
+            let pre = if ctx.per_event && !p.tick_released[j] {
+                ctx.sw1.0
+            } else {
+                0
+            };
+            (o.wcet.0, sw + pre)
         } else {
             (0, 0)
         };
         dem.set(ctx.nf + x, work, switch);
+        dem.pre_flag[ctx.nf + x] = hp && ctx.per_event && p.tick_released[j];
     }
+    // The task's own switch in stays charged per own job (in `c_own`): folding it into
+    // the preemption group would count the task's releases as `ceil((w + J_i) / T_i)`,
+    // which with jitter exceeds the q + 1 jobs of the window, and could then charge more
+    // than two switches per job.
+    dem.pre_flag[ctx.nf + me] = false;
     // Time slicing switches among equal priorities at or above this task's level run in
     // its window too (at most one per tick): audit reproduction r5/33.toml, where t0 and
     // t1 share priority 4 and the rotation between them delayed t2 and t3.
@@ -1382,10 +1476,15 @@ fn breakdown(
                 interference.push(j, ns(n.saturating_mul(work)));
             }
         }
-        let total = dem.sum + dem.sum_tick + dem.sum_first;
+        cs_ps += dem.sum_pre;
+        let total = dem.sum + dem.sum_tick + dem.sum_first + dem.sum_pre;
         (total - work_ps - cs_ps - irq_ps, cs_ps, irq_ps)
     } else {
-        let (mut tick_ps, mut cs_ps, mut irq_ps) = (dem.first_charge(wc, ticks), 0i128, 0i128);
+        let (mut tick_ps, mut cs_ps, mut irq_ps) = (
+            dem.first_charge(wc, ticks),
+            dem.pre_charge(wc, ticks),
+            0i128,
+        );
         for k in 0..dem.active {
             let (tick, switch, work) = (dem.tick[k], dem.switch[k], dem.work[k]);
             if tick == 0 && switch == 0 && work == 0 {
@@ -1760,10 +1859,19 @@ pub fn analyze(sys: &System, opts: &AnalysisOptions) -> Result<AnalysisResult, A
                 .into(),
         );
     }
-    if opts.overheads {
+    if opts.overheads && opts.switch_charge == SwitchCharge::PerJob {
         notes.push(
             "each job is charged two context switches (in, and out down to the idle task \
              for its own job or to the analysed task's level for higher-priority jobs)"
+                .into(),
+        );
+    } else if opts.overheads {
+        notes.push(
+            "context switches as a PendSV-style kernel does them: one per completion (out of \
+             the finished job, down to the analysed task's level) and one per preemption (at \
+             most one per tick that releases a higher-priority task, one per interrupt that \
+             releases one); the task's own job is charged its switch in and its switch out \
+             down to the idle task"
                 .into(),
         );
     } else {

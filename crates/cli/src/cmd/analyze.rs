@@ -3,7 +3,9 @@
 
 use anyhow::Context;
 use latscope_core::Picos;
-use latscope_model::rta::{analyze, analyze_mode, AnalysisOptions, AnalysisResult, TaskResult};
+use latscope_model::rta::{
+    analyze, analyze_mode, AnalysisOptions, AnalysisResult, SwitchCharge, TaskResult,
+};
 use latscope_model::system::{format_exact, TickMode};
 use latscope_model::System;
 use std::io::Write;
@@ -16,6 +18,16 @@ pub enum ModeArg {
     Pessimistic,
     /// Base tick every tick plus one pseudo-task per task with that task's period (seed 001)
     Partitioned,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum SwitchArg {
+    /// One switch per completion and one per preemption, as a PendSV-style kernel
+    /// (FreeRTOS on Cortex-M) does them and the simulator charges them
+    PerEvent,
+    /// Two switches (in and out) per higher-priority job: for kernels whose switch-out
+    /// and switch-in are separate (conservative)
+    PerJob,
 }
 
 #[derive(clap::Args)]
@@ -51,6 +63,9 @@ pub struct Args {
     /// overloaded sets; such a task's WCRT is then reported as unknown)
     #[arg(long)]
     pub stop_at_deadline: bool,
+    /// How context switches are charged
+    #[arg(long, value_enum, default_value = "per-event")]
+    pub switch_charge: SwitchArg,
     /// Print each task's WCRT breakdown (own WCET, interference, tick, switches, ...)
     #[arg(long)]
     pub breakdown: bool,
@@ -74,6 +89,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         overheads: !args.no_overheads,
         tick_release_delay: !args.no_release_delay,
         stop_at_deadline: args.stop_at_deadline,
+        switch_charge: match args.switch_charge {
+            SwitchArg::PerEvent => SwitchCharge::PerEvent,
+            SwitchArg::PerJob => SwitchCharge::PerJob,
+        },
         ..Default::default()
     };
     let res = analyze(&sys, &opts).with_context(|| args.system.display().to_string())?;
