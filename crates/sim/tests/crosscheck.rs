@@ -143,6 +143,7 @@ fn with_overheads_simulation_never_exceeds_rta() {
                 priority: 1,
                 above_kernel: k % 2 == 0,
                 releases: None,
+                offset: Picos::ZERO,
             });
             sys.critical_sections.application = Picos::from_us(rng.gen_range(1..=30));
         }
@@ -227,6 +228,7 @@ fn tickless_simulation_never_exceeds_rta() {
                 priority: 1,
                 above_kernel: false,
                 releases: None,
+                offset: Picos::ZERO,
             });
         }
         let opts = AnalysisOptions::default();

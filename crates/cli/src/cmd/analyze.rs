@@ -116,9 +116,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             mode.name()
         );
     }
+    // Offsets (phases): beside the offset-free bound, the offset-aware worst response of
+    // a deterministic set (simulated feasibility interval), when any task has an offset.
+    let offset_aware = (sys.tasks.iter().any(|t| t.offset != Picos::ZERO))
+        .then(|| latscope_sim::offsets::offset_aware(&sys));
     let to_stdout = args.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
     if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(&res)?;
+        let mut v = serde_json::to_value(&res)?;
+        v["offset_aware"] = serde_json::to_value(&offset_aware)?;
+        let text = serde_json::to_string_pretty(&v)?;
         if to_stdout {
             println!("{text}");
         } else {
@@ -129,12 +135,48 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if !to_stdout {
         let mut out = std::io::stdout().lock();
         print_table(&mut out, &res, args.breakdown)?;
+        if let Some(o) = &offset_aware {
+            print_offsets(&mut out, &res, o)?;
+        }
     }
     Ok(if args.check && !res.schedulable {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The offset-aware result beside the offset-free bound.
+fn print_offsets(
+    out: &mut impl Write,
+    r: &AnalysisResult,
+    o: &latscope_sim::offsets::OffsetAware,
+) -> anyhow::Result<()> {
+    writeln!(out)?;
+    match (o.reason.as_deref(), o.horizon_ns) {
+        (Some(why), _) => writeln!(out, "offsets: no offset-aware result: {why}")?,
+        (None, Some(h)) => {
+            writeln!(
+                out,
+                "offsets: worst response over the simulated feasibility interval (O + 2H = {}), beside the offset-free bound:",
+                t(h)
+            )?;
+            for task in &r.tasks {
+                let Some(x) = o.tasks.iter().find(|x| x.name == task.name) else {
+                    continue;
+                };
+                writeln!(
+                    out,
+                    "  {:<16} {:>14} (offset-free bound {})",
+                    task.name,
+                    opt(x.worst_ns),
+                    opt(task.wcrt_ns)
+                )?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 /// A time for the table: exact when short, else three decimals in a fitting unit
