@@ -719,7 +719,9 @@ impl Demand {
             &self.jterm[..a],
             &self.next[..a],
         );
-        let mut num = base as f64 + self.sum as f64;
+        // The first-release and preemption-switch charges only grow with the window:
+        // at least their values at the last evaluation.
+        let mut num = base as f64 + self.sum as f64 + (self.sum_first + self.sum_pre) as f64;
         let mut den = 1.0f64;
         for k in 0..a {
             if bound[k] <= next {
