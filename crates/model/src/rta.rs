@@ -417,6 +417,10 @@ struct Demand {
     pre_cost: i64,
     /// `pre_cost min(ticks(w), sum_{pre_flag} n_e(w))` at `w_eval`.
     sum_pre: i128,
+    /// `sum_{first_rel} n_e` and `sum_{pre_flag} n_e` over all entities, kept up to date
+    /// with the counts (so an evaluation does not sum them again).
+    first_n: i64,
+    pre_n: i64,
 }
 
 impl Demand {
@@ -444,6 +448,8 @@ impl Demand {
         self.pre_flag.clear();
         self.pre_cost = 0;
         self.sum_pre = 0;
+        self.first_n = 0;
+        self.pre_n = 0;
         self.capped_idx.clear();
         self.attr.clear();
         self.active = 0;
@@ -536,6 +542,32 @@ impl Demand {
         self.sum_tick = 0;
         self.sum_first = 0;
         self.sum_pre = 0;
+        self.first_n = 0;
+        self.pre_n = 0;
+    }
+
+    /// Sets whether entity `k` counts towards the preemption switches (keeping `pre_n`).
+    #[inline]
+    fn set_pre(&mut self, k: usize, flag: bool) {
+        if self.pre_flag[k] != flag {
+            self.pre_flag[k] = flag;
+            self.pre_n += if flag { self.n[k] } else { -self.n[k] };
+        }
+    }
+
+    /// Recomputes `first_n` and `pre_n` from the counts.
+    fn recount_groups(&mut self) {
+        let (mut f, mut p) = (0i64, 0i64);
+        for k in 0..self.n.len() {
+            if self.first_rel[k] {
+                f += self.n[k];
+            }
+            if self.pre_flag[k] {
+                p += self.n[k];
+            }
+        }
+        self.first_n = f;
+        self.pre_n = p;
     }
 
     /// Restores the counts kept by `snapshot` (before a task's `set` calls).
@@ -547,6 +579,7 @@ impl Demand {
             self.ticks = self.snap_ticks;
             self.sum = self.snap_sum;
             self.snap_valid = false;
+            self.recount_groups();
         }
     }
 
@@ -607,25 +640,38 @@ impl Demand {
         let a = self.active;
         let (period, jitter, inv) = (&self.period[..a], &self.jitter[..a], &self.inv[..a]);
         let (cost, n, next) = (&self.cost[..a], &mut self.n[..a], &mut self.next[..a]);
+        let (fr, pf) = (&self.first_rel[..a], &self.pre_flag[..a]);
+        let (mut first_n, mut pre_n) = (self.first_n, self.pre_n);
         let mut sum = self.sum;
         for k in 0..a {
             if w > next[k] {
+                let d;
                 if n[k] > 0 && w.saturating_sub(next[k]) <= period[k] {
                     // Within one period past the boundary: exactly one more release.
                     sum += cost[k] as i128;
                     n[k] += 1;
+                    d = 1;
                     next[k] = next[k].saturating_add(period[k]);
                 } else {
                     // Recount (exact integers).
                     let c = ceil_div_fast(w.saturating_add(jitter[k]), period[k], inv[k]);
                     sum += (c - n[k]) as i128 * cost[k] as i128;
+                    d = c - n[k];
                     n[k] = c;
                     next[k] = (c as i128 * period[k] as i128 - jitter[k] as i128)
                         .clamp(i64::MIN as i128, i64::MAX as i128)
                         as i64;
                 }
+                if fr[k] {
+                    first_n += d;
+                }
+                if pf[k] {
+                    pre_n += d;
+                }
             }
         }
+        self.first_n = first_n;
+        self.pre_n = pre_n;
         self.sum = sum;
         self.w_eval = w;
         self.ticks = ceil_div_fast(w, tick_p, tick_inv);
@@ -636,24 +682,11 @@ impl Demand {
             .filter(|&&k| k < self.active)
             .map(|&k| self.n[k].min(ticks) as i128 * self.tick[k] as i128)
             .sum();
-        self.sum_first = if self.first_excess > 0 {
-            let rel: i64 = (0..self.active)
-                .filter(|&k| self.first_rel[k])
-                .map(|k| self.n[k])
-                .sum();
-            rel.min(ticks) as i128 * self.first_excess as i128
-        } else {
-            0
-        };
-        self.sum_pre = if self.pre_cost > 0 {
-            let rel: i64 = (0..self.active)
-                .filter(|&k| self.pre_flag[k])
-                .map(|k| self.n[k])
-                .sum();
-            rel.min(ticks) as i128 * self.pre_cost as i128
-        } else {
-            0
-        };
+        // Entities past `active` carry no flags in use (the preemption group is the
+        // higher-priority tasks; the first-release group is used in partitioned mode,
+        // where every entity is active).
+        self.sum_first = self.first_n.min(ticks) as i128 * self.first_excess as i128;
+        self.sum_pre = self.pre_n.min(ticks) as i128 * self.pre_cost as i128;
         self.sum + self.sum_tick + self.sum_first + self.sum_pre
     }
 
@@ -1246,13 +1279,13 @@ fn analyse_task(
             (0, 0)
         };
         dem.set(ctx.nf + x, work, switch);
-        dem.pre_flag[ctx.nf + x] = hp && ctx.per_event && p.tick_released[j];
+        dem.set_pre(ctx.nf + x, hp && ctx.per_event && p.tick_released[j]);
     }
     // The task's own switch in stays charged per own job (in `c_own`): folding it into
     // the preemption group would count the task's releases as `ceil((w + J_i) / T_i)`,
     // which with jitter exceeds the q + 1 jobs of the window, and could then charge more
     // than two switches per job.
-    dem.pre_flag[ctx.nf + me] = false;
+    dem.set_pre(ctx.nf + me, false);
     // Time slicing switches among equal priorities at or above this task's level run in
     // its window too (at most one per tick): audit reproduction r5/33.toml, where t0 and
     // t1 share priority 4 and the rotation between them delayed t2 and t3.
