@@ -328,3 +328,51 @@ fn generate_output_rules() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--count"));
 }
+
+/// With task offsets, `analyze` reports the offset-aware worst response (simulated
+/// feasibility interval) beside the offset-free bound, in the table and the JSON; the
+/// existing keys stay.
+#[test]
+fn analyze_reports_the_offset_aware_result() {
+    let d = tempfile::tempdir().unwrap();
+    let text = "[platform]\ncpu_hz = 84_000_000\n[kernel]\ntick_hz = 1000\n\
+                [[task]]\nname = \"H\"\nperiod = \"10ms\"\nwcet = \"4ms\"\npriority = 2\n\
+                [[task]]\nname = \"L\"\nperiod = \"10ms\"\nwcet = \"4ms\"\npriority = 1\n\
+                offset = \"5ms\"\n";
+    let sys = write(d.path(), "o.toml", text);
+    let out = latscope(&["analyze", &sys, "--json", "-"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["kind"], "analyze");
+    assert!(v["tasks"].is_array() && v["tick_modes"].is_object());
+    let o = &v["offset_aware"];
+    assert_eq!(o["method"], "simulated feasibility interval", "{o}");
+    let l = o["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "L")
+        .unwrap();
+    let worst = l["worst_ns"].as_f64().unwrap();
+    let bound = v["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "L")
+        .unwrap()["wcrt_ns"]
+        .as_f64()
+        .unwrap();
+    assert!(worst < 0.6 * bound, "{worst} vs {bound}");
+    let out = latscope(&["analyze", &sys]);
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("offset-free bound"), "{table}");
+    // Without offsets: no offset-aware result (null).
+    let sys = write(d.path(), "n.toml", &text.replace("offset = \"5ms\"\n", ""));
+    let out = latscope(&["analyze", &sys, "--json", "-"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["offset_aware"].is_null());
+}

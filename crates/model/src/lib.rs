@@ -12,5 +12,5 @@ pub mod sensitivity;
 pub mod system;
 
 pub use range::AnalysisError;
-pub use rta::{analyze, AnalysisOptions, AnalysisResult};
+pub use rta::{analyze, AnalysisOptions, AnalysisResult, SwitchCharge};
 pub use system::{System, SystemError};

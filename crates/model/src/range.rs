@@ -164,6 +164,7 @@ pub fn check(sys: &System, opts: &AnalysisOptions) -> Result<(), AnalysisError> 
             "the minimum inter-arrival time",
             x.min_interarrival.0 as i128,
         )?;
+        within(place, "the offset", x.offset.0 as i128)?;
         total += within(
             place,
             "one handler run with its entry and kernel path",

@@ -49,6 +49,22 @@ pub struct AnalysisOptions {
     /// `docs/analysis.md`). The results are identical either way (a property test
     /// checks it); turning it off only makes heavily loaded sets slower.
     pub accelerate: bool,
+    /// How context switches are charged (tick-driven and interrupt-path kernels).
+    pub switch_charge: SwitchCharge,
+}
+
+/// How the analysis charges context switches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SwitchCharge {
+    /// What a PendSV-style kernel does (FreeRTOS on Cortex-M, the simulator): one switch
+    /// per completion (out of the finished task into the next) and one per preemption (a
+    /// tick or interrupt that releases a higher-priority task switches out and in at
+    /// once, however many tasks it releases).
+    #[default]
+    PerEvent,
+    /// The conservative charge: two switches (in and out) per job of every
+    /// higher-priority task, for kernels whose switch-out and switch-in are separate.
+    PerJob,
 }
 
 impl Default for AnalysisOptions {
@@ -60,6 +76,7 @@ impl Default for AnalysisOptions {
             stop_at_deadline: false,
             max_iterations: 2_000_000,
             accelerate: true,
+            switch_charge: SwitchCharge::PerEvent,
         }
     }
 }
@@ -393,6 +410,17 @@ struct Demand {
     first_excess: i64,
     /// That charge at `w_eval`.
     sum_first: i128,
+    /// Per entity: a higher-priority task the tick releases, when one switch is charged
+    /// per preemption (`SwitchCharge::PerEvent`): a tick that releases at least one of
+    /// them causes one preemption switch, `pre_cost` (see `docs/analysis.md`).
+    pre_flag: Vec<bool>,
+    pre_cost: i64,
+    /// `pre_cost min(ticks(w), sum_{pre_flag} n_e(w))` at `w_eval`.
+    sum_pre: i128,
+    /// `sum_{first_rel} n_e` and `sum_{pre_flag} n_e` over all entities, kept up to date
+    /// with the counts (so an evaluation does not sum them again).
+    first_n: i64,
+    pre_n: i64,
 }
 
 impl Demand {
@@ -417,6 +445,11 @@ impl Demand {
         self.first_rel.clear();
         self.first_excess = 0;
         self.sum_first = 0;
+        self.pre_flag.clear();
+        self.pre_cost = 0;
+        self.sum_pre = 0;
+        self.first_n = 0;
+        self.pre_n = 0;
         self.capped_idx.clear();
         self.attr.clear();
         self.active = 0;
@@ -463,6 +496,7 @@ impl Demand {
         self.tick.push(e.tick);
         self.capped.push(capped);
         self.first_rel.push(e.first_rel);
+        self.pre_flag.push(false);
         self.attr.push(e.attr);
         self.work.push(0);
         self.switch.push(0);
@@ -507,6 +541,33 @@ impl Demand {
         self.ticks = 0;
         self.sum_tick = 0;
         self.sum_first = 0;
+        self.sum_pre = 0;
+        self.first_n = 0;
+        self.pre_n = 0;
+    }
+
+    /// Sets whether entity `k` counts towards the preemption switches (keeping `pre_n`).
+    #[inline]
+    fn set_pre(&mut self, k: usize, flag: bool) {
+        if self.pre_flag[k] != flag {
+            self.pre_flag[k] = flag;
+            self.pre_n += if flag { self.n[k] } else { -self.n[k] };
+        }
+    }
+
+    /// Recomputes `first_n` and `pre_n` from the counts.
+    fn recount_groups(&mut self) {
+        let (mut f, mut p) = (0i64, 0i64);
+        for k in 0..self.n.len() {
+            if self.first_rel[k] {
+                f += self.n[k];
+            }
+            if self.pre_flag[k] {
+                p += self.n[k];
+            }
+        }
+        self.first_n = f;
+        self.pre_n = p;
     }
 
     /// Restores the counts kept by `snapshot` (before a task's `set` calls).
@@ -518,6 +579,7 @@ impl Demand {
             self.ticks = self.snap_ticks;
             self.sum = self.snap_sum;
             self.snap_valid = false;
+            self.recount_groups();
         }
     }
 
@@ -531,13 +593,21 @@ impl Demand {
         for &k in self.capped_idx.iter().filter(|&&k| k < active) {
             u_int += self.tick[k] as f64 / self.period[k].max(tick_p) as f64;
         }
+        // min(ticks, sum n_e) >= w min(1 / T_tick, sum 1 / T_e): a linear bound.
+        let tick_rate = 1.0 / tick_p as f64;
         if self.first_excess > 0 {
-            // min(ticks, sum n_e) >= w min(1 / T_tick, sum 1 / T_e): a linear bound.
             let rate: f64 = (0..active)
                 .filter(|&k| self.first_rel[k])
                 .map(|k| self.inv[k])
                 .sum();
-            u_int += self.first_excess as f64 * rate.min(1.0 / tick_p as f64);
+            u_int += self.first_excess as f64 * rate.min(tick_rate);
+        }
+        if self.pre_cost > 0 {
+            let rate: f64 = (0..active)
+                .filter(|&k| self.pre_flag[k])
+                .map(|k| self.inv[k])
+                .sum();
+            u_int += self.pre_cost as f64 * rate.min(tick_rate);
         }
         Started {
             u_int,
@@ -570,25 +640,38 @@ impl Demand {
         let a = self.active;
         let (period, jitter, inv) = (&self.period[..a], &self.jitter[..a], &self.inv[..a]);
         let (cost, n, next) = (&self.cost[..a], &mut self.n[..a], &mut self.next[..a]);
+        let (fr, pf) = (&self.first_rel[..a], &self.pre_flag[..a]);
+        let (mut first_n, mut pre_n) = (self.first_n, self.pre_n);
         let mut sum = self.sum;
         for k in 0..a {
             if w > next[k] {
+                let d;
                 if n[k] > 0 && w.saturating_sub(next[k]) <= period[k] {
                     // Within one period past the boundary: exactly one more release.
                     sum += cost[k] as i128;
                     n[k] += 1;
+                    d = 1;
                     next[k] = next[k].saturating_add(period[k]);
                 } else {
                     // Recount (exact integers).
                     let c = ceil_div_fast(w.saturating_add(jitter[k]), period[k], inv[k]);
                     sum += (c - n[k]) as i128 * cost[k] as i128;
+                    d = c - n[k];
                     n[k] = c;
                     next[k] = (c as i128 * period[k] as i128 - jitter[k] as i128)
                         .clamp(i64::MIN as i128, i64::MAX as i128)
                         as i64;
                 }
+                if fr[k] {
+                    first_n += d;
+                }
+                if pf[k] {
+                    pre_n += d;
+                }
             }
         }
+        self.first_n = first_n;
+        self.pre_n = pre_n;
         self.sum = sum;
         self.w_eval = w;
         self.ticks = ceil_div_fast(w, tick_p, tick_inv);
@@ -599,16 +682,25 @@ impl Demand {
             .filter(|&&k| k < self.active)
             .map(|&k| self.n[k].min(ticks) as i128 * self.tick[k] as i128)
             .sum();
-        self.sum_first = if self.first_excess > 0 {
-            let rel: i64 = (0..self.active)
-                .filter(|&k| self.first_rel[k])
-                .map(|k| self.n[k])
-                .sum();
-            rel.min(ticks) as i128 * self.first_excess as i128
-        } else {
-            0
-        };
-        self.sum + self.sum_tick + self.sum_first
+        // Entities past `active` carry no flags in use (the preemption group is the
+        // higher-priority tasks; the first-release group is used in partitioned mode,
+        // where every entity is active).
+        self.sum_first = self.first_n.min(ticks) as i128 * self.first_excess as i128;
+        self.sum_pre = self.pre_n.min(ticks) as i128 * self.pre_cost as i128;
+        self.sum + self.sum_tick + self.sum_first + self.sum_pre
+    }
+
+    /// The preemption switches charged in a window `w` (see `pre_flag`), from fresh
+    /// counts.
+    fn pre_charge(&self, w: i64, ticks: i64) -> i128 {
+        if self.pre_cost <= 0 {
+            return 0;
+        }
+        let rel: i64 = (0..self.active)
+            .filter(|&k| self.pre_flag[k])
+            .map(|k| self.counts(k, w, ticks).0)
+            .sum();
+        rel.min(ticks) as i128 * self.pre_cost as i128
     }
 
     /// The first-release excess charged in a window `w` (see `first_excess`), from
@@ -660,7 +752,9 @@ impl Demand {
             &self.jterm[..a],
             &self.next[..a],
         );
-        let mut num = base as f64 + self.sum as f64;
+        // The first-release and preemption-switch charges only grow with the window:
+        // at least their values at the last evaluation.
+        let mut num = base as f64 + self.sum as f64 + (self.sum_first + self.sum_pre) as f64;
         let mut den = 1.0f64;
         for k in 0..a {
             if bound[k] <= next {
@@ -982,6 +1076,8 @@ struct ModeCtx<'a> {
     group_end: &'a [usize],
     /// Entities before the tasks': the tick (index 0), the tickless wake-up, interrupts.
     nf: usize,
+    /// One switch per completion and per preemption ([`SwitchCharge::PerEvent`]).
+    per_event: bool,
 }
 
 /// Index of the tick entity in [`Demand`].
@@ -1003,7 +1099,17 @@ impl<'a> ModeCtx<'a> {
             (&sys.kernel.costs, sys.kernel.task_selection),
             (KernelCosts::Tick(_), TaskSelection::Generic)
         );
-        let const_switch = (!ov || !generic).then(|| (sw1 + switch_at(sys, opts, p.l, 1)).0);
+        let per_event = opts.switch_charge == SwitchCharge::PerEvent;
+        // Per higher-priority job: its completion switch, and with the per-job charge also
+        // the switch into it.
+        let const_switch = (!ov || !generic).then(|| {
+            let out = switch_at(sys, opts, p.l, 1);
+            if per_event {
+                out.0
+            } else {
+                (sw1 + out).0
+            }
+        });
         // The tick itself (and round-robin switches among equal priorities, set per task).
         let every_tick = if partitioned {
             p.tick_base
@@ -1078,6 +1184,9 @@ impl<'a> ModeCtx<'a> {
         if partitioned {
             dem.first_excess = p.tick_first_excess.0;
         }
+        if per_event {
+            dem.pre_cost = sw1.0;
+        }
         // The tasks, in priority order; charges are set per analysed task. In partitioned
         // mode every tick-released task has a tick pseudo-task, whatever its priority
         // (the analysed task's own one is the tick that releases it).
@@ -1109,6 +1218,7 @@ impl<'a> ModeCtx<'a> {
             pos: &p.pos,
             group_end: &p.group_end,
             nf,
+            per_event,
         }
     }
 }
@@ -1146,17 +1256,36 @@ fn analyse_task(
     };
     dem.prev_me = me;
     for (x, &j) in ctx.order.iter().enumerate().take(hp_end).skip(from) {
-        let (work, switch) = if x < hp_end && x != me {
+        let hp = x < hp_end && x != me;
+        let (work, switch) = if hp {
             let o = &sys.tasks[j];
             let sw = ctx.const_switch.unwrap_or_else(|| {
-                (ctx.sw1 + switch_at(sys, opts, p.l, levels_scanned(o.priority, prio))).0
+                let out = switch_at(sys, opts, p.l, levels_scanned(o.priority, prio));
+                if ctx.per_event {
+                    out.0
+                } else {
+                    (ctx.sw1 + out).0
+                }
             });
-            (o.wcet.0, sw)
+            // Per event: a task an interrupt releases preempts on its own (the handler
+            // pends the switch), not at a tick: its preemption switch is per job.
+            let pre = if ctx.per_event && !p.tick_released[j] {
+                ctx.sw1.0
+            } else {
+                0
+            };
+            (o.wcet.0, sw + pre)
         } else {
             (0, 0)
         };
         dem.set(ctx.nf + x, work, switch);
+        dem.set_pre(ctx.nf + x, hp && ctx.per_event && p.tick_released[j]);
     }
+    // The task's own switch in stays charged per own job (in `c_own`): folding it into
+    // the preemption group would count the task's releases as `ceil((w + J_i) / T_i)`,
+    // which with jitter exceeds the q + 1 jobs of the window, and could then charge more
+    // than two switches per job.
+    dem.set_pre(ctx.nf + me, false);
     // Time slicing switches among equal priorities at or above this task's level run in
     // its window too (at most one per tick): audit reproduction r5/33.toml, where t0 and
     // t1 share priority 4 and the rotation between them delayed t2 and t3.
@@ -1382,10 +1511,15 @@ fn breakdown(
                 interference.push(j, ns(n.saturating_mul(work)));
             }
         }
-        let total = dem.sum + dem.sum_tick + dem.sum_first;
+        cs_ps += dem.sum_pre;
+        let total = dem.sum + dem.sum_tick + dem.sum_first + dem.sum_pre;
         (total - work_ps - cs_ps - irq_ps, cs_ps, irq_ps)
     } else {
-        let (mut tick_ps, mut cs_ps, mut irq_ps) = (dem.first_charge(wc, ticks), 0i128, 0i128);
+        let (mut tick_ps, mut cs_ps, mut irq_ps) = (
+            dem.first_charge(wc, ticks),
+            dem.pre_charge(wc, ticks),
+            0i128,
+        );
         for k in 0..dem.active {
             let (tick, switch, work) = (dem.tick[k], dem.switch[k], dem.work[k]);
             if tick == 0 && switch == 0 && work == 0 {
@@ -1760,10 +1894,19 @@ pub fn analyze(sys: &System, opts: &AnalysisOptions) -> Result<AnalysisResult, A
                 .into(),
         );
     }
-    if opts.overheads {
+    if opts.overheads && opts.switch_charge == SwitchCharge::PerJob {
         notes.push(
             "each job is charged two context switches (in, and out down to the idle task \
              for its own job or to the analysed task's level for higher-priority jobs)"
+                .into(),
+        );
+    } else if opts.overheads {
+        notes.push(
+            "context switches as a PendSV-style kernel does them: one per completion (out of \
+             the finished job, down to the analysed task's level) and one per preemption (at \
+             most one per tick that releases a higher-priority task, one per interrupt that \
+             releases one); the task's own job is charged its switch in and its switch out \
+             down to the idle task"
                 .into(),
         );
     } else {

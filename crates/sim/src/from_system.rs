@@ -193,14 +193,15 @@ pub fn from_system(sys: &System, o: &FromSystemOptions) -> Result<SimConfig, Fro
         .map(|q| {
             let min = q.min_interarrival;
             let arrival = match o.irq {
+                // The file's offset is the first arrival (a measured phasing replayed).
                 IrqMode::Worst => IrqArrival::Periodic {
                     period: min,
-                    offset: Picos::ZERO,
+                    offset: q.offset,
                 },
                 IrqMode::Random => IrqArrival::Sporadic {
                     min,
                     max: Picos(min.0.saturating_mul(2)),
-                    offset: Picos(rng.gen_range(0..min.0.max(1))),
+                    offset: q.offset + Picos(rng.gen_range(0..min.0.max(1))),
                 },
             };
             SimIrq {

@@ -5,11 +5,13 @@
 //! * [`config`]: the engine's flat input ([`SimConfig`]), filled from the shared system
 //!   description by [`from_system`];
 //! * [`engine`]: the event loop ([`Sim`]);
-//! * [`report`]: the results (`--json`).
+//! * [`report`]: the results (`--json`);
+//! * [`offsets`]: the offset-aware worst responses of a deterministic set.
 
 pub mod config;
 pub mod engine;
 pub mod from_system;
+pub mod offsets;
 pub mod report;
 
 pub use config::{

@@ -8,6 +8,8 @@
 //!   periods off the tick grid and both task-selection modes: no simulated response
 //!   exceeds the analysed WCRT (both tick accounting modes); a third of these sets also
 //!   have an interrupt and an application interrupts-disabled section;
+//! * the analysis charges one switch per completion and per preemption, as the simulator
+//!   (a PendSV-style kernel) does, and is never above the two-switch-per-job charge;
 //! * the same with a piecewise tick cost (first, further and last release) in half the
 //!   sets;
 //! * with tickless idle (sleep states with margin 0 to 2 ticks, interrupts in a third of
@@ -141,13 +143,23 @@ fn with_overheads_simulation_never_exceeds_rta() {
                 priority: 1,
                 above_kernel: k % 2 == 0,
                 releases: None,
+                offset: Picos::ZERO,
             });
             sys.critical_sections.application = Picos::from_us(rng.gen_range(1..=30));
         }
         let opts = AnalysisOptions::default();
+        let per_job = AnalysisOptions {
+            switch_charge: latscope_model::SwitchCharge::PerJob,
+            ..Default::default()
+        };
         let rep = simulate(&sys, k as u64);
         for mode in [TickMode::Partitioned, TickMode::Pessimistic] {
-            for a in analyze_mode(&sys, &opts, mode).unwrap() {
+            let two = analyze_mode(&sys, &per_job, mode).unwrap();
+            for (a, b) in analyze_mode(&sys, &opts, mode).unwrap().iter().zip(&two) {
+                // One switch per event is never above two per job.
+                if let (Some(x), Some(y)) = (a.wcrt_ps, b.wcrt_ps) {
+                    assert!(x <= y, "set {k} ({mode:?}) task {}: {x} > {y}", a.name);
+                }
                 let s = rep.tasks.iter().find(|t| t.name == a.name).expect("task");
                 let (Some(w), Some(m)) = (a.wcrt_ps, s.max_response_ns) else {
                     continue;
@@ -216,6 +228,7 @@ fn tickless_simulation_never_exceeds_rta() {
                 priority: 1,
                 above_kernel: false,
                 releases: None,
+                offset: Picos::ZERO,
             });
         }
         let opts = AnalysisOptions::default();

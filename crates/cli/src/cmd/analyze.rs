@@ -4,7 +4,9 @@
 use super::analyze_margins;
 use anyhow::Context;
 use latscope_core::Picos;
-use latscope_model::rta::{analyze, analyze_mode, AnalysisOptions, AnalysisResult, TaskResult};
+use latscope_model::rta::{
+    analyze, analyze_mode, AnalysisOptions, AnalysisResult, SwitchCharge, TaskResult,
+};
 use latscope_model::system::{format_exact, TickMode};
 use latscope_model::System;
 use std::io::Write;
@@ -17,6 +19,16 @@ pub enum ModeArg {
     Pessimistic,
     /// Base tick every tick plus one pseudo-task per task with that task's period (seed 001)
     Partitioned,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum SwitchArg {
+    /// One switch per completion and one per preemption, as a PendSV-style kernel
+    /// (FreeRTOS on Cortex-M) does them and the simulator charges them
+    PerEvent,
+    /// Two switches (in and out) per higher-priority job: for kernels whose switch-out
+    /// and switch-in are separate (conservative)
+    PerJob,
 }
 
 #[derive(clap::Args)]
@@ -54,6 +66,9 @@ pub struct Args {
     /// overloaded sets; such a task's WCRT is then reported as unknown)
     #[arg(long)]
     pub stop_at_deadline: bool,
+    /// How context switches are charged
+    #[arg(long, value_enum, default_value = "per-event")]
+    pub switch_charge: SwitchArg,
     /// Print each task's WCRT breakdown (own WCET, interference, tick, switches, ...)
     #[arg(long)]
     pub breakdown: bool,
@@ -91,6 +106,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         overheads: !args.no_overheads,
         tick_release_delay: !args.no_release_delay,
         stop_at_deadline: args.stop_at_deadline,
+        switch_charge: match args.switch_charge {
+            SwitchArg::PerEvent => SwitchCharge::PerEvent,
+            SwitchArg::PerJob => SwitchCharge::PerJob,
+        },
         ..Default::default()
     };
     let res = analyze(&sys, &opts).with_context(|| args.system.display().to_string())?;
@@ -136,9 +155,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         None
     };
+    // Offsets (phases): beside the offset-free bound, the offset-aware worst response of
+    // a deterministic set (simulated feasibility interval), when any task has an offset.
+    let offset_aware = (sys.tasks.iter().any(|t| t.offset != Picos::ZERO))
+        .then(|| latscope_sim::offsets::offset_aware(&sys));
     let to_stdout = args.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
     if let Some(path) = &args.json {
         let mut value = serde_json::to_value(&res)?;
+        value["offset_aware"] = serde_json::to_value(&offset_aware)?;
         if let (Some(m), Some(obj)) = (&margins, value.as_object_mut()) {
             obj.insert("sensitivity".into(), serde_json::to_value(m)?);
         }
@@ -163,6 +187,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         if let Some(a) = &assignment {
             analyze_margins::print_assignment(&mut out, a)?;
         }
+        if let Some(o) = &offset_aware {
+            print_offsets(&mut out, &res, o)?;
+        }
     }
     if let (true, Some(a)) = (args.write, &assignment) {
         analyze_margins::write_priorities(&args.system, &sys, a)?;
@@ -175,6 +202,39 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The offset-aware result beside the offset-free bound.
+fn print_offsets(
+    out: &mut impl Write,
+    r: &AnalysisResult,
+    o: &latscope_sim::offsets::OffsetAware,
+) -> anyhow::Result<()> {
+    writeln!(out)?;
+    match (o.reason.as_deref(), o.horizon_ns) {
+        (Some(why), _) => writeln!(out, "offsets: no offset-aware result: {why}")?,
+        (None, Some(h)) => {
+            writeln!(
+                out,
+                "offsets: worst response over the simulated feasibility interval (O + 2H = {}), beside the offset-free bound:",
+                t(h)
+            )?;
+            for task in &r.tasks {
+                let Some(x) = o.tasks.iter().find(|x| x.name == task.name) else {
+                    continue;
+                };
+                writeln!(
+                    out,
+                    "  {:<16} {:>14} (offset-free bound {})",
+                    task.name,
+                    opt(x.worst_ns),
+                    opt(task.wcrt_ns)
+                )?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 /// A time for the table: exact when short, else three decimals in a fitting unit

@@ -233,6 +233,9 @@ pub struct Interrupt {
     pub above_kernel: bool,
     /// The task this handler releases (index into [`System::tasks`]).
     pub releases: Option<usize>,
+    /// First arrival (phase) in the simulator's periodic worst mode, to replay a
+    /// measured phasing; the offset-free analysis does not depend on it.
+    pub offset: Picos,
 }
 
 /// Longest interrupts-disabled sections.

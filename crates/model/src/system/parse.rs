@@ -476,7 +476,9 @@ fn build_interrupts(
             }
             None => None,
         };
+        let offset = ctx.opt_dur(&r.offset, &label, "offset", hz)?;
         interrupts.push(Interrupt {
+            offset,
             name,
             min_interarrival,
             wcet,

@@ -160,6 +160,8 @@ pub(super) struct RawInterrupt {
     pub(super) above_kernel: Option<bool>,
     #[serde(default)]
     pub(super) releases: Option<Spanned<String>>,
+    #[serde(default)]
+    pub(super) offset: Option<SDur>,
 }
 
 #[derive(Deserialize)]

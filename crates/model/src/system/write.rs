@@ -185,6 +185,9 @@ impl System {
                 it.insert("wcet".into(), d(i.wcet));
                 it.insert("priority".into(), V::Integer(i.priority as i64));
                 it.insert("above_kernel".into(), V::Boolean(i.above_kernel));
+                if i.offset != Picos::ZERO {
+                    it.insert("offset".into(), d(i.offset));
+                }
                 if let Some(r) = i.releases {
                     it.insert("releases".into(), V::String(self.tasks[r].name.clone()));
                 }
