@@ -614,7 +614,9 @@ fn read_impl<R: Read + Seek>(r: R, file: &str, opts: &Options) -> Result<Capture
     }
     // exact either way; a whole number of ps per sample (every rate dividing 1 THz) needs
     // no 128-bit division per edge (the span check above bounds idx × step)
-    let step = (PS_PER_S as u64 % rate == 0).then(|| (PS_PER_S as u64 / rate) as i64);
+    let step = (PS_PER_S as u64)
+        .is_multiple_of(rate)
+        .then(|| (PS_PER_S as u64 / rate) as i64);
     let to_ps = |idx: u64| -> Picos {
         match step {
             Some(st) => Picos((idx as i64).saturating_mul(st)),
