@@ -470,3 +470,22 @@ fn merge_refuses_different_sample_rates() {
     let m = import::open_merged(&same, &Options::default()).unwrap();
     assert_eq!(m.capture.samplerate_hz, Some(1_000_000));
 }
+
+#[test]
+fn csv_quoted_separators_in_names_and_fields() {
+    // Saleae-style header whose channel name holds the separator, quoted values
+    let csv = "Time [s],\"Clock, main\",\"D;1\"\n0.000000,\"0\",1\n0.000002,\"1\",1\n0.000005,\"0\",0\n0.000009,\"1\",0\n";
+    let c = import::read_bytes(csv.as_bytes(), "q.csv", &Options::default()).unwrap();
+    let names: Vec<_> = c.channels.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["Clock, main", "D;1"]);
+    assert_eq!(
+        c.channels[0].edges,
+        vec![Picos::from_us(2), Picos::from_us(5), Picos::from_us(9)]
+    );
+    assert_eq!(c.channels[1].edges, vec![Picos::from_us(5)]);
+    // semicolon-separated with a quoted comma
+    let csv = "time_us;\"a,b\"\n0;0\n3;1\n";
+    let c = import::read_bytes(csv.as_bytes(), "s.csv", &Options::default()).unwrap();
+    assert_eq!(c.channels[0].name, "a,b");
+    assert_eq!(c.channels[0].edges, vec![Picos::from_us(3)]);
+}

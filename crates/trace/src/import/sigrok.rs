@@ -612,8 +612,18 @@ fn read_impl<R: Read + Seek>(r: R, file: &str, opts: &Options) -> Result<Capture
             ),
         ));
     }
+    // exact either way; a whole number of ps per sample (every rate dividing 1 THz) needs
+    // no 128-bit division per edge (the span check above bounds idx × step)
+    let step = (PS_PER_S as u64)
+        .is_multiple_of(rate)
+        .then(|| (PS_PER_S as u64 / rate) as i64);
     let to_ps = |idx: u64| -> Picos {
-        Picos((idx as i128 * PS_PER_S as i128 / rate as i128).min(i64::MAX as i128) as i64)
+        match step {
+            Some(st) => Picos((idx as i64).saturating_mul(st)),
+            None => {
+                Picos((idx as i128 * PS_PER_S as i128 / rate as i128).min(i64::MAX as i128) as i64)
+            }
+        }
     };
     let first = dec.first.unwrap_or(0);
     let mut probes = m.probes.clone();

@@ -57,24 +57,53 @@ pub fn parse_scaled(s: &str, scale_exp: i32) -> Option<i64> {
     Some(v as i64)
 }
 
-/// Splits a CSV line on the separator, trimming spaces and surrounding quotes.
+/// Splits a CSV line on the separator, trimming spaces and surrounding quotes. Quoting
+/// follows RFC 4180: a separator inside a quoted field is part of the field (`"a,b",1` is
+/// two fields). A doubled quote inside a quoted field stays doubled (fields are borrowed
+/// from the line; channel names and numbers never need it).
 pub fn split<'a>(line: &'a str, sep: char, out: &mut Vec<&'a str>) {
     out.clear();
-    for f in line.split(sep) {
-        let f = f.trim();
-        let f = f
-            .strip_prefix('"')
-            .and_then(|x| x.strip_suffix('"'))
-            .unwrap_or(f);
-        out.push(f.trim());
+    if !sep.is_ascii() {
+        out.extend(line.split(sep).map(unquote));
+        return;
     }
+    let b = line.as_bytes();
+    // separators are ASCII (`,` `;` tab), so byte positions are char boundaries
+    let sepb = sep as u32 as u8;
+    let mut start = 0usize;
+    let mut quoted = false;
+    for (i, &c) in b.iter().enumerate() {
+        if c == b'"' {
+            quoted = !quoted;
+        } else if c == sepb && !quoted {
+            out.push(unquote(&line[start..i]));
+            start = i + 1;
+        }
+    }
+    out.push(unquote(&line[start..]));
 }
 
-/// The separator of a CSV header: `,`, `;` or tab, whichever occurs most.
+fn unquote(f: &str) -> &str {
+    let f = f.trim();
+    f.strip_prefix('"')
+        .and_then(|x| x.strip_suffix('"'))
+        .unwrap_or(f)
+        .trim()
+}
+
+/// The separator of a CSV header: `,`, `;` or tab, whichever occurs most outside quotes.
 pub fn sniff_sep(line: &str) -> char {
-    let c = line.matches(',').count();
-    let s = line.matches(';').count();
-    let t = line.matches('\t').count();
+    let (mut c, mut s, mut t) = (0usize, 0usize, 0usize);
+    let mut quoted = false;
+    for ch in line.chars() {
+        match ch {
+            '"' => quoted = !quoted,
+            ',' if !quoted => c += 1,
+            ';' if !quoted => s += 1,
+            '\t' if !quoted => t += 1,
+            _ => {}
+        }
+    }
     if t > c && t >= s {
         '\t'
     } else if s > c {
@@ -192,6 +221,18 @@ mod tests {
             Some(1_000_000_000_000)
         );
         assert!(parse_iso8601_ps("2024-13-01T00:00:00Z").is_none());
+    }
+
+    #[test]
+    fn quoted_separators_stay_in_their_field() {
+        let mut f = Vec::new();
+        split("\"Time [s]\",\"Clock, main\",\"a;b\", 1 ", ',', &mut f);
+        assert_eq!(f, ["Time [s]", "Clock, main", "a;b", "1"]);
+        assert_eq!(sniff_sep("\"a,b,c\";x;y"), ';');
+        split("0.5;1;0", ';', &mut f);
+        assert_eq!(f, ["0.5", "1", "0"]);
+        split("", ',', &mut f);
+        assert_eq!(f, [""]);
     }
 
     #[test]
