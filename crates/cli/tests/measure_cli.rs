@@ -467,3 +467,45 @@ fn measure_compare_gates_on_threshold() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
     }
 }
+
+#[test]
+fn measure_probe_idle_reports_the_measured_idle_state_cost() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("p.json");
+    let out = latscope(&[
+        "measure",
+        "--loops",
+        "50",
+        "--cpus",
+        "0",
+        "--allow-fallback",
+        "--probe-idle",
+        "-q",
+        "--json",
+        s(&json),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = read_json(&json);
+    let items = v["environment"]["items"].as_array().unwrap();
+    let it = items
+        .iter()
+        .find(|i| i["name"] == "idle_state_cost")
+        .expect("idle_state_cost item");
+    let value = it["value"].as_str().unwrap();
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    if root && std::path::Path::new("/dev/cpu_dma_latency").exists() {
+        assert!(it["status"] == "ok" || it["status"] == "warn", "{it}");
+        assert!(
+            value.contains("with idle states forbidden (PM QoS 0 us)"),
+            "{value}"
+        );
+    } else {
+        assert_eq!(it["status"], "unknown", "{it}");
+        assert!(value.starts_with("not measured: "), "{value}");
+    }
+}

@@ -6,6 +6,7 @@
 //! * [`env`]: the environment diagnosis, read from a root directory (fixtures in tests);
 //! * [`ftrace`]: spike attribution from kernel tracepoints;
 //! * [`merge`]: results merged from their JSON (`--append`);
+//! * [`idlecost`]: the idle states' cost measured with and without a PM QoS hold;
 //! * [`load`]: built-in background load and the PM QoS hold;
 //! * [`samples`]: raw samples through a lock-free ring to a writer thread;
 //! * [`outfile`]: outputs written to a temporary file and renamed when complete;
@@ -24,6 +25,7 @@ pub mod engine;
 pub mod env;
 pub mod ftrace;
 pub mod gate;
+pub mod idlecost;
 pub mod load;
 pub mod merge;
 pub mod outfile;

@@ -45,6 +45,9 @@ pub struct Plan {
     pub rounds: Option<usize>,
     /// Trace what delayed every sample above this latency (ns).
     pub trace_above_ns: Option<i64>,
+    /// Measure the idle states' cost first (two short runs, without and with a PM QoS
+    /// hold of 0 µs).
+    pub probe_idle: bool,
 }
 
 impl Plan {
@@ -60,6 +63,7 @@ impl Plan {
             sweep_text: None,
             rounds: None,
             trace_above_ns: None,
+            probe_idle: false,
         }
     }
 
@@ -201,6 +205,28 @@ pub fn prepare(plan: &Plan) -> Result<Prepared, MeasureError> {
     Ok(Prepared { effective, items })
 }
 
+/// Two short runs, without and with a PM QoS hold of 0 µs: (p50 free, p50 held).
+fn probe_idle(plan: &Plan, prep: &Prepared, stop: &Arc<AtomicBool>) -> Result<(i64, i64), String> {
+    let mut ps = plan.settings.clone();
+    ps.stop = Stop::Duration(crate::idlecost::PROBE_NS.max(2 * ps.interval_ns));
+    let mut none: Vec<Option<engine::SampleProducer>> = ps.cpus.iter().map(|_| None).collect();
+    let mut p50 = |label: &str| -> Result<i64, String> {
+        let r = engine::run_phase(&ps, &prep.effective, 0, stop, &mut none, &mut |_| {})
+            .map_err(|e| format!("{label} probe run failed: {e}"))?;
+        let st = output::merged_stats(&r.cpus);
+        if st.count == 0 {
+            return Err(format!("{label} probe run took no sample"));
+        }
+        Ok(st.p50_ns)
+    };
+    let free = p50("first")?;
+    let hold =
+        PmQosHold::hold(&plan.root.join("dev/cpu_dma_latency"), 0).map_err(|e| e.to_string())?;
+    let held = p50("second");
+    drop(hold);
+    Ok((free, held?))
+}
+
 /// The finished session.
 #[derive(Debug)]
 pub struct Outcome {
@@ -284,6 +310,11 @@ pub fn execute(
         }
     };
 
+    let idle_item = if plan.probe_idle && !stop.load(Ordering::SeqCst) {
+        Some(crate::idlecost::item(probe_idle(plan, prep, stop)))
+    } else {
+        None
+    };
     let before = Snapshot::take(&plan.root);
     let rivals = crate::rivals::RivalScan::start(
         plan.root.join("proc"),
@@ -483,6 +514,9 @@ pub fn execute(
         env::clk_tck(),
     ));
 
+    if let Some(it) = idle_item {
+        items.push(it);
+    }
     if let Some(it) = rival_item {
         items.push(it);
     }

@@ -136,6 +136,12 @@ pub struct Args {
     #[arg(long, value_name = "LATENCY")]
     trace_above: Option<String>,
 
+    /// Before the run, measure what the idle states cost a wake-up: two runs of 0.3 s,
+    /// the second while a PM QoS request of 0 us (held only for those 0.3 s, a
+    /// machine-wide effect) forbids idle states; reported as `idle_state_cost`
+    #[arg(long)]
+    probe_idle: bool,
+
     /// Split the run into N rounds (the duration or loop count is shared among them)
     /// and keep each round's summary in the JSON (`rounds`): `latscope compare` then
     /// judges a difference against the spread between rounds. 10 is a good start
@@ -223,6 +229,7 @@ fn build_plan(a: &Args) -> anyhow::Result<Plan> {
     let mut plan = Plan::new(s);
     plan.root = a.sysroot.clone();
     plan.rounds = a.rounds;
+    plan.probe_idle = a.probe_idle;
     if let Some(t) = &a.trace_above {
         plan.trace_above_ns = Some(settings::parse_positive_ns("--trace-above", t)?);
     }
