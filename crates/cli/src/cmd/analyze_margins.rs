@@ -181,3 +181,32 @@ pub fn write_priorities(path: &Path, sys: &System, a: &Assignment) -> anyhow::Re
     written?;
     Ok(())
 }
+
+/// With `--breakdown`: where a task's blocking comes from (the critical sections of the
+/// resources, and the file's own `blocking` or interrupts-disabled sections).
+pub fn print_blocking_from(
+    out: &mut impl Write,
+    a: &latscope_model::rta::TaskResult,
+) -> anyhow::Result<()> {
+    if a.blocking_from.is_empty() {
+        return Ok(());
+    }
+    let t = |ns: f64| format_exact(Picos((ns * 1000.0).round() as i64));
+    let computed: f64 = a.blocking_from.iter().map(|b| b.duration_ns).sum();
+    let mut parts: Vec<String> = a
+        .blocking_from
+        .iter()
+        .map(|b| format!("{} holding {} {}", b.task, b.resource, t(b.duration_ns)))
+        .collect();
+    let given = a.blocking_ns - computed;
+    if given > 0.0005 {
+        parts.push(format!("given {}", t(given)));
+    }
+    writeln!(
+        out,
+        "    blocking {} = {}",
+        t(a.blocking_ns),
+        parts.join(" + ")
+    )?;
+    Ok(())
+}
