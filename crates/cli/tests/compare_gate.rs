@@ -281,3 +281,56 @@ fn runs_that_measured_different_things_are_refused() {
         assert_ne!(forced.status.code(), Some(2), "{name}: --force compares");
     }
 }
+
+#[test]
+fn append_gathers_interleaved_rounds() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("a.json");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "measure",
+            "--allow-fallback",
+            "-q",
+            "--cpus",
+            "0",
+            "--interval",
+            "500us",
+            "--loops",
+            "20",
+            "--rounds",
+            "2",
+            "--append",
+            "--json",
+            s(&p),
+        ];
+        args.extend_from_slice(extra);
+        latscope(&args)
+    };
+    assert!(run(&[]).status.success());
+    let first: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+    assert!(run(&[]).status.success());
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+    let errs = latscope_measure::schema::check(&schema(), &v);
+    assert!(errs.is_empty(), "{errs:#?}");
+    let rounds = v["rounds"].as_array().unwrap();
+    assert_eq!(rounds.len(), 4);
+    assert_eq!(v["settings"]["rounds"], 4);
+    assert_eq!(&rounds[..2], first["rounds"].as_array().unwrap().as_slice());
+    let sum: u64 = rounds.iter().map(|r| r["count"].as_u64().unwrap()).sum();
+    assert_eq!(sum, v["total"]["count"].as_u64().unwrap());
+    let hsum: u64 = v["total"]["histogram"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(hsum, sum);
+    let max = rounds.iter().map(|r| r["max_ns"].as_i64().unwrap()).max();
+    assert_eq!(max, v["total"]["max_ns"].as_i64());
+    // A run of another kind is refused before measuring; the file stays as it was.
+    let before = std::fs::read(&p).unwrap();
+    let out = run(&["--mode", "timerfd"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("mode"));
+    assert_eq!(std::fs::read(&p).unwrap(), before);
+}

@@ -4,6 +4,8 @@
 //!   sweeps);
 //! * [`engine`]: the pinned, locked, allocation-free measuring threads;
 //! * [`env`]: the environment diagnosis, read from a root directory (fixtures in tests);
+//! * [`ftrace`]: spike attribution from kernel tracepoints;
+//! * [`merge`]: results merged from their JSON (`--append`);
 //! * [`load`]: built-in background load and the PM QoS hold;
 //! * [`samples`]: raw samples through a lock-free ring to a writer thread;
 //! * [`outfile`]: outputs written to a temporary file and renamed when complete;
@@ -18,8 +20,10 @@
 pub mod compare;
 pub mod engine;
 pub mod env;
+pub mod ftrace;
 pub mod gate;
 pub mod load;
+pub mod merge;
 pub mod outfile;
 pub mod output;
 pub mod samples;

@@ -42,6 +42,8 @@ pub struct Plan {
     /// Split the run into this many rounds (the duration or loop count is shared), each
     /// summarised on its own so that `compare` can judge the spread between rounds.
     pub rounds: Option<usize>,
+    /// Trace what delayed every sample above this latency (ns).
+    pub trace_above_ns: Option<i64>,
 }
 
 impl Plan {
@@ -56,6 +58,7 @@ impl Plan {
             samples: None,
             sweep_text: None,
             rounds: None,
+            trace_above_ns: None,
         }
     }
 
@@ -461,6 +464,7 @@ pub fn execute(
         memory_lock_detail: memlock.detail,
         cyclictest_histogram_us: s.us_bins,
         rounds: plan.rounds,
+        trace_above_ns: plan.trace_above_ns,
     };
 
     let mut compare = None;
@@ -533,6 +537,7 @@ pub fn execute(
         cpus,
         sweep,
         rounds,
+        spikes: None,
         compare,
         samples: plan.samples.as_ref().map(|(p, f)| SamplesJson {
             path: p.display().to_string(),

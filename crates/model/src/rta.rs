@@ -308,6 +308,9 @@ struct Entity {
     work: i64,
     switch: i64,
     tick: i64,
+    /// A task the tick releases, in partitioned mode: its releases count towards the
+    /// ticks that release at least one task, which pay the tick's first-release excess.
+    first_rel: bool,
     attr: Attr,
 }
 
@@ -390,6 +393,14 @@ struct Demand {
     first: i128,
     /// Position of the last analysed task.
     prev_me: usize,
+    /// Per entity: whether it is a tick-released task (see [`Entity::first_rel`]).
+    first_rel: Vec<bool>,
+    /// The tick's first-release excess `X` (piecewise tick cost, partitioned mode),
+    /// charged once per tick that releases at least one task:
+    /// `X min(ticks(w), sum_{first_rel} n_e(w))`.
+    first_excess: i64,
+    /// That charge at `w_eval`.
+    sum_first: i128,
 }
 
 impl Demand {
@@ -411,6 +422,9 @@ impl Demand {
             v.clear();
         }
         self.capped.clear();
+        self.first_rel.clear();
+        self.first_excess = 0;
+        self.sum_first = 0;
         self.capped_idx.clear();
         self.attr.clear();
         self.active = 0;
@@ -456,6 +470,7 @@ impl Demand {
         self.jitter.push(e.jitter);
         self.tick.push(e.tick);
         self.capped.push(capped);
+        self.first_rel.push(e.first_rel);
         self.attr.push(e.attr);
         self.work.push(0);
         self.switch.push(0);
@@ -499,6 +514,7 @@ impl Demand {
         self.w_eval = i64::MIN;
         self.ticks = 0;
         self.sum_tick = 0;
+        self.sum_first = 0;
     }
 
     /// Restores the counts kept by `snapshot` (before a task's `set` calls).
@@ -522,6 +538,14 @@ impl Demand {
         let jitter_work: f64 = self.jterm[..active].iter().sum();
         for &k in self.capped_idx.iter().filter(|&&k| k < active) {
             u_int += self.tick[k] as f64 / self.period[k].max(tick_p) as f64;
+        }
+        if self.first_excess > 0 {
+            // min(ticks, sum n_e) >= w min(1 / T_tick, sum 1 / T_e): a linear bound.
+            let rate: f64 = (0..active)
+                .filter(|&k| self.first_rel[k])
+                .map(|k| self.inv[k])
+                .sum();
+            u_int += self.first_excess as f64 * rate.min(1.0 / tick_p as f64);
         }
         Started {
             u_int,
@@ -583,7 +607,29 @@ impl Demand {
             .filter(|&&k| k < self.active)
             .map(|&k| self.n[k].min(ticks) as i128 * self.tick[k] as i128)
             .sum();
-        self.sum + self.sum_tick
+        self.sum_first = if self.first_excess > 0 {
+            let rel: i64 = (0..self.active)
+                .filter(|&k| self.first_rel[k])
+                .map(|k| self.n[k])
+                .sum();
+            rel.min(ticks) as i128 * self.first_excess as i128
+        } else {
+            0
+        };
+        self.sum + self.sum_tick + self.sum_first
+    }
+
+    /// The first-release excess charged in a window `w` (see `first_excess`), from
+    /// fresh counts.
+    fn first_charge(&self, w: i64, ticks: i64) -> i128 {
+        if self.first_excess <= 0 {
+            return 0;
+        }
+        let rel: i64 = (0..self.active)
+            .filter(|&k| self.first_rel[k])
+            .map(|k| self.counts(k, w, ticks).0)
+            .sum();
+        rel.min(ticks) as i128 * self.first_excess as i128
     }
 
     /// Releases of entity `k` in a window `w`, and its tick-charged releases (a tick
@@ -669,6 +715,9 @@ struct Prep {
     tick_released: Vec<bool>,
     tick_base: Picos,
     tick_per_release: Picos,
+    /// The piecewise tick's excess over `tick_base + r tick_per_release` on a tick that
+    /// releases at least one task (`TickCosts::first_release_excess`).
+    tick_first_excess: Picos,
     tick_pessimistic: Picos,
     blocking_cs: Picos,
     /// Blocking computed from the resources, per task, and its parts.
@@ -776,17 +825,23 @@ fn prepare(sys: &System, opts: &AnalysisOptions) -> Prep {
         .map(|t| t.released_by.is_none())
         .collect();
     let n_rel = tick_released.iter().filter(|&&b| b).count() as u32;
-    let (tick_base, tick_per_release, tick_pessimistic) = if !ov {
-        (Picos::ZERO, Picos::ZERO, Picos::ZERO)
+    let (tick_base, tick_per_release, tick_first_excess, tick_pessimistic) = if !ov {
+        (Picos::ZERO, Picos::ZERO, Picos::ZERO, Picos::ZERO)
     } else {
         match &sys.kernel.costs {
-            KernelCosts::Tick(c) => (l + c.tick_base, c.tick_per_release, l + c.tick_cost(n_rel)),
+            KernelCosts::Tick(c) => (
+                l + c.tick_base,
+                c.tick_per_release,
+                c.first_release_excess(),
+                l + c.worst_tick_cost(n_rel),
+            ),
             KernelCosts::Listscan(c) => (
                 l + c.scheduler_run(n, &[]),
                 c.insertion_cost(n_rel.saturating_sub(1)),
+                Picos::ZERO,
                 l + c.worst_scheduler_run(n, n_rel),
             ),
-            KernelCosts::Irqpath(c) => (l + c.tick, Picos::ZERO, l + c.tick),
+            KernelCosts::Irqpath(c) => (l + c.tick, Picos::ZERO, Picos::ZERO, l + c.tick),
         }
     };
     let max_wake = sys
@@ -898,6 +953,7 @@ fn prepare(sys: &System, opts: &AnalysisOptions) -> Prep {
         tick_released,
         tick_base,
         tick_per_release,
+        tick_first_excess,
         tick_pessimistic,
         blocking_cs,
         res_blocking: res.tasks.iter().map(|b| b.total.0).collect(),
@@ -988,6 +1044,7 @@ impl<'a> ModeCtx<'a> {
                 work: 0,
                 switch: 0,
                 tick: every_tick.0,
+                first_rel: false,
                 attr: Attr::Tick,
             },
             tick_p,
@@ -1021,6 +1078,7 @@ impl<'a> ModeCtx<'a> {
                     work: 0,
                     switch: wake_switch.0,
                     tick: p.tick_pessimistic.0,
+                    first_rel: false,
                     attr: Attr::Tick,
                 },
                 tick_p,
@@ -1037,6 +1095,7 @@ impl<'a> ModeCtx<'a> {
                     work: (x.wcet + p.l + p.irq_path).0,
                     switch: 0,
                     tick: 0,
+                    first_rel: false,
                     attr: Attr::Interrupt,
                 },
                 tick_p,
@@ -1052,12 +1111,16 @@ impl<'a> ModeCtx<'a> {
                     work: 0,
                     switch: 0,
                     tick: every_tick.0,
+                    first_rel: false,
                     attr: Attr::Tick,
                 },
                 tick_p,
             );
         }
         let nf = dem.period.len();
+        if partitioned {
+            dem.first_excess = p.tick_first_excess.0;
+        }
         // The tasks, in priority order; charges are set per analysed task. In partitioned
         // mode every tick-released task has a tick pseudo-task, whatever its priority
         // (the analysed task's own one is the tick that releases it).
@@ -1073,6 +1136,7 @@ impl<'a> ModeCtx<'a> {
                     } else {
                         0
                     },
+                    first_rel: partitioned && p.tick_released[j],
                     attr: Attr::Task(j),
                 },
                 tick_p,
@@ -1363,10 +1427,10 @@ fn breakdown(
                 interference.push(j, ns(n.saturating_mul(work)));
             }
         }
-        let total = dem.sum + dem.sum_tick;
+        let total = dem.sum + dem.sum_tick + dem.sum_first;
         (total - work_ps - cs_ps - irq_ps, cs_ps, irq_ps)
     } else {
-        let (mut tick_ps, mut cs_ps, mut irq_ps) = (0i128, 0i128, 0i128);
+        let (mut tick_ps, mut cs_ps, mut irq_ps) = (dem.first_charge(wc, ticks), 0i128, 0i128);
         for k in 0..dem.active {
             let (tick, switch, work) = (dem.tick[k], dem.switch[k], dem.work[k]);
             if tick == 0 && switch == 0 && work == 0 {
@@ -1673,7 +1737,16 @@ pub fn analyze(sys: &System, opts: &AnalysisOptions) -> Result<AnalysisResult, A
             .enumerate()
             .filter(|(i, _)| p.tick_released[*i])
             .map(|(_, t)| u(p.tick_per_release, t.period()))
-            .sum::<f64>();
+            .sum::<f64>()
+        + p.tick_first_excess.0 as f64
+            * sys
+                .tasks
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| p.tick_released[*i])
+                .map(|(_, t)| 1.0 / t.period().0 as f64)
+                .sum::<f64>()
+                .min(1.0 / p.tick.0 as f64);
     let sw1 = switch_at(sys, opts, p.l, 1);
     let utilisation_context_switch: f64 = sys
         .tasks
@@ -1836,11 +1909,17 @@ mod tests {
                         } else {
                             0
                         },
+                        first_rel: rng.gen_bool(0.5),
                         attr: Attr::Tick,
                     },
                     tick_p,
                 );
             }
+            d.first_excess = if rng.gen_bool(0.5) {
+                rng.gen_range(0..700)
+            } else {
+                0
+            };
             // Entities past `active` carry no charges (`begin`'s precondition).
             let mut active = rng.gen_range(1..=len);
             for k in active..len {
@@ -1878,7 +1957,14 @@ mod tests {
                             n as i128 * (d.work[k] + d.switch[k]) as i128
                                 + nt as i128 * d.tick[k] as i128
                         })
-                        .sum();
+                        .sum::<i128>()
+                        + {
+                            let rel: i64 = (0..active)
+                                .filter(|&k| d.first_rel[k])
+                                .map(|k| d.counts(k, w, ticks).0)
+                                .sum();
+                            rel.min(ticks) as i128 * d.first_excess as i128
+                        };
                     assert_eq!(d.at(w, tick_p, tick_inv), direct, "w {w}");
                     if step == 3 {
                         d.snapshot();

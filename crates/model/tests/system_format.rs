@@ -48,7 +48,7 @@ fn issue_example_is_accepted_as_written() {
         panic!("not tick")
     };
     assert_eq!(c.tick_per_release, Picos::from_ns(5907));
-    assert_eq!(c.switch_optimised, Picos::from_ns(1500));
+    assert_eq!(c.optimised_switch_cost(), Picos::from_ns(1500));
     let a = &s.tasks[0];
     assert_eq!(a.arrival, Arrival::Periodic(Picos::from_ms(5)));
     assert_eq!(a.deadline, Picos::from_ms(5));

@@ -126,6 +126,13 @@ pub struct Args {
     #[arg(long, value_name = "N")]
     rounds: Option<usize>,
 
+    /// With --json FILE: add this run's rounds to the result already in FILE (which
+    /// must have the same policy, priority, interval, mode and CPUs) instead of
+    /// replacing it. Alternating two configurations with `--rounds 1 --append` makes
+    /// slow drifts of the machine hit both alike: the fairest input for `compare`
+    #[arg(long, requires = "json")]
+    append: bool,
+
     /// Write the result as JSON (schema: docs/measure.md); `-` for standard output
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
@@ -245,6 +252,50 @@ fn build_plan(a: &Args) -> anyhow::Result<Plan> {
     Ok(plan)
 }
 
+/// `--append`: the earlier result must exist as a readable result of the same kind of
+/// run, checked before anything is measured.
+fn check_append(a: &Args, plan: &Plan) -> anyhow::Result<()> {
+    let Some(p) = a
+        .json
+        .as_ref()
+        .filter(|p| p.as_os_str() != "-" && p.exists())
+    else {
+        return Ok(());
+    };
+    let old = Report::load(p)?;
+    let s = &plan.settings;
+    let mut diffs = Vec::new();
+    if old.settings.policy_requested != s.policy.as_str() {
+        diffs.push(format!("policy {} before", old.settings.policy_requested));
+    }
+    if old.settings.priority_requested != s.priority {
+        diffs.push(format!(
+            "priority {} before",
+            old.settings.priority_requested
+        ));
+    }
+    if old.settings.interval_ns != s.interval_ns {
+        diffs.push(format!("interval {} ns before", old.settings.interval_ns));
+    }
+    if old.settings.timer_mode != s.mode.as_str() {
+        diffs.push(format!("mode {} before", old.settings.timer_mode));
+    }
+    if old.settings.cpus != s.cpus {
+        diffs.push(format!(
+            "cpus {} before",
+            settings::format_cpu_list(&old.settings.cpus)
+        ));
+    }
+    if !diffs.is_empty() {
+        anyhow::bail!(
+            "--append {}: the earlier result measured something else ({})",
+            p.display(),
+            diffs.join(", ")
+        );
+    }
+    Ok(())
+}
+
 pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
     // `--json -` puts the JSON on standard output, so nothing else may go there.
     if a.json.as_ref().is_some_and(|p| p.as_os_str() == "-") {
@@ -256,6 +307,9 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
         // Probed, not created: nothing is touched until the run has a result.
         if let Some(p) = a.json.as_ref().filter(|p| p.as_os_str() != "-") {
             outfile::probe_writable(p, "--json")?;
+        }
+        if a.append {
+            check_append(&a, &plan)?;
         }
         if let Some(p) = &a.cyclictest_histogram {
             outfile::probe_writable(p, "--cyclictest-histogram")?;
@@ -314,6 +368,15 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
             Some(text)
         }
         None => None,
+    };
+    let appended;
+    let report = match (&a.json, a.append) {
+        (Some(p), true) if p.as_os_str() != "-" && p.exists() => {
+            let old = Report::load(p)?;
+            appended = latscope_measure::merge::append(&old, report)?;
+            &appended
+        }
+        _ => report,
     };
     let json_text = report.to_json() + "\n";
     if let Some(p) = &a.json {

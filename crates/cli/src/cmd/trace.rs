@@ -29,12 +29,13 @@ pub struct InputArgs {
     /// CPU clock for cycle-counter logs (e.g. 168MHz)
     #[arg(long, value_name = "FREQ")]
     pub cpu_hz: Option<String>,
-    /// Oscilloscope CSV: logic threshold in volts (default: midpoint of the 5th and
-    /// 95th percentile levels)
+    /// Analog channels (oscilloscope CSV, sigrok analog, Saleae analog binary): logic
+    /// threshold in volts (default: midpoint of the 5th and 95th percentile levels)
     #[arg(long, value_name = "VOLTS")]
     pub threshold: Option<f64>,
-    /// Oscilloscope CSV: hysteresis band in volts, total width around the threshold
-    /// (default: 10 % of the 5-95 % level span)
+    /// Analog channels: hysteresis band in volts, total width around the threshold
+    /// (default: 10 % of the 5-95 % level span); edges are interpolated where the trace
+    /// crosses the threshold itself
     #[arg(long, value_name = "VOLTS")]
     pub hysteresis: Option<f64>,
 }
@@ -153,7 +154,9 @@ impl InputArgs {
 #[derive(clap::Args, Debug)]
 #[command(after_help = "\
 Channels are named as in the capture or by index: '#0', '#1', …  (see --list); a name
-that several channels share must be given by index.
+that several channels share must be given by index. An analog channel (sigrok A0, Saleae
+analog .bin) is measured through --threshold/--hysteresis, e.g. --pulse A0.
+FILE may be '-' (standard input), a pipe or a FIFO.
 Edges: rise (default), fall, any.  Levels: high (default), low.
 A measurement with no instance in the range reports no statistics (null in JSON), and a
 --limit on anything but its count/unmatched then FAILS.
@@ -327,7 +330,12 @@ pub fn run(a: Args) -> Result<ExitCode> {
                 .collect::<Vec<_>>(),
         )
     };
-    let (cap, format, decoded) = a.input.load(&a.files, only)?;
+    let (mut cap, format, mut decoded) = a.input.load(&a.files, only)?;
+    // analog channels named in a measurement are measured through a threshold
+    let names: Vec<&str> = reqs.iter().flat_map(|r| r.channels()).collect();
+    let added =
+        import::analog::add_thresholded(&mut cap, &names, a.input.threshold, a.input.hysteresis);
+    decoded.extend(added.iter().map(|_| true));
     if let Some(s) = &spec {
         s.check_roles(&cap)?;
     }
@@ -336,6 +344,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
         to,
         worst,
         bins: a.bins.max(1),
+        // every value with its time only when written out (16 bytes per instance)
+        series: a.series.is_some() || a.perfetto.is_some(),
     };
     let ms = measure::run(&cap, &reqs, &set)?;
     let outcomes = measure::check_limits(&limits, &ms)?;

@@ -499,8 +499,18 @@ fn build_costs(
 ) -> Result<KernelCosts, SystemError> {
     const T: &str = "kernel.costs";
     // Keys that belong to another model are an error, not silently ignored.
-    let present: [(&str, bool, &[ModelKind]); 12] = [
+    let present: [(&str, bool, &[ModelKind]); 14] = [
         ("tick_base", c.tick_base.is_some(), &[ModelKind::Tick]),
+        (
+            "tick_first_release",
+            c.tick_first_release.is_some(),
+            &[ModelKind::Tick],
+        ),
+        (
+            "tick_last_release",
+            c.tick_last_release.is_some(),
+            &[ModelKind::Tick],
+        ),
         (
             "tick_per_release",
             c.tick_per_release.is_some(),
@@ -560,15 +570,21 @@ fn build_costs(
     Ok(match model {
         ModelKind::Tick => {
             let switch_base = d(&c.switch_base, "switch_base")?;
+            let per = d(&c.tick_per_release, "tick_per_release")?;
+            // Optional costs that follow another one when not given stay `None`, so that
+            // the default keeps following (a fit that sets the other writes only it).
+            let opt = |v: &Option<SDur>, key: &str| match v {
+                Some(v) => ctx.dur(v, T, key, hz, false).map(Some),
+                None => Ok(None),
+            };
             TickCosts {
                 tick_base: d(&c.tick_base, "tick_base")?,
-                tick_per_release: d(&c.tick_per_release, "tick_per_release")?,
+                tick_per_release: per,
+                tick_first_release: opt(&c.tick_first_release, "tick_first_release")?,
+                tick_last_release: opt(&c.tick_last_release, "tick_last_release")?,
                 switch_base,
                 switch_per_level: d(&c.switch_per_level, "switch_per_level")?,
-                switch_optimised: match &c.switch_optimised {
-                    Some(v) => ctx.dur(v, T, "switch_optimised", hz, false)?,
-                    None => switch_base,
-                },
+                switch_optimised: opt(&c.switch_optimised, "switch_optimised")?,
             }
             .into()
         }

@@ -87,6 +87,8 @@ pub(super) struct RawCosts {
     // tick
     pub(super) tick_base: Option<SDur>,
     pub(super) tick_per_release: Option<SDur>,
+    pub(super) tick_first_release: Option<SDur>,
+    pub(super) tick_last_release: Option<SDur>,
     pub(super) switch_base: Option<SDur>,
     pub(super) switch_per_level: Option<SDur>,
     pub(super) switch_optimised: Option<SDur>,

@@ -77,9 +77,18 @@ impl System {
             KernelCosts::Tick(c) => {
                 costs.insert("tick_base".into(), d(c.tick_base));
                 costs.insert("tick_per_release".into(), d(c.tick_per_release));
+                // Costs that follow another one by default are written only when given.
+                if let Some(v) = c.tick_first_release {
+                    costs.insert("tick_first_release".into(), d(v));
+                }
+                if let Some(v) = c.tick_last_release {
+                    costs.insert("tick_last_release".into(), d(v));
+                }
                 costs.insert("switch_base".into(), d(c.switch_base));
                 costs.insert("switch_per_level".into(), d(c.switch_per_level));
-                costs.insert("switch_optimised".into(), d(c.switch_optimised));
+                if let Some(v) = c.switch_optimised {
+                    costs.insert("switch_optimised".into(), d(v));
+                }
             }
             KernelCosts::Listscan(c) => {
                 costs.insert("check_per_thread".into(), d(c.check_per_thread));

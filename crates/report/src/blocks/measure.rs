@@ -6,7 +6,7 @@ use super::{Block, Builder, Cell, Table};
 use crate::charts::{self};
 use crate::data::{self, arr, num, text_any, tone_of, Bucket, Stats, Tone};
 use crate::units::{dur, int};
-use crate::ReportError;
+use crate::{Input, Kind, ReportError};
 use serde_json::Value;
 
 pub(super) fn measure_hist(d: &Value) -> Vec<Bucket> {
@@ -24,7 +24,116 @@ pub(super) fn cpu_label(c: &Value, i: usize) -> String {
     }
 }
 
-pub(super) fn measure(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportError> {
+/// Latency over time per CPU (cyclictest `-v` / jitterplot style) from raw samples, overruns
+/// marked along the top; the first worst sample circled.
+fn over_time(b: &mut Builder, s: &Value, link: Option<String>) -> Result<(), ReportError> {
+    let lines: Vec<charts::Line> = arr(s, "cpus")
+        .iter()
+        .enumerate()
+        .map(|(i, c)| charts::Line {
+            name: cpu_label(c, i),
+            points: data::series(c.get("points")),
+        })
+        .filter(|l| !l.points.is_empty())
+        .collect();
+    let marks: Vec<f64> = arr(s, "cpus")
+        .iter()
+        .flat_map(|c| data::series(c.get("missed")).into_iter().map(|p| p.0))
+        .collect();
+    let mut o = charts::SeriesOpts::new("wake-up latency", charts::ValueUnit::Time);
+    o.marks = marks;
+    o.mark_word = "overrun (period missed)".into();
+    o.link = link;
+    let n = lines.len();
+    b.figure(
+        "Latency over time",
+        &format!(
+            "Every sample's wake-up latency against its intended wake time{}; each pixel column shows the minimum and maximum of all samples in it, red ticks along the top mark overruns, the first worst sample is circled.",
+            if n > 1 { ", one line per CPU" } else { "" }
+        ),
+        || charts::series_chart(&lines, &o),
+    )
+}
+
+/// When each row of a samples stats table (all CPUs, then each CPU) had its worst sample.
+fn max_times(d: &Value) -> Vec<Option<f64>> {
+    let first_max = |pts: &[data::Point]| {
+        pts.iter()
+            .fold(None, |best: Option<data::Point>, p| match best {
+                Some(q) if q.1 >= p.1 => Some(q),
+                _ => Some(*p),
+            })
+            .map(|p| p.0)
+    };
+    let per: Vec<Vec<data::Point>> = arr(d, "cpus")
+        .iter()
+        .map(|c| data::series(c.get("points")))
+        .collect();
+    let all: Vec<data::Point> = per.iter().flatten().copied().collect();
+    let mut out = vec![first_max(&all)];
+    out.extend(per.iter().map(|p| first_max(p)));
+    out
+}
+
+/// The raw samples of `measure --samples`: exact statistics, latency over time, histogram
+/// and percentile curve.
+pub(super) fn samples(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportError> {
+    let mut rows = Vec::new();
+    if let Some(s) = d.get("total").and_then(Stats::from_value) {
+        rows.push(StatsRow {
+            label: "all CPUs".into(),
+            stats: s,
+        });
+    }
+    for (i, c) in arr(d, "cpus").iter().enumerate() {
+        if let Some(s) = Stats::from_value(c) {
+            rows.push(StatsRow {
+                label: cpu_label(c, i),
+                stats: s,
+            });
+        }
+    }
+    b.heading(level + 1, "Wake-up latency of the raw samples", None);
+    b.note("Statistics computed from every raw sample (nearest-rank percentiles).");
+    b.table(stats_table("CPU", &rows));
+    let link = b.link_id("samples");
+    b.link(&link, max_times(d));
+    over_time(b, d, Some(link))?;
+    let total = d.get("total");
+    let hist = data::buckets(total.and_then(|t| t.get("histogram")));
+    if !hist.is_empty() {
+        let sets = vec![("all CPUs".to_string(), hist.clone())];
+        b.figure(
+            "Latency histogram",
+            "Wake-up latency of every sample, 20 buckets per decade; count on a log axis so single outliers stay visible.",
+            || charts::histogram(&sets, "wake-up latency"),
+        )?;
+        let sets: Vec<(String, Vec<Bucket>, Option<Stats>)> = arr(d, "cpus")
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                (
+                    cpu_label(c, i),
+                    data::buckets(c.get("histogram")),
+                    Stats::from_value(c),
+                )
+            })
+            .collect();
+        b.figure(
+            "Latency CDF (by percentile)",
+            "Cumulative distribution on HdrHistogram's log tail axis: each step to the right is ten times rarer; dots are the exact percentiles of the samples, and the curve runs through them.",
+            || charts::cdf(&sets, "wake-up latency"),
+        )?;
+    }
+    Ok(())
+}
+
+pub(super) fn measure(
+    b: &mut Builder,
+    d: &Value,
+    level: u8,
+    attached: &[Input],
+) -> Result<(), ReportError> {
     b.facts(settings(d));
     let mut rows = Vec::new();
     if let Some(s) = d.get("total").and_then(Stats::from_value) {
@@ -96,25 +205,38 @@ pub(super) fn measure(b: &mut Builder, d: &Value, level: u8) -> Result<(), Repor
         .collect();
     if per_cpu.len() > 1 && per_cpu.len() <= 8 {
         b.figure(
-            "Latency by percentile, per CPU",
-            "HdrHistogram-style: each step to the right is ten times rarer; dots are the exact percentiles.",
+            "Latency CDF (by percentile), per CPU",
+            "Cumulative distribution, HdrHistogram-style: each step to the right is ten times rarer; dots are the exact percentiles.",
             || charts::cdf(&per_cpu, "wake-up latency"),
         )?;
     } else if !hist.is_empty() {
         let sets = vec![("all CPUs".to_string(), hist, total)];
         b.figure(
-            "Latency by percentile",
-            "HdrHistogram-style: each step to the right is ten times rarer; dots are the exact percentiles.",
+            "Latency CDF (by percentile)",
+            "Cumulative distribution, HdrHistogram-style: each step to the right is ten times rarer; dots are the exact percentiles.",
             || charts::cdf(&sets, "wake-up latency"),
         )?;
     }
     let series = data::series(d.get("series"));
-    if !series.is_empty() {
+    let raw = attached.iter().find(|a| a.kind == Kind::Samples);
+    if let Some(r) = raw {
+        over_time(b, &r.doc, None)?;
+    } else if !series.is_empty() {
         b.figure(
             "Latency over time",
             "Each sample's wake-up latency against time since the start of the run; the worst case is circled.",
             || charts::time_series(&series, "wake-up latency", true, None),
         )?;
+    } else if d.get("samples").is_some_and(|s| s.is_object()) {
+        b.note(
+            "Latency over time needs the raw samples: give the --samples file to latscope report \
+             next to this result (it is found by itself when it sits where measure wrote it).",
+        );
+    } else {
+        b.note(
+            "Latency over time needs the raw samples: run measure with --samples run.csv and give \
+             that file to latscope report.",
+        );
     }
     let sweep = data::sweep(d);
     if !sweep.is_empty() {
@@ -233,13 +355,43 @@ pub(super) fn environment(b: &mut Builder, d: &Value, level: u8) {
     if items.is_empty() {
         return;
     }
-    b.heading(level + 1, "Environment", None);
-    let env = d.get("environment").cloned();
-    if env.is_some() && env == b.last_env {
-        b.note("Same environment diagnosis as the run above.");
-        return;
-    }
-    b.last_env = env;
+    // Several runs of one machine (a scenario's embedded runs) share their diagnosis: the
+    // table is shown once, later runs list only the items whose verdict differs.
+    let key: Vec<(String, String)> = items
+        .iter()
+        .map(|i| (i.name.clone(), i.status.clone()))
+        .collect();
+    let shown = b.last_env.clone();
+    b.last_env = Some(serde_json::json!(key));
+    let items: Vec<data::EnvItem> = match shown
+        .as_ref()
+        .and_then(|v| serde_json::from_value::<Vec<(String, String)>>(v.clone()).ok())
+    {
+        Some(before) => {
+            let changed: Vec<data::EnvItem> = items
+                .into_iter()
+                .filter(|i| !before.contains(&(i.name.clone(), i.status.clone())))
+                .collect();
+            if changed.is_empty() {
+                b.note("Environment: the same diagnosis as the run above.");
+            } else {
+                // The table is shown once per page; a later run names what differs.
+                let list: Vec<String> = changed
+                    .iter()
+                    .map(|i| format!("{} {} ({})", i.name, i.status, i.value))
+                    .collect();
+                b.note(format!(
+                    "Environment: as the run above, except {}.",
+                    list.join("; ")
+                ));
+            }
+            return;
+        }
+        None => {
+            b.heading(level + 1, "Environment", None);
+            items
+        }
+    };
     let count = |t: Tone| items.iter().filter(|i| tone_of(&i.status) == t).count();
     let (bad, warn) = (count(Tone::Bad), count(Tone::Warn));
     let (tone, msg) = if bad > 0 {

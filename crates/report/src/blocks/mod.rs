@@ -90,6 +90,12 @@ pub enum Block {
     Verdict(Tone, String),
     /// Muted explanatory text.
     Note(String),
+    /// Links the rows of the table just before to the charts with the same `id`: row `i`
+    /// names the instant `times[i]` (ns); the page script draws a crosshair there.
+    Link {
+        id: String,
+        times: Vec<Option<f64>>,
+    },
 }
 
 /// The built report.
@@ -107,6 +113,8 @@ struct Builder {
     /// The last environment shown, so identical ones (several runs of one scenario) are
     /// not repeated.
     last_env: Option<Value>,
+    /// Titles of the sections in the contents so far, to keep them distinct.
+    titles: HashMap<String, usize>,
     /// A simulate result is present: captures are drawn with it, not on their own.
     with_simulate: bool,
 }
@@ -137,6 +145,19 @@ impl Builder {
         }
     }
     fn heading(&mut self, level: u8, title: &str, kind: Option<&str>) {
+        // Sections in the contents never share a title.
+        let title = if level <= 3 {
+            let n = self.titles.entry(title.to_string()).or_insert(0);
+            *n += 1;
+            if *n == 1 {
+                title.to_string()
+            } else {
+                format!("{title} ({n})")
+            }
+        } else {
+            title.to_string()
+        };
+        let title = title.as_str();
         let id = self.id(title);
         self.out.push(Block::Heading {
             level,
@@ -149,6 +170,19 @@ impl Builder {
         if !t.rows.is_empty() {
             self.out.push(Block::Table(t));
         }
+    }
+    /// Links the table just added to the charts of `id` (see [`Block::Link`]).
+    fn link(&mut self, id: &str, times: Vec<Option<f64>>) {
+        if matches!(self.out.last(), Some(Block::Table(_))) {
+            self.out.push(Block::Link {
+                id: id.to_string(),
+                times,
+            });
+        }
+    }
+    /// A fresh id for a chart ↔ table link.
+    fn link_id(&mut self, what: &str) -> String {
+        self.id(&format!("link {what}"))
     }
     fn note(&mut self, s: impl Into<String>) {
         self.out.push(Block::Note(s.into()));
@@ -186,6 +220,7 @@ pub fn build(inputs: &[Input], charts: bool) -> Result<Doc, ReportError> {
         out: Vec::new(),
         ids: HashMap::new(),
         last_env: None,
+        titles: HashMap::new(),
         with_simulate: inputs.iter().any(|i| i.kind == Kind::Simulate),
     };
     let full: Vec<(String, String)> = inputs
@@ -250,6 +285,7 @@ fn short_names(inputs: &[Input]) -> Vec<Input> {
             name,
             kind: i.kind,
             doc: i.doc.clone(),
+            attachments: i.attachments.clone(),
         })
         .collect()
 }
@@ -262,13 +298,14 @@ fn render(
 ) -> Result<(), ReportError> {
     let d = &input.doc;
     match input.kind {
-        Kind::Measure => measure::measure(b, d, level),
+        Kind::Measure => measure::measure(b, d, level, &input.attachments),
         Kind::Trace => trace::trace(b, d, level),
         Kind::Analyze => analyze::analyze(b, d, level),
-        Kind::Simulate => simulate::simulate(b, d, level, captures),
-        Kind::Scenario => scenario::scenario(b, d, &input.name, level),
+        Kind::Simulate => simulate::simulate(b, d, level, captures, &input.attachments),
+        Kind::Scenario => scenario::scenario(b, input, level),
         Kind::Series => simulate::series_input(b, d, level),
         Kind::Capture => simulate::capture_input(b, d, level),
+        Kind::Samples => measure::samples(b, d, level),
     }
 }
 
@@ -329,6 +366,17 @@ fn headline(input: &Input) -> (String, Option<Tone>) {
         }
         Kind::Series => (format!("{} series", arr(d, "series").len()), None),
         Kind::Capture => (format!("{} tracks", arr(d, "tracks").len()), None),
+        Kind::Samples => match d.get("total").and_then(Stats::from_value) {
+            Some(s) => (
+                format!(
+                    "{} samples, max {}",
+                    s.count.map(int).unwrap_or_default(),
+                    s.max.map(dur).unwrap_or_default()
+                ),
+                None,
+            ),
+            None => ("no samples".into(), None),
+        },
     }
 }
 

@@ -7,7 +7,7 @@ use super::{Block, Builder, Cell, Table};
 use crate::charts::{self, Deviation};
 use crate::data::{self, arr, num, text, text_any, Stats, Tone};
 use crate::units::{dur, int, num as fnum, pct};
-use crate::{Input, ReportError};
+use crate::{Input, Kind, ReportError};
 use serde_json::Value;
 
 /// Embedded measure runs that differ only in their sleep length (seed 002's 10 ms, 100 ms,
@@ -121,12 +121,9 @@ pub(super) fn scenario_score(d: &Value) -> (usize, usize) {
     (within, preds.len())
 }
 
-pub(super) fn scenario(
-    b: &mut Builder,
-    d: &Value,
-    name: &str,
-    level: u8,
-) -> Result<(), ReportError> {
+pub(super) fn scenario(b: &mut Builder, input: &Input, level: u8) -> Result<(), ReportError> {
+    let d = &input.doc;
+    let name = input.name.as_str();
     let f = data::scalars(
         d,
         &[
@@ -206,10 +203,13 @@ pub(super) fn scenario(
                     match data::flag(r, "within") {
                         Some(true) => Cell::badge("within", Tone::Good),
                         Some(false) => Cell::badge("outside", Tone::Bad),
-                        None => Cell::t("–"),
+                        None => Cell::t("not compared"),
                     }
-                } else {
+                } else if role.is_empty() {
                     Cell::badge("input", Tone::Neutral)
+                } else {
+                    // input, derived or check: shown, never counted.
+                    Cell::badge(role.clone(), Tone::Neutral)
                 };
                 let figure = text(r, "figure").unwrap_or_default();
                 if role == "prediction" {
@@ -264,22 +264,66 @@ pub(super) fn scenario(
             || charts::deviations(&devs),
         )?;
     }
+    let mut focus = None;
+    let mut seen: Vec<String> = Vec::new();
     for (i, r) in arr(d, "results").iter().enumerate() {
         let label = text_any(r, &["name", "title", "label"])
             .or_else(|| describe(r))
             .unwrap_or_else(|| format!("{name} · results[{i}]"));
         match Input::from_value(&label, r.clone()) {
-            Ok(sub) => {
-                b.heading(
-                    level + 1,
-                    &format!("{}: {label}", sub.kind.name()),
-                    Some(sub.kind.name()),
-                );
+            Ok(mut sub) => {
+                let mut title = format!("{}: {label}", sub.kind.name());
+                // Two results that describe alike get their position, never the same title.
+                if seen.contains(&title) {
+                    title = format!("{title} (result {} of the scenario)", i + 1);
+                }
+                seen.push(title.clone());
+                b.heading(level + 1, &title, Some(sub.kind.name()));
+                if sub.kind == Kind::Simulate {
+                    // The last simulation with interrupts (the tickless run, the actor path)
+                    // or else the first one names the instant of the capture's timeline.
+                    let w = super::simulate::worst_instant(&sub.doc);
+                    let irq = w.as_ref().is_some_and(|w| w.1.contains("interrupt"));
+                    if focus.is_none() || irq {
+                        focus = w;
+                    }
+                    // The scenario's full tick series belongs to its tick-driven simulation.
+                    if sub.doc.get("tick").is_some() {
+                        sub.attachments = input
+                            .attachments
+                            .iter()
+                            .filter(|a| a.kind == Kind::Series)
+                            .cloned()
+                            .collect();
+                    }
+                }
                 render(b, &sub, level + 1, &[])?;
             }
             Err(e) => b.note(format!("results[{i}] skipped: {e}")),
         }
     }
     runs_as_sweep(b, arr(d, "results"), level)?;
+    // The scenario's own captures (VCD, .lscap): a timeline around the simulation's worst
+    // case (the tickless wake-up, the interrupt-to-actor path, the list-scan run).
+    for cap in input.attachments.iter().filter(|a| a.kind == Kind::Capture) {
+        let file = std::path::Path::new(&cap.name)
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_else(|| cap.name.clone());
+        super::simulate::timeline_from_capture(
+            b,
+            &cap.doc,
+            focus.clone(),
+            level,
+            &format!("Timeline of the scenario's capture {file}"),
+        )?;
+    }
+    if input.attachments.is_empty() && !arr(d, "artifacts").is_empty() {
+        b.note(
+            "The scenario's artifacts (tick series, captures) were not found next to this \
+             result; give them to latscope report together with it to draw the full series and \
+             timelines.",
+        );
+    }
     Ok(())
 }

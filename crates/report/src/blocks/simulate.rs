@@ -6,7 +6,7 @@ use super::{Block, Builder, Cell, Table};
 use crate::charts::{self};
 use crate::data::{self, arr, num, text, Tone};
 use crate::units::{dur, int, num as fnum};
-use crate::{Input, ReportError};
+use crate::{Input, Kind, ReportError};
 use serde_json::Value;
 
 pub(super) fn simulate(
@@ -14,6 +14,7 @@ pub(super) fn simulate(
     d: &Value,
     level: u8,
     captures: &[&Input],
+    attached: &[Input],
 ) -> Result<(), ReportError> {
     b.facts(data::scalars(d, &["kind", "schema_version"]));
     let tasks = arr(d, "tasks");
@@ -90,13 +91,37 @@ pub(super) fn simulate(
             }
         }
         b.facts(f);
-        let series = data::series(tick.get("series").or_else(|| d.get("tick_series")));
+        // The whole series when it is at hand (a scenario's tick-series CSV); the JSON keeps
+        // only the largest tick of each time bucket.
+        let full: Option<Vec<data::Point>> = attached
+            .iter()
+            .filter(|a| a.kind == Kind::Series)
+            .flat_map(|a| arr(&a.doc, "series").iter())
+            .find(|s| text(s, "name").as_deref() == Some("duration_ns"))
+            .map(|s| data::series(s.get("points")));
+        let (series, caption) = match full {
+            Some(f) if !f.is_empty() => (
+                f,
+                "Duration of every tick handler run over the whole simulation (each pixel column shows the shortest and the longest tick in it); the first longest is circled.".to_string(),
+            ),
+            _ => {
+                let ts = tick.get("series").or_else(|| d.get("tick_series"));
+                let note = ts.and_then(|t| text(t, "note"));
+                (
+                    data::series(ts),
+                    match note {
+                        Some(n) => format!(
+                            "From the result's tick_series ({n}): the shorter ticks of each bucket are not in the JSON, so the baseline is not shown; give the --series CSV to see every tick."
+                        ),
+                        None => "Duration of each tick handler run; the first longest is circled.".into(),
+                    },
+                )
+            }
+        };
         if !series.is_empty() {
-            b.figure(
-                "Tick handler duration over time",
-                "Duration of each tick handler run; the longest is circled.",
-                || charts::time_series(&series, "tick duration", true, None),
-            )?;
+            b.figure("Tick handler duration over time", &caption, || {
+                charts::time_series(&series, "tick duration", true, None)
+            })?;
         }
     }
     if let Some(sw) = d.get("switches") {
@@ -158,35 +183,60 @@ pub(super) fn simulate(
     // Timeline excerpt around the worst case, from a capture given alongside.
     for c in captures {
         let worst = worst_instant(d);
-        timeline_from_capture(b, &c.doc, worst, level)?;
+        timeline_from_capture(b, &c.doc, worst, level, "Timeline around the worst case")?;
     }
     Ok(())
 }
 
 /// The instant worth zooming into: the longest tick, else the worst response's arrival.
 /// Returns the instant, its label and the width of window that suits it.
-pub(super) fn worst_instant(d: &Value) -> Option<(f64, String, Option<f64>)> {
-    // A tick is worth zooming into only when some ticks are longer than others.
+pub(crate) fn worst_instant(d: &Value) -> Option<(f64, String, Option<f64>)> {
+    // The interrupt-to-task path: the interrupt whose handling took longest (a wake-up from
+    // tickless sleep, a message to an actor), in a window four times that long.
+    let irq = arr(d, "interrupts")
+        .iter()
+        .filter_map(|i| {
+            let r = i.get("response")?;
+            Some((num(r, "max_at_ns")?, num(r, "max_ns")?, text(i, "name")?))
+        })
+        .fold(None, |best: Option<(f64, f64, String)>, p| match best {
+            Some(q) if q.1 >= p.1 => Some(q),
+            _ => Some(p),
+        });
+    if let Some((at, v, n)) = irq.filter(|i| i.1 > 0.0) {
+        return Some((
+            at,
+            format!("longest interrupt-to-task path of {n} ({})", dur(v)),
+            Some(4.0 * v),
+        ));
+    }
+    // A tick is worth zooming into when some ticks are longer than others, or when the
+    // scheduler runs a list scan on every tick.
+    let list_scan = d.get("list_scan").is_some_and(Value::is_object);
     let ticks_differ = d
         .get("tick")
         .is_some_and(|t| match (num(t, "min_ns"), num(t, "max_ns")) {
             (Some(a), Some(b)) => b > a,
             _ => true,
         });
-    if let Some(t) = d.get("tick").filter(|_| ticks_differ) {
+    if let Some(t) = d.get("tick").filter(|_| ticks_differ || list_scan) {
         if let Some(p) = t
             .get("peaks_at_ns")
             .and_then(Value::as_array)
             .and_then(|a| a.first())
             .and_then(Value::as_f64)
         {
+            let what = if list_scan {
+                "list-scan scheduler run"
+            } else {
+                "longest tick"
+            };
+            let max = num(t, "max_ns");
             return Some((
                 p,
-                format!(
-                    "longest tick ({})",
-                    num(t, "max_ns").map(dur).unwrap_or_default()
-                ),
-                num(d, "tick_period_ns").map(|p| 6.0 * p),
+                format!("{what} ({})", max.map(dur).unwrap_or_default()),
+                // A window that fits the event: the tick fills about a twelfth of it.
+                max.filter(|m| *m > 0.0).map(|m| 12.0 * m),
             ));
         }
     }
@@ -196,7 +246,11 @@ pub(super) fn worst_instant(d: &Value) -> Option<(f64, String, Option<f64>)> {
             let r = t.get("response")?;
             Some((num(r, "max_at_ns")?, num(r, "max_ns")?, text(t, "name")?))
         })
-        .max_by(|a, b| a.1.total_cmp(&b.1))
+        // The first of equal worst responses.
+        .fold(None, |best: Option<(f64, f64, String)>, p| match best {
+            Some(q) if q.1 >= p.1 => Some(q),
+            _ => Some(p),
+        })
         .map(|(at, v, n)| {
             (
                 at,
@@ -211,6 +265,7 @@ pub(super) fn timeline_from_capture(
     cap: &Value,
     focus: Option<(f64, String, Option<f64>)>,
     level: u8,
+    heading: &str,
 ) -> Result<(), ReportError> {
     let tracks = capture_tracks(cap);
     if tracks.is_empty() {
@@ -219,7 +274,8 @@ pub(super) fn timeline_from_capture(
     let (t, label, span) = match focus {
         Some(f) => f,
         None => {
-            // The longest busy interval (idle and sleep tracks are not of interest).
+            // The first of the longest busy intervals (idle and sleep tracks are not of
+            // interest): the instance a table would name.
             let Some((t, w)) = tracks
                 .iter()
                 .filter(|(n, _)| {
@@ -227,32 +283,30 @@ pub(super) fn timeline_from_capture(
                     !(n.contains("idle") || n.contains("sleep"))
                 })
                 .flat_map(|(_, iv)| iv.iter().map(|&(a, b)| (a, b - a)))
-                .max_by(|a, b| a.1.total_cmp(&b.1))
+                .fold(None, |best: Option<(f64, f64)>, p| match best {
+                    Some(q) if q.1 > p.1 || (q.1 == p.1 && q.0 <= p.0) => Some(q),
+                    _ => Some(p),
+                })
             else {
                 return Ok(());
             };
-            (t, format!("longest interval ({})", dur(w)), None)
+            // A window that fits the event: it fills about a tenth of the width.
+            (t, format!("longest interval ({})", dur(w)), Some(w * 10.0))
         }
     };
     let span = match span {
         Some(p) if p > 0.0 => p,
-        _ => {
-            let longest = tracks
-                .iter()
-                .flat_map(|(_, iv)| iv.iter().map(|&(a, b)| b - a))
-                .fold(0.0, f64::max);
-            (longest * 30.0).max(1000.0)
-        }
+        _ => 1000.0,
     };
     let start = num(cap, "start_ns").unwrap_or(f64::NEG_INFINITY);
     let w0 = (t - span / 3.0).max(start);
     let window = (w0, w0 + span);
-    b.heading(level + 1, "Timeline around the worst case", None);
+    b.heading(level + 1, heading, None);
     let f = label.clone();
     b.figure(
         "Timeline excerpt",
         &format!(
-            "What ran around {} at {}: one row per channel of the virtual capture.",
+            "What ran around {} at {}: one row per channel of the capture, names as given. Zoom out or pan to see the neighbouring events.",
             f,
             dur(t)
         ),
@@ -293,7 +347,7 @@ pub(super) fn capture_input(b: &mut Builder, d: &Value, level: u8) -> Result<(),
     if !b.charts || b.with_simulate {
         return Ok(());
     }
-    timeline_from_capture(b, d, None, level)
+    timeline_from_capture(b, d, None, level, "Timeline around the longest interval")
 }
 
 pub(super) fn series_input(b: &mut Builder, d: &Value, _level: u8) -> Result<(), ReportError> {
@@ -322,32 +376,51 @@ pub(super) fn series_input(b: &mut Builder, d: &Value, _level: u8) -> Result<(),
             continue;
         };
         let mean = pts.iter().map(|p| p.1).sum::<f64>() / pts.len() as f64;
+        let min = pts.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
         rows.push(vec![
             Cell::t(&name).bold(),
             Cell::n(int(pts.len() as f64)),
+            Cell::n(f(min)),
             Cell::n(f(mean)),
             Cell::n(f(max.1)).bold(),
             Cell::n(dur(max.0)),
         ]);
-        let word = data::clean_key(&name);
-        let word = if timed || unit.is_empty() {
-            word
+        // Channel and measurement names exactly as given; a CSV column such as
+        // `duration_ns` reads "duration".
+        let word = if name.ends_with("_ns") {
+            data::clean_key(&name)
         } else {
-            format!("{word} ({unit})")
+            name.clone()
         };
-        figures.push((data::clean_key(&name), word, pts, timed));
+        figures.push((word, pts, timed, unit));
     }
     b.table(Table {
-        headers: ["series", "points", "mean", "max", "max at"]
+        headers: ["series", "points", "min", "mean", "max", "max at"]
             .map(String::from)
             .to_vec(),
         rows,
     });
-    for (name, word, pts, timed) in figures {
+    for (word, pts, timed, unit) in figures {
+        let o = charts::SeriesOpts::new(
+            &word,
+            if timed {
+                charts::ValueUnit::Time
+            } else {
+                charts::ValueUnit::Other(unit)
+            },
+        );
         b.figure(
-            &format!("{name} over time"),
-            "Each value of the series against its time; the worst case is circled.",
-            || charts::time_series(&pts, &word, timed, None),
+            &format!("{word} over time"),
+            "Each value of the series against its time (each pixel column shows the minimum and the maximum of all values in it); the first worst case is circled.",
+            || {
+                charts::series_chart(
+                    &[charts::Line {
+                        name: word.clone(),
+                        points: pts,
+                    }],
+                    &o,
+                )
+            },
         )?;
     }
     Ok(())

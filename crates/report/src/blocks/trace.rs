@@ -3,7 +3,7 @@
 use super::layout::*;
 use super::{Block, Builder, Cell, Table};
 use crate::charts::{self};
-use crate::data::{self, arr, num, num_any, text, Stats, Tone};
+use crate::data::{self, arr, num, num_any, text, Bucket, Stats, Tone};
 use crate::units::{dur, int, num as fnum};
 use crate::ReportError;
 use serde_json::Value;
@@ -98,6 +98,7 @@ pub(super) fn trace(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportE
         }
         let kind = text(m, "kind").unwrap_or_default();
         b.heading(level + 1, &name, Some(&kind));
+        let link = b.link_id(&name);
         let mut facts = Vec::new();
         for (k, label) in [
             ("resolution_ns", "resolution (±1 sample)"),
@@ -126,7 +127,56 @@ pub(super) fn trace(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportE
                 }
             }
         }
+        // The lines the terminal prints for a period: its frequency and its jitter against
+        // the nominal period.
+        let jitter = m.get("jitter").filter(|j| j.is_object());
+        if let Some(f) = num(m, "frequency_hz") {
+            facts.push(("frequency".into(), format!("{} Hz", fnum(f, 7))));
+        }
+        if let Some(j) = jitter {
+            if let Some(nom) = num(j, "nominal_ns") {
+                facts.push(("nominal period".into(), dur(nom)));
+            }
+            for (k, label) in [
+                ("min_ns", "jitter, min"),
+                ("max_ns", "jitter, max"),
+                ("rms_ns", "jitter, rms"),
+                ("abs_max_ns", "jitter, largest |deviation|"),
+            ] {
+                if let Some(x) = num(j, k) {
+                    facts.push((label.into(), dur(x)));
+                }
+            }
+        }
         b.facts(facts);
+        let is_period = text(m, "kind").as_deref() == Some("period");
+        if is_period && !hist.is_empty() {
+            let nominal = jitter.and_then(|j| num(j, "nominal_ns"));
+            let (centre, what) = match nominal {
+                Some(n) => (n, format!("deviation from the nominal {}", dur(n))),
+                None => (
+                    num_any(m, &["mean_ns", "mean"]).unwrap_or(0.0),
+                    "deviation from the mean period".to_string(),
+                ),
+            };
+            let shifted: Vec<Bucket> = hist
+                .iter()
+                .map(|k| Bucket {
+                    low: k.low - centre,
+                    high: k.high - centre,
+                    count: k.count,
+                })
+                .collect();
+            let lo = num_any(m, &["min_ns", "min"]).map(|v| v - centre);
+            let hi = num_any(m, &["max_ns", "max"]).map(|v| v - centre);
+            b.figure(
+                &format!("{name}: jitter"),
+                &format!(
+                    "Each period's {what}, on a linear axis so the jitter is not hidden by the period itself; count on a log axis."
+                ),
+                || charts::jitter_histogram(&name, &shifted, lo, hi, &what),
+            )?;
+        }
         if busy.is_some() {
             let pct_series: Vec<data::Point> = arr(m, "series")
                 .iter()
@@ -136,13 +186,25 @@ pub(super) fn trace(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportE
                 b.figure(
                     &format!("{name}: busy share per window"),
                     "Share of each window the channel was high: the kernel's overhead in percent, over time; the busiest window is circled.",
-                    || charts::time_series(&pct_series, "busy (%)", false, None),
+                    || {
+                        let o = charts::SeriesOpts::new(
+                            "busy share",
+                            charts::ValueUnit::Other("%".into()),
+                        );
+                        charts::series_chart(
+                            &[charts::Line {
+                                name: format!("{name}: busy share"),
+                                points: pct_series,
+                            }],
+                            &o,
+                        )
+                    },
                 )?;
             }
         }
         // A distribution needs a few values to be worth a chart.
         let enough = !matches!(num(m, "count"), Some(c) if c < 5.0);
-        if timed && !hist.is_empty() && enough && busy.is_none() {
+        if timed && !hist.is_empty() && enough && busy.is_none() && !is_period {
             let res = num(m, "resolution_ns");
             let quantised = data::quantised(&hist, res).is_some();
             // The first and last buckets reach no further than the exact min and max: a
@@ -181,15 +243,30 @@ pub(super) fn trace(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportE
             )?;
         }
         if !series.is_empty() && enough && busy.is_none() {
-            let hl = worst.first().copied().or_else(|| {
-                match (num(m, "max_at_ns"), num_any(m, &["max_ns", "max"])) {
-                    (Some(t), Some(v)) => Some((t, v)),
-                    _ => None,
-                }
-            });
-            b.figure(&format!("{name} over time"), "Value of each instance against its time in the capture; the worst case is circled.", || {
-                charts::time_series(&series, &name, timed, hl)
-            })?;
+            // The instance the tables name (`max_at_ns`), else the first worst.
+            let hl = match (num(m, "max_at_ns"), num_any(m, &["max_ns", "max"])) {
+                (Some(t), Some(v)) => Some((t, v)),
+                _ => worst.first().copied(),
+            };
+            let mut o = charts::SeriesOpts::new(
+                &name,
+                if timed {
+                    charts::ValueUnit::Time
+                } else {
+                    charts::ValueUnit::Other(text(m, "unit").unwrap_or_default())
+                },
+            );
+            o.highlight = hl;
+            o.link = Some(link.clone());
+            let line = charts::Line {
+                name: name.clone(),
+                points: series.clone(),
+            };
+            b.figure(
+                &format!("{name} over time"),
+                "Value of each instance against its time in the capture (each pixel column shows the minimum and maximum of all instances in it); the worst case the tables name is circled.",
+                || charts::series_chart(&[line], &o),
+            )?;
         }
         if !worst.is_empty() && enough {
             let rows = worst
@@ -212,6 +289,7 @@ pub(super) fn trace(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportE
                 ],
                 rows,
             });
+            b.link(&link, worst.iter().take(10).map(|w| Some(w.0)).collect());
         }
     }
     Ok(())

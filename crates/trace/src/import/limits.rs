@@ -15,10 +15,10 @@ pub const MAX_LINE: usize = 1 << 20;
 /// Most digital channels one file may declare (VCD bits, CSV columns): 65,536.
 pub const MAX_CHANNELS: usize = 1 << 16;
 
-/// Default budget of kept edges over all channels of one file: 256 Mi edges (2 GiB as
-/// 8-byte times would be too many for the 2 GB a hostile input may cost; this is 2 GiB
-/// only if every edge is kept, and refused as soon as it is passed).
-pub const DEFAULT_MAX_EDGES: u64 = 1 << 27;
+/// Default budget of kept edges over all decoded channels of one file: 100 million (800 MB
+/// as 8-byte times; an edge list then grows to at most 1 GiB of capacity, so a hostile
+/// input stays well under 2 GB). `--max-edges` raises it for a machine with the memory.
+pub const DEFAULT_MAX_EDGES: u64 = 100_000_000;
 
 /// Most analog samples kept in memory from one file (all channels): 128 Mi (512 MiB).
 pub const MAX_ANALOG_SAMPLES: u64 = 1 << 27;

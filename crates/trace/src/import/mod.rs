@@ -3,6 +3,7 @@
 //! [`open`] reads a file in the format named by [`Options::format`] or, when that is
 //! `None`, the format [`detect`] recognises from the first bytes.
 
+pub mod analog;
 pub(crate) mod builder;
 pub mod csv;
 pub mod cyclelog;
@@ -643,8 +644,15 @@ pub fn open_merged(files: &[(&Path, Option<Format>)], opts: &Options) -> Result<
                 c
             }
             None => {
-                let only = wanted[k].iter().map(|j| format!("#{j}")).collect();
-                let c = read(p, Some(only))?;
+                // digital channels by this file's index; other names (analog channels,
+                // measured through a threshold) by name
+                let mut sel: Vec<String> = wanted[k].iter().map(|j| format!("#{j}")).collect();
+                sel.extend(
+                    only.iter()
+                        .filter(|o| !o.starts_with('#') && !names[k].contains(o))
+                        .cloned(),
+                );
+                let c = read(p, Some(sel))?;
                 decoded.extend((0..c.channels.len()).map(|j| wanted[k].contains(&j)));
                 c
             }

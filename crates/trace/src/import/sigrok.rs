@@ -633,9 +633,17 @@ fn read_impl<R: Read + Seek>(r: R, file: &str, opts: &Options) -> Result<Capture
     let interval = Picos(PS_PER_S / rate as i64).max(Picos(1));
     let mut analog_out = Vec::new();
     let mut analog_kept: u64 = 0;
-    // measurements read digital channels only: skip analog data when asked for a subset
-    if only.is_some() {
-        analog.clear();
+    // asked for a subset: read only the analog channels named in it (measured through a
+    // threshold, see `import::analog`)
+    if let Some(only) = only {
+        let name_of = |n: &u32| {
+            m.analog
+                .iter()
+                .find(|(k, _)| k == n)
+                .map(|(_, s)| s.clone())
+                .unwrap_or_else(|| format!("A{n}"))
+        };
+        analog.retain(|n, _| only.contains(&name_of(n)));
     }
     for (n, mut parts) in analog {
         parts.sort();
