@@ -113,17 +113,21 @@ pub fn print_assignment(out: &mut impl Write, a: &Assignment) -> anyhow::Result<
         (None, Some(f)) => {
             writeln!(out, "  {}", f.message)?;
             for c in &f.candidates {
-                writeln!(
-                    out,
-                    "    {} at priority {}: WCRT {} > deadline {}",
-                    c.name,
-                    f.priority,
-                    c.wcrt_ns.map_or_else(
-                        || "past the deadline".to_string(),
-                        |w| format_exact(Picos((w * 1000.0).round() as i64))
-                    ),
-                    format_exact(Picos((c.deadline_ns * 1000.0).round() as i64))
-                )?;
+                let d = format_exact(Picos((c.deadline_ns * 1000.0).round() as i64));
+                match c.wcrt_ns {
+                    Some(w) => writeln!(
+                        out,
+                        "    {} at priority {}: WCRT {} > deadline {d}",
+                        c.name,
+                        f.priority,
+                        format_exact(Picos((w * 1000.0).round() as i64))
+                    )?,
+                    None => writeln!(
+                        out,
+                        "    {} at priority {}: misses its deadline {d} (the analysis stopped past it)",
+                        c.name, f.priority
+                    )?,
+                }
             }
         }
         (None, None) => writeln!(out, "  no feasible assignment")?,
