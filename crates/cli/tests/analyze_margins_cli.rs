@@ -142,3 +142,43 @@ fn infeasible_write_leaves_the_file_alone() {
     assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
 }
+
+/// `analyze --json` carries each task's blocking and where it comes from; `--breakdown`
+/// prints it.
+#[test]
+fn blocking_from_in_json_and_breakdown() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("res.toml");
+    std::fs::write(
+        &path,
+        "[platform]\ncpu_hz = 1_000_000\n[kernel]\ntick_hz = 1000\n\
+         [[resource]]\nname = \"uart\"\nprotocol = \"inheritance\"\n\
+         [[task]]\nname = \"hi\"\nperiod = \"10ms\"\nwcet = \"1ms\"\npriority = 2\nblocking = \"5us\"\n\
+         critical = [{ resource = \"uart\", duration = \"10us\" }]\n\
+         [[task]]\nname = \"lo\"\nperiod = \"20ms\"\nwcet = \"2ms\"\npriority = 1\n\
+         critical = [{ resource = \"uart\", duration = \"300us\", at = \"1ms\" }]\n",
+    )
+    .unwrap();
+    let p = path.to_str().unwrap();
+    let out = latscope(&["analyze", p, "--json", "-"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let hi = &v["tasks"][0];
+    assert_eq!(hi["name"], "hi");
+    assert_eq!(hi["blocking_ns"], 305_000.0);
+    assert_eq!(hi["blocking_from"][0]["task"], "lo");
+    assert_eq!(hi["blocking_from"][0]["resource"], "uart");
+    assert_eq!(hi["blocking_from"][0]["duration_ns"], 300_000.0);
+    assert_eq!(v["tasks"][1]["blocking_ns"], 0.0);
+    assert_eq!(v["tasks"][1]["blocking_from"].as_array().unwrap().len(), 0);
+    let out = latscope(&["analyze", p, "--breakdown"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("blocking 305us = lo holding uart 300us + given 5us"),
+        "{text}"
+    );
+}

@@ -7,6 +7,7 @@ pub mod generate;
 pub mod overheads;
 pub mod priority;
 pub mod range;
+pub mod resource;
 pub mod rta;
 pub mod sensitivity;
 pub mod system;

@@ -134,6 +134,11 @@ pub struct TaskResult {
     pub wcrt_ps: Option<i64>,
     pub jitter: JitterParts,
     pub breakdown: Breakdown,
+    /// Blocking charged: the file's `blocking` (or the longest interrupts-disabled
+    /// section, whichever is longer) plus the blocking computed from the resources.
+    pub blocking_ns: f64,
+    /// The critical sections that make up the computed blocking.
+    pub blocking_from: Vec<crate::resource::blocking::BlockingPart>,
 }
 
 /// The parts of a task's release jitter.
@@ -143,6 +148,9 @@ pub struct JitterParts {
     pub tick_delay_ns: f64,
     pub tickless_ns: f64,
     pub irq_path_ns: f64,
+    /// A kernel critical section masking the tick or the releasing interrupt
+    /// (docs/resources.md).
+    pub critical_ns: f64,
     pub total_ns: f64,
 }
 
@@ -806,6 +814,11 @@ struct Prep {
     tick_first_excess: Picos,
     tick_pessimistic: Picos,
     blocking_cs: Picos,
+    /// Blocking computed from the resources, per task, and its parts.
+    res_blocking: Vec<i64>,
+    res_from: Vec<Vec<crate::resource::blocking::BlockingPart>>,
+    /// The longest kernel critical section (a masked tick runs that much late).
+    masking: Picos,
     /// The highest priority shared by two or more tasks: round-robin switches at that
     /// level interfere with every task at or below it.
     max_shared_level: Option<u32>,
@@ -889,6 +902,7 @@ pub(crate) fn switch_at(sys: &System, opts: &AnalysisOptions, l: Picos, levels: 
 }
 
 fn prepare(sys: &System, opts: &AnalysisOptions) -> Prep {
+    let res = crate::resource::blocking::effect(sys);
     let ov = opts.overheads;
     let l = if ov {
         sys.platform.irq_entry()
@@ -987,6 +1001,16 @@ fn prepare(sys: &System, opts: &AnalysisOptions) -> Prep {
             total += path;
             jp.irq_path_ns = path.as_ns_f64();
         }
+        // A kernel critical section masks the tick and the interrupts at or below the
+        // kernel's level: the release is noticed that much later (docs/resources.md).
+        let masked = match t.released_by {
+            Some(x) => !sys.interrupts[x].above_kernel,
+            None => tick_released[i],
+        };
+        if masked && res.masking > Picos::ZERO {
+            total += res.masking;
+            jp.critical_ns = res.masking.as_ns_f64();
+        }
         jp.total_ns = total.as_ns_f64();
         jitter.push(jp);
         jitter_ps.push(total.0);
@@ -1026,7 +1050,10 @@ fn prepare(sys: &System, opts: &AnalysisOptions) -> Prep {
         tick_first_excess,
         tick_pessimistic,
         blocking_cs,
-        irq_jitter: if ov { max_wake } else { Picos::ZERO },
+        res_blocking: res.tasks.iter().map(|b| b.total.0).collect(),
+        res_from: res.tasks.into_iter().map(|b| b.from).collect(),
+        masking: res.masking,
+        irq_jitter: if ov { max_wake } else { Picos::ZERO } + res.masking,
         irq_path: match (&sys.kernel.costs, ov) {
             (KernelCosts::Irqpath(c), true) => {
                 let st = c.stage(cold);
@@ -1180,6 +1207,22 @@ impl<'a> ModeCtx<'a> {
                 tick_p,
             );
         }
+        // A kernel critical section can delay a tick by up to its length: one more tick
+        // in a window at most (ceil((w + d) / T) <= ceil(w / T) + 1), charged once.
+        if p.masking > Picos::ZERO && every_tick.0 > 0 {
+            dem.push(
+                Entity {
+                    period: i64::MAX / 4,
+                    jitter: 0,
+                    work: 0,
+                    switch: 0,
+                    tick: every_tick.0,
+                    first_rel: false,
+                    attr: Attr::Tick,
+                },
+                tick_p,
+            );
+        }
         let nf = dem.period.len();
         if partitioned {
             dem.first_excess = p.tick_first_excess.0;
@@ -1312,7 +1355,7 @@ fn analyse_task(
     };
     let c_own = t.wcet.0 + own_switch;
     let period = t.period().0;
-    let blocking = t.blocking.max(p.blocking_cs).0;
+    let blocking = t.blocking.max(p.blocking_cs).0 + p.res_blocking.get(i).copied().unwrap_or(0);
     let jit = p.jitter_ps[i];
 
     // Interference utilisation, the jitter term of the lower bound used as a start, and
@@ -1339,6 +1382,8 @@ fn analyse_task(
         wcrt_ps: None,
         jitter: p.jitter[i].clone(),
         breakdown: Breakdown::default(),
+        blocking_ns: ns(blocking),
+        blocking_from: p.res_from.get(i).cloned().unwrap_or_default(),
     };
     if util > 1.0 + 1e-12 {
         result.unbounded_reason = Some(format!(
@@ -1618,7 +1663,7 @@ fn analyse_listscan_task(
         .filter(|&j| j != i && sys.tasks[j].priority >= t.priority)
         .collect();
     let hep_sum: i64 = hep.iter().map(|&j| (sys.tasks[j].wcet + sw).0).sum();
-    let blocking = t.blocking.max(p.blocking_cs).0;
+    let blocking = t.blocking.max(p.blocking_cs).0 + p.res_blocking.get(i).copied().unwrap_or(0);
     let jit = p.jitter_ps[i];
     let mut result = TaskResult {
         name: t.name.clone(),
@@ -1635,6 +1680,8 @@ fn analyse_listscan_task(
         wcrt_ps: None,
         jitter: p.jitter[i].clone(),
         breakdown: Breakdown::default(),
+        blocking_ns: ns(blocking),
+        blocking_from: p.res_from.get(i).cloned().unwrap_or_default(),
     };
     let Some((x, _)) = with_interrupts(sys, opts, p.l, sched.0 + all) else {
         result.unbounded_reason = Some("interrupts leave no time for the threads".into());
@@ -1695,6 +1742,8 @@ pub fn analyze_mode(
     opts: &AnalysisOptions,
     mode: TickMode,
 ) -> Result<Vec<TaskResult>, AnalysisError> {
+    let inflated = crate::resource::blocking::with_lock_costs(sys);
+    let sys = inflated.as_ref().unwrap_or(sys);
     range::check(sys, opts)?;
     let mut dem = Demand::with_capacity(sys.tasks.len() + sys.interrupts.len() + 2);
     Ok(analyze_mode_with(
@@ -1764,6 +1813,8 @@ pub fn hyperperiod(sys: &System) -> Option<Picos> {
 /// (or the file). An input past the analysis range is an error naming where it is
 /// ([`crate::range`]); the analysis itself never overflows or panics.
 pub fn analyze(sys: &System, opts: &AnalysisOptions) -> Result<AnalysisResult, AnalysisError> {
+    let inflated = crate::resource::blocking::with_lock_costs(sys);
+    let sys = inflated.as_ref().unwrap_or(sys);
     range::check(sys, opts)?;
     let mode = opts.tick_mode.unwrap_or(sys.kernel.tick_mode);
     let p = prepare(sys, opts);

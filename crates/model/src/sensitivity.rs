@@ -115,13 +115,22 @@ fn out_of_range_task(sys: &System, e: &crate::range::AnalysisError) -> String {
 }
 
 /// The system with every task's WCET scaled by `num / den` (rounded down to whole
-/// picoseconds); BCETs are capped at the new WCETs.
+/// picoseconds); BCETs are capped at the new WCETs. The tasks' critical sections
+/// (their offsets and durations) scale with them: they are part of the WCET.
 pub fn scale_wcets(sys: &System, num: i64, den: i64) -> System {
     let mut s = sys.clone();
     let den = den.max(1) as i128;
+    let scale =
+        |p: Picos| Picos((p.0 as i128 * num.max(0) as i128 / den).min(i64::MAX as i128) as i64);
     for t in &mut s.tasks {
-        let c = (t.wcet.0 as i128 * num.max(0) as i128 / den).min(i64::MAX as i128) as i64;
-        set_wcet(t, Picos(c));
+        let c = scale(t.wcet);
+        set_wcet(t, c);
+    }
+    for secs in &mut s.resources.tasks {
+        for x in secs.iter_mut() {
+            x.at = scale(x.at);
+            x.duration = scale(x.duration);
+        }
     }
     s
 }

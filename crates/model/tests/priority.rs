@@ -79,9 +79,19 @@ fn task_strategy() -> impl Strategy<Value = T> {
 }
 
 fn build(tasks: &[T], costs: &str) -> System {
+    build_res(tasks, costs, false)
+}
+
+/// With `res`, two shared resources (an inheritance mutex and a ceiling resource) and a
+/// section on one of them in every task: the blocking then depends on the order.
+fn build_res(tasks: &[T], costs: &str, res: bool) -> System {
     let mut s = format!(
         "[platform]\ncpu_hz = 84_000_000\nirq_entry_cycles = 12\n[kernel]\ntick_hz = 1000\n{costs}\n"
     );
+    if res {
+        s += "[[resource]]\nname = \"m\"\nprotocol = \"inheritance\"\n\
+              [[resource]]\nname = \"c\"\nprotocol = \"ceiling\"\n";
+    }
     for (i, t) in tasks.iter().enumerate() {
         let p = t.period_us as u64;
         let c = (p * t.wcet_permille as u64 / 1000).max(1);
@@ -93,6 +103,13 @@ fn build(tasks: &[T], costs: &str) -> System {
             p * t.jitter_permille as u64 / 1000,
             p * t.blocking_permille as u64 / 1000,
         );
+        if res {
+            let r = if i % 2 == 0 { "m" } else { "c" };
+            s += &format!(
+                "critical = [{{ resource = \"{r}\", duration = \"{}us\" }}]\n",
+                (c / 3).max(1)
+            );
+        }
     }
     System::from_toml_str(&s, "prop.toml").unwrap()
 }
@@ -137,7 +154,8 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 20, .. ProptestConfig::default() })]
 
     /// Where the analysis is OPA-compatible (port-optimised selection: the switch costs do
-    /// not depend on the order; overheads, jitter, blocking, arbitrary deadlines all on),
+    /// not depend on the order; overheads, jitter, blocking, arbitrary deadlines all on,
+    /// and in half the cases shared resources whose blocking depends on the order),
     /// Audsley's assignment exists whenever any of the n! orders is schedulable, and the
     /// order it returns is schedulable.
     #[test]
@@ -145,8 +163,9 @@ proptest! {
         tasks in prop::collection::vec(task_strategy(), 2..=7),
         overheads in any::<bool>(),
         partitioned in any::<bool>(),
+        res in any::<bool>(),
     ) {
-        let s = build(&tasks, OPTIMISED);
+        let s = build_res(&tasks, OPTIMISED, res);
         let opts = AnalysisOptions { overheads, ..Default::default() };
         let mode = if partitioned { TickMode::Partitioned } else { TickMode::Pessimistic };
         prop_assert!(opa_compatible(&s, &opts));

@@ -358,6 +358,7 @@ fn print_table(out: &mut impl Write, r: &AnalysisResult, breakdown: bool) -> any
                 why,
                 parts.join(" + ")
             )?;
+            analyze_margins::print_blocking_from(out, a)?;
         }
     }
     let x = &r.totals;

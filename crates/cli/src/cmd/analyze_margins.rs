@@ -113,17 +113,21 @@ pub fn print_assignment(out: &mut impl Write, a: &Assignment) -> anyhow::Result<
         (None, Some(f)) => {
             writeln!(out, "  {}", f.message)?;
             for c in &f.candidates {
-                writeln!(
-                    out,
-                    "    {} at priority {}: WCRT {} > deadline {}",
-                    c.name,
-                    f.priority,
-                    c.wcrt_ns.map_or_else(
-                        || "past the deadline".to_string(),
-                        |w| format_exact(Picos((w * 1000.0).round() as i64))
-                    ),
-                    format_exact(Picos((c.deadline_ns * 1000.0).round() as i64))
-                )?;
+                let d = format_exact(Picos((c.deadline_ns * 1000.0).round() as i64));
+                match c.wcrt_ns {
+                    Some(w) => writeln!(
+                        out,
+                        "    {} at priority {}: WCRT {} > deadline {d}",
+                        c.name,
+                        f.priority,
+                        format_exact(Picos((w * 1000.0).round() as i64))
+                    )?,
+                    None => writeln!(
+                        out,
+                        "    {} at priority {}: misses its deadline {d} (the analysis stopped past it)",
+                        c.name, f.priority
+                    )?,
+                }
             }
         }
         (None, None) => writeln!(out, "  no feasible assignment")?,
@@ -179,5 +183,34 @@ pub fn write_priorities(path: &Path, sys: &System, a: &Assignment) -> anyhow::Re
         let _ = std::fs::remove_file(&tmp);
     }
     written?;
+    Ok(())
+}
+
+/// With `--breakdown`: where a task's blocking comes from (the critical sections of the
+/// resources, and the file's own `blocking` or interrupts-disabled sections).
+pub fn print_blocking_from(
+    out: &mut impl Write,
+    a: &latscope_model::rta::TaskResult,
+) -> anyhow::Result<()> {
+    if a.blocking_from.is_empty() {
+        return Ok(());
+    }
+    let t = |ns: f64| format_exact(Picos((ns * 1000.0).round() as i64));
+    let computed: f64 = a.blocking_from.iter().map(|b| b.duration_ns).sum();
+    let mut parts: Vec<String> = a
+        .blocking_from
+        .iter()
+        .map(|b| format!("{} holding {} {}", b.task, b.resource, t(b.duration_ns)))
+        .collect();
+    let given = a.blocking_ns - computed;
+    if given > 0.0005 {
+        parts.push(format!("given {}", t(given)));
+    }
+    writeln!(
+        out,
+        "    blocking {} = {}",
+        t(a.blocking_ns),
+        parts.join(" + ")
+    )?;
     Ok(())
 }

@@ -124,6 +124,19 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         }
     }
     let sys = System::from_path(&a.file)?;
+    if sys
+        .resources
+        .tasks
+        .iter()
+        .chain(&sys.resources.interrupts)
+        .any(|v| !v.is_empty())
+    {
+        eprintln!(
+            "note: {}: the critical sections of [[resource]] are not simulated yet (jobs run \
+             as if no resource were shared); `latscope analyze` charges their blocking",
+            a.file.display()
+        );
+    }
     let cfg = from_system(
         &sys,
         &FromSystemOptions {

@@ -25,6 +25,7 @@ mod json;
 pub mod model;
 mod parse;
 mod raw;
+mod resources;
 mod write;
 
 pub use error::{Diagnostic, SystemError};

@@ -20,6 +20,9 @@ pub struct System {
     /// Interrupt handlers in file order.
     pub interrupts: Vec<Interrupt>,
     pub critical_sections: CriticalSections,
+    /// Shared resources and the critical sections of tasks and handlers
+    /// (docs/resources.md).
+    pub resources: crate::resource::Resources,
 }
 
 /// The processor.

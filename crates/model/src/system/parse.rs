@@ -110,6 +110,7 @@ fn build(ctx: &Ctx, raw: &RawFile) -> Result<System, SystemError> {
         },
         None => CriticalSections::default(),
     };
+    let resources = super::resources::build(ctx, raw, &tasks, &interrupts, hz)?;
 
     Ok(System {
         source: ctx.file.to_string(),
@@ -118,6 +119,7 @@ fn build(ctx: &Ctx, raw: &RawFile) -> Result<System, SystemError> {
         tasks,
         interrupts,
         critical_sections,
+        resources,
     })
 }
 

@@ -36,6 +36,8 @@ pub(super) struct RawFile {
     pub(super) interrupt: Vec<Spanned<RawInterrupt>>,
     #[serde(default)]
     pub(super) critical_sections: Option<RawCritical>,
+    #[serde(default)]
+    pub(super) resource: Vec<Spanned<super::resources::RawResource>>,
 }
 
 #[derive(Deserialize)]
@@ -100,6 +102,10 @@ pub(super) struct RawCosts {
     pub(super) tick: Option<SDur>,
     pub(super) warm: Option<RawStage>,
     pub(super) cold: Option<RawStage>,
+    // every model: resource calls (docs/resources.md)
+    pub(super) lock: Option<SDur>,
+    pub(super) unlock: Option<SDur>,
+    pub(super) inherit: Option<SDur>,
 }
 
 #[derive(Deserialize)]
@@ -146,6 +152,8 @@ pub(super) struct RawTask {
     pub(super) blocking: Option<SDur>,
     #[serde(default)]
     pub(super) exec_time_file: Option<Spanned<String>>,
+    #[serde(default)]
+    pub(super) critical: Vec<Spanned<super::resources::RawSection>>,
 }
 
 #[derive(Deserialize)]
@@ -162,6 +170,8 @@ pub(super) struct RawInterrupt {
     pub(super) releases: Option<Spanned<String>>,
     #[serde(default)]
     pub(super) offset: Option<SDur>,
+    #[serde(default)]
+    pub(super) critical: Vec<Spanned<super::resources::RawSection>>,
 }
 
 #[derive(Deserialize)]

@@ -174,10 +174,8 @@ impl System {
             }
             tasks.push(V::Table(tt));
         }
-        root.insert("task".into(), V::Array(tasks));
-
+        let mut irqs = Vec::new();
         if !self.interrupts.is_empty() {
-            let mut irqs = Vec::new();
             for i in &self.interrupts {
                 let mut it = toml::Table::new();
                 it.insert("name".into(), V::String(i.name.clone()));
@@ -193,6 +191,10 @@ impl System {
                 }
                 irqs.push(V::Table(it));
             }
+        }
+        super::resources::write(&self.resources, &mut root, &mut tasks, &mut irqs);
+        root.insert("task".into(), V::Array(tasks));
+        if !irqs.is_empty() {
             root.insert("interrupt".into(), V::Array(irqs));
         }
         V::Table(root)

@@ -1,0 +1,196 @@
+//! Blocking computed from the declared critical sections (docs/resources.md).
+//!
+//! For task `i` of priority `p`, only lower-priority tasks block (equal priorities are
+//! analysed as higher: their whole jobs already interfere). A section of a lower task
+//! can block `i` when its resource's ceiling (the highest priority among the resource's
+//! users) is at or above `p` — directly, or by push-through when the holder inherits a
+//! priority above `i` — or, for a kernel critical section, always (preemption is off).
+//! The length charged for a section is its duration plus the `unlock` cost (the holder
+//! gives it back before `i` continues), plus `inherit` for an inheritance mutex.
+//!
+//! * Inheritance: the Sha–Rajkumar–Lehoczky bound (Sha, Rajkumar & Lehoczky, "Priority
+//!   inheritance protocols: an approach to real-time synchronization", IEEE Trans.
+//!   Computers 39(9), 1990, Theorems 6–7 and the bound B_i = min(B_l, B_s) as presented
+//!   in Buttazzo, "Hard Real-Time Computing Systems", 3rd ed., section 7.6.3): at most one
+//!   section per lower-priority task (`B_l`, the sum over those tasks of their longest
+//!   blocking section) and at most one per resource (`B_s`, the sum over resources of
+//!   their longest blocking section): the smaller sum.
+//! * Ceiling and kernel critical sections: at most one section, before the job starts
+//!   (Baker 1991; Buttazzo section 7.7): the longest blocking section.
+//!
+//! A job can meet both kinds, so the two bounds add. Interrupt handlers' sections do
+//! not block tasks (a handler's time is already interference); kernel critical sections
+//! of tasks and handlers mask the interrupts at or below the kernel's level and the tick
+//! for their duration: the longest one, `masking`, is release jitter of the tick-released
+//! and interrupt-released tasks and of the masked handlers.
+
+use super::{Protocol, Resources};
+use crate::system::System;
+use latscope_core::Picos;
+use serde::Serialize;
+
+/// One section that makes up a task's computed blocking.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BlockingPart {
+    pub task: String,
+    pub resource: String,
+    /// Section duration plus the unlock (and inherit) cost, picoseconds.
+    #[serde(skip)]
+    pub duration: Picos,
+    pub duration_ns: f64,
+}
+
+/// The computed blocking of one task.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TaskBlocking {
+    /// Inheritance (SRL) part plus the ceiling / critical part.
+    pub total: Picos,
+    pub from: Vec<BlockingPart>,
+}
+
+/// What the resources add to the analysis of a system.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Effect {
+    /// Per task (file order).
+    pub tasks: Vec<TaskBlocking>,
+    /// Extra execution per job of each task: its sections' lock and unlock calls.
+    pub own_cost: Vec<Picos>,
+    /// The longest kernel critical section (tasks' and handlers'): how late a masked
+    /// interrupt handler or the tick can run.
+    pub masking: Picos,
+}
+
+impl Effect {
+    pub fn is_empty(&self) -> bool {
+        self.masking == Picos::ZERO
+            && self.tasks.iter().all(|t| t.total == Picos::ZERO)
+            && self.own_cost.iter().all(|c| *c == Picos::ZERO)
+    }
+}
+
+/// The ceiling of each resource: the highest priority among the tasks using it (`None`
+/// when only interrupt handlers or nobody use it).
+pub fn ceilings(sys: &System) -> Vec<Option<u32>> {
+    let r = &sys.resources;
+    let mut c = vec![None; r.list.len()];
+    for (i, t) in sys.tasks.iter().enumerate() {
+        for s in r.of_task(i) {
+            if let Some(x) = c.get_mut(s.resource) {
+                *x = Some(x.map_or(t.priority, |v: u32| v.max(t.priority)));
+            }
+        }
+    }
+    c
+}
+
+/// Blocking of every task, with the parts that make it up.
+pub fn effect(sys: &System) -> Effect {
+    let r: &Resources = &sys.resources;
+    let n = sys.tasks.len();
+    if r.is_empty() {
+        return Effect {
+            tasks: vec![TaskBlocking::default(); n],
+            own_cost: vec![Picos::ZERO; n],
+            masking: Picos::ZERO,
+        };
+    }
+    let ceil = ceilings(sys);
+    let per_call = r.costs.lock + r.costs.unlock;
+    let own_cost = (0..n)
+        .map(|i| Picos(per_call.0.saturating_mul(r.of_task(i).len() as i64)))
+        .collect();
+    let masking = (0..n)
+        .flat_map(|i| r.of_task(i).iter())
+        .chain((0..sys.interrupts.len()).flat_map(|x| r.of_interrupt(x).iter()))
+        .filter(|s| r.protocol(s) == Protocol::Critical)
+        .map(|s| s.duration)
+        .max()
+        .unwrap_or(Picos::ZERO);
+    let mut tasks = Vec::with_capacity(n);
+    for t in &sys.tasks {
+        let p = t.priority;
+        // Inheritance candidates per lower task and per resource; single-block
+        // (ceiling / critical) candidates.
+        let mut by_task: Vec<BlockingPart> = Vec::new();
+        let mut by_res: Vec<Option<BlockingPart>> = vec![None; r.list.len()];
+        let mut single: Option<BlockingPart> = None;
+        for (j, o) in sys.tasks.iter().enumerate() {
+            if o.priority >= p {
+                continue;
+            }
+            let mut best_j: Option<BlockingPart> = None;
+            for s in r.of_task(j) {
+                let proto = r.protocol(s);
+                let reaches = match proto {
+                    Protocol::Critical => true,
+                    _ => ceil
+                        .get(s.resource)
+                        .copied()
+                        .flatten()
+                        .is_some_and(|c| c >= p),
+                };
+                if !reaches {
+                    continue;
+                }
+                let mut len = s.duration + r.costs.unlock;
+                if proto == Protocol::Inheritance {
+                    len += r.costs.inherit;
+                }
+                let part = BlockingPart {
+                    task: o.name.clone(),
+                    resource: r.name(s).to_string(),
+                    duration: len,
+                    duration_ns: len.as_ns_f64(),
+                };
+                let better =
+                    |cur: &Option<BlockingPart>| cur.as_ref().is_none_or(|c| len > c.duration);
+                if proto == Protocol::Inheritance {
+                    if better(&best_j) {
+                        best_j = Some(part.clone());
+                    }
+                    if better(&by_res[s.resource]) {
+                        by_res[s.resource] = Some(part);
+                    }
+                } else if better(&single) {
+                    single = Some(part);
+                }
+            }
+            by_task.extend(best_j);
+        }
+        let by_res: Vec<BlockingPart> = by_res.into_iter().flatten().collect();
+        let sum = |v: &[BlockingPart]| v.iter().fold(Picos::ZERO, |a, b| a + b.duration);
+        let (inh, mut from) = if sum(&by_res) < sum(&by_task) {
+            (sum(&by_res), by_res)
+        } else {
+            (sum(&by_task), by_task)
+        };
+        let one = single.as_ref().map_or(Picos::ZERO, |b| b.duration);
+        from.extend(single);
+        tasks.push(TaskBlocking {
+            total: inh + one,
+            from,
+        });
+    }
+    Effect {
+        tasks,
+        own_cost,
+        masking,
+    }
+}
+
+/// The system with each task's WCET grown by its sections' lock and unlock calls
+/// (`None` when there is nothing to add). The sections stay where they are.
+pub fn with_lock_costs(sys: &System) -> Option<System> {
+    let r = &sys.resources;
+    let per_call = r.costs.lock + r.costs.unlock;
+    if per_call == Picos::ZERO || r.tasks.iter().all(Vec::is_empty) {
+        return None;
+    }
+    let mut s = sys.clone();
+    for (i, t) in s.tasks.iter_mut().enumerate() {
+        let add = Picos(per_call.0.saturating_mul(r.of_task(i).len() as i64));
+        t.wcet = Picos(t.wcet.0.saturating_add(add.0));
+        t.bcet = Picos(t.bcet.0.saturating_add(add.0));
+    }
+    Some(s)
+}
