@@ -4,6 +4,7 @@
 
 pub mod fit;
 pub mod generate;
+pub mod guarded;
 pub mod overheads;
 pub mod rta;
 pub mod system;

@@ -76,7 +76,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         stop_at_deadline: args.stop_at_deadline,
         ..Default::default()
     };
-    let res = analyze_guarded(&sys, &opts).with_context(|| args.system.display().to_string())?;
+    let res = latscope_model::guarded::analyze_guarded(&sys, &opts)
+        .map_err(anyhow::Error::msg)
+        .with_context(|| args.system.display().to_string())?;
     if let Some(n) = args.repeat.filter(|&n| n > 0) {
         let start = std::time::Instant::now();
         for _ in 0..n {
@@ -289,22 +291,4 @@ fn print_table(out: &mut impl Write, r: &AnalysisResult, breakdown: bool) -> any
         }
     )?;
     Ok(())
-}
-
-/// Runs the analysis; an arithmetic overflow (costs or periods so large that a busy
-/// window passes 64-bit picoseconds, about 106 days) becomes an error instead of a panic.
-fn analyze_guarded(
-    sys: &System,
-    opts: &AnalysisOptions,
-) -> anyhow::Result<latscope_model::rta::AnalysisResult> {
-    let hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
-    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| analyze(sys, opts)));
-    std::panic::set_hook(hook);
-    r.map_err(|_| {
-        anyhow::anyhow!(
-            "the analysis overflows 64-bit picoseconds (about 106 days): a cost, period or \
-             latency in the file is far too large"
-        )
-    })
 }

@@ -82,77 +82,16 @@ impl InputArgs {
     ) -> Result<(latscope_core::capture::Capture, String, Vec<bool>)> {
         let mut opts = self.options()?;
         opts.only_channels = only;
-        let mut inputs = Vec::new();
-        let mut fmts = Vec::new();
-        for f in files {
-            let fmt = match opts.format {
-                Some(x) => x,
-                None => detect_file(f)?,
-            };
-            inputs.push((f.as_path(), fmt));
-            fmts.push(fmt.name());
+        let loaded = import::load_files(files, &opts)?;
+        for w in &loaded.warnings {
+            eprintln!("latscope: warning: {w}");
         }
-        fmts.dedup();
-        anyhow::ensure!(!inputs.is_empty(), "no input file");
         let import::Merged {
             capture: cap,
             decoded,
-        } = import::open_merged(&inputs, &opts)?;
-        // A rate the file states and --samplerate contradicts is an error in the importer;
-        // formats whose times are absolute (VCD, native, cycle logs, analog data) ignore it.
-        if let Some(g) = opts.samplerate_hz {
-            if cap.samplerate_hz != Some(g) {
-                // name the files whose times are absolute (a merge may mix them with
-                // sampled ones, whose rate then becomes unknown)
-                let absolute: Vec<_> = inputs
-                    .iter()
-                    .filter(|(_, f)| matches!(f, Format::Vcd | Format::Native | Format::CycleLog))
-                    .copied()
-                    .collect();
-                let ignoring = if absolute.is_empty() {
-                    &inputs
-                } else {
-                    &absolute
-                };
-                eprintln!(
-                    "latscope: warning: --samplerate {} has no effect on {} ({}): its times are \
-                     not sample numbers; ignored",
-                    import::format_hz(g),
-                    ignoring
-                        .iter()
-                        .map(|(f, _)| f.display().to_string())
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    ignoring
-                        .iter()
-                        .map(|(_, x)| x.name())
-                        .collect::<Vec<_>>()
-                        .join("+")
-                );
-            }
-        }
-        Ok((cap, fmts.join("+"), decoded))
+        } = loaded.merged;
+        Ok((cap, loaded.format, decoded))
     }
-}
-
-fn detect_file(p: &PathBuf) -> Result<Format> {
-    use std::io::Read;
-    let name = p.display().to_string();
-    let mut f = std::fs::File::open(p).with_context(|| name.clone())?;
-    let mut head = vec![0u8; 8192];
-    let mut n = 0;
-    while n < head.len() {
-        let k = f.read(&mut head[n..]).with_context(|| name.clone())?;
-        if k == 0 {
-            break;
-        }
-        n += k;
-    }
-    head.truncate(n);
-    anyhow::ensure!(n > 0, "{name}: the file is empty");
-    import::detect(&head).with_context(|| {
-        format!("{name}: unrecognised capture format; name it with --format (sigrok, saleae-csv, saleae-bin, vcd, csv, scope-csv, cyclelog, native)")
-    })
 }
 
 /// Import a capture and measure pulse widths, latencies, periods, busy time and counts.

@@ -6,6 +6,7 @@
 pub(crate) mod builder;
 pub mod csv;
 pub mod cyclelog;
+mod files;
 pub mod native;
 pub mod saleae_bin;
 pub mod saleae_csv;
@@ -13,6 +14,8 @@ pub mod scope_csv;
 pub mod sigrok;
 pub(crate) mod text;
 pub mod vcd;
+
+pub use files::{detect_file, load_files, Loaded};
 
 use crate::error::{Error, Place, Result};
 use latscope_core::capture::Capture;
