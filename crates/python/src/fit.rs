@@ -15,7 +15,8 @@ fn target(t: &str) -> PyResult<Target> {
 }
 
 /// fit(target, x=None, y_ns=None, traces=None, measurement=None, stat="max",
-/// source=None) -> JSON text. Either `x` and `y_ns` (equal lengths; x whole counts >= 0),
+/// source=None) -> JSON text. Either `x` and `y_ns` (equal lengths; x whole counts >= 0;
+/// a sample's `row` is its index in the arrays),
 /// or `traces`: (x, trace result JSON text, name) per sample with `measurement`.
 #[pyfunction]
 #[pyo3(signature = (target_name, x=None, y_ns=None, traces=None, measurement=None, stat="max", source=None))]
@@ -51,7 +52,7 @@ pub fn fit(
                 s.push(Sample {
                     x: xv,
                     y_ns: yv,
-                    row: i + 1,
+                    row: i,
                 });
             }
             (source.unwrap_or_else(|| "<arrays>".into()), s)

@@ -8,12 +8,12 @@ use std::path::Path;
 
 /// Reads the description. `kind`: "path", "toml" or "json"; `name` names the text in
 /// error messages (`<string>`, `<dict>`).
-pub fn load(kind: &str, text: &str, name: &str) -> PyResult<System> {
+pub fn load(kind: &str, text: &str, name: &str) -> Result<System, String> {
     match kind {
-        "path" => System::from_path(Path::new(text)).map_err(err),
-        "toml" => System::from_toml_str(text, name).map_err(err),
-        "json" => System::from_json_str(text, name).map_err(err),
-        o => Err(err(format!("internal: unknown system kind '{o}'"))),
+        "path" => System::from_path(Path::new(text)).map_err(|e| e.to_string()),
+        "toml" => System::from_toml_str(text, name).map_err(|e| e.to_string()),
+        "json" => System::from_json_str(text, name).map_err(|e| e.to_string()),
+        o => Err(format!("internal: unknown system kind '{o}'")),
     }
 }
 
@@ -30,5 +30,5 @@ pub fn source_name(kind: &str, text: &str, name: &str) -> String {
 /// (an error for an invalid one).
 #[pyfunction]
 pub fn check_system(kind: &str, text: &str, name: &str) -> PyResult<String> {
-    Ok(load(kind, text, name)?.to_toml_string())
+    Ok(load(kind, text, name).map_err(err)?.to_toml_string())
 }
