@@ -6,7 +6,11 @@ Channels: D0 SysTick (1 kHz, 2-6 us high), D1 PendSV (after each tick), D2 IRQ
 D6 always low, D7 a 100 kHz clock. Built from a few dozen different 1 ms periods,
 so that pulse widths vary, and stored in 4 MiB deflated chunks like sigrok does.
 
-usage: trace-gen.py OUT.sr [SAMPLES] [SAMPLERATE_HZ]
+With SHAPE `dense` (4th argument) D0 instead toggles every 3 samples (an edge every 3
+samples, 33 M edges per 100 M samples) and the other channels stay low: the worst case for
+an edge-list decoder.
+
+usage: trace-gen.py OUT.sr [SAMPLES] [SAMPLERATE_HZ] [sparse|dense]
 """
 import random
 import sys
@@ -15,6 +19,7 @@ import zipfile
 out = sys.argv[1]
 n = int(sys.argv[2]) if len(sys.argv) > 2 else 50_000_000
 rate = int(sys.argv[3]) if len(sys.argv) > 3 else 10_000_000
+shape = sys.argv[4] if len(sys.argv) > 4 else "sparse"
 per = rate // 1000  # one 1 ms tick
 us = rate // 1_000_000
 rng = random.Random(1)
@@ -55,6 +60,13 @@ with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6
     written = 0
     idx = 1
     p = 0
+    if shape == "dense":
+        block = b"\x01\x01\x01\x00\x00\x00" * 699050  # 4 MiB - 4 bytes, whole periods
+        while written < n:
+            take = min(len(block), n - written)
+            z.writestr("logic-1-%d" % idx, block[:take])
+            idx += 1
+            written += take
     while written < n:
         v = variants[rng.randrange(len(variants))]
         if (p // 50) % 2:  # heartbeat: 50 ms on, 50 ms off

@@ -252,31 +252,28 @@ class MeasureResult(Result):
 
 
 class FitResult(Result):
-    """Result of :func:`fit`: both lines (least squares, upper bound); ``to_pandas()``
-    has the samples' residuals; ``apply(system)`` writes a line into a description."""
+    """Result of :func:`fit`: the least-squares and the safe model; ``to_pandas()`` has
+    the safe model against the largest sample at each x; ``apply(system)`` writes the
+    model into a system description."""
 
     kind = "fit"
 
-    def __init__(self, json_text, target):
+    def __init__(self, json_text, target, samples):
         super().__init__(json_text)
         self.target = target
+        self._samples = samples
 
     def to_pandas(self):
-        d = self.to_dict()
-        return _pandas().DataFrame({"residual_ns": d["residuals_ns"]})
+        return _pandas().DataFrame(self.to_dict()["excess"])
 
     def apply(self, system, line="upper"):
         """The system description (path, TOML text or dict) as TOML text with the fitted
-        line (``'upper'``: above every sample, safe for analysis; ``'lsq'``: least
-        squares) in [kernel.costs]; a TOML input keeps its comments and order."""
-        d = self.to_dict()
-        key = {"upper": "upper_bound", "lsq": "least_squares"}.get(line)
-        if key is None:
+        model (``'upper'``: the safe one, on or above every sample, for analysis;
+        ``'lsq'``: least squares) in [kernel.costs], as ``latscope fit --write``; a
+        TOML input keeps its comments and order."""
+        if line not in ("upper", "lsq"):
             raise ValueError("line: use 'upper' or 'lsq'")
-        l = d[key]
-        return _ext.apply_fit(
-            *_system(system), self.target, l["intercept_ns"], l["slope_ns"]
-        )
+        return _ext.apply_fit(*_system(system), self.target, line, **self._samples)
 
 
 # --------------------------------------------------------------------------- calls
@@ -455,11 +452,12 @@ def measure(
     return MeasureResult(j)
 
 
-def fit(target, x=None, y_ns=None, *, traces=None, measurement=None, stat="max"):
-    """Fits an overhead model's line, as ``latscope fit``: ``target`` 'tick' (x = tasks
-    released, y = tick duration), 'switch' (x = levels scanned) or 'insert' (x = queue
-    position). Samples as arrays ``x`` and ``y_ns``, or ``traces``: a list of
-    (x, TraceResult or trace JSON path) with ``measurement`` and ``stat``."""
+def fit(target, x=None, y_ns=None, *, traces=None, measurement=None, stat="max", residuals=False):
+    """Fits an overhead model, as ``latscope fit``: ``target`` 'tick' (x = tasks
+    released, y = tick duration), 'switch' (x = levels scanned), 'insert' (x = queue
+    position) or 'switch-optimised' (a constant). Samples as arrays ``x`` and ``y_ns``,
+    or ``traces``: a list of (x, TraceResult or trace JSON path) with ``measurement``
+    and ``stat``. ``residuals=True`` adds every sample's residual (``residuals_ns``)."""
     if traces is not None:
         items = []
         for xv, t in traces:
@@ -469,12 +467,13 @@ def fit(target, x=None, y_ns=None, *, traces=None, measurement=None, stat="max")
                 p = os.fspath(t)
                 with open(p, encoding="utf-8") as f:
                     items.append((int(xv), f.read(), p))
-        j = _ext.fit(target, traces=items, measurement=measurement, stat=stat)
+        samples = dict(traces=items, measurement=measurement, stat=stat)
     else:
         if x is None or y_ns is None:
             raise TypeError("fit: give x and y_ns, or traces")
-        j = _ext.fit(target, x=[float(v) for v in x], y_ns=[float(v) for v in y_ns])
-    return FitResult(j, target)
+        samples = dict(x=[float(v) for v in x], y_ns=[float(v) for v in y_ns])
+    j = _ext.fit(target, residuals=residuals, **samples)
+    return FitResult(j, target, samples)
 
 
 # --------------------------------------------------------------------------- report

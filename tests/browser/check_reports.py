@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
 """Open latscope HTML reports in headless Debian Chromium and check them as a reader would.
 
-For each report: no console error (JS errors, failed loads), nothing fetched (the page must
-be self-contained), every chart (<svg>) has a visible size and at least one plotted element
-(an element drawn in a chromatic colour: axes, grid and labels are pure greys), every table
-has rows; then a full-page screenshot is saved next to the other outputs.
+For each report, at 1920 px wide: no console error (JS errors, failed loads), nothing fetched
+(the page must be self-contained), every chart (<svg>) has a visible size and at least one
+plotted element (an element drawn in a chromatic colour: axes, grid and labels are pure
+greys), no two texts of a chart overlap (bounding boxes), every table has rows and fits the
+page without a scrollbar, no two sections share a title, microseconds are written µs; every
+zoomable chart (series, timelines) changes its visible range when dragged across and shows
+data in the zoomed view, and a hover gives a read-out; then a full-page screenshot is saved
+next to the other outputs.
 
 Usage: check_reports.py OUTDIR REPORT.html [REPORT.html ...]
 Prints one line per report and a closing line "N passed, M failed" (adding PRIOR_PASSED and
@@ -23,7 +27,7 @@ const grey = v => {
   const m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec((v || '').trim());
   return !m || (m[1].toLowerCase() === m[2].toLowerCase() && m[2].toLowerCase() === m[3].toLowerCase());
 };
-const charts = [...document.querySelectorAll('svg')].map((s, i) => {
+const charts = [...document.querySelectorAll('svg.chart')].map((s, i) => {
   const shapes = [...s.querySelectorAll('rect,path,polyline,polygon,circle,line')];
   const data = shapes.filter(e => !grey(e.getAttribute('fill')) || !grey(e.getAttribute('stroke')));
   const drawn = data.filter(e => { try { const b = e.getBBox(); return b.width > 0 || b.height > 0; } catch (x) { return false; } });
@@ -32,9 +36,27 @@ const charts = [...document.querySelectorAll('svg')].map((s, i) => {
           w: r.width, h: r.height, texts: s.querySelectorAll('text').length};
 });
 const tables = [...document.querySelectorAll('table')].map(t => t.querySelectorAll('tbody tr').length);
+// Text boxes of each chart that overlap another (more than 2 px each way).
+const overlaps = [];
+document.querySelectorAll('svg.chart').forEach((s, si) => {
+  const boxes = [...s.querySelectorAll('text')].filter(t => t.textContent.trim())
+    .map(t => ({t: t.textContent.trim(), r: t.getBoundingClientRect()}));
+  for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+    const a = boxes[i].r, b = boxes[j].r;
+    const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+    const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+    if (w > 2 && h > 2) overlaps.push((s.dataset.chart || 'svg') + ' #' + si + ': "' + boxes[i].t + '" / "' + boxes[j].t + '"');
+  }
+});
+const wide = [...document.querySelectorAll('.tbl')].filter(d => d.scrollWidth > d.clientWidth + 1)
+  .map(d => [...d.querySelectorAll('th')].map(h => h.textContent).join(','));
+const heads = [...document.querySelectorAll('h2,h3')].map(h => h.textContent.trim());
+const dupHeads = heads.filter((h, i) => heads.indexOf(h) !== i);
+const body = document.body.innerText;
+const us = (body.match(/\d\s?us\b/g) || []).slice(0, 3);
 const fetched = performance.getEntriesByType('resource').map(e => e.name);
-return {charts, tables, fetched, height: document.documentElement.scrollHeight,
-        title: document.title};
+return {charts, tables, fetched, overlaps, wide, dupHeads, us,
+        height: document.documentElement.scrollHeight, title: document.title};
 """
 
 
@@ -52,7 +74,7 @@ def make_driver(profile):
         "--disable-dev-shm-usage",
         "--hide-scrollbars",
         f"--user-data-dir={profile}",
-        "--window-size=1280,1000",
+        "--window-size=1920,1080",
     ]:
         opts.add_argument(a)
     opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
@@ -60,9 +82,61 @@ def make_driver(profile):
     return webdriver.Chrome(service=service, options=opts)
 
 
+ZOOM_JS = r"""
+const out = [];
+for (const f of document.querySelectorAll('figure.zoomable')) {
+  out.push({id: f.id, view: f.getAttribute('data-view')});
+}
+return out;
+"""
+
+AFTER_JS = r"""
+const f = document.getElementById(arguments[0]);
+const ov = f.querySelector('svg.overlay');
+const drawn = ov ? ov.querySelectorAll('polyline,rect').length : 0;
+const labels = ov ? [...ov.querySelectorAll('text')].map(t => t.textContent) : [];
+return {view: f.getAttribute('data-view'), drawn, labels, readout: f.querySelector('.readout').textContent};
+"""
+
+
+def check_zoom(driver, problems):
+    """Drags across the middle of every zoomable chart: the visible range must shrink to the
+    dragged stretch, the zoomed view must show data and distinct labels; a hover must give a
+    read-out; a double-click must restore the full range."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    checked = 0
+    for z in driver.execute_script(ZOOM_JS)[:6]:
+        fig = driver.find_element(By.ID, z["id"])
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", fig)
+        plot = fig.find_element(By.CSS_SELECTOR, ".plot")
+        w = plot.size["width"]
+        a0, a1 = (float(v) for v in z["view"].split())
+        ActionChains(driver).move_to_element_with_offset(plot, int(-w * 0.15), 0).click_and_hold() \
+            .move_by_offset(int(w * 0.25), 0).release().perform()
+        after = driver.execute_script(AFTER_JS, z["id"])
+        b0, b1 = (float(v) for v in after["view"].split())
+        if not (b1 - b0 < 0.6 * (a1 - a0) and b0 >= a0 - 1 and b1 <= a1 + 1):
+            problems.append(f"zoom did not change the visible range of {z['id']}: {z['view']} -> {after['view']}")
+        if after["drawn"] < 3:
+            problems.append(f"zoomed view of {z['id']} is empty")
+        labels = [l for l in after["labels"] if l.strip()]
+        if len(set(labels)) != len(labels):
+            problems.append(f"zoomed axis of {z['id']} repeats a label: {labels}")
+        ActionChains(driver).move_to_element_with_offset(plot, int(w * 0.05), 0).perform()
+        if not driver.execute_script(AFTER_JS, z["id"])["readout"].strip():
+            problems.append(f"no hover read-out on {z['id']}")
+        ActionChains(driver).double_click(plot).perform()
+        back = driver.execute_script(AFTER_JS, z["id"])["view"]
+        if back != z["view"]:
+            problems.append(f"double-click did not reset {z['id']}: {back}")
+        checked += 1
+    return checked
+
+
 def check(driver, path, outdir):
     problems = []
-    driver.set_window_size(1280, 1000)
+    driver.set_window_size(1920, 1080)
     driver.get("file://" + os.path.abspath(path))
     info = driver.execute_script(CHECK_JS)
     for entry in driver.get_log("browser"):
@@ -80,8 +154,21 @@ def check(driver, path, outdir):
     for i, rows in enumerate(info["tables"]):
         if rows == 0:
             problems.append(f"table #{i} has no rows")
+    for o in info["overlaps"][:5]:
+        problems.append("overlapping text: " + o)
+    for t in info["wide"][:3]:
+        problems.append("table wider than the page at 1920 px: " + t[:120])
+    for h in info["dupHeads"][:3]:
+        problems.append("two sections titled " + repr(h))
+    if info["us"]:
+        problems.append("'us' written for µs: " + ", ".join(info["us"]))
+    info["zoomed"] = check_zoom(driver, problems)
+    for entry in driver.get_log("browser"):
+        if entry.get("level") in ("SEVERE", "ERROR"):
+            problems.append("console error after zoom/hover: " + entry.get("message", "")[:200])
+    driver.get("file://" + os.path.abspath(path))
     height = min(max(int(info["height"]), 600), 16000)
-    driver.set_window_size(1280, height)
+    driver.set_window_size(1920, height)
     shot = os.path.join(outdir, os.path.splitext(os.path.basename(path))[0] + ".png")
     driver.save_screenshot(shot)
     if os.path.getsize(shot) < 5000:
@@ -114,7 +201,8 @@ def main():
                         print(f"     {p}")
                 else:
                     passed += 1
-                    print(f"ok   {name}: {len(info['charts'])} charts, {len(info['tables'])} tables -> {shot}")
+                    print(f"ok   {name}: {len(info['charts'])} charts, {len(info['tables'])} tables, "
+                          f"{info.get('zoomed', 0)} zoomed -> {shot}")
         finally:
             driver.quit()
     print(f"{passed} passed, {failed} failed")

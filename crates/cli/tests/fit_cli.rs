@@ -419,3 +419,186 @@ fn fit_reads_real_trace_results() {
         stderr(&o)
     );
 }
+
+/// Every key of a TOML document as `path = value` lines (values as written).
+fn flat(text: &str) -> std::collections::BTreeMap<String, String> {
+    fn walk(prefix: &str, v: &toml::Value, out: &mut std::collections::BTreeMap<String, String>) {
+        match v {
+            toml::Value::Table(t) => {
+                for (k, x) in t {
+                    walk(&format!("{prefix}{k}."), x, out);
+                }
+            }
+            toml::Value::Array(a) => {
+                for (i, x) in a.iter().enumerate() {
+                    walk(&format!("{prefix}{i}."), x, out);
+                }
+            }
+            other => {
+                out.insert(prefix.trim_end_matches('.').to_string(), other.to_string());
+            }
+        }
+    }
+    let mut out = std::collections::BTreeMap::new();
+    walk("", &toml::from_str::<toml::Value>(text).unwrap(), &mut out);
+    out
+}
+
+/// `--write` for each target changes exactly the keys that target fits, and nothing else
+/// (a switch fit used to add `switch_optimised = "0ns"` to a file without switch costs,
+/// after which optimised selection charged no switch at all).
+#[test]
+fn write_changes_only_the_fitted_keys_for_every_target() {
+    let d = tempfile::tempdir().unwrap();
+    let base = "# comment stays\n[platform]\ncpu_hz = 84_000_000\n[kernel]\ntick_hz = 1000\n\
+                task_selection = \"optimised\"\n[kernel.costs]\ntick_base = \"1us\"\n\
+                tick_per_release = \"2us\"\nswitch_per_level = \"0.5us\"\n\
+                [[task]]\nname = \"A\"\nperiod = \"5ms\"\nwcet = \"1ms\"\npriority = 2\n";
+    let listscan = "[platform]\ncpu_hz = 84_000_000\n[kernel]\ntick_hz = 1000\n\
+                    model = \"listscan\"\n[kernel.costs]\ncheck_per_thread = \"1.3us\"\n\
+                    switch = \"1.25us\"\n\
+                    [[task]]\nname = \"A\"\nperiod = \"5ms\"\nwcet = \"1ms\"\npriority = 2\n";
+    // Tick samples with a steep first step: x = 0, 1 and several x >= 2.
+    let tick_csv = "x,y\n0,1.5us\n0,1.52us\n1,5.7us\n2,8.4us\n3,10.6us\n5,15.1us\n10,26.1us\n";
+    let line_csv = "x,y\n1,1.5us\n2,2.875us\n3,3.255us\n4,3.875us\n5,4.375us\n";
+    // (target, system, samples, x arguments, the keys it fits)
+    type Case<'a> = (&'a str, &'a str, &'a str, &'a [&'a str], &'a [&'a str]);
+    let cases: [Case; 4] = [
+        (
+            "tick",
+            base,
+            tick_csv,
+            &["--x", "x"],
+            &[
+                "kernel.costs.tick_base",
+                "kernel.costs.tick_first_release",
+                "kernel.costs.tick_per_release",
+                "kernel.costs.tick_last_release",
+            ],
+        ),
+        (
+            "switch",
+            base,
+            line_csv,
+            &["--x", "x"],
+            &["kernel.costs.switch_base", "kernel.costs.switch_per_level"],
+        ),
+        (
+            "switch-optimised",
+            base,
+            "y\n3.1us\n3.5us\n",
+            &[],
+            &["kernel.costs.switch_optimised"],
+        ),
+        (
+            "insert",
+            listscan,
+            line_csv,
+            &["--x", "x"],
+            &[
+                "kernel.costs.insert_base",
+                "kernel.costs.insert_per_position",
+            ],
+        ),
+    ];
+    for (target, sys_text, csv_text, xargs, keys) in cases {
+        let sys = write(d.path(), &format!("{target}.toml"), sys_text);
+        let csv = write(d.path(), &format!("{target}.csv"), csv_text);
+        let mut a = vec!["fit", &csv, "--target", target, "--y", "y", "--write", &sys];
+        a.extend_from_slice(xargs);
+        let o = latscope(&a);
+        assert!(o.status.success(), "{target}: {}", stderr(&o));
+        let after = std::fs::read_to_string(&sys).unwrap();
+        assert!(after.starts_with(&sys_text[..12]), "{target}: {after}");
+        let (before, after) = (flat(sys_text), flat(&after));
+        for (k, v) in &before {
+            if !keys.contains(&k.as_str()) {
+                assert_eq!(after.get(k), Some(v), "{target}: key {k} changed");
+            }
+        }
+        for k in after.keys() {
+            assert!(
+                before.contains_key(k) || keys.contains(&k.as_str()),
+                "{target}: key {k} added"
+            );
+        }
+        for k in keys {
+            assert!(after.contains_key(*k), "{target}: {k} not written");
+        }
+        // The file is still a valid system.
+        let o = latscope(&["analyze", &sys]);
+        assert!(o.status.success(), "{target}: {}", stderr(&o));
+    }
+    // In particular: the switch fit into a file without switch costs does not write
+    // switch_optimised, which keeps following the fitted switch_base.
+    let sys = write(d.path(), "bare.toml", SYSTEM);
+    let csv = write(d.path(), "sw.csv", line_csv);
+    let o = latscope(&[
+        "fit", &csv, "--target", "switch", "--x", "x", "--y", "y", "--write", &sys,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&sys).unwrap();
+    assert!(!text.contains("switch_optimised"), "{text}");
+}
+
+#[test]
+fn cycles_need_the_clock_and_residuals_are_on_request() {
+    let d = tempfile::tempdir().unwrap();
+    let csv = write(d.path(), "c.csv", "x,y\n0,126\n10,5103\n1,69.1 cycles\n");
+    // Without a clock: a message that says what is missing (not "invalid unit").
+    let o = latscope(&[
+        "fit", &csv, "--target", "tick", "--x", "x", "--y", "y", "--unit", "cycles",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("needs the CPU clock"), "{}", stderr(&o));
+    // With --cpu-hz: 126 cycles at 84 MHz = 1.5 us.
+    let o = latscope(&[
+        "fit", &csv, "--target", "tick", "--x", "x", "--y", "y", "--unit", "cycles", "--cpu-hz",
+        "84MHz", "--json", "-",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let e = &v["excess"][0];
+    assert_eq!(e["x"], 0.0);
+    assert!((e["max_ns"].as_f64().unwrap() - 1500.0).abs() < 1e-6, "{e}");
+    // Residuals only with --residuals; the other keys stay.
+    assert!(v["residuals_ns"].is_null());
+    for k in [
+        "least_squares",
+        "upper_bound",
+        "r2",
+        "worst_sample",
+        "samples",
+    ] {
+        assert!(!v[k].is_null(), "{k}");
+    }
+    let o = latscope(&[
+        "fit",
+        &csv,
+        "--target",
+        "tick",
+        "--x",
+        "x",
+        "--y",
+        "y",
+        "--unit",
+        "cycles",
+        "--cpu-hz",
+        "84000000",
+        "--json",
+        "-",
+        "--residuals",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["residuals_ns"].as_array().map(|a| a.len()), Some(3));
+    // The clock can come from the system file given to --write.
+    let sys = write(d.path(), "s.toml", SYSTEM);
+    let o = latscope(&[
+        "fit", &csv, "--target", "tick", "--x", "x", "--y", "y", "--unit", "cycles", "--write",
+        &sys,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(std::fs::read_to_string(&sys)
+        .unwrap()
+        .contains("tick_base = \"1.5us\""));
+}

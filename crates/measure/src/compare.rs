@@ -1,6 +1,7 @@
 //! `latscope compare A.json B.json`: two measure results side by side, and a verdict
 //! on whether B is worse than A beyond a threshold (for CI gates).
 
+use crate::gate;
 use crate::output::{Report, Stats};
 use crate::MeasureError;
 use latscope_core::time::parse_duration_ns;
@@ -132,19 +133,26 @@ impl Metric {
     }
 }
 
-/// Default metrics that decide the verdict: typical and tail latency, not the single
-/// maximum (one hypervisor hiccup should not fail a pipeline unless asked).
+/// Default metrics that decide the verdict: typical and tail latency; the single maximum
+/// only joins when both runs hold enough rounds and samples for it to mean something
+/// (one hypervisor hiccup should not fail a pipeline).
 pub const DEFAULT_GATE: [Metric; 3] = [Metric::P50, Metric::P99, Metric::Overruns];
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Row {
     pub metric: Metric,
+    /// A's figure: the merged total, or the median of its rounds when both runs have
+    /// rounds.
     pub a: f64,
     pub b: f64,
     /// Part of the verdict.
     pub gated: bool,
-    /// B exceeds A by more than the threshold.
+    /// B exceeds A by more than the threshold (with the requested confidence when the
+    /// rounds decide).
     pub worse: bool,
+    /// From the rounds: B − A with its confidence bounds (percent of A, or ns / counts
+    /// for an absolute threshold).
+    pub estimate: Option<gate::Estimate>,
 }
 
 impl Row {
@@ -165,8 +173,101 @@ pub struct EnvDiff {
     pub b: Option<(String, String)>,
 }
 
+/// How the verdict was reached.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Method {
+    /// Bootstrap over the per-round figures of both runs.
+    Rounds { a: usize, b: usize },
+    /// Single figures (at least one run has fewer than [`MIN_ROUNDS`] rounds): the
+    /// verdict ignores run-to-run spread and may cry wolf.
+    Single,
+}
+
+/// What decides, and with which confidence.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Options {
+    pub threshold: Threshold,
+    /// Metrics of the verdict; None: [`DEFAULT_GATE`], plus `max` when both runs hold
+    /// enough rounds and samples (see [`max_is_meaningful`]).
+    pub gate: Option<Vec<Metric>>,
+    /// Confidence of the rounds verdict, in (0, 1).
+    pub confidence: f64,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            threshold: Threshold::Percent(10.0),
+            gate: None,
+            confidence: 0.95,
+        }
+    }
+}
+
+/// Fewest rounds per run for the bootstrap verdict.
+pub const MIN_ROUNDS: usize = 3;
+/// The maximum joins the default gate only when both runs have at least this many
+/// rounds …
+pub const MAX_GATE_MIN_ROUNDS: usize = 5;
+/// … each with at least this many samples: then each round's maximum is the top of a
+/// thousand wake-ups, and the spread of those maxima says whether B's is really higher.
+pub const MAX_GATE_MIN_SAMPLES_PER_ROUND: u64 = 1000;
+
+/// Whether the maximum means something in both runs (see the two constants above);
+/// Err says why not.
+pub fn max_is_meaningful(a: &Report, b: &Report) -> Result<(), String> {
+    for (name, r) in [("A", a), ("B", b)] {
+        let Some(rounds) = &r.rounds else {
+            return Err(format!("{name} has no rounds (measure --rounds N)"));
+        };
+        if rounds.len() < MAX_GATE_MIN_ROUNDS {
+            return Err(format!(
+                "{name} has {} rounds, fewer than {MAX_GATE_MIN_ROUNDS}",
+                rounds.len()
+            ));
+        }
+        let least = rounds.iter().map(|s| s.count).min().unwrap_or(0);
+        if least < MAX_GATE_MIN_SAMPLES_PER_ROUND {
+            return Err(format!(
+                "a round of {name} holds {least} samples, fewer than {MAX_GATE_MIN_SAMPLES_PER_ROUND}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Settings that make two runs measure different things. Returns (setting, A, B) for each
+/// that differs: policy, priority, interval, timer mode, CPUs.
+pub fn conflicting_settings(a: &Report, b: &Report) -> Vec<(String, String, String)> {
+    let (sa, sb) = (&a.settings, &b.settings);
+    let mut out = Vec::new();
+    let mut add = |k: &str, x: String, y: String| {
+        if x != y {
+            out.push((k.to_string(), x, y));
+        }
+    };
+    add("policy", sa.policy.clone(), sb.policy.clone());
+    add("priority", sa.priority.to_string(), sb.priority.to_string());
+    add(
+        "interval",
+        latscope_core::Nanos(sa.interval_ns).to_string(),
+        latscope_core::Nanos(sb.interval_ns).to_string(),
+    );
+    add("mode", sa.timer_mode.clone(), sb.timer_mode.clone());
+    add(
+        "cpus",
+        crate::settings::format_cpu_list(&sa.cpus),
+        crate::settings::format_cpu_list(&sb.cpus),
+    );
+    out
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Comparison {
+    pub method: Method,
+    /// Why `max` is or is not in the default gate (None when --metrics was given).
+    pub max_note: Option<String>,
+    pub confidence: f64,
     pub rows: Vec<Row>,
     /// Per CPU present in both: (cpu, rows).
     pub per_cpu: Vec<(u32, Vec<Row>)>,
@@ -197,14 +298,67 @@ fn rows(a: &Stats, b: &Stats, t: Threshold, gate: &[Metric]) -> Vec<Row> {
                 b: vb,
                 gated,
                 worse: gated && exceeds(va, vb, t),
+                estimate: None,
             }
         })
         .collect()
 }
 
-/// Compares B against A on the merged totals (the verdict) and per CPU (shown only).
-pub fn compare(a: &Report, b: &Report, t: Threshold, gate: &[Metric]) -> Comparison {
-    let total = rows(&a.total, &b.total, t, gate);
+fn round_rows(a: &[Stats], b: &[Stats], o: &Options, gate: &[Metric]) -> Vec<Row> {
+    ALL_METRICS
+        .iter()
+        .map(|&m| {
+            let va: Vec<f64> = a.iter().map(|s| m.of(s)).collect();
+            let vb: Vec<f64> = b.iter().map(|s| m.of(s)).collect();
+            let (scale, limit) = match o.threshold {
+                Threshold::Percent(p) => (gate::Scale::Relative { floor: 1.0 }, p),
+                Threshold::Nanos(n) => (gate::Scale::Absolute, n as f64),
+            };
+            let estimate = gate::bootstrap(&va, &vb, scale, o.confidence);
+            let gated = gate.contains(&m);
+            Row {
+                metric: m,
+                a: gate::median(&va),
+                b: gate::median(&vb),
+                gated,
+                worse: gated && estimate.as_ref().is_some_and(|e| e.lower > limit),
+                estimate,
+            }
+        })
+        .collect()
+}
+
+/// Compares B against A: from the spread between rounds when both runs have at least
+/// [`MIN_ROUNDS`] rounds, else from the merged totals. Per-CPU rows are shown only.
+/// Call [`conflicting_settings`] first: runs that measured different things should not
+/// be compared.
+pub fn compare(a: &Report, b: &Report, o: &Options) -> Comparison {
+    let t = o.threshold;
+    let (gate, max_note) = match &o.gate {
+        Some(g) => (g.clone(), None),
+        None => {
+            let mut g = DEFAULT_GATE.to_vec();
+            let note = match max_is_meaningful(a, b) {
+                Ok(()) => {
+                    g.push(Metric::Max);
+                    format!("max is gated: both runs have at least {MAX_GATE_MIN_ROUNDS} rounds of at least {MAX_GATE_MIN_SAMPLES_PER_ROUND} samples")
+                }
+                Err(why) => format!("max is not gated: {why}"),
+            };
+            (g, Some(note))
+        }
+    };
+    let gate = &gate[..];
+    let (method, total) = match (&a.rounds, &b.rounds) {
+        (Some(ra), Some(rb)) if ra.len() >= MIN_ROUNDS && rb.len() >= MIN_ROUNDS => (
+            Method::Rounds {
+                a: ra.len(),
+                b: rb.len(),
+            },
+            round_rows(ra, rb, o, gate),
+        ),
+        _ => (Method::Single, rows(&a.total, &b.total, t, gate)),
+    };
     let per_cpu = a
         .cpus
         .iter()
@@ -286,6 +440,9 @@ pub fn compare(a: &Report, b: &Report, t: Threshold, gate: &[Metric]) -> Compari
     }
     let worse = total.iter().any(|r| r.worse);
     Comparison {
+        method,
+        max_note,
+        confidence: o.confidence,
         rows: total,
         per_cpu,
         settings_diffs,

@@ -551,9 +551,11 @@ impl Recorder<'_> {
         self.res.longest_overrun_run = self.res.longest_overrun_run.max(missed as u64);
         match policy {
             OverrunPolicy::CatchUp => {
-                for k in 0..missed {
+                let recorded = missed.min(MAX_CATCH_UP_PER_WAKE);
+                for k in 0..recorded {
                     self.record(now, next + k * interval, true);
                 }
+                self.cycle += (missed - recorded) as u64;
             }
             OverrunPolicy::Skip => self.cycle += missed as u64,
         }
@@ -567,26 +569,61 @@ fn limits(ctx: &Ctx, t0: i64) -> (i64, u64) {
     }
 }
 
+/// Longest single sleep of a measuring thread. Periods longer than this are waited for
+/// in slices (each an absolute sleep), so the stop flag is seen within a slice whatever
+/// the interval; the last slice ends exactly at the intended time, so the measured
+/// wake-up is the same kind of timer expiry as with a short period.
+pub const STOP_SLICE_NS: i64 = 50_000_000;
+
+/// Most missed periods recorded one by one after a single wake-up under
+/// `--overrun catch-up`; further ones are counted as overruns only.
+pub const MAX_CATCH_UP_PER_WAKE: i64 = 1000;
+
+#[inline]
+fn sleep_abs(t: i64) {
+    let ts = ts_of(t);
+    loop {
+        // SAFETY: valid timespec; remaining-time pointer is unused with TIMER_ABSTIME.
+        let r = unsafe {
+            libc::clock_nanosleep(
+                libc::CLOCK_MONOTONIC,
+                libc::TIMER_ABSTIME,
+                &ts,
+                std::ptr::null_mut(),
+            )
+        };
+        if r != libc::EINTR {
+            break;
+        }
+    }
+}
+
+/// Sleeps in slices until at most one slice is left before `target`. Returns false when
+/// the stop flag was raised meanwhile.
+#[cold]
+fn sleep_slices_until(ctx: &Ctx, target: i64) -> bool {
+    loop {
+        if ctx.stop.load(Ordering::Relaxed) {
+            return false;
+        }
+        let now = now_ns();
+        if target - now <= STOP_SLICE_NS {
+            return true;
+        }
+        sleep_abs(now + STOP_SLICE_NS);
+    }
+}
+
 fn run_absolute(ctx: &Ctx, rec: &mut Recorder) {
     let interval = ctx.settings.interval_ns;
+    let sliced = interval > STOP_SLICE_NS;
     let (end, max_wakes) = limits(ctx, rec.t0);
     let mut next = now_ns() + interval;
     while rec.res.wakes < max_wakes && next <= end && !ctx.stop.load(Ordering::Relaxed) {
-        let ts = ts_of(next);
-        loop {
-            // SAFETY: valid timespec; remaining-time pointer is unused with TIMER_ABSTIME.
-            let r = unsafe {
-                libc::clock_nanosleep(
-                    libc::CLOCK_MONOTONIC,
-                    libc::TIMER_ABSTIME,
-                    &ts,
-                    std::ptr::null_mut(),
-                )
-            };
-            if r != libc::EINTR {
-                break;
-            }
+        if sliced && !sleep_slices_until(ctx, next) {
+            break;
         }
+        sleep_abs(next);
         let now = now_ns();
         rec.res.wakes += 1;
         rec.record(now, next, false);
@@ -598,6 +635,7 @@ fn run_absolute(ctx: &Ctx, rec: &mut Recorder) {
 
 fn run_relative(ctx: &Ctx, rec: &mut Recorder) {
     let interval = ctx.settings.interval_ns;
+    let sliced = interval > STOP_SLICE_NS;
     let (end, max_wakes) = limits(ctx, rec.t0);
     let ts = ts_of(interval);
     while rec.res.wakes < max_wakes && !ctx.stop.load(Ordering::Relaxed) {
@@ -607,6 +645,13 @@ fn run_relative(ctx: &Ctx, rec: &mut Recorder) {
             break;
         }
         let mut req = ts;
+        if sliced {
+            if !sleep_slices_until(ctx, intended) {
+                break;
+            }
+            // The last piece is still a relative sleep, as the naive loop does.
+            req = ts_of((intended - now_ns()).max(0));
+        }
         loop {
             let mut rem = libc::timespec {
                 tv_sec: 0,
@@ -644,7 +689,23 @@ fn run_timerfd(ctx: &Ctx, rec: &mut Recorder) -> Result<(), String> {
             libc::close(fd);
             return Err(format!("timerfd_settime failed: {e}"));
         }
+        let sliced = interval > STOP_SLICE_NS;
         while rec.res.wakes < max_wakes && next <= end && !ctx.stop.load(Ordering::Relaxed) {
+            if sliced {
+                // Wait for readiness in slices so that a stop is seen within one.
+                let mut pfd = libc::pollfd {
+                    fd,
+                    events: libc::POLLIN,
+                    revents: 0,
+                };
+                let r = libc::poll(&mut pfd, 1, (STOP_SLICE_NS / 1_000_000) as libc::c_int);
+                if r == 0
+                    || (r < 0
+                        && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR))
+                {
+                    continue;
+                }
+            }
             let mut exp: u64 = 0;
             let r = libc::read(fd, (&mut exp as *mut u64).cast(), 8);
             if r != 8 {
@@ -747,6 +808,28 @@ mod tests {
         assert_eq!(rec.missed(4500, 1000, 1000, OverrunPolicy::CatchUp), 4);
         assert_eq!(res.overruns, 2);
         assert_eq!(res.acc.moments.count(), 2);
+    }
+
+    #[test]
+    fn catch_up_is_bounded_per_wake() {
+        let (mut res, live) = recorder_parts();
+        let mut rec = Recorder {
+            res: &mut res,
+            prod: None,
+            live: &live,
+            t0: 0,
+            phase: 0,
+            cycle: 0,
+            end: i64::MAX,
+        };
+        // 5000 periods of 1 µs missed in one wake-up: all counted, 1000 recorded.
+        assert_eq!(
+            rec.missed(5_001_000, 1_000, 1_000, OverrunPolicy::CatchUp),
+            5000
+        );
+        assert_eq!(rec.cycle, 5000);
+        assert_eq!(res.overruns, 5000);
+        assert_eq!(res.acc.moments.count(), MAX_CATCH_UP_PER_WAKE as u64);
     }
 
     #[test]

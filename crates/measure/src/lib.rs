@@ -4,10 +4,14 @@
 //!   sweeps);
 //! * [`engine`]: the pinned, locked, allocation-free measuring threads;
 //! * [`env`]: the environment diagnosis, read from a root directory (fixtures in tests);
+//! * [`ftrace`]: spike attribution from kernel tracepoints;
+//! * [`merge`]: results merged from their JSON (`--append`);
 //! * [`load`]: built-in background load and the PM QoS hold;
 //! * [`samples`]: raw samples through a lock-free ring to a writer thread;
+//! * [`outfile`]: outputs written to a temporary file and renamed when complete;
 //! * [`output`]: the versioned JSON report and cyclictest's histogram format;
 //! * [`compare`]: two reports side by side with a regression verdict;
+//! * [`gate`]: the bootstrap over per-round figures that decides that verdict;
 //! * [`session`]: one whole `measure` invocation;
 //! * [`schema`]: a checker for the JSON Schema subset of docs/measure-schema.json.
 //!
@@ -16,7 +20,11 @@
 pub mod compare;
 pub mod engine;
 pub mod env;
+pub mod ftrace;
+pub mod gate;
 pub mod load;
+pub mod merge;
+pub mod outfile;
 pub mod output;
 pub mod samples;
 pub mod schema;
@@ -50,11 +58,18 @@ pub enum MeasureError {
 }
 
 /// Installs SIGINT and SIGTERM handlers that set `flag` (the run then ends early and
-/// still writes every output).
+/// still writes every output). A second SIGINT or SIGTERM while the flag is already set
+/// exits at once (status 130 or 143); outputs not yet renamed into place are then lost,
+/// earlier results under the same names stay intact.
 pub fn stop_on_signals(
     flag: &std::sync::Arc<std::sync::atomic::AtomicBool>,
 ) -> std::io::Result<()> {
-    signal_hook::flag::register(signal_hook::consts::SIGINT, flag.clone())?;
-    signal_hook::flag::register(signal_hook::consts::SIGTERM, flag.clone())?;
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    // Order matters: the conditional exit checks the flag before the second handler
+    // sets it, so only a repeated signal exits.
+    signal_hook::flag::register_conditional_shutdown(SIGINT, 130, flag.clone())?;
+    signal_hook::flag::register_conditional_shutdown(SIGTERM, 143, flag.clone())?;
+    signal_hook::flag::register(SIGINT, flag.clone())?;
+    signal_hook::flag::register(SIGTERM, flag.clone())?;
     Ok(())
 }

@@ -22,8 +22,8 @@ pub struct Load {
 }
 
 impl Load {
-    /// Starts every thread of `specs`. Load threads are SCHED_OTHER, like the seed's
-    /// `sha1sum /dev/zero` hogs.
+    /// Starts every thread of `specs`. Load threads are SCHED_OTHER, like the
+    /// `sha1sum /dev/zero` hogs of the Raspberry Pi 4 sleep-loop report.
     pub fn start(specs: &[LoadSpec]) -> Result<Load, MeasureError> {
         let stop = Arc::new(AtomicBool::new(false));
         let work = Arc::new(AtomicU64::new(0));

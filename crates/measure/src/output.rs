@@ -46,6 +46,12 @@ pub struct Stats {
     /// Negative samples (counted in the bucket at 0).
     pub histogram_underflow: u64,
     pub histogram_highest_ns: i64,
+    /// When tracepoints were used: timer expiry → hrtimer handler, per sample.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub irq_latency_ns: Option<Box<Stats>>,
+    /// When tracepoints were used: hrtimer handler → the measuring thread running.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thread_latency_ns: Option<Box<Stats>>,
 }
 
 /// Per-CPU statistics.
@@ -89,6 +95,12 @@ pub struct SettingsJson {
     pub memory_locked: bool,
     pub memory_lock_detail: String,
     pub cyclictest_histogram_us: usize,
+    /// `--rounds N`, when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<usize>,
+    /// `--trace-above`, when given (ns).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_above_ns: Option<i64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -152,6 +164,12 @@ pub struct Report {
     pub cpus: Vec<CpuStats>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sweep: Option<Vec<SweepPoint>>,
+    /// `--rounds N`: the merged summary (same keys as `total`) of each round, in order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<Vec<Stats>>,
+    /// `--trace-above`: the samples above the threshold, explained.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spikes: Option<Vec<crate::ftrace::Spike>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compare: Option<CompareJson>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -218,7 +236,8 @@ impl Report {
     }
 }
 
-fn stats_of(acc: &Accumulator, overruns: u64, longest: u64) -> Stats {
+/// Summary of an accumulator.
+pub fn stats_of(acc: &Accumulator, overruns: u64, longest: u64) -> Stats {
     let s = acc.summary();
     Stats {
         count: s.count,
@@ -248,6 +267,8 @@ fn stats_of(acc: &Accumulator, overruns: u64, longest: u64) -> Stats {
         histogram_overflow: acc.hist.overflow(),
         histogram_underflow: acc.hist.underflow(),
         histogram_highest_ns: acc.hist.highest(),
+        irq_latency_ns: None,
+        thread_latency_ns: None,
     }
 }
 

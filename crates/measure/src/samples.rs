@@ -6,9 +6,9 @@
 //! then records of `u32 cpu, u16 phase, u16 missed, i64 intended_ns, i64 latency_ns`.
 
 use crate::engine::{RawSample, SampleProducer};
+use crate::outfile::OutputFile;
 use crate::settings::SampleFormat;
 use crate::MeasureError;
-use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -36,7 +36,7 @@ pub fn rings(n: usize) -> (Vec<Option<SampleProducer>>, Vec<rtrb::Consumer<RawSa
 /// The writer thread.
 pub struct SampleWriter {
     done: Arc<AtomicBool>,
-    handle: JoinHandle<Result<u64, String>>,
+    handle: Option<JoinHandle<Result<(u64, OutputFile), String>>>,
     path: PathBuf,
 }
 
@@ -64,22 +64,20 @@ fn write_one(w: &mut impl Write, fmt: SampleFormat, s: &RawSample) -> std::io::R
 }
 
 impl SampleWriter {
-    /// Creates the file now (so an unwritable path fails before any measuring thread
-    /// starts) and starts draining `consumers`.
+    /// Creates the (temporary) file now, so an unwritable path fails before any
+    /// measuring thread starts, and starts draining `consumers`. Nothing appears under
+    /// `path` until the caller commits what `finish` returns.
     pub fn start(
         path: &Path,
         fmt: SampleFormat,
         mut consumers: Vec<rtrb::Consumer<RawSample>>,
     ) -> Result<SampleWriter, MeasureError> {
-        let file = File::create(path).map_err(|e| MeasureError::Output {
-            path: path.display().to_string(),
-            msg: e.to_string(),
-        })?;
+        let file = OutputFile::create(path, "--samples")?;
         let done = Arc::new(AtomicBool::new(false));
         let d = done.clone();
         let handle = std::thread::Builder::new()
             .name("latscope-samples".into())
-            .spawn(move || -> Result<u64, String> {
+            .spawn(move || -> Result<(u64, OutputFile), String> {
                 let mut w = BufWriter::with_capacity(1 << 20, file);
                 let io = |e: std::io::Error| e.to_string();
                 match fmt {
@@ -112,28 +110,41 @@ impl SampleWriter {
                         std::thread::sleep(Duration::from_millis(5));
                     }
                 }
-                w.flush().map_err(io)?;
-                Ok(written)
+                let file = w.into_inner().map_err(|e| e.error().to_string())?;
+                Ok((written, file))
             })
             .map_err(|e| MeasureError::Setup(format!("cannot start the sample writer: {e}")))?;
         Ok(SampleWriter {
             done,
-            handle,
+            handle: Some(handle),
             path: path.to_path_buf(),
         })
     }
 
-    /// Drains what is left, closes the file, returns the number of samples written.
-    pub fn finish(self) -> Result<u64, MeasureError> {
+    /// Drains what is left and returns the number of samples written with the file,
+    /// still under its temporary name: `commit` it to keep it.
+    pub fn finish(mut self) -> Result<(u64, OutputFile), MeasureError> {
         self.done.store(true, Ordering::Release);
         let out = self
             .handle
+            .take()
+            .ok_or_else(|| MeasureError::Setup("the sample writer was already finished".into()))?
             .join()
             .map_err(|_| MeasureError::Setup("the sample writer panicked".into()))?;
         out.map_err(|msg| MeasureError::Output {
             path: self.path.display().to_string(),
             msg,
         })
+    }
+}
+
+impl Drop for SampleWriter {
+    /// A writer abandoned on an error path stops, and its temporary file is removed.
+    fn drop(&mut self) {
+        self.done.store(true, Ordering::Release);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
     }
 }
 
@@ -194,7 +205,10 @@ mod tests {
             prods[(i % 2) as usize].as_mut().unwrap().push(s).unwrap();
             expect.push(s);
         }
-        assert_eq!(w.finish().unwrap(), 1000);
+        let (n, f) = w.finish().unwrap();
+        assert_eq!(n, 1000);
+        assert!(!path.exists(), "nothing under the name before the commit");
+        f.commit().unwrap();
         let mut got = read_binary(&std::fs::read(&path).unwrap()).unwrap();
         got.sort_by_key(|s| s.intended_ns);
         assert_eq!(got, expect);
@@ -216,7 +230,9 @@ mod tests {
             latency_ns: 42_000,
         })
         .unwrap();
-        assert_eq!(w.finish().unwrap(), 1);
+        let (n, f) = w.finish().unwrap();
+        assert_eq!(n, 1);
+        f.commit().unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(
             text,

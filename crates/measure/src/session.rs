@@ -19,6 +19,9 @@ use std::time::Duration;
 /// Largest number of sweep points.
 pub const MAX_SWEEP_POINTS: usize = 200;
 
+/// Most rounds of one run.
+pub const MAX_ROUNDS: usize = 1000;
+
 /// Everything the user asked for.
 #[derive(Clone, Debug)]
 pub struct Plan {
@@ -36,6 +39,11 @@ pub struct Plan {
     pub samples: Option<(PathBuf, SampleFormat)>,
     /// Text of --sweep as given, for the report.
     pub sweep_text: Option<String>,
+    /// Split the run into this many rounds (the duration or loop count is shared), each
+    /// summarised on its own so that `compare` can judge the spread between rounds.
+    pub rounds: Option<usize>,
+    /// Trace what delayed every sample above this latency (ns).
+    pub trace_above_ns: Option<i64>,
 }
 
 impl Plan {
@@ -49,6 +57,17 @@ impl Plan {
             compare_load: None,
             samples: None,
             sweep_text: None,
+            rounds: None,
+            trace_above_ns: None,
+        }
+    }
+
+    /// The stop rule of one round (the whole run's, shared among the rounds).
+    pub fn round_stop(&self) -> Stop {
+        let r = self.rounds.unwrap_or(1).max(1);
+        match self.settings.stop {
+            Stop::Duration(d) => Stop::Duration(d / r as i64),
+            Stop::Loops(l) => Stop::Loops(l / r as u64),
         }
     }
 
@@ -89,16 +108,64 @@ pub fn validate(plan: &Plan) -> Result<(), MeasureError> {
             let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) }.max(1);
             (0..n as u32).collect()
         });
+    if !plan.root.is_dir() {
+        return Err(MeasureError::Input(format!(
+            "--sysroot {}: not an existing directory",
+            plan.root.display()
+        )));
+    }
     plan.settings.validate(&online)?;
+    if let Some(r) = plan.rounds {
+        if r == 0 || r > MAX_ROUNDS {
+            return Err(MeasureError::Input(format!(
+                "--rounds must be 1..={MAX_ROUNDS}"
+            )));
+        }
+        if plan.sweep.is_some() || plan.compare_load.is_some() {
+            return Err(MeasureError::Input(
+                "--rounds cannot be combined with --sweep or --compare-load".into(),
+            ));
+        }
+        match plan.round_stop() {
+            Stop::Loops(0) => {
+                return Err(MeasureError::Input(format!(
+                    "--loops must be at least --rounds ({r}): every round needs a wake-up"
+                )))
+            }
+            Stop::Duration(d) if d < plan.settings.interval_ns.saturating_mul(2) => {
+                return Err(MeasureError::Input(format!(
+                    "--duration shared among {r} rounds gives {} per round, shorter than two intervals ({} each)",
+                    latscope_core::Nanos(d),
+                    latscope_core::Nanos(plan.settings.interval_ns)
+                )))
+            }
+            _ => {}
+        }
+    }
+    if plan.sweep.is_none() {
+        if let Stop::Duration(d) = plan.settings.stop {
+            let iv = plan.settings.interval_ns;
+            if d < iv.saturating_mul(2) {
+                return Err(MeasureError::Input(format!(
+                    "duration {} is shorter than two intervals ({} each): nothing would be measured",
+                    latscope_core::Nanos(d),
+                    latscope_core::Nanos(iv)
+                )));
+            }
+        }
+    }
     if let Some((lo, hi, n)) = plan.sweep {
         if n == 0 || n > MAX_SWEEP_POINTS {
             return Err(MeasureError::Input(format!(
                 "--sweep-points must be 1..={MAX_SWEEP_POINTS}"
             )));
         }
-        if lo <= 0 || hi <= lo || hi > crate::settings::MAX_INTERVAL_NS {
+        if lo < crate::settings::MIN_INTERVAL_NS
+            || hi <= lo
+            || hi > crate::settings::MAX_INTERVAL_NS
+        {
             return Err(MeasureError::Input(
-                "--sweep range must be increasing, above zero and at most 1 h".into(),
+                "--sweep range must be increasing, from at least 1 us to at most 1 h".into(),
             ));
         }
         if plan.compare_load.is_some() {
@@ -231,6 +298,23 @@ pub fn execute(
                 extra.stop();
                 phases.push(loaded?);
             }
+        } else if let Some(r) = plan.rounds {
+            let mut rs = s.clone();
+            rs.stop = plan.round_stop();
+            for i in 0..r {
+                if stop.load(Ordering::SeqCst) {
+                    break;
+                }
+                let label = format!("round {}/{r}", i + 1);
+                phases.push(engine::run_phase(
+                    &rs,
+                    &prep.effective,
+                    i as u16,
+                    stop,
+                    &mut producers,
+                    &mut |p| progress(&label, p),
+                )?);
+            }
         } else {
             phases.push(engine::run_phase(
                 s,
@@ -250,15 +334,22 @@ pub fn execute(
     let elapsed = engine::now_ns() - t_start;
     let after = Snapshot::take(&plan.root);
     drop(pmq);
-    let written = match writer {
-        Some(w) => Some(w.finish()?),
-        None => None,
+    let (written, samples_file) = match writer {
+        Some(w) => {
+            let (n, f) = w.finish()?;
+            (Some(n), Some(f))
+        }
+        None => (None, None),
     };
+    // On any error the sample file is dropped uncommitted: the old one stays.
     let (phases, intervals) = result?;
     if phases.is_empty() {
         return Err(MeasureError::Setup(
             "stopped before the first measurement started".into(),
         ));
+    }
+    if let Some(f) = samples_file {
+        f.commit()?;
     }
 
     // Environment: what was read before, plus what the run itself did and saw.
@@ -372,14 +463,28 @@ pub fn execute(
         memory_locked: memlock.locked,
         memory_lock_detail: memlock.detail,
         cyclictest_histogram_us: s.us_bins,
+        rounds: plan.rounds,
+        trace_above_ns: plan.trace_above_ns,
     };
 
     let mut compare = None;
     let mut compare_phases = None;
     let mut sweep = None;
+    let mut rounds = None;
     let histogram_phase;
     let (total, cpus);
-    if plan.sweep.is_some() {
+    if plan.rounds.is_some() {
+        rounds = Some(
+            phases
+                .iter()
+                .map(|p| output::merged_stats(&p.cpus))
+                .collect(),
+        );
+        histogram_phase = output::merge_phases(&phases).unwrap_or_else(|| phases[0].clone());
+        let j = output::phase_json(&histogram_phase);
+        total = j.total;
+        cpus = j.cpus;
+    } else if plan.sweep.is_some() {
         sweep = Some(
             phases
                 .iter()
@@ -431,6 +536,8 @@ pub fn execute(
         total,
         cpus,
         sweep,
+        rounds,
+        spikes: None,
         compare,
         samples: plan.samples.as_ref().map(|(p, f)| SamplesJson {
             path: p.display().to_string(),

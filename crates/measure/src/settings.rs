@@ -54,7 +54,8 @@ impl Policy {
 pub enum TimerMode {
     /// `clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, next)`: the cyclictest default.
     Absolute,
-    /// `clock_nanosleep(CLOCK_MONOTONIC, 0, interval)`: the naive sleep loop of seed 002.
+    /// `clock_nanosleep(CLOCK_MONOTONIC, 0, interval)`: the naive sleep loop of "Linux
+    /// wake-up latency with a naive Python sleep loop (Raspberry Pi 4)".
     Relative,
     /// A periodic `timerfd` on CLOCK_MONOTONIC, waited for with `read`.
     Timerfd,
@@ -337,6 +338,8 @@ impl Default for Settings {
     }
 }
 
+/// Smallest accepted interval: 1 µs (a wake-up alone costs several µs).
+pub const MIN_INTERVAL_NS: i64 = 1_000;
 /// Largest accepted interval: one hour (a typo guard; the histogram covers 10 s of latency).
 pub const MAX_INTERVAL_NS: i64 = 3_600_000_000_000;
 /// Largest exact-µs histogram (cyclictest `-h`): 1 s in 1 µs bins, 8 MB per CPU.
@@ -365,10 +368,11 @@ impl Settings {
                 self.policy.as_str()
             )));
         }
-        if self.interval_ns <= 0 {
-            return Err(MeasureError::Input(
-                "interval must be greater than zero".into(),
-            ));
+        if self.interval_ns < MIN_INTERVAL_NS {
+            return Err(MeasureError::Input(format!(
+                "interval {} ns is below the smallest accepted, 1 us (no timer wakes a thread that often: every period would be missed)",
+                self.interval_ns
+            )));
         }
         if self.interval_ns > MAX_INTERVAL_NS {
             return Err(MeasureError::Input("interval must be at most 1 h".into()));
@@ -495,6 +499,11 @@ mod tests {
         let mut s = ok.clone();
         s.interval_ns = 0;
         assert!(s.validate(&online).is_err());
+        s.interval_ns = 999;
+        let e = s.validate(&online).unwrap_err().to_string();
+        assert!(e.contains("1 us"), "{e}");
+        s.interval_ns = 1000;
+        s.validate(&online).unwrap();
         let mut s = ok.clone();
         s.stop = Stop::Loops(0);
         assert!(s.validate(&online).is_err());

@@ -4,10 +4,13 @@
 
 pub mod fit;
 pub mod generate;
-pub mod guarded;
 pub mod overheads;
+pub mod priority;
+pub mod range;
 pub mod rta;
+pub mod sensitivity;
 pub mod system;
 
+pub use range::AnalysisError;
 pub use rta::{analyze, AnalysisOptions, AnalysisResult};
 pub use system::{System, SystemError};

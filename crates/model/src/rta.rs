@@ -20,6 +20,7 @@
 //! response time including `J_i`. See `docs/analysis.md` for every choice made here.
 
 use crate::overheads::tick::levels_scanned;
+use crate::range::{self, AnalysisError};
 use crate::system::{KernelCosts, System, TaskSelection, TickMode};
 use latscope_core::Picos;
 use serde::Serialize;
@@ -299,6 +300,9 @@ struct Entity {
     work: i64,
     switch: i64,
     tick: i64,
+    /// A task the tick releases, in partitioned mode: its releases count towards the
+    /// ticks that release at least one task, which pay the tick's first-release excess.
+    first_rel: bool,
     attr: Attr,
 }
 
@@ -381,6 +385,14 @@ struct Demand {
     first: i128,
     /// Position of the last analysed task.
     prev_me: usize,
+    /// Per entity: whether it is a tick-released task (see [`Entity::first_rel`]).
+    first_rel: Vec<bool>,
+    /// The tick's first-release excess `X` (piecewise tick cost, partitioned mode),
+    /// charged once per tick that releases at least one task:
+    /// `X min(ticks(w), sum_{first_rel} n_e(w))`.
+    first_excess: i64,
+    /// That charge at `w_eval`.
+    sum_first: i128,
 }
 
 impl Demand {
@@ -402,6 +414,9 @@ impl Demand {
             v.clear();
         }
         self.capped.clear();
+        self.first_rel.clear();
+        self.first_excess = 0;
+        self.sum_first = 0;
         self.capped_idx.clear();
         self.attr.clear();
         self.active = 0;
@@ -447,6 +462,7 @@ impl Demand {
         self.jitter.push(e.jitter);
         self.tick.push(e.tick);
         self.capped.push(capped);
+        self.first_rel.push(e.first_rel);
         self.attr.push(e.attr);
         self.work.push(0);
         self.switch.push(0);
@@ -490,6 +506,7 @@ impl Demand {
         self.w_eval = i64::MIN;
         self.ticks = 0;
         self.sum_tick = 0;
+        self.sum_first = 0;
     }
 
     /// Restores the counts kept by `snapshot` (before a task's `set` calls).
@@ -513,6 +530,14 @@ impl Demand {
         let jitter_work: f64 = self.jterm[..active].iter().sum();
         for &k in self.capped_idx.iter().filter(|&&k| k < active) {
             u_int += self.tick[k] as f64 / self.period[k].max(tick_p) as f64;
+        }
+        if self.first_excess > 0 {
+            // min(ticks, sum n_e) >= w min(1 / T_tick, sum 1 / T_e): a linear bound.
+            let rate: f64 = (0..active)
+                .filter(|&k| self.first_rel[k])
+                .map(|k| self.inv[k])
+                .sum();
+            u_int += self.first_excess as f64 * rate.min(1.0 / tick_p as f64);
         }
         Started {
             u_int,
@@ -574,7 +599,29 @@ impl Demand {
             .filter(|&&k| k < self.active)
             .map(|&k| self.n[k].min(ticks) as i128 * self.tick[k] as i128)
             .sum();
-        self.sum + self.sum_tick
+        self.sum_first = if self.first_excess > 0 {
+            let rel: i64 = (0..self.active)
+                .filter(|&k| self.first_rel[k])
+                .map(|k| self.n[k])
+                .sum();
+            rel.min(ticks) as i128 * self.first_excess as i128
+        } else {
+            0
+        };
+        self.sum + self.sum_tick + self.sum_first
+    }
+
+    /// The first-release excess charged in a window `w` (see `first_excess`), from
+    /// fresh counts.
+    fn first_charge(&self, w: i64, ticks: i64) -> i128 {
+        if self.first_excess <= 0 {
+            return 0;
+        }
+        let rel: i64 = (0..self.active)
+            .filter(|&k| self.first_rel[k])
+            .map(|k| self.counts(k, w, ticks).0)
+            .sum();
+        rel.min(ticks) as i128 * self.first_excess as i128
     }
 
     /// Releases of entity `k` in a window `w`, and its tick-charged releases (a tick
@@ -660,6 +707,9 @@ struct Prep {
     tick_released: Vec<bool>,
     tick_base: Picos,
     tick_per_release: Picos,
+    /// The piecewise tick's excess over `tick_base + r tick_per_release` on a tick that
+    /// releases at least one task (`TickCosts::first_release_excess`).
+    tick_first_excess: Picos,
     tick_pessimistic: Picos,
     blocking_cs: Picos,
     /// The highest priority shared by two or more tasks: round-robin switches at that
@@ -728,7 +778,7 @@ fn ns(p: i64) -> f64 {
 
 /// The cost of one context switch scanning `levels` priority levels, including the
 /// entry latency `L` where the switch is an interrupt (PendSV, ready-queue interrupt).
-fn switch_at(sys: &System, opts: &AnalysisOptions, l: Picos, levels: u32) -> Picos {
+pub(crate) fn switch_at(sys: &System, opts: &AnalysisOptions, l: Picos, levels: u32) -> Picos {
     if !opts.overheads {
         return Picos::ZERO;
     }
@@ -761,17 +811,23 @@ fn prepare(sys: &System, opts: &AnalysisOptions) -> Prep {
         .map(|t| t.released_by.is_none())
         .collect();
     let n_rel = tick_released.iter().filter(|&&b| b).count() as u32;
-    let (tick_base, tick_per_release, tick_pessimistic) = if !ov {
-        (Picos::ZERO, Picos::ZERO, Picos::ZERO)
+    let (tick_base, tick_per_release, tick_first_excess, tick_pessimistic) = if !ov {
+        (Picos::ZERO, Picos::ZERO, Picos::ZERO, Picos::ZERO)
     } else {
         match &sys.kernel.costs {
-            KernelCosts::Tick(c) => (l + c.tick_base, c.tick_per_release, l + c.tick_cost(n_rel)),
+            KernelCosts::Tick(c) => (
+                l + c.tick_base,
+                c.tick_per_release,
+                c.first_release_excess(),
+                l + c.worst_tick_cost(n_rel),
+            ),
             KernelCosts::Listscan(c) => (
                 l + c.scheduler_run(n, &[]),
                 c.insertion_cost(n_rel.saturating_sub(1)),
+                Picos::ZERO,
                 l + c.worst_scheduler_run(n, n_rel),
             ),
-            KernelCosts::Irqpath(c) => (l + c.tick, Picos::ZERO, l + c.tick),
+            KernelCosts::Irqpath(c) => (l + c.tick, Picos::ZERO, Picos::ZERO, l + c.tick),
         }
     };
     let max_wake = sys
@@ -873,6 +929,7 @@ fn prepare(sys: &System, opts: &AnalysisOptions) -> Prep {
         tick_released,
         tick_base,
         tick_per_release,
+        tick_first_excess,
         tick_pessimistic,
         blocking_cs,
         irq_jitter: if ov { max_wake } else { Picos::ZERO },
@@ -960,6 +1017,7 @@ impl<'a> ModeCtx<'a> {
                 work: 0,
                 switch: 0,
                 tick: every_tick.0,
+                first_rel: false,
                 attr: Attr::Tick,
             },
             tick_p,
@@ -993,6 +1051,7 @@ impl<'a> ModeCtx<'a> {
                     work: 0,
                     switch: wake_switch.0,
                     tick: p.tick_pessimistic.0,
+                    first_rel: false,
                     attr: Attr::Tick,
                 },
                 tick_p,
@@ -1009,12 +1068,16 @@ impl<'a> ModeCtx<'a> {
                     work: (x.wcet + p.l + p.irq_path).0,
                     switch: 0,
                     tick: 0,
+                    first_rel: false,
                     attr: Attr::Interrupt,
                 },
                 tick_p,
             );
         }
         let nf = dem.period.len();
+        if partitioned {
+            dem.first_excess = p.tick_first_excess.0;
+        }
         // The tasks, in priority order; charges are set per analysed task. In partitioned
         // mode every tick-released task has a tick pseudo-task, whatever its priority
         // (the analysed task's own one is the tick that releases it).
@@ -1030,6 +1093,7 @@ impl<'a> ModeCtx<'a> {
                     } else {
                         0
                     },
+                    first_rel: partitioned && p.tick_released[j],
                     attr: Attr::Task(j),
                 },
                 tick_p,
@@ -1318,10 +1382,10 @@ fn breakdown(
                 interference.push(j, ns(n.saturating_mul(work)));
             }
         }
-        let total = dem.sum + dem.sum_tick;
+        let total = dem.sum + dem.sum_tick + dem.sum_first;
         (total - work_ps - cs_ps - irq_ps, cs_ps, irq_ps)
     } else {
-        let (mut tick_ps, mut cs_ps, mut irq_ps) = (0i128, 0i128, 0i128);
+        let (mut tick_ps, mut cs_ps, mut irq_ps) = (dem.first_charge(wc, ticks), 0i128, 0i128);
         for k in 0..dem.active {
             let (tick, switch, work) = (dem.tick[k], dem.switch[k], dem.work[k]);
             if tick == 0 && switch == 0 && work == 0 {
@@ -1448,7 +1512,12 @@ fn analyse_listscan_task(
         result.unbounded_reason = Some("interrupts leave no time for the threads".into());
         return result;
     };
-    let r = d + w + jit;
+    // d and w are each below i64::MAX / 2 (with_interrupts), jit below 2^58.
+    let r = (d as i128 + w as i128 + jit as i128).min(i64::MAX as i128) as i64;
+    if r > i64::MAX / 2 {
+        result.unbounded_reason = Some("the response time overflows".into());
+        return result;
+    }
     result.wcrt_ps = Some(r);
     result.wcrt_ns = Some(ns(r));
     result.slack_ns = Some(ns(t.deadline.0 - r));
@@ -1485,10 +1554,22 @@ fn priority_order(sys: &System) -> Vec<usize> {
     idx
 }
 
-/// Response times of every task in one tick mode, in descending priority order.
-pub fn analyze_mode(sys: &System, opts: &AnalysisOptions, mode: TickMode) -> Vec<TaskResult> {
+/// Response times of every task in one tick mode, in descending priority order. An
+/// input past the analysis range is an error naming where it is ([`crate::range`]).
+pub fn analyze_mode(
+    sys: &System,
+    opts: &AnalysisOptions,
+    mode: TickMode,
+) -> Result<Vec<TaskResult>, AnalysisError> {
+    range::check(sys, opts)?;
     let mut dem = Demand::with_capacity(sys.tasks.len() + sys.interrupts.len() + 2);
-    analyze_mode_with(sys, opts, &prepare(sys, opts), mode, &mut dem)
+    Ok(analyze_mode_with(
+        sys,
+        opts,
+        &prepare(sys, opts),
+        mode,
+        &mut dem,
+    ))
 }
 
 fn analyze_mode_with(
@@ -1546,8 +1627,10 @@ pub fn hyperperiod(sys: &System) -> Option<Picos> {
 }
 
 /// Analyses the system in both tick modes; `tasks` holds the mode chosen by the options
-/// (or the file).
-pub fn analyze(sys: &System, opts: &AnalysisOptions) -> AnalysisResult {
+/// (or the file). An input past the analysis range is an error naming where it is
+/// ([`crate::range`]); the analysis itself never overflows or panics.
+pub fn analyze(sys: &System, opts: &AnalysisOptions) -> Result<AnalysisResult, AnalysisError> {
+    range::check(sys, opts)?;
     let mode = opts.tick_mode.unwrap_or(sys.kernel.tick_mode);
     let p = prepare(sys, opts);
     let mut dem = Demand::with_capacity(sys.tasks.len() + sys.interrupts.len() + 2);
@@ -1603,7 +1686,16 @@ pub fn analyze(sys: &System, opts: &AnalysisOptions) -> AnalysisResult {
             .enumerate()
             .filter(|(i, _)| p.tick_released[*i])
             .map(|(_, t)| u(p.tick_per_release, t.period()))
-            .sum::<f64>();
+            .sum::<f64>()
+        + p.tick_first_excess.0 as f64
+            * sys
+                .tasks
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| p.tick_released[*i])
+                .map(|(_, t)| 1.0 / t.period().0 as f64)
+                .sum::<f64>()
+                .min(1.0 / p.tick.0 as f64);
     let sw1 = switch_at(sys, opts, p.l, 1);
     let utilisation_context_switch: f64 = sys
         .tasks
@@ -1682,7 +1774,7 @@ pub fn analyze(sys: &System, opts: &AnalysisOptions) -> AnalysisResult {
         TickMode::Pessimistic => pess.clone(),
         TickMode::Partitioned => part.clone(),
     };
-    AnalysisResult {
+    Ok(AnalysisResult {
         kind: "analyze",
         schema_version: 1,
         source: sys.source.clone(),
@@ -1699,7 +1791,7 @@ pub fn analyze(sys: &System, opts: &AnalysisOptions) -> AnalysisResult {
         pessimism_reduction,
         totals,
         notes,
-    }
+    })
 }
 
 #[cfg(test)]
@@ -1766,11 +1858,17 @@ mod tests {
                         } else {
                             0
                         },
+                        first_rel: rng.gen_bool(0.5),
                         attr: Attr::Tick,
                     },
                     tick_p,
                 );
             }
+            d.first_excess = if rng.gen_bool(0.5) {
+                rng.gen_range(0..700)
+            } else {
+                0
+            };
             // Entities past `active` carry no charges (`begin`'s precondition).
             let mut active = rng.gen_range(1..=len);
             for k in active..len {
@@ -1808,7 +1906,14 @@ mod tests {
                             n as i128 * (d.work[k] + d.switch[k]) as i128
                                 + nt as i128 * d.tick[k] as i128
                         })
-                        .sum();
+                        .sum::<i128>()
+                        + {
+                            let rel: i64 = (0..active)
+                                .filter(|&k| d.first_rel[k])
+                                .map(|k| d.counts(k, w, ticks).0)
+                                .sum();
+                            rel.min(ticks) as i128 * d.first_excess as i128
+                        };
                     assert_eq!(d.at(w, tick_p, tick_inv), direct, "w {w}");
                     if step == 3 {
                         d.snapshot();

@@ -12,6 +12,7 @@ fn csv(text: &str) -> Result<Vec<Sample>, CsvError> {
         &XColumn::Count("released".into()),
         "duration",
         None,
+        None,
     )
 }
 
@@ -107,7 +108,7 @@ fn priorities_are_whole_numbers_and_errors_name_the_right_column() {
         from: "from".into(),
         to: "to".into(),
     };
-    let read = |t: &str| samples_from_csv(t, "sw.csv", &x, "us", Some("us"));
+    let read = |t: &str| samples_from_csv(t, "sw.csv", &x, "us", Some("us"), None);
     let s = read("from,to,us\n6,0,4.375\n0,6,1.5\n6.0,2,3\n").unwrap();
     assert_eq!(
         s.iter().map(|s| s.x).collect::<Vec<_>>(),
@@ -199,6 +200,7 @@ fn durations_must_be_finite_non_negative_and_in_range() {
         &XColumn::Count("released".into()),
         "duration",
         Some("us"),
+        None,
     )
     .unwrap();
     assert_eq!(
@@ -214,17 +216,50 @@ fn durations_must_be_finite_non_negative_and_in_range() {
     assert!(s[0].y_ns > 9.2e15);
     assert!(csv_err("released,duration\n0,9223372036854775808ps\n").contains("out of range"));
     // A --unit that is not a unit of time is refused before any row is read.
-    for unit in ["parsec", "", "cycles"] {
+    for unit in ["parsec", ""] {
         let e = samples_from_csv(
             t,
             "t.csv",
             &XColumn::Count("released".into()),
             "duration",
             Some(unit),
+            None,
         )
         .unwrap_err();
         assert!(matches!(e, CsvError::BadUnit { .. }), "{unit:?}: {e}");
     }
+    // Cycles need the clock: refused up front without it, converted with it (a measured
+    // cycle count may be fractional, a mean).
+    let cyc = |unit: Option<&str>, hz: Option<u64>, text: &str| {
+        samples_from_csv(
+            text,
+            "c.csv",
+            &XColumn::Count("released".into()),
+            "duration",
+            unit,
+            hz,
+        )
+    };
+    let e = cyc(Some("cycles"), None, "released,duration\n0,84\n").unwrap_err();
+    assert!(matches!(e, CsvError::CyclesWithoutClock), "{e}");
+    assert!(e.to_string().contains("--cpu-hz"), "{e}");
+    let s = cyc(
+        Some("cycles"),
+        Some(84_000_000),
+        "released,duration\n0,84\n1,69.1 cycles\n2,1us\n",
+    )
+    .unwrap();
+    assert!((s[0].y_ns - 1000.0).abs() < 1e-9);
+    assert!((s[1].y_ns - 69.1e9 / 84e6).abs() < 1e-9);
+    assert_eq!(s[2].y_ns, 1000.0);
+    // "69.1 cycles" in a cell without a clock: the message says what is missing.
+    let e = cyc(None, None, "released,duration\n0,69.1 cycles\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("c.csv:2") && e.contains("needs the CPU clock"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -393,6 +428,7 @@ fn huge_values_do_not_overflow() {
         },
         "d",
         None,
+        None,
     )
     .unwrap();
     assert_eq!((s[0].x, s[1].x), (4294967295.0, 1.0));
@@ -409,7 +445,7 @@ const TASK: &str = "\n[[task]]\nname = \"a\"\nperiod = \"1ms\"\nwcet = \"1us\"\n
 fn write_fit(text: &str, target: Target, line: Line) -> Result<String, EditError> {
     let mut sys = System::from_toml_str(text, "s.toml").unwrap();
     apply(&mut sys, target, &line).unwrap();
-    update_toml_text(text, &sys, target)
+    update_toml_text(text, &sys, target, &line)
 }
 
 const LINE: Line = Line {
@@ -441,12 +477,10 @@ fn writing_into_a_file_without_a_cost_table() {
     let text =
         format!("{PLATFORM}[kernel]\ntick_hz = 1000\ncosts = {{ switch_base = \"1us\" }}\n{TASK}");
     let out = write_fit(&text, Target::Switch, LINE).unwrap();
-    // switch_optimised followed switch_base (1 us) by default: it keeps that value.
+    // switch_optimised follows switch_base by default: the switch fit does not write it
+    // (it used to write the old switch_base, or "0ns" into a file without costs).
     assert!(
-        out.contains(
-            "costs = { switch_base = \"7.407us\", switch_per_level = \"5.907us\", \
-             switch_optimised = \"1us\" }"
-        ),
+        out.contains("costs = { switch_base = \"7.407us\", switch_per_level = \"5.907us\" }"),
         "{out}"
     );
     // Every variant reads back with the fitted values.

@@ -29,7 +29,7 @@ fn d3_jitter_rounds_up_to_the_tick() {
         "1000",
         "period = \"2ms\"\nwcet = \"260us\"\npriority = 1\njitter = \"144us\"",
     ));
-    let r = analyze(&s, &no_overheads());
+    let r = analyze(&s, &no_overheads()).unwrap();
     let a = &r.tasks[0];
     assert_eq!(a.jitter.file_ns, 144_000.0);
     assert_eq!(a.jitter.tick_delay_ns, 1_000_000.0 - 144_000.0);
@@ -40,7 +40,7 @@ fn d3_jitter_rounds_up_to_the_tick() {
         "period = \"2ms\"\nwcet = \"260us\"\npriority = 1\njitter = \"1ms\"",
     ));
     assert_eq!(
-        analyze(&s, &no_overheads()).tasks[0].wcrt_ns,
+        analyze(&s, &no_overheads()).unwrap().tasks[0].wcrt_ns,
         Some(1_260_000.0)
     );
 }
@@ -52,7 +52,7 @@ fn d3_off_grid_jitter_adds_a_tick() {
         "1000",
         "period = \"2.5ms\"\nwcet = \"100us\"\npriority = 1\njitter = \"144us\"",
     ));
-    let a = &analyze(&s, &no_overheads()).tasks[0];
+    let a = &analyze(&s, &no_overheads()).unwrap().tasks[0];
     assert_eq!(a.jitter.total_ns, 1_144_000.0);
     assert_eq!(a.wcrt_ns, Some(1_244_000.0));
 }
@@ -66,7 +66,7 @@ fn d3_sporadic_off_grid_is_tick_delayed() {
         "1000",
         "min_interarrival = \"2.5ms\"\nwcet = \"100us\"\npriority = 1",
     ));
-    let a = &analyze(&s, &no_overheads()).tasks[0];
+    let a = &analyze(&s, &no_overheads()).unwrap().tasks[0];
     assert_eq!(a.wcrt_ns, Some(1_100_000.0));
     assert!(a.wcrt_ns.unwrap() >= 600_000.0);
 }
@@ -79,7 +79,7 @@ fn d20_exact_tick_grid() {
         "300",
         "period = \"10ms\"\nwcet = \"1ms\"\npriority = 1",
     ));
-    let a = &analyze(&s, &no_overheads()).tasks[0];
+    let a = &analyze(&s, &no_overheads()).unwrap().tasks[0];
     assert_eq!(a.jitter.tick_delay_ns, 0.0);
     assert_eq!(a.wcrt_ns, Some(1_000_000.0));
     let s = sys(&one_task(
@@ -87,7 +87,7 @@ fn d20_exact_tick_grid() {
         "period = \"1s\"\nwcet = \"10ms\"\npriority = 1",
     ));
     assert_eq!(
-        analyze(&s, &no_overheads()).tasks[0].wcrt_ns,
+        analyze(&s, &no_overheads()).unwrap().tasks[0].wcrt_ns,
         Some(10_000_000.0)
     );
     // 11 ms at 300 Hz is 3.3 ticks: off the grid, one tick (rounded up to 3333333334 ps).
@@ -95,14 +95,14 @@ fn d20_exact_tick_grid() {
         "300",
         "period = \"11ms\"\nwcet = \"1ms\"\npriority = 1",
     ));
-    let a = &analyze(&s, &no_overheads()).tasks[0];
+    let a = &analyze(&s, &no_overheads()).unwrap().tasks[0];
     assert_eq!(a.wcrt_ps, Some(1_000_000_000 + 3_333_333_334));
     // Jitter at 300 Hz rounds up to whole exact ticks: 1 ms -> one tick.
     let s = sys(&one_task(
         "300",
         "period = \"10ms\"\nwcet = \"1ms\"\npriority = 1\njitter = \"1ms\"",
     ));
-    let a = &analyze(&s, &no_overheads()).tasks[0];
+    let a = &analyze(&s, &no_overheads()).unwrap().tasks[0];
     assert_eq!(a.wcrt_ps, Some(1_000_000_000 + 3_333_333_334));
 }
 
@@ -161,7 +161,7 @@ wcet="1us"
 priority=1
 releases="t0"
 "#;
-    let r = analyze(&sys(text), &AnalysisOptions::default());
+    let r = analyze(&sys(text), &AnalysisOptions::default()).unwrap();
     let get = |n: &str| {
         r.tasks
             .iter()
@@ -231,7 +231,7 @@ wcet="3us"
 priority=2
 releases="t0"
 "#;
-    let r = analyze(&sys(text), &AnalysisOptions::default());
+    let r = analyze(&sys(text), &AnalysisOptions::default()).unwrap();
     let get = |n: &str| {
         r.tasks
             .iter()
@@ -283,7 +283,7 @@ min_interarrival = "1613us"
 wcet = "19us"
 priority = 1
 "#;
-    let r = analyze(&sys(text), &AnalysisOptions::default());
+    let r = analyze(&sys(text), &AnalysisOptions::default()).unwrap();
     let t1 = r.tasks.iter().find(|t| t.name == "t1").unwrap();
     assert!(t1.wcrt_ns.unwrap() >= 1_801_000.0, "{:?}", t1.wcrt_ns);
     assert_eq!(t1.breakdown.interrupts_ns, 2.0 * 19_000.0);
@@ -332,7 +332,7 @@ wcet = "23us"
 priority = 1
 releases = "t0"
 "#;
-    let r = analyze(&sys(text), &AnalysisOptions::default());
+    let r = analyze(&sys(text), &AnalysisOptions::default()).unwrap();
     let t1 = r.tasks.iter().find(|t| t.name == "t1").unwrap();
     assert!(t1.wcrt_ns.unwrap() >= 1_365_916.667, "{:?}", t1.wcrt_ns);
     // Two ticks of 2 us + L (12 cycles at 84 MHz).
@@ -366,7 +366,7 @@ wcet = "100us"
 priority = 2
 "#;
     let s = sys(text);
-    let with = analyze(&s, &AnalysisOptions::default());
+    let with = analyze(&s, &AnalysisOptions::default()).unwrap();
     let a = &with.tasks[0];
     // Margin 1 tick covers the 286.6 us wake-up: no lateness.
     assert_eq!(a.jitter.tickless_ns, 0.0);

@@ -72,7 +72,7 @@ wcet = "5ms"
 priority = 1
 "#,
     );
-    let r = analyze(&s, &no_overheads());
+    let r = analyze(&s, &no_overheads()).unwrap();
     assert_eq!(wcrt_ms(&r.tasks, "a"), Some(3.0));
     assert_eq!(wcrt_ms(&r.tasks, "b"), Some(6.0));
     assert_eq!(wcrt_ms(&r.tasks, "c"), Some(20.0));
@@ -115,7 +115,7 @@ deadline = "120ms"
 priority = 1
 "#,
     );
-    let r = analyze(&s, &no_overheads());
+    let r = analyze(&s, &no_overheads()).unwrap();
     let t2 = &r.tasks[1];
     assert_eq!(t2.wcrt_ns, Some(118e6));
     assert_eq!(t2.critical_job, 4);
@@ -133,7 +133,7 @@ priority = 1
         "x",
     )
     .unwrap();
-    assert!(!analyze(&s2, &no_overheads()).tasks[1].schedulable);
+    assert!(!analyze(&s2, &no_overheads()).unwrap().tasks[1].schedulable);
 }
 
 /// J. P. Lehoczky, RTSS 1990 (as above), Example 2, in both priority orders, as
@@ -150,7 +150,7 @@ fn lehoczky_example_2_both_priority_orders() {
             "[[task]]\nname = \"t1\"\nperiod = \"100ms\"\nwcet = \"52ms\"\npriority = {p1}\n\
              [[task]]\nname = \"t2\"\nperiod = \"140ms\"\nwcet = \"52ms\"\npriority = {p2}\n"
         ));
-        let r = analyze(&s, &textbook());
+        let r = analyze(&s, &textbook()).unwrap();
         assert_eq!(wcrt_in(&r.tasks, "t1", MS), Some(r1), "t1 at priority {p1}");
         assert_eq!(wcrt_in(&r.tasks, "t2", MS), Some(r2), "t2 at priority {p2}");
         let low = r.tasks.iter().find(|t| t.name == critical.0).unwrap();
@@ -230,7 +230,7 @@ fn audsley_1993_table3_blocking_and_jitter() {
         );
     }
     let s = system(&tasks);
-    let r = analyze(&s, &textbook());
+    let r = analyze(&s, &textbook()).unwrap();
     for (i, (_, _, _, b, j, published)) in table.iter().enumerate() {
         let name = format!("t{:02}", i + 1);
         assert_eq!(
@@ -292,7 +292,7 @@ jitter = "1ms"
 priority = 1
 "#,
     );
-    let r = analyze(&s, &textbook());
+    let r = analyze(&s, &textbook()).unwrap();
     let published = [("tsk1", 2, 1), ("tsk2", 2, 0), ("tsk3", 3, 1)];
     for (name, bound, jitter) in published {
         let t = r.tasks.iter().find(|t| t.name == name).unwrap();
@@ -349,7 +349,7 @@ wcet = "5ms"
 priority = 1
 "#,
     );
-    let r = analyze(&s, &textbook());
+    let r = analyze(&s, &textbook()).unwrap();
     assert_eq!(wcrt_ms(&r.tasks, "a"), Some(5.0));
     assert_eq!(wcrt_ms(&r.tasks, "b"), Some(10.0));
     assert_eq!(wcrt_ms(&r.tasks, "c"), Some(20.0));
@@ -364,7 +364,7 @@ priority = 1
         "x",
     )
     .unwrap();
-    let r = analyze(&tight, &textbook());
+    let r = analyze(&tight, &textbook()).unwrap();
     assert!(!r.tasks[0].schedulable);
     assert_eq!(r.tasks[0].slack_ns, Some(-0.5e6));
 }
@@ -374,14 +374,14 @@ priority = 1
 #[test]
 fn tick_release_delay() {
     let s = system("[[task]]\nname = \"x\"\nperiod = \"7.5ms\"\nwcet = \"1ms\"\npriority = 1\n");
-    let r = analyze(&s, &no_overheads());
+    let r = analyze(&s, &no_overheads()).unwrap();
     assert_eq!(r.tasks[0].wcrt_ns, Some(2e6));
     assert_eq!(r.tasks[0].jitter.tick_delay_ns, 1e6);
     let off = AnalysisOptions {
         tick_release_delay: false,
         ..no_overheads()
     };
-    assert_eq!(analyze(&s, &off).tasks[0].wcrt_ns, Some(1e6));
+    assert_eq!(analyze(&s, &off).unwrap().tasks[0].wcrt_ns, Some(1e6));
 }
 
 /// Overload is reported, never a hang.
@@ -401,7 +401,7 @@ wcet = "1ms"
 priority = 1
 "#,
     );
-    let r = analyze(&s, &no_overheads());
+    let r = analyze(&s, &no_overheads()).unwrap();
     assert_eq!(r.tasks[1].wcrt_ns, None);
     assert!(!r.tasks[1].schedulable);
     assert!(r.tasks[1].unbounded_reason.is_some());
@@ -440,7 +440,7 @@ fn seed001_table2_pseudo_tasks() {
          [kernel.costs]\ntick_base = \"1.5us\"\ntick_per_release = \"5.907us\"\n{tasks}"
     );
     let s = System::from_toml_str(&text, "seed001.toml").unwrap();
-    let r = analyze(&s, &AnalysisOptions::default());
+    let r = analyze(&s, &AnalysisOptions::default()).unwrap();
     let t = &r.totals;
     assert!((t.utilisation_tick_pessimistic - 60.57e-6 / 1e-3).abs() < 1e-12);
     let inv: f64 = [5., 10., 15., 20., 30., 40., 23., 12., 45., 50.]

@@ -26,7 +26,7 @@ fn listscan_tick_charges() {
         );
     }
     let s = sys(&text);
-    let r = analyze(&s, &AnalysisOptions::default());
+    let r = analyze(&s, &AnalysisOptions::default()).unwrap();
     let t = &r.totals;
     assert!((t.utilisation_tick_pessimistic - 54.4e-6 / 8e-3).abs() < 1e-12);
     assert!((t.utilisation_tick_partitioned - (20.8e-6 + 16.0 * 3.6e-6) / 8e-3).abs() < 1e-12);
@@ -91,7 +91,7 @@ wcet = "2.001ms"
 priority = 1
 "#;
     let s = sys(text);
-    let r = analyze(&s, &AnalysisOptions::default());
+    let r = analyze(&s, &AnalysisOptions::default()).unwrap();
     let t0 = &r.tasks[0];
     assert_eq!(t0.name, "t0");
     // S = 5 * 1.3 + 5 * 0.6 + 0.2 * 10 = 11.5 us
@@ -139,7 +139,7 @@ wcet = "29 cycles"
 releases = "ah"
 "#;
     let s = sys(text);
-    let r = analyze(&s, &AnalysisOptions::default());
+    let r = analyze(&s, &AnalysisOptions::default()).unwrap();
     let ah = &r.tasks[0];
     assert_eq!(ah.name, "ah");
     assert_eq!(ah.jitter.irq_path_ns, 2_248.0 + 232.0);
@@ -148,7 +148,7 @@ releases = "ah"
         "irq_entry_cycles = 12\n",
         "irq_entry_cycles = 12\ncache = { assume = \"cold\", cold = \"3.1us\" }\n",
     ));
-    let r = analyze(&cold, &AnalysisOptions::default());
+    let r = analyze(&cold, &AnalysisOptions::default()).unwrap();
     assert_eq!(r.tasks[0].jitter.irq_path_ns, 29_000.0 + 232.0);
     // Cold entry for interrupt interference: L = 96 ns + 3.1 us extra.
     assert_eq!(r.totals.irq_entry_ns, 3_196.0);
@@ -188,10 +188,10 @@ releases = "irqtask"
 "#
         )
     };
-    let r = analyze(&sys(&text(2)), &AnalysisOptions::default());
+    let r = analyze(&sys(&text(2)), &AnalysisOptions::default()).unwrap();
     assert_eq!(r.tasks[0].jitter.tickless_ns, 0.0);
     assert_eq!(r.tasks[1].jitter.tickless_ns, 806_600.0);
-    let r = analyze(&sys(&text(0)), &AnalysisOptions::default());
+    let r = analyze(&sys(&text(0)), &AnalysisOptions::default()).unwrap();
     assert_eq!(r.tasks[0].jitter.tickless_ns, 806_600.0);
     let bare = analyze(
         &sys(&text(0)),
@@ -199,7 +199,8 @@ releases = "irqtask"
             overheads: false,
             ..Default::default()
         },
-    );
+    )
+    .unwrap();
     assert_eq!(bare.tasks[0].jitter.tickless_ns, 0.0);
     assert!(bare.tasks[0].wcrt_ns < r.tasks[0].wcrt_ns);
 }

@@ -98,8 +98,8 @@ proptest! {
         c in costs_strategy(),
     ) {
         let s = build(&tasks, &c);
-        let with = analyze(&s, &AnalysisOptions::default());
-        let without = analyze(&s, &AnalysisOptions { overheads: false, ..Default::default() });
+        let with = analyze(&s, &AnalysisOptions::default()).unwrap();
+        let without = analyze(&s, &AnalysisOptions { overheads: false, ..Default::default() }).unwrap();
         for (a, b) in with.tasks.iter().zip(&without.tasks) {
             prop_assert_eq!(&a.name, &b.name);
             prop_assert!(r(a.wcrt_ps) >= r(b.wcrt_ps), "{}: {:?} < {:?}", a.name, a.wcrt_ps, b.wcrt_ps);
@@ -125,8 +125,8 @@ proptest! {
         }
         let s2 = build(&tasks, &c2);
         for mode in [TickMode::Pessimistic, TickMode::Partitioned] {
-            let a = analyze_mode(&s, &AnalysisOptions::default(), mode);
-            let b = analyze_mode(&s2, &AnalysisOptions::default(), mode);
+            let a = analyze_mode(&s, &AnalysisOptions::default(), mode).unwrap();
+            let b = analyze_mode(&s2, &AnalysisOptions::default(), mode).unwrap();
             for (x, y) in a.iter().zip(&b) {
                 prop_assert!(r(y.wcrt_ps) >= r(x.wcrt_ps), "{} {:?}: {:?} -> {:?}", x.name, mode, x.wcrt_ps, y.wcrt_ps);
             }
@@ -140,7 +140,7 @@ proptest! {
         c in costs_strategy(),
     ) {
         let s = build(&tasks, &c);
-        let res = analyze(&s, &AnalysisOptions::default());
+        let res = analyze(&s, &AnalysisOptions::default()).unwrap();
         for (p, q) in res.tick_modes.pessimistic.iter().zip(&res.tick_modes.partitioned) {
             prop_assert!(r(q.wcrt_ps) <= r(p.wcrt_ps), "{}: {:?} > {:?}", p.name, q.wcrt_ps, p.wcrt_ps);
         }
@@ -153,7 +153,7 @@ proptest! {
         c in costs_strategy(),
     ) {
         let s = build(&tasks, &c);
-        let res = analyze(&s, &AnalysisOptions::default());
+        let res = analyze(&s, &AnalysisOptions::default()).unwrap();
         for t in &res.tasks {
             if let Some(w) = t.wcrt_ns {
                 let b = &t.breakdown;
@@ -177,8 +177,8 @@ proptest! {
         c.per_release_ns = 0;
         let s = build(&tasks, &c);
         let opts = AnalysisOptions { overheads, ..Default::default() };
-        let res = analyze(&s, &opts);
-        let direct = analyze_mode(&s, &opts, TickMode::Partitioned);
+        let res = analyze(&s, &opts).unwrap();
+        let direct = analyze_mode(&s, &opts, TickMode::Partitioned).unwrap();
         prop_assert_eq!(&res.tick_modes.partitioned, &direct);
     }
 
@@ -199,8 +199,8 @@ proptest! {
             let fast = AnalysisOptions { overheads, ..Default::default() };
             let plain = AnalysisOptions { accelerate: false, ..fast.clone() };
             for mode in [TickMode::Pessimistic, TickMode::Partitioned] {
-                let a = analyze_mode(&s, &fast, mode);
-                let b = analyze_mode(&s, &plain, mode);
+                let a = analyze_mode(&s, &fast, mode).unwrap();
+                let b = analyze_mode(&s, &plain, mode).unwrap();
                 for (x, y) in a.iter().zip(&b) {
                     prop_assert_eq!(x.wcrt_ps, y.wcrt_ps, "{} {:?}", x.name, mode);
                     prop_assert_eq!(x.critical_job, y.critical_job);
@@ -248,11 +248,11 @@ proptest! {
         c in costs_strategy(),
     ) {
         let s = build_listscan(&tasks, &c);
-        let res = analyze(&s, &AnalysisOptions::default());
+        let res = analyze(&s, &AnalysisOptions::default()).unwrap();
         for (p, q) in res.tick_modes.pessimistic.iter().zip(&res.tick_modes.partitioned) {
             prop_assert!(r(q.wcrt_ps) <= r(p.wcrt_ps), "{}: {:?} > {:?}", p.name, q.wcrt_ps, p.wcrt_ps);
         }
-        let without = analyze(&s, &AnalysisOptions { overheads: false, ..Default::default() });
+        let without = analyze(&s, &AnalysisOptions { overheads: false, ..Default::default() }).unwrap();
         for (a, b) in res.tasks.iter().zip(&without.tasks) {
             prop_assert!(r(a.wcrt_ps) >= r(b.wcrt_ps), "{}: {:?} < {:?}", a.name, a.wcrt_ps, b.wcrt_ps);
         }

@@ -48,7 +48,7 @@ fn issue_example_is_accepted_as_written() {
         panic!("not tick")
     };
     assert_eq!(c.tick_per_release, Picos::from_ns(5907));
-    assert_eq!(c.switch_optimised, Picos::from_ns(1500));
+    assert_eq!(c.optimised_switch_cost(), Picos::from_ns(1500));
     let a = &s.tasks[0];
     assert_eq!(a.arrival, Arrival::Periodic(Picos::from_ms(5)));
     assert_eq!(a.deadline, Picos::from_ms(5));
@@ -278,4 +278,47 @@ priority = 2
         e.contains("sys.toml:10:") && e.contains("switch_bsae"),
         "{e}"
     );
+}
+
+/// JSON is read straight into the file structure (no TOML text in between): structural
+/// errors name the table and the key the same way the TOML reader does.
+#[test]
+fn json_structure_errors_name_table_and_key() {
+    let s = System::from_toml_str(ISSUE_EXAMPLE, "x").unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&s.to_json_string()).unwrap();
+    // Unknown key inside a task.
+    v["task"][0]["colour"] = serde_json::json!("red");
+    let e = System::from_json_str(&v.to_string(), "s.json")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("in task[0] \"A\": unknown field `colour`"),
+        "{e}"
+    );
+    // Wrong type for a key of a nested table.
+    let mut v: serde_json::Value = serde_json::from_str(&s.to_json_string()).unwrap();
+    v["kernel"]["costs"]["tick_base"] = serde_json::json!([1, 2]);
+    let e = System::from_json_str(&v.to_string(), "s.json")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("in kernel.costs, key `tick_base`"), "{e}");
+    // Missing required key.
+    let mut v: serde_json::Value = serde_json::from_str(&s.to_json_string()).unwrap();
+    v["task"][0].as_object_mut().unwrap().remove("wcet");
+    let e = System::from_json_str(&v.to_string(), "s.json")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("task[0] \"A\"") && e.contains("missing field `wcet`"),
+        "{e}"
+    );
+    // JSON syntax errors keep line and column.
+    let e = System::from_json_str("{\n \"platform\": }", "s.json")
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("s.json:2:"), "{e}");
+    // null where a value is required is an error, not a default.
+    let mut v: serde_json::Value = serde_json::from_str(&s.to_json_string()).unwrap();
+    v["task"][0]["priority"] = serde_json::Value::Null;
+    assert!(System::from_json_str(&v.to_string(), "s.json").is_err());
 }

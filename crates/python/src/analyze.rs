@@ -41,7 +41,7 @@ pub fn analyze(
         ..Default::default()
     };
     let res = py
-        .detach(|| latscope_model::guarded::analyze_guarded(&sys, &opts))
+        .detach(|| latscope_model::analyze(&sys, &opts))
         .map_err(|e| ctx(&source, e))?;
     serde_json::to_string_pretty(&res).map_err(err)
 }

@@ -161,6 +161,8 @@ impl InputOptions {
             threshold: self.threshold,
             hysteresis: self.hysteresis,
             only_channels: None,
+            max_edges: None,
+            warnings: Default::default(),
         })
     }
 }
@@ -171,17 +173,22 @@ pub fn load(
     files: Vec<PathBuf>,
     opts: Options,
 ) -> PyResult<(latscope_core::capture::Capture, String, Vec<bool>)> {
-    let loaded =
-        interruptible(py, None, move |_| import::load_files(&files, &opts))?.map_err(err)?;
-    for w in &loaded.warnings {
-        let cat = py.get_type::<pyo3::exceptions::PyUserWarning>();
-        PyErr::warn(
-            py,
-            &cat,
-            &std::ffi::CString::new(w.as_str()).unwrap_or_default(),
-            1,
-        )?;
-    }
+    let warn = |warnings: &[String]| -> PyResult<()> {
+        for w in warnings {
+            let cat = py.get_type::<pyo3::exceptions::PyUserWarning>();
+            let text = std::ffi::CString::new(w.as_str()).unwrap_or_default();
+            PyErr::warn(py, &cat, &text, 1)?;
+        }
+        Ok(())
+    };
+    let loaded = match interruptible(py, None, move |_| import::load_files(&files, &opts))? {
+        Ok(l) => l,
+        Err((e, warnings)) => {
+            warn(&warnings)?;
+            return Err(err(e));
+        }
+    };
+    warn(&loaded.warnings)?;
     Ok((loaded.merged.capture, loaded.format, loaded.merged.decoded))
 }
 

@@ -132,6 +132,8 @@ pub fn trace(
         to,
         worst,
         bins: bins.max(1),
+        // every value with its time only when written out (16 bytes per instance)
+        series,
     };
     let out = interruptible(py, None, move |_| -> Result<_, latscope_trace::Error> {
         let ms = measure::run(&cap, &reqs, &set)?;

@@ -309,7 +309,8 @@ pub fn worst(v: &Value) -> Vec<Point> {
             ))
         })
         .collect();
-    w.sort_by(|a, b| b.1.total_cmp(&a.1));
+    // Largest first; equal values in time order (the first is the one a table names).
+    w.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.total_cmp(&b.0)));
     w
 }
 

@@ -4,6 +4,290 @@ use crate::ReportError;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
+/// What `latscope report` reads, for error messages.
+pub const HINT: &str = "latscope report reads the --json results of measure, trace, analyze, \
+simulate and scenario, the CSV series of simulate --series and trace --series, the raw samples \
+of measure --samples, Perfetto trace-event JSON, and (from the command line) captures such as \
+.vcd, .lscap and .sr files";
+
+/// The magic of `measure --samples x.bin`.
+pub const SAMPLES_MAGIC: &[u8] = b"LATSCOPESMP1";
+
+/// A short description of a JSON document: what kind of value, which top-level keys.
+pub fn describe_json(doc: &Value) -> String {
+    match doc {
+        Value::Object(m) => {
+            let keys: Vec<&str> = m.keys().map(String::as_str).take(8).collect();
+            format!(
+                "a JSON object with the keys {}{}",
+                keys.join(", "),
+                if m.len() > 8 { ", …" } else { "" }
+            )
+        }
+        Value::Array(a) => format!("a JSON array of {} elements", a.len()),
+        other => format!("a bare JSON value ({})", excerpt(&other.to_string())),
+    }
+}
+
+fn excerpt(s: &str) -> String {
+    let line = s
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
+    let mut t: String = line.chars().take(60).collect();
+    if line.chars().count() > 60 {
+        t.push('…');
+    }
+    format!("{t:?}")
+}
+
+/// Binary content, described by its signature.
+pub fn describe_binary(b: &[u8]) -> String {
+    if b.starts_with(b"PK\x03\x04") {
+        "a zip archive (a sigrok .sr session? measure it with `latscope trace`, or give it to `latscope report` on the command line)".into()
+    } else if b.starts_with(b"<SALEAE>") {
+        "a Saleae binary export (measure it with `latscope trace`)".into()
+    } else if b.starts_with(b"LSCAP") || b.starts_with(b"LATSCOPE") {
+        "a latscope capture (.lscap; give it to `latscope report` on the command line)".into()
+    } else {
+        format!(
+            "binary data of {} bytes starting with {:02x?}",
+            b.len(),
+            &b[..b.len().min(8)]
+        )
+    }
+}
+
+/// `Some(description)` when a text file is not a CSV table: a VCD, an INI file, prose…
+pub fn not_tabular(text: &str) -> Option<String> {
+    let first = text.lines().find(|l| !l.trim().is_empty());
+    let Some(first) = first else {
+        return Some("an empty file".into());
+    };
+    let t = first.trim_start();
+    if t.starts_with('$') {
+        return Some(format!(
+            "a VCD capture (first line {}); give it to `latscope report` on the command line, which draws its timeline, or measure it with `latscope trace`",
+            excerpt(first)
+        ));
+    }
+    if t.starts_with('<') {
+        return Some(format!(
+            "an HTML or XML document (first line {})",
+            excerpt(first)
+        ));
+    }
+    if !first.contains(',') {
+        return Some(format!(
+            "text without comma-separated columns (first line {})",
+            excerpt(first)
+        ));
+    }
+    None
+}
+
+/// The header of `measure --samples x.csv`.
+pub fn is_samples_csv(text: &str) -> bool {
+    text.lines().next().is_some_and(|h| {
+        let cols: Vec<&str> = h.split(',').map(str::trim).collect();
+        cols.contains(&"intended_ns") && cols.contains(&"latency_ns")
+    })
+}
+
+/// One raw sample: (cpu, phase, intended_ns, latency_ns, missed).
+type Raw = (u32, u32, f64, f64, f64);
+
+/// Raw samples of `measure --samples x.csv` (`phase,cpu,intended_ns,latency_ns,missed`).
+pub fn samples_csv(file: &str, text: &str) -> Result<Value, ReportError> {
+    let mut lines = text.lines().enumerate();
+    let header = lines.next().map(|l| l.1).unwrap_or("");
+    let cols: Vec<&str> = header.split(',').map(str::trim).collect();
+    let col = |n: &str| cols.iter().position(|c| *c == n);
+    let (ci, ii, li) = match (col("cpu"), col("intended_ns"), col("latency_ns")) {
+        (Some(c), Some(i), Some(l)) => (c, i, l),
+        _ => {
+            return Err(ReportError::Csv {
+                file: file.into(),
+                line: 1,
+                message: "a samples CSV needs the columns cpu, intended_ns and latency_ns".into(),
+            })
+        }
+    };
+    let (pi, mi) = (col("phase"), col("missed"));
+    let mut raw: Vec<Raw> = Vec::new();
+    for (i, l) in lines {
+        if l.trim().is_empty() {
+            continue;
+        }
+        let f: Vec<&str> = l.split(',').map(str::trim).collect();
+        let get = |k: usize| -> Result<f64, ReportError> {
+            f.get(k)
+                .and_then(|s| s.parse::<f64>().ok())
+                .filter(|x| x.is_finite())
+                .ok_or_else(|| ReportError::Csv {
+                    file: file.into(),
+                    line: i + 1,
+                    message: format!(
+                        "column {:?} is not a number: {:?}",
+                        cols[k],
+                        f.get(k).copied().unwrap_or("")
+                    ),
+                })
+        };
+        raw.push((
+            get(ci)? as u32,
+            match pi {
+                Some(p) => get(p)? as u32,
+                None => 0,
+            },
+            get(ii)?,
+            get(li)?,
+            match mi {
+                Some(m) => get(m)?,
+                None => 0.0,
+            },
+        ));
+    }
+    samples_doc(file, raw)
+}
+
+/// Raw samples of `measure --samples x.bin`: a 16-byte header (`LATSCOPESMP1`, u32 record
+/// size 24) and records `u32 cpu, u16 phase, u16 missed, i64 intended_ns, i64 latency_ns`.
+pub fn samples_bin(file: &str, b: &[u8]) -> Result<Value, ReportError> {
+    let bad = |m: String| ReportError::Csv {
+        file: file.into(),
+        line: 0,
+        message: m,
+    };
+    if b.len() < 16 {
+        return Err(bad("truncated header".into()));
+    }
+    let size = u32::from_le_bytes([b[12], b[13], b[14], b[15]]) as usize;
+    if size != 24 {
+        return Err(bad(format!("record size {size}, expected 24")));
+    }
+    let body = &b[16..];
+    if !body.len().is_multiple_of(24) {
+        return Err(bad(format!(
+            "{} bytes after the header are not whole 24-byte records",
+            body.len()
+        )));
+    }
+    let raw: Vec<Raw> = body
+        .chunks_exact(24)
+        .map(|r| {
+            let u32_ = |i: usize| u32::from_le_bytes([r[i], r[i + 1], r[i + 2], r[i + 3]]);
+            let u16_ = |i: usize| u16::from_le_bytes([r[i], r[i + 1]]);
+            let i64_ = |i: usize| {
+                let mut a = [0u8; 8];
+                a.copy_from_slice(&r[i..i + 8]);
+                i64::from_le_bytes(a)
+            };
+            (
+                u32_(0),
+                u32::from(u16_(4)),
+                i64_(8) as f64,
+                i64_(16) as f64,
+                f64::from(u16_(6)),
+            )
+        })
+        .collect();
+    samples_doc(file, raw)
+}
+
+/// At most this many points are kept per CPU (the min and max of 100,000 time columns when
+/// there are more): memory stays bounded whatever the run length, and every peak is kept.
+const MAX_POINTS: usize = 200_000;
+
+/// Per-CPU series, overruns and exact statistics of raw samples.
+fn samples_doc(file: &str, raw: Vec<Raw>) -> Result<Value, ReportError> {
+    if raw.is_empty() {
+        return Err(ReportError::Csv {
+            file: file.into(),
+            line: 2,
+            message: "no samples".into(),
+        });
+    }
+    let t0 = raw.iter().map(|r| r.2).fold(f64::INFINITY, f64::min);
+    let mut cpus: BTreeMap<u32, Vec<&Raw>> = BTreeMap::new();
+    for r in &raw {
+        cpus.entry(r.0).or_default().push(r);
+    }
+    let stats_of = |lat: &mut Vec<f64>, over: f64| -> Value {
+        lat.sort_by(f64::total_cmp);
+        let n = lat.len();
+        // Nearest-rank percentiles of the exact samples.
+        let q = |p: f64| lat[(((p * n as f64).ceil() as usize).max(1) - 1).min(n - 1)];
+        let mean = lat.iter().sum::<f64>() / n as f64;
+        json!({
+            "count": n, "min_ns": lat[0], "mean_ns": mean, "p50_ns": q(0.5), "p90_ns": q(0.9),
+            "p99_ns": q(0.99), "p999_ns": q(0.999), "p9999_ns": q(0.9999), "max_ns": lat[n - 1],
+            "overruns": over, "histogram": log_buckets(lat),
+        })
+    };
+    let mut out_cpus = Vec::new();
+    for (cpu, rs) in &cpus {
+        let pts: Vec<(f64, f64)> = rs.iter().map(|r| (r.2 - t0, r.3)).collect();
+        let pts = if pts.len() > MAX_POINTS {
+            let hi = pts.iter().map(|p| p.0).fold(0.0, f64::max);
+            crate::charts::envelope(&pts, 0.0, hi, MAX_POINTS / 2)
+        } else {
+            pts
+        };
+        let missed: Vec<Value> = rs
+            .iter()
+            .filter(|r| r.4 > 0.0)
+            .take(MAX_POINTS)
+            .map(|r| json!([r.2 - t0, r.4]))
+            .collect();
+        let over: f64 = rs.iter().map(|r| r.4).sum();
+        let mut lat: Vec<f64> = rs.iter().map(|r| r.3).collect();
+        let mut st = stats_of(&mut lat, over);
+        st["cpu"] = json!(cpu);
+        st["points"] = json!(pts.iter().map(|p| [p.0, p.1]).collect::<Vec<_>>());
+        st["missed"] = Value::Array(missed);
+        out_cpus.push(st);
+    }
+    let mut all: Vec<f64> = raw.iter().map(|r| r.3).collect();
+    let over: f64 = raw.iter().map(|r| r.4).sum();
+    Ok(json!({
+        "start_ns": t0,
+        "total": stats_of(&mut all, over),
+        "cpus": out_cpus,
+    }))
+}
+
+/// Buckets of sorted latencies, 20 per decade (log spaced), for histogram and percentile
+/// charts; values ≤ 0 share one bucket below the first.
+fn log_buckets(sorted: &[f64]) -> Value {
+    let edge = |k: i64| 10f64.powf(k as f64 / 20.0);
+    let key = |v: f64| -> i64 {
+        if v <= 1.0 {
+            -1
+        } else {
+            (v.log10() * 20.0).floor() as i64
+        }
+    };
+    let mut out: Vec<Value> = Vec::new();
+    let mut i = 0;
+    while i < sorted.len() {
+        let k = key(sorted[i]);
+        let mut j = i;
+        while j < sorted.len() && key(sorted[j]) == k {
+            j += 1;
+        }
+        let (low, high) = if k < 0 {
+            (sorted[i].min(0.0), 1.0)
+        } else {
+            (edge(k), edge(k + 1))
+        };
+        out.push(json!({"low_ns": low, "high_ns": high, "count": j - i}));
+        i = j;
+    }
+    Value::Array(out)
+}
+
 /// A CSV time series with a header. Two layouts:
 /// * wide: a time column (`time_ns`, `at_ns`, `t_ns`, else the first) and value columns, e.g.
 ///   `simulate --series`: `time_ns,duration_ns,released` (the first value column is shown);
@@ -93,7 +377,10 @@ pub fn capture_from(doc: &Value) -> Option<Value> {
     let events = doc
         .get("traceEvents")
         .and_then(Value::as_array)
-        .or_else(|| doc.as_array());
+        .or_else(|| {
+            doc.as_array()
+                .filter(|a| a.iter().any(|e| e.get("ph").is_some()))
+        });
     if let Some(ev) = events {
         return Some(from_trace_events(ev));
     }

@@ -39,6 +39,9 @@ pub enum Kind {
     /// A timeline: Perfetto / Chrome trace-event JSON (`simulate --perfetto`, `convert`) or
     /// latscope's own capture JSON; shown as a timeline excerpt around the worst case.
     Capture,
+    /// The raw samples of `measure --samples` (CSV `phase,cpu,intended_ns,latency_ns,missed`
+    /// or the binary `LATSCOPESMP1` file): latency over time per CPU, overruns marked.
+    Samples,
 }
 
 impl Kind {
@@ -59,6 +62,7 @@ impl Kind {
             Kind::Scenario => "scenario",
             Kind::Series => "series",
             Kind::Capture => "capture",
+            Kind::Samples => "samples",
         }
     }
 
@@ -84,11 +88,21 @@ pub enum ReportError {
     )]
     NotObject { file: String },
     #[error(
-        "{file}: no \"kind\" member (expected one of measure, trace, analyze, simulate, scenario)"
+        "{file}: no \"kind\" member (expected one of measure, trace, analyze, simulate, scenario); the file looks like {looks}"
     )]
-    MissingKind { file: String },
-    #[error("{file}: unknown kind {kind:?} (expected one of measure, trace, analyze, simulate, scenario)")]
-    UnknownKind { file: String, kind: String },
+    MissingKind { file: String, looks: String },
+    #[error("{file}: unknown kind {kind:?} (expected one of measure, trace, analyze, simulate, scenario); the file looks like {looks}")]
+    UnknownKind {
+        file: String,
+        kind: String,
+        looks: String,
+    },
+    #[error("{file}: not a latscope result: it looks like {looks}. {hint}")]
+    NotAResult {
+        file: String,
+        looks: String,
+        hint: String,
+    },
     #[error("{file}: schema_version {found} is not supported (this latscope reads version {SCHEMA_VERSION})")]
     SchemaVersion { file: String, found: String },
     #[error("{file}: line {line}: {message}")]
@@ -113,6 +127,9 @@ pub struct Input {
     pub name: String,
     pub kind: Kind,
     pub doc: Value,
+    /// Artifacts that belong to this result (a scenario's tick-series CSV and capture), drawn
+    /// in its sections rather than on their own.
+    pub attachments: Vec<Input>,
 }
 
 impl Input {
@@ -121,14 +138,26 @@ impl Input {
     /// column the time in ns) and a Perfetto trace-event JSON (`traceEvents`).
     pub fn parse(name: &str, text: &str) -> Result<Input, ReportError> {
         let first = text.trim_start().chars().next();
-        if !matches!(first, Some('{') | Some('['))
-            && text.lines().next().is_some_and(|l| l.contains(','))
-        {
-            return Ok(Input {
-                name: name.to_string(),
-                kind: Kind::Series,
-                doc: inputs::csv_series(name, text)?,
-            });
+        if !matches!(first, Some('{') | Some('[')) {
+            if let Some(looks) = inputs::not_tabular(text) {
+                return Err(ReportError::NotAResult {
+                    file: name.to_string(),
+                    looks,
+                    hint: inputs::HINT.to_string(),
+                });
+            }
+            if inputs::is_samples_csv(text) {
+                return Ok(Input::new(
+                    name,
+                    Kind::Samples,
+                    inputs::samples_csv(name, text)?,
+                ));
+            }
+            return Ok(Input::new(
+                name,
+                Kind::Series,
+                inputs::csv_series(name, text)?,
+            ));
         }
         let doc: Value = serde_json::from_str(text).map_err(|source| ReportError::Json {
             file: name.to_string(),
@@ -137,35 +166,69 @@ impl Input {
         Input::from_value(name, doc)
     }
 
+    /// Parses a file's bytes: like [`Input::parse`], and also the binary raw samples of
+    /// `measure --samples x.bin`. Other binary files are an error that says what they look like.
+    pub fn parse_bytes(name: &str, bytes: &[u8]) -> Result<Input, ReportError> {
+        if bytes.starts_with(inputs::SAMPLES_MAGIC) {
+            return Ok(Input::new(
+                name,
+                Kind::Samples,
+                inputs::samples_bin(name, bytes)?,
+            ));
+        }
+        let binary = bytes[..bytes.len().min(8192)].contains(&0);
+        match std::str::from_utf8(bytes) {
+            Ok(text) if !binary => Input::parse(name, text),
+            _ => Err(ReportError::NotAResult {
+                file: name.to_string(),
+                looks: inputs::describe_binary(bytes),
+                hint: inputs::HINT.to_string(),
+            }),
+        }
+    }
+
+    /// An input of a known kind.
+    pub fn new(name: &str, kind: Kind, doc: Value) -> Input {
+        Input {
+            name: name.to_string(),
+            kind,
+            doc,
+            attachments: Vec::new(),
+        }
+    }
+
     /// Checks `kind` and `schema_version` of an already parsed document.
     pub fn from_value(name: &str, doc: Value) -> Result<Input, ReportError> {
         let file = name.to_string();
-        if !doc.is_object() {
-            return Err(ReportError::NotObject { file });
-        }
         if doc.get("kind").is_none() {
             if let Some(tracks) = inputs::capture_from(&doc) {
-                return Ok(Input {
-                    name: name.to_string(),
-                    kind: Kind::Capture,
-                    doc: tracks,
-                });
+                return Ok(Input::new(name, Kind::Capture, tracks));
             }
+        }
+        if !doc.is_object() {
+            return Err(ReportError::NotObject { file });
         }
         let kind = match doc.get("kind") {
             Some(Value::String(k)) => {
                 Kind::from_name(k).ok_or_else(|| ReportError::UnknownKind {
                     file: file.clone(),
                     kind: k.clone(),
+                    looks: inputs::describe_json(&doc),
                 })?
             }
             Some(other) => {
                 return Err(ReportError::UnknownKind {
                     file,
                     kind: other.to_string(),
+                    looks: inputs::describe_json(&doc),
                 })
             }
-            None => return Err(ReportError::MissingKind { file }),
+            None => {
+                return Err(ReportError::MissingKind {
+                    file,
+                    looks: inputs::describe_json(&doc),
+                })
+            }
         };
         match doc.get("schema_version") {
             None => {}
@@ -177,11 +240,7 @@ impl Input {
                 })
             }
         }
-        Ok(Input {
-            name: name.to_string(),
-            kind,
-            doc,
-        })
+        Ok(Input::new(name, kind, doc))
     }
 }
 

@@ -8,7 +8,7 @@ use std::fmt::Write;
 /// Escapes text for HTML element content and attribute values.
 pub fn esc(s: &str) -> String {
     let mut o = String::with_capacity(s.len());
-    for c in s.chars() {
+    for c in crate::units::micro(s).chars() {
         match c {
             '<' => o.push_str("&lt;"),
             '>' => o.push_str("&gt;"),
@@ -30,6 +30,9 @@ fn tone_class(t: Tone) -> &'static str {
     }
 }
 
+/// The page script: zoom, pan, hover read-outs and the table ↔ chart crosshair.
+const JS: &str = include_str!("page.js");
+
 const CSS: &str = r#"
 :root{--ink:#1f2328;--muted:#59636e;--line:#d8dee4;--soft:#f6f8fa;--accent:#2563eb;
 --good:#166534;--good-bg:#dcfce7;--warn:#854d0e;--warn-bg:#fef3c7;--bad:#991b1b;--bad-bg:#fee2e2;
@@ -41,8 +44,8 @@ header.top{padding:22px 32px 16px;border-bottom:1px solid var(--line);background
 header.top h1{margin:0 0 4px;font-size:26px;letter-spacing:-.01em}
 header.top .sub{color:var(--muted);font-size:14px}
 header.top .sub code{background:var(--soft);padding:1px 5px;border-radius:4px}
-.layout{display:flex;align-items:flex-start;max-width:1320px;margin:0 auto}
-nav.toc{position:sticky;top:0;flex:0 0 240px;max-height:100vh;overflow:auto;padding:20px 12px 20px 24px;font-size:13.5px}
+.layout{display:flex;align-items:flex-start;max-width:1720px;margin:0 auto}
+nav.toc{position:sticky;top:0;flex:0 0 230px;max-height:100vh;overflow:auto;padding:20px 12px 20px 24px;font-size:13.5px}
 nav.toc a{display:block;color:var(--muted);text-decoration:none;padding:3px 8px;border-radius:6px;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 nav.toc a:hover{background:var(--soft);color:var(--ink)}
 nav.toc a.l2{color:var(--ink);font-weight:600;margin-top:8px}
@@ -56,7 +59,7 @@ h4{font-size:15px;margin:20px 0 6px}
 .tbl{overflow-x:auto;margin:8px 0 16px}
 table{border-collapse:collapse;font-size:13.5px;min-width:40%}
 td:first-child{min-width:7em}
-th,td{padding:5px 12px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
+th,td{padding:5px 10px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
 th{font-weight:600;color:var(--muted);font-size:12.5px;background:var(--soft);border-bottom:1px solid #c9d1d9;white-space:nowrap}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 tbody tr:hover td{background:#fafbfc}
@@ -78,6 +81,13 @@ figure.fig svg{display:block;width:100%;height:auto}
 .legend{display:flex;flex-wrap:wrap;gap:4px 16px;font-size:12.5px;color:var(--muted);margin-top:4px}
 .legend i{display:inline-block;width:12px;height:12px;border-radius:3px;margin-right:6px;vertical-align:-1px}
 footer{color:var(--muted);font-size:12.5px;padding:24px 0}
+.plot{position:relative}
+.plot svg.overlay{position:absolute;left:0;top:0;width:100%;height:100%;pointer-events:none}
+.readout{min-height:1.4em;font-size:12.5px;color:var(--ink);font-variant-numeric:tabular-nums;margin-top:2px}
+.readout button{font:inherit;font-size:12px;margin-left:8px;padding:0 8px;border:1px solid var(--line);border-radius:6px;background:var(--soft);cursor:pointer}
+figure.zoomable .plot{cursor:crosshair}
+table.linked tbody tr[data-t]{cursor:pointer}
+table.linked tbody tr.hit td{background:#fde8e8}
 @media (max-width:900px){.layout{display:block}nav.toc{position:static;max-height:none;padding:8px 24px}main{padding:8px 18px 48px}}
 @media print{nav.toc{display:none}figure.fig{break-inside:avoid}}
 "#;
@@ -106,8 +116,17 @@ fn numeric_column(t: &Table, i: usize) -> bool {
         })
 }
 
-fn table_html(t: &Table, out: &mut String) {
-    out.push_str("<div class=\"tbl\"><table>\n<thead><tr>");
+fn table_html(t: &Table, link: Option<(&str, &[Option<f64>])>, out: &mut String) {
+    match link {
+        Some((id, _)) => {
+            let _ = write!(
+                out,
+                "<div class=\"tbl\"><table class=\"linked\" data-link=\"{}\" title=\"Point at a row to mark its instant on the chart; click to zoom there\">\n<thead><tr>",
+                esc(id)
+            );
+        }
+        None => out.push_str("<div class=\"tbl\"><table>\n<thead><tr>"),
+    }
     for (i, h) in t.headers.iter().enumerate() {
         // Right-align headers of numeric columns.
         let numeric = numeric_column(t, i);
@@ -118,8 +137,13 @@ fn table_html(t: &Table, out: &mut String) {
         }
     }
     out.push_str("</tr></thead>\n<tbody>\n");
-    for r in &t.rows {
-        out.push_str("<tr>");
+    for (ri, r) in t.rows.iter().enumerate() {
+        match link.and_then(|(_, times)| times.get(ri).copied().flatten()) {
+            Some(at) => {
+                let _ = write!(out, "<tr data-t=\"{at}\">");
+            }
+            None => out.push_str("<tr>"),
+        }
         for (i, c) in r.iter().enumerate() {
             out.push_str(&cell_html(c, numeric_column(t, i)));
         }
@@ -136,7 +160,8 @@ pub fn html(doc: &Doc, opts: &Options) -> String {
         .unwrap_or_else(|| "latscope report".into());
     let mut body = String::new();
     let mut toc = String::new();
-    for b in &doc.blocks {
+    let mut figures = 0usize;
+    for (bi, b) in doc.blocks.iter().enumerate() {
         match b {
             Block::Heading {
                 level,
@@ -160,11 +185,19 @@ pub fn html(doc: &Doc, opts: &Options) -> String {
                     );
                 }
             }
-            Block::Table(t) => table_html(t, &mut body),
+            Block::Table(t) => {
+                let link = match doc.blocks.get(bi + 1) {
+                    Some(Block::Link { id, times }) => Some((id.as_str(), times.as_slice())),
+                    _ => None,
+                };
+                table_html(t, link, &mut body)
+            }
+            Block::Link { .. } => {}
             Block::Figure(f) => {
+                figures += 1;
                 let _ = write!(
                     body,
-                    "<figure class=\"fig\"><figcaption><strong>{}</strong><span>{}</span></figcaption>\n{}",
+                    "<figure class=\"fig\" id=\"fig-{figures}\"><figcaption><strong>{}</strong><span>{}</span></figcaption>\n<div class=\"plot\">{}</div>",
                     esc(&f.title),
                     esc(&f.caption),
                     f.chart
@@ -182,6 +215,15 @@ pub fn html(doc: &Doc, opts: &Options) -> String {
                         );
                     }
                     body.push_str("</div>");
+                }
+                body.push_str("<div class=\"readout\" aria-live=\"polite\"></div>");
+                if let Some(d) = &f.chart.data {
+                    // Inert data for the page script; "</" cannot close the element.
+                    let _ = write!(
+                        body,
+                        "<script type=\"application/json\" class=\"chart-data\">{}</script>",
+                        d.replace("</", "<\\/")
+                    );
                 }
                 body.push_str("</figure>\n");
             }
@@ -215,9 +257,10 @@ pub fn html(doc: &Doc, opts: &Options) -> String {
 <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
 <meta name=\"generator\" content=\"latscope {ver}\">\n<title>{t}</title>\n<style>{CSS}</style>\n</head>\n<body>\n\
 <header class=\"top\"><h1>{t}</h1><div class=\"sub\">Generated by latscope {ver} from {inputs}. \
-Charts are inline SVG: the page needs no network.</div></header>\n\
+Charts are inline SVG: the page needs no network. Drag across a time chart to zoom, shift+drag or the arrow keys to pan, double-click to reset; point at any chart for its values.</div></header>\n\
 <div class=\"layout\">\n<nav class=\"toc\" aria-label=\"Contents\">\n{toc}</nav>\n<main>\n{body}\
-<footer>latscope {ver} · self-contained report: no scripts, fonts or images are fetched.</footer>\n</main>\n</div>\n</body>\n</html>\n",
+<footer>latscope {ver} · self-contained report: nothing is fetched (no fonts, images or remote scripts); \
+the small script below only adds zoom, pan and hover read-outs, and every chart is a static SVG without it.</footer>\n</main>\n</div>\n<script>{JS}</script>\n</body>\n</html>\n",
         t = esc(&title),
         ver = env!("CARGO_PKG_VERSION"),
         inputs = inputs.join(", "),
@@ -230,7 +273,7 @@ Charts are inline SVG: the page needs no network.</div></header>\n\
 /// image or a code span, `|` cannot split a table cell and a newline cannot end a table row.
 fn md_escape(s: &str) -> String {
     let mut o = String::with_capacity(s.len());
-    for c in s.chars() {
+    for c in crate::units::micro(s).chars() {
         match c {
             '<' => o.push_str("&lt;"),
             '>' => o.push_str("&gt;"),
@@ -250,7 +293,9 @@ fn md_escape(s: &str) -> String {
 /// Text for a Markdown code span: HTML is not interpreted inside one, so only a backtick
 /// (which would close the span) and line breaks are replaced.
 fn md_code(s: &str) -> String {
-    s.replace('`', "'").replace(['\n', '\r'], " ")
+    crate::units::micro(s)
+        .replace('`', "'")
+        .replace(['\n', '\r'], " ")
 }
 
 fn md_cell(c: &Cell) -> String {
@@ -265,8 +310,99 @@ fn md_cell(c: &Cell) -> String {
     }
 }
 
-/// Markdown summary: headings, verdicts and tables (no charts).
+/// The most a Markdown summary may hold: a GitHub comment takes 65,536 characters.
+pub const MARKDOWN_LIMIT: usize = 60_000;
+
+/// Markdown summary: headings, verdicts and tables (no charts), cut to
+/// [`MARKDOWN_LIMIT`] characters whatever is combined: whole sections are left out from the
+/// end, and a closing note names them.
 pub fn markdown(doc: &Doc, opts: &Options) -> String {
+    let full = markdown_full(doc, opts);
+    if full.chars().count() <= MARKDOWN_LIMIT {
+        return full;
+    }
+    // Sections start at a level-2 or level-3 heading (or a folded result).
+    let mut chunks: Vec<(String, String)> = Vec::new();
+    let mut cur = String::new();
+    let mut cur_title = String::new();
+    let mut open_details = false;
+    for line in full.split_inclusive('\n') {
+        let starts = line.starts_with("## ")
+            || line.starts_with("### ")
+            || line.starts_with("<details><summary>");
+        if starts && !cur.is_empty() {
+            chunks.push((std::mem::take(&mut cur_title), std::mem::take(&mut cur)));
+        }
+        if starts {
+            cur_title = line
+                .trim_start_matches('#')
+                .trim()
+                .trim_start_matches("<details><summary>")
+                .trim_end_matches("</summary>")
+                .to_string();
+        }
+        if line.starts_with("<details>") {
+            open_details = true;
+        }
+        if line.starts_with("</details>") {
+            open_details = false;
+        }
+        cur.push_str(line);
+    }
+    let _ = open_details;
+    chunks.push((cur_title, cur));
+    let note_room = 2_000;
+    let mut left_out: Vec<String> = Vec::new();
+    while chunks.len() > 1
+        && chunks.iter().map(|c| c.1.chars().count()).sum::<usize>() + note_room > MARKDOWN_LIMIT
+    {
+        if let Some((t, _)) = chunks.pop() {
+            left_out.push(t);
+        }
+    }
+    left_out.reverse();
+    let mut out: String = chunks.into_iter().map(|c| c.1).collect();
+    if out.chars().count() + note_room > MARKDOWN_LIMIT {
+        // One section alone is too long: cut it at a line.
+        let mut cut = String::new();
+        for line in out.split_inclusive('\n') {
+            if cut.chars().count() + line.chars().count() + note_room > MARKDOWN_LIMIT {
+                break;
+            }
+            cut.push_str(line);
+        }
+        out = cut;
+        left_out.insert(0, "the rest of the section above".into());
+    }
+    // Close a <details> the cut left open.
+    if out.matches("<details>").count() > out.matches("</details>").count() {
+        out.push_str("\n</details>\n");
+    }
+    let mut names: Vec<String> = left_out.iter().map(|t| md_escape(t)).collect();
+    let total = names.len();
+    let mut listed = String::new();
+    while let Some(n) = names.first() {
+        if listed.chars().count() + n.chars().count() > 1_200 {
+            break;
+        }
+        if !listed.is_empty() {
+            listed.push_str("; ");
+        }
+        listed.push_str(n);
+        names.remove(0);
+    }
+    if !names.is_empty() {
+        listed.push_str(&format!("; and {} more", names.len()));
+    }
+    let _ = writeln!(
+        out,
+        "\n---\n_Cut to fit a CI comment ({} characters at most): {total} section(s) left out: {listed}. The HTML report (`--format html`) has everything._",
+        MARKDOWN_LIMIT
+    );
+    out
+}
+
+fn markdown_full(doc: &Doc, opts: &Options) -> String {
     let title = opts
         .title
         .clone()
@@ -343,7 +479,7 @@ pub fn markdown(doc: &Doc, opts: &Options) -> String {
             Block::Note(s) => {
                 let _ = writeln!(o, "_{}_\n", md_escape(s));
             }
-            Block::Figure(_) => {}
+            Block::Figure(_) | Block::Link { .. } => {}
         }
     }
     if folded {

@@ -37,6 +37,16 @@ fn charts(page: &str) -> Vec<(String, String)> {
     out
 }
 
+/// A `<script` the report did not put there itself: the page has one script (zoom, pan,
+/// hover) and inert `application/json` chart data, nothing else.
+fn injected_script(page: &str) -> bool {
+    let own = page
+        .matches("<script type=\"application/json\" class=\"chart-data\">")
+        .count()
+        + 1;
+    page.matches("<script").count() != own || page.contains("<script>alert")
+}
+
 /// Elements drawn in a chromatic colour: data (axes, grid and labels are pure greys).
 fn plotted(svg: &str) -> usize {
     let mut n = 0;
@@ -121,7 +131,10 @@ fn axes_carry_units() {
         let t = texts(&svg);
         match name.as_str() {
             "histogram" => {
-                assert!(t.iter().any(|s| s == "count (log scale)"), "{t:?}");
+                assert!(
+                    t.iter().any(|s| s == "count (instances, log scale)"),
+                    "{t:?}"
+                );
                 assert!(
                     t.iter().any(|s| s.ends_with(" µs") || s.ends_with(" ms")),
                     "{t:?}"
@@ -131,12 +144,15 @@ fn axes_carry_units() {
                 assert!(t.iter().any(|s| s == "99 %"), "{t:?}");
                 assert!(
                     t.iter()
-                        .any(|s| s.contains("(log scale)") || s.contains("(µs)")),
+                        .any(|s| s.contains("log scale)") || s.contains("(µs)")),
                     "{t:?}"
                 );
             }
             "series" => assert!(t.iter().any(|s| s == "time since start (ms)"), "{t:?}"),
-            "sweep" => assert!(t.iter().any(|s| s == "sleep length (log scale)"), "{t:?}"),
+            "sweep" => assert!(
+                t.iter().any(|s| s == "sleep length (time, log scale)"),
+                "{t:?}"
+            ),
             "breakdown" => assert!(
                 t.iter().any(|s| s == "worst-case response time (ms)"),
                 "{t:?}"
@@ -281,7 +297,7 @@ fn hostile_values_do_not_panic() {
         "environment":{"items":[{"name":"<script>","status":"ok","value":1}]}}"#;
     let input = Input::parse("h.json", doc).unwrap();
     let page = render_html(&[input], &Options::default()).unwrap();
-    assert!(!page.contains("<script>"), "names are escaped");
+    assert!(!injected_script(&page), "names are escaped");
 }
 
 #[test]
@@ -489,7 +505,7 @@ fn markdown_escapes_html_in_every_cell() {
     }
     let page = render_html(&[input], &Options::default()).unwrap();
     assert!(
-        !page.contains("<script") && !page.contains("<b>"),
+        !injected_script(&page) && !page.contains("<b>"),
         "HTML escapes too"
     );
 }
@@ -537,4 +553,97 @@ fn wide_quantised_buckets_reach_only_real_values() {
     // Values 3 … 9 µs, each bar half a sample either side of its values.
     assert!((left - 2.5).abs() < 0.1, "first bar starts at {left} µs");
     assert!((right - 9.5).abs() < 0.1, "last bar ends at {right} µs");
+}
+
+#[test]
+fn markdown_fits_a_ci_comment_whatever_is_combined() {
+    let names = [
+        "scenario.json",
+        "trace.json",
+        "analyze.json",
+        "measure.json",
+    ];
+    let mut inputs = Vec::new();
+    for _ in 0..15 {
+        inputs.extend(names.iter().map(|n| fixture(n)));
+    }
+    let md = render_markdown(&inputs, &Options::default()).unwrap();
+    let n = md.chars().count();
+    assert!(n <= 60_000, "{n} characters");
+    assert!(md.contains("Cut to fit a CI comment"), "the cut is said");
+    assert!(md.contains("left out:"), "and what was left out");
+    assert_eq!(
+        md.matches("<details>").count(),
+        md.matches("</details>").count(),
+        "no <details> left open"
+    );
+    // A small report is not cut.
+    let small = render_markdown(&[fixture("measure.json")], &Options::default()).unwrap();
+    assert!(!small.contains("Cut to fit"));
+    // One unit style.
+    assert!(!md.contains(" us ") && !md.contains(" us|") && !md.contains("(us)"));
+}
+
+#[test]
+fn measure_samples_csv_draws_latency_over_time() {
+    let mut csv = String::from("phase,cpu,intended_ns,latency_ns,missed\n");
+    for i in 0..5000u64 {
+        let cpu = i % 2;
+        let lat = if i == 3001 {
+            250_000
+        } else {
+            20_000 + (i % 7) * 1000
+        };
+        let missed = u64::from(i == 4000);
+        csv.push_str(&format!(
+            "0,{cpu},{},{lat},{missed}\n",
+            1_000_000 + (i / 2) * 1_000_000
+        ));
+    }
+    let input = Input::parse("run.csv", &csv).unwrap();
+    assert_eq!(input.kind, Kind::Samples);
+    let page = render_html(&[input], &Options::default()).unwrap();
+    let cs = charts(&page);
+    let series: Vec<&String> = cs
+        .iter()
+        .filter(|(n, _)| n == "series")
+        .map(|(_, s)| s)
+        .collect();
+    assert_eq!(series.len(), 1, "one latency-over-time chart");
+    let t = texts(series[0]);
+    assert!(t.iter().any(|s| s == "wake-up latency (µs)"), "{t:?}");
+    assert!(
+        !t.iter().any(|s| s.contains("cpu")),
+        "not 'cpu over time': {t:?}"
+    );
+    // The worst sample, with its time since the first intended wake-up.
+    assert!(t.iter().any(|s| s == "worst 250 µs at 1.5 s"), "{t:?}");
+    assert!(page.contains("overrun (period missed)"), "overruns marked");
+    assert!(page.contains("Latency CDF"));
+}
+
+#[test]
+fn unknown_input_says_what_it_looks_like() {
+    let e = Input::parse("x.json", r#"{"kind":"benchmark","runs":[]}"#)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("x.json") && e.contains("looks like") && e.contains("runs"),
+        "{e}"
+    );
+    let e = Input::parse(
+        "cap.vcd.json",
+        "$timescale 1 ns $end\n$var wire 1 ! a $end\n",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("cap.vcd.json") && e.contains("VCD"), "{e}");
+    let e = Input::parse("notes.json", "hello there\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("notes.json") && e.contains("hello there"), "{e}");
+    let e = Input::parse_bytes("s.sr", b"PK\x03\x04\x00\x00binary")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("s.sr") && e.contains("zip"), "{e}");
 }

@@ -9,16 +9,24 @@
 use serde::Serialize;
 use std::path::PathBuf;
 
+mod audit;
+pub mod documents;
 mod freertos_cs;
+mod freertos_figures;
 mod freertos_tick;
 mod k4perf;
 mod kernelperf;
 mod linux_wakeup;
+pub mod markdown;
+mod robust;
 mod row;
 mod simulated;
 mod tickless;
+mod uart;
 
-pub use row::{Role, Row};
+pub use audit::{audit, misses};
+pub use documents::Document;
+pub use row::{Figure, Role, Row};
 
 /// How to run a scenario.
 #[derive(Clone, Debug, Default)]
@@ -34,8 +42,8 @@ pub struct Options {
 pub struct Info {
     pub name: &'static str,
     pub title: &'static str,
-    /// The source document, as named in shared/seeds.
-    pub seed: &'static str,
+    /// The source document.
+    pub document: &'static Document,
     /// One line on what it runs.
     pub summary: &'static str,
     /// Whether it measures the machine it runs on (results vary by machine).
@@ -49,11 +57,14 @@ pub struct Outcome {
     pub schema_version: u32,
     pub name: String,
     pub title: String,
-    pub seed: String,
+    /// The source document, by author and title.
+    pub source: String,
     pub quick: bool,
     pub rows: Vec<Row>,
-    /// Counts over `rows`: predictions, how many within tolerance, inputs.
+    /// Counts over `rows` by role and verdict.
     pub summary: Tally,
+    /// Every published figure of the document the rows refer to (`figure_id`, `uses`).
+    pub figures: Vec<Figure>,
     /// Full JSON results of the runs the scenario made (analyze, simulate, trace,
     /// measure), each with its own `kind`.
     pub results: Vec<serde_json::Value>,
@@ -66,16 +77,30 @@ pub struct Outcome {
 #[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
 pub struct Tally {
     pub predictions: usize,
+    /// Predictions within their tolerance.
     pub within: usize,
+    /// Predictions outside their tolerance (each carries an `explanation` when the miss
+    /// is understood; it is still a miss).
+    pub outside: usize,
+    /// Predictions that could not be computed here (`explanation` says why).
+    pub not_reproduced: usize,
     pub inputs: usize,
+    pub derived: usize,
+    pub checks: usize,
 }
 
 impl Tally {
     pub fn of(rows: &[Row]) -> Tally {
+        let count = |f: &dyn Fn(&Row) -> bool| rows.iter().filter(|r| f(r)).count();
+        let pred = |r: &Row| r.role == Role::Prediction;
         Tally {
-            predictions: rows.iter().filter(|r| r.role == Role::Prediction).count(),
-            within: rows.iter().filter(|r| r.within == Some(true)).count(),
-            inputs: rows.iter().filter(|r| r.role == Role::Input).count(),
+            predictions: count(&pred),
+            within: count(&|r| pred(r) && r.within == Some(true)),
+            outside: count(&|r| pred(r) && r.within == Some(false)),
+            not_reproduced: count(&|r| pred(r) && r.within.is_none()),
+            inputs: count(&|r| r.role == Role::Input),
+            derived: count(&|r| r.role == Role::Derived),
+            checks: count(&|r| r.role == Role::Check),
         }
     }
 }
@@ -134,16 +159,17 @@ pub fn run(name: &str, opts: &Options) -> Result<Outcome, ScenarioError> {
 }
 
 impl Outcome {
-    fn new(info: &Info, opts: &Options) -> Outcome {
+    fn new(info: &Info, figures: &[Figure], opts: &Options) -> Outcome {
         Outcome {
             kind: "scenario",
             schema_version: 1,
             name: info.name.into(),
             title: info.title.into(),
-            seed: info.seed.into(),
+            source: info.document.cite(),
             quick: opts.quick,
             rows: Vec::new(),
             summary: Tally::default(),
+            figures: figures.to_vec(),
             results: Vec::new(),
             notes: Vec::new(),
             artifacts: Vec::new(),
@@ -184,6 +210,38 @@ fn load_system(
         file: "system.toml",
         message: e.to_string(),
     })
+}
+
+/// The bundled system text with the value of `key` (a `key = value` line) replaced:
+/// a variant of a document's model that keeps everything else (the file's meaning is
+/// the system format's, whatever the parser adds).
+fn with_key(
+    scenario: &'static str,
+    text: &str,
+    key: &str,
+    value: &str,
+) -> Result<String, ScenarioError> {
+    let mut found = false;
+    let lines: Vec<String> = text
+        .lines()
+        .map(|l| {
+            let t = l.trim_start();
+            if !found && t.starts_with(key) && t[key.len()..].trim_start().starts_with('=') {
+                found = true;
+                format!("{key} = {value}")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    if !found {
+        return Err(ScenarioError::Bundled {
+            scenario,
+            file: "system.toml",
+            message: format!("no `{key} = ...` line to vary"),
+        });
+    }
+    Ok(lines.join("\n") + "\n")
 }
 
 /// Converts any error into a scenario run error.

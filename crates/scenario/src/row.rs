@@ -1,8 +1,15 @@
 //! One line of a "published vs latscope" table.
 //!
-//! Honesty rule: a figure that latscope was *given* (a calibrated cost, a component the
-//! document states) is an `input`; only figures latscope *computed* from other inputs
-//! are `prediction`s, and only those count as reproduced.
+//! Honesty rules:
+//! * every row has a role: `input` (taken from the document), `derived` (arithmetic the
+//!   document itself did on its figures), `check` (agreement with a published figure that
+//!   was used, directly or through a derived input, to build the model) or `prediction`
+//!   (computed by analysis or simulation from inputs that do not depend on the figure it
+//!   is compared with);
+//! * every row lists in `uses` the published figures its value depends on (empty for an
+//!   input), and names the published figure it is compared with in `figure_id`; a
+//!   prediction's own figure is never among its `uses`;
+//! * only predictions are counted as reproduced, and only they decide the exit status.
 
 use serde::{Deserialize, Serialize};
 
@@ -11,8 +18,26 @@ use serde::{Deserialize, Serialize};
 pub enum Role {
     /// Taken from the document (or calibrated on it): shown, never counted as reproduced.
     Input,
-    /// Computed by latscope from the inputs: compared against the published figure.
+    /// Arithmetic the document itself did on its own figures (a sum, a ratio, a unit
+    /// conversion), redone by latscope: shown, never counted as reproduced.
+    Derived,
+    /// Agreement with a published figure that went into the model (directly or through a
+    /// derived input): shows the model is built consistently, proves nothing.
+    Check,
+    /// Computed from inputs that do not depend on the published figure it is compared
+    /// with: the only rows counted as reproduced.
     Prediction,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Input => "input",
+            Role::Derived => "derived",
+            Role::Check => "check",
+            Role::Prediction => "prediction",
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -21,33 +46,68 @@ pub struct Row {
     pub figure: String,
     /// The document's figure.
     pub published: f64,
-    /// latscope's figure.
+    /// latscope's figure (null when it cannot be computed here: `explanation` says why).
     pub latscope: f64,
     pub unit: String,
     pub role: Role,
     /// Allowed relative deviation for a prediction (0.15 = ±15 %); present (null for
-    /// inputs) on every row. Where the tolerance was stated in the row's unit it is
+    /// other roles) on every row. Where the tolerance was stated in the row's unit it is
     /// converted: `tolerance_abs / |published|`.
     pub tolerance: Option<f64>,
-    /// Allowed absolute deviation, in `unit`, where a relative one makes no sense
-    /// (a published figure of zero).
+    /// Allowed absolute deviation, in `unit`, where a relative one makes no sense.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tolerance_abs: Option<f64>,
-    /// For predictions: whether latscope's figure is within the tolerance (null for inputs).
+    /// For predictions: whether latscope's figure is within the tolerance (null for other
+    /// roles, and for a prediction that could not be computed here).
     pub within: Option<bool>,
     /// Relative deviation (latscope − published) / published, when published ≠ 0.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deviation: Option<f64>,
-    /// Where the published figure stands in the source document.
+    /// Where the published figure stands: document (by author and title) and place.
     pub source: String,
     /// How latscope got its figure.
     pub method: String,
+    /// Name of the published figure this row is compared with (see the scenario's
+    /// figure list, `figures` in the JSON).
+    pub figure_id: String,
+    /// Names of the published figures latscope's value depends on (empty for inputs).
+    pub uses: Vec<String>,
+    /// Why a prediction misses its tolerance, or why it cannot be computed here.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explanation: Option<String>,
 }
 
-impl Row {
-    fn base(figure: &str, published: f64, latscope: f64, unit: &str, role: Role) -> Row {
+/// A figure a document publishes, with a name rows refer to.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Figure {
+    /// Short unique name within its document, e.g. "Table 4, 5 iterations".
+    pub id: &'static str,
+    pub value: f64,
+    pub unit: &'static str,
+    /// Where in the document, and its words where they matter.
+    pub place: &'static str,
+}
+
+/// Rows of one document: looks figures up by name, so a row's published value, unit
+/// and source always agree with the document's figure list.
+pub(crate) struct Figures {
+    pub doc: &'static crate::documents::Document,
+    pub list: &'static [Figure],
+}
+
+impl Figures {
+    pub fn get(&self, id: &str) -> Option<&'static Figure> {
+        self.list.iter().find(|f| f.id == id)
+    }
+
+    fn base(&self, words: &str, id: &str, latscope: f64, role: Role, uses: &[&str]) -> Row {
+        // An unknown name gives a NaN published value: the scenario tests reject it.
+        let (published, unit, place) = match self.get(id) {
+            Some(f) => (f.value, f.unit, f.place),
+            None => (f64::NAN, "", "unknown figure"),
+        };
         Row {
-            figure: figure.into(),
+            figure: words.into(),
             published,
             latscope,
             unit: unit.into(),
@@ -55,49 +115,77 @@ impl Row {
             tolerance: None,
             tolerance_abs: None,
             within: None,
-            deviation: (published != 0.0).then(|| (latscope - published) / published),
-            source: String::new(),
+            deviation: (published != 0.0 && published.is_finite() && latscope.is_finite())
+                .then(|| (latscope - published) / published),
+            source: format!("{}, {place}", self.doc.cite()),
             method: String::new(),
+            figure_id: id.into(),
+            uses: uses.iter().map(|s| s.to_string()).collect(),
+            explanation: None,
         }
     }
-    pub fn input(figure: &str, published: f64, latscope: f64, unit: &str) -> Row {
-        Row::base(figure, published, latscope, unit, Role::Input)
+
+    /// A figure taken from the document; `latscope` is what latscope's model holds for it.
+    pub fn input(&self, words: &str, id: &str, latscope: f64) -> Row {
+        self.base(words, id, latscope, Role::Input, &[])
+    }
+    pub fn derived(&self, words: &str, id: &str, latscope: f64, uses: &[&str]) -> Row {
+        self.base(words, id, latscope, Role::Derived, uses)
+    }
+    pub fn check(&self, words: &str, id: &str, latscope: f64, uses: &[&str]) -> Row {
+        self.base(words, id, latscope, Role::Check, uses)
     }
     /// A prediction checked against a relative tolerance.
-    pub fn prediction(figure: &str, published: f64, latscope: f64, unit: &str, tol: f64) -> Row {
-        let mut r = Row::base(figure, published, latscope, unit, Role::Prediction);
+    pub fn prediction(&self, words: &str, id: &str, latscope: f64, tol: f64, uses: &[&str]) -> Row {
+        let mut r = self.base(words, id, latscope, Role::Prediction, uses);
         r.tolerance = Some(tol);
         r.within = Some(
-            latscope.is_finite() && (latscope - published).abs() <= tol * published.abs() + 1e-12,
+            latscope.is_finite()
+                && (latscope - r.published).abs() <= tol * r.published.abs() + 1e-12,
         );
         r
     }
-    /// A prediction checked against an absolute tolerance in `unit`. The published figure
-    /// must not be zero, so that the relative `tolerance` is defined too.
+    /// A prediction checked against an absolute tolerance in the figure's unit.
     pub fn prediction_abs(
-        figure: &str,
-        published: f64,
+        &self,
+        words: &str,
+        id: &str,
         latscope: f64,
-        unit: &str,
         tol_abs: f64,
+        uses: &[&str],
     ) -> Row {
-        let mut r = Row::base(figure, published, latscope, unit, Role::Prediction);
+        let mut r = self.base(words, id, latscope, Role::Prediction, uses);
         r.tolerance_abs = Some(tol_abs);
-        debug_assert!(
-            published != 0.0,
-            "{figure}: a prediction of zero has no relative tolerance"
-        );
-        r.tolerance = (published != 0.0).then(|| tol_abs / published.abs());
-        r.within = Some(latscope.is_finite() && (latscope - published).abs() <= tol_abs + 1e-12);
+        r.tolerance = (r.published != 0.0).then(|| tol_abs / r.published.abs());
+        r.within = Some(latscope.is_finite() && (latscope - r.published).abs() <= tol_abs + 1e-12);
         r
     }
-    pub fn source(mut self, s: &str) -> Row {
-        self.source = s.into();
-        self
+    /// A yes/no finding of the document (published 1 = yes), predicted exactly.
+    pub fn finding(&self, words: &str, id: &str, yes: bool, uses: &[&str]) -> Row {
+        self.prediction_abs(words, id, if yes { 1.0 } else { 0.0 }, 0.0, uses)
     }
+    /// A prediction latscope cannot make here; `why` is the diagnosis.
+    pub fn not_reproduced(&self, words: &str, id: &str, uses: &[&str], why: &str) -> Row {
+        let mut r = self.base(words, id, f64::NAN, Role::Prediction, uses);
+        r.explanation = Some(why.into());
+        r
+    }
+}
+
+impl Row {
     pub fn method(mut self, s: &str) -> Row {
         self.method = s.into();
         self
+    }
+    /// Why this prediction misses its tolerance (kept beside the verdict, which stays
+    /// "outside": an explained miss is still a miss).
+    pub fn explain(mut self, s: &str) -> Row {
+        self.explanation = Some(s.into());
+        self
+    }
+    /// A prediction outside its tolerance.
+    pub fn is_miss(&self) -> bool {
+        self.role == Role::Prediction && self.within == Some(false)
     }
 }
 
@@ -105,39 +193,64 @@ impl Row {
 mod tests {
     use super::*;
 
+    const FIGS: &[Figure] = &[
+        Figure {
+            id: "a",
+            value: 32.0,
+            unit: "us",
+            place: "test case 9",
+        },
+        Figure {
+            id: "b",
+            value: 10.0,
+            unit: "us",
+            place: "here",
+        },
+        Figure {
+            id: "yes",
+            value: 1.0,
+            unit: "yes=1",
+            place: "there",
+        },
+    ];
+    fn f() -> Figures {
+        Figures {
+            doc: &crate::documents::KERNELPERF,
+            list: FIGS,
+        }
+    }
+
     #[test]
     fn tolerance_is_applied() {
+        let f = f();
+        assert_eq!(f.prediction("x", "a", 34.8, 0.15, &[]).within, Some(true));
+        assert_eq!(f.prediction("x", "a", 37.0, 0.15, &[]).within, Some(false));
+        assert!(f.prediction("x", "a", 37.0, 0.15, &[]).is_miss());
         assert_eq!(
-            Row::prediction("x", 32.0, 34.8, "us", 0.15).within,
+            f.prediction("x", "a", f64::NAN, 0.15, &[]).within,
+            Some(false)
+        );
+        assert_eq!(
+            f.prediction_abs("x", "b", 13.0, 5.0, &[]).within,
             Some(true)
         );
         assert_eq!(
-            Row::prediction("x", 32.0, 37.0, "us", 0.15).within,
+            f.prediction_abs("x", "b", 16.0, 5.0, &[]).within,
             Some(false)
         );
         assert_eq!(
-            Row::prediction("x", 32.0, f64::NAN, "us", 0.15).within,
-            Some(false)
-        );
-        assert_eq!(
-            Row::prediction_abs("x", 10.0, 13.0, "us", 5.0).within,
-            Some(true)
-        );
-        assert_eq!(
-            Row::prediction_abs("x", 10.0, 16.0, "us", 5.0).within,
-            Some(false)
-        );
-        assert_eq!(
-            Row::prediction_abs("x", 10.0, 16.0, "us", 5.0).tolerance,
+            f.prediction_abs("x", "b", 16.0, 5.0, &[]).tolerance,
             Some(0.5)
         );
-        assert_eq!(
-            Row::prediction_abs("x", 1.0, 1.0, "yes=1", 0.0).tolerance,
-            Some(0.0)
-        );
-        let i = Row::input("c", 1.3, 1.3, "us");
-        assert_eq!((i.role, i.within), (Role::Input, None));
-        let j = serde_json::to_value(Row::prediction("x", 10.0, 11.0, "us", 0.2)).unwrap();
+        assert_eq!(f.finding("x", "yes", true, &[]).within, Some(true));
+        assert_eq!(f.finding("x", "yes", false, &[]).within, Some(false));
+        let i = f.input("c", "b", 10.0);
+        assert_eq!((i.role, i.within, i.uses.len()), (Role::Input, None, 0));
+        let n = f.not_reproduced("n", "a", &["b"], "no cpufreq");
+        assert_eq!((n.within, n.latscope.is_nan()), (None, true));
+        assert!(f.input("c", "zz", 1.0).published.is_nan());
+        assert!(f.input("c", "a", 1.0).source.starts_with("KernelPerf"));
+        let j = serde_json::to_value(f.prediction("x", "a", 11.0, 0.2, &["b"])).unwrap();
         for k in [
             "figure",
             "published",
@@ -146,9 +259,12 @@ mod tests {
             "role",
             "tolerance",
             "within",
+            "uses",
+            "figure_id",
         ] {
             assert!(j.get(k).is_some(), "missing {k}");
         }
         assert_eq!(j["role"], "prediction");
+        assert_eq!(j["uses"][0], "b");
     }
 }

@@ -372,24 +372,35 @@ fn csv_time_out_of_range_is_named_so() {
 }
 
 #[test]
-fn samplerate_option_cannot_contradict_the_file() {
-    // D22: `--samplerate 2MHz` on a 1 MHz sigrok session silently halved every time.
+fn samplerate_option_overrides_the_file_with_a_warning() {
+    // D22: `--samplerate 2MHz` on a 1 MHz sigrok session silently halved every time; now
+    // it overrides the stated rate (libsigrok lets a user correct a wrong one), never
+    // silently: the warning names both rates.
     let with = |hz: u64| Options {
         samplerate_hz: Some(hz),
         ..Options::default()
     };
     for f in ["demo8.sr", "demo8.csv"] {
-        let e = import::open(&fx(f), &with(2_000_000))
-            .unwrap_err()
-            .to_string();
+        let o = with(2_000_000);
+        let c = import::open(&fx(f), &o).unwrap();
+        let w = o.warnings.take();
         let want = format!(
-            "{} states samplerate 1 MHz; --samplerate 2 MHz contradicts it (drop --samplerate)",
+            "{} states samplerate 1 MHz; --samplerate 2 MHz overrides it (every time is rescaled)",
             fx(f).display()
         );
-        assert_eq!(e, want);
+        assert_eq!(w, vec![want], "{f}");
+        let base = open(f);
+        assert_eq!(c.samplerate_hz, Some(2_000_000));
+        assert_eq!(c.end, Picos::from_us(2500));
+        for (a, b) in c.channels.iter().zip(&base.channels) {
+            let halved: Vec<Picos> = b.edges.iter().map(|e| Picos(e.0 / 2)).collect();
+            assert_eq!(a.edges, halved, "{f} {}", a.name);
+        }
         // The same rate is fine and changes nothing.
-        let same = import::open(&fx(f), &with(1_000_000)).unwrap();
-        same_edges(&same, &open(f));
+        let o = with(1_000_000);
+        let same = import::open(&fx(f), &o).unwrap();
+        assert!(o.warnings.take().is_empty());
+        same_edges(&same, &base);
         assert_eq!(same.end, Picos::from_us(5000));
     }
     assert_eq!(import::format_hz(1_000_000), "1 MHz");
@@ -406,8 +417,8 @@ fn open_merged_maps_index_to_file_and_channel() {
     let d8 = fx("demo8.sr");
     let alone = import::open(&d8, &Options::default()).unwrap();
     let files = [
-        (d8.as_path(), Format::Sigrok),
-        (d8.as_path(), Format::Sigrok),
+        (d8.as_path(), Some(Format::Sigrok)),
+        (d8.as_path(), Some(Format::Sigrok)),
     ];
     for only in [
         vec!["#9"],
@@ -439,8 +450,8 @@ fn open_merged_maps_index_to_file_and_channel() {
 fn merge_refuses_different_sample_rates() {
     let (d8, d16) = (fx("demo8.sr"), fx("demo16.sr"));
     let files = [
-        (d8.as_path(), Format::Sigrok),
-        (d16.as_path(), Format::Sigrok),
+        (d8.as_path(), Some(Format::Sigrok)),
+        (d16.as_path(), Some(Format::Sigrok)),
     ];
     let e = import::open_merged(&files, &Options::default())
         .unwrap_err()
@@ -453,8 +464,8 @@ fn merge_refuses_different_sample_rates() {
     );
     // the same rate merges, keeping it
     let same = [
-        (d8.as_path(), Format::Sigrok),
-        (d8.as_path(), Format::Sigrok),
+        (d8.as_path(), Some(Format::Sigrok)),
+        (d8.as_path(), Some(Format::Sigrok)),
     ];
     let m = import::open_merged(&same, &Options::default()).unwrap();
     assert_eq!(m.capture.samplerate_hz, Some(1_000_000));

@@ -1,6 +1,7 @@
 //! `latscope analyze`: response-time analysis of a system description with kernel
 //! overheads. Logic lives in `latscope_model::rta`; this file parses flags and prints.
 
+use super::analyze_margins;
 use anyhow::Context;
 use latscope_core::Picos;
 use latscope_model::rta::{analyze, analyze_mode, AnalysisOptions, AnalysisResult, TaskResult};
@@ -24,6 +25,8 @@ pub enum ModeArg {
   latscope analyze system.toml --tick-mode pessimistic --breakdown
   latscope analyze system.toml --json result.json --check
   latscope analyze system.toml --no-overheads --json -
+  latscope analyze system.toml --sensitivity
+  latscope analyze system.toml --assign-priorities --write
 
 The system format is described in docs/system-format.md and the analysis (equations,
 assumptions, sources) in docs/analysis.md. Both tick modes are always computed; the
@@ -61,6 +64,20 @@ pub struct Args {
     /// benchmarks; parsing and printing are not timed)
     #[arg(long, value_name = "N")]
     pub repeat: Option<u32>,
+    /// Margins: the critical scaling factor of all task WCETs, each task's WCET margin
+    /// alone and the highest tick rate that stays schedulable, each with the task that
+    /// misses first beyond it (JSON: top-level `sensitivity`)
+    #[arg(long)]
+    pub sensitivity: bool,
+    /// Find a priority order under which every task meets its deadline (Audsley's optimal
+    /// priority assignment over this analysis), or name the task that cannot be placed
+    /// (JSON: top-level `assignment`)
+    #[arg(long)]
+    pub assign_priorities: bool,
+    /// With --assign-priorities: write the found priorities into the system file (only
+    /// the `priority` keys change; comments and layout stay)
+    #[arg(long, requires = "assign_priorities")]
+    pub write: bool,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -76,19 +93,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         stop_at_deadline: args.stop_at_deadline,
         ..Default::default()
     };
-    let res = latscope_model::guarded::analyze_guarded(&sys, &opts)
-        .map_err(anyhow::Error::msg)
-        .with_context(|| args.system.display().to_string())?;
+    let res = analyze(&sys, &opts).with_context(|| args.system.display().to_string())?;
     if let Some(n) = args.repeat.filter(|&n| n > 0) {
         let start = std::time::Instant::now();
         for _ in 0..n {
-            std::hint::black_box(analyze(std::hint::black_box(&sys), &opts));
+            let _ = std::hint::black_box(analyze(std::hint::black_box(&sys), &opts));
         }
         let per = start.elapsed().as_secs_f64() / n as f64;
         let mode = opts.tick_mode.unwrap_or(sys.kernel.tick_mode);
         let start = std::time::Instant::now();
         for _ in 0..n {
-            std::hint::black_box(analyze_mode(std::hint::black_box(&sys), &opts, mode));
+            let _ = std::hint::black_box(analyze_mode(std::hint::black_box(&sys), &opts, mode));
         }
         let one = start.elapsed().as_secs_f64() / n as f64;
         eprintln!(
@@ -99,9 +114,39 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             mode.name()
         );
     }
+    let mode = opts.tick_mode.unwrap_or(sys.kernel.tick_mode);
+    let margins = if args.sensitivity {
+        Some(
+            analyze_margins::guarded(|| {
+                latscope_model::sensitivity::sensitivity(&sys, &opts, mode)
+            })
+            .with_context(|| args.system.display().to_string())?
+            .with_context(|| args.system.display().to_string())?,
+        )
+    } else {
+        None
+    };
+    let assignment = if args.assign_priorities {
+        Some(
+            analyze_margins::guarded(|| {
+                latscope_model::priority::assign_priorities(&sys, &opts, mode)
+            })
+            .with_context(|| args.system.display().to_string())?,
+        )
+    } else {
+        None
+    };
     let to_stdout = args.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
     if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(&res)?;
+        let mut value = serde_json::to_value(&res)?;
+        if let (Some(m), Some(obj)) = (&margins, value.as_object_mut()) {
+            obj.insert("sensitivity".into(), serde_json::to_value(m)?);
+        }
+        if let (Some(a), Some(obj)) = (&assignment, value.as_object_mut()) {
+            obj.insert("assignment".into(), serde_json::to_value(&a.order)?);
+            obj.insert("assignment_detail".into(), serde_json::to_value(a)?);
+        }
+        let text = serde_json::to_string_pretty(&value)?;
         if to_stdout {
             println!("{text}");
         } else {
@@ -112,6 +157,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if !to_stdout {
         let mut out = std::io::stdout().lock();
         print_table(&mut out, &res, args.breakdown)?;
+        if let Some(m) = &margins {
+            analyze_margins::print_sensitivity(&mut out, m)?;
+        }
+        if let Some(a) = &assignment {
+            analyze_margins::print_assignment(&mut out, a)?;
+        }
+    }
+    if let (true, Some(a)) = (args.write, &assignment) {
+        analyze_margins::write_priorities(&args.system, &sys, a)?;
+        if !to_stdout {
+            println!("wrote the priorities into {}", args.system.display());
+        }
     }
     Ok(if args.check && !res.schedulable {
         ExitCode::from(1)

@@ -10,11 +10,25 @@ use std::process::ExitCode;
 #[derive(clap::Args)]
 #[command(after_help = "\
 Examples:
-  latscope compare baseline.json candidate.json
-      exit 1 when p50, p99 or overruns of the candidate are >10% worse
+  latscope measure --rounds 10 --duration 20s --json base.json
+  latscope measure --rounds 10 --duration 20s --json cand.json
+  latscope compare base.json cand.json
+      exit 1 when the candidate's p50, p99 or overruns are worse by more than 10 %
+      with 95 % confidence, judged from the spread between the rounds of each run
   latscope compare a.json b.json --threshold 5us --metrics p99,p99.9,max
 
-Exit status: 0 when B is not worse, 1 when it is, 2 on bad input.")]
+How the verdict is reached: when both runs have at least 3 rounds (measure --rounds N),
+each figure of a run is the median of its rounds, and B - A is bootstrapped from the
+rounds of both runs (4000 resamples, fixed seed). B is WORSE in a figure only when the
+lower confidence bound of B - A is above the threshold. Without rounds the single
+figures are compared, which ignores run-to-run spread and raises false alarms on busy or
+virtual machines. The default gate is p50, p99 and overruns, plus max when both runs
+have at least 5 rounds of at least 1000 samples each.
+
+Runs whose policy, priority, interval, timer mode or CPUs differ measured different
+things: they are refused (exit 2, naming the setting) unless --force is given.
+
+Exit status: 0 when B is not worse, 1 when it is, 2 when refused or on bad input.")]
 pub struct Args {
     /// Baseline result (`latscope measure --json`)
     #[arg(value_name = "A.json")]
@@ -29,9 +43,18 @@ pub struct Args {
     threshold: String,
 
     /// Figures that decide the verdict, comma-separated: min, mean, p50, p90, p99,
-    /// p99.9, p99.99, max, stdev, overruns
-    #[arg(long, default_value = "p50,p99,overruns", value_name = "LIST")]
-    metrics: String,
+    /// p99.9, p99.99, max, stdev, overruns [default: p50,p99,overruns, and max when
+    /// both runs hold enough rounds and samples]
+    #[arg(long, value_name = "LIST")]
+    metrics: Option<String>,
+
+    /// Confidence of the verdict from rounds, in percent (50..99.9)
+    #[arg(long, default_value = "95", value_name = "PERCENT")]
+    confidence: String,
+
+    /// Compare even when policy, priority, interval, timer mode or CPUs differ
+    #[arg(long)]
+    force: bool,
 
     /// Also show the per-CPU comparison
     #[arg(long)]
@@ -50,16 +73,32 @@ fn fmt_val(m: Metric, v: f64) -> String {
     }
 }
 
-fn print_rows(rows: &[Row], color: bool) {
+fn print_rows(rows: &[Row], color: bool, conf: f64) {
+    let with_ci = rows.iter().any(|r| r.estimate.is_some());
+    let ci_head = if with_ci {
+        format!("  {:>22}", format!("{:.0}% interval", conf * 100.0))
+    } else {
+        String::new()
+    };
     println!(
-        "  {:<9} {:>12} {:>12} {:>12} {:>9}  gate",
+        "  {:<9} {:>12} {:>12} {:>12} {:>9}{ci_head}  gate",
         "metric", "A", "B", "B − A", "change"
     );
     for r in rows {
-        let change = r
-            .change_pct()
-            .map(|p| format!("{p:+.1}%"))
-            .unwrap_or_else(|| "-".into());
+        let change = match &r.estimate {
+            Some(e) if !r.metric.is_count() || e.change.is_finite() => format!("{:+.1}%", e.change),
+            _ => r
+                .change_pct()
+                .map(|p| format!("{p:+.1}%"))
+                .unwrap_or_else(|| "-".into()),
+        };
+        let ci = match &r.estimate {
+            Some(e) if with_ci => {
+                format!("  {:>22}", format!("[{:+.1}, {:+.1}]", e.lower, e.upper))
+            }
+            _ if with_ci => format!("  {:>22}", "-"),
+            _ => String::new(),
+        };
         let diff = if r.metric.is_count() {
             format!("{:+.0}", r.diff())
         } else {
@@ -82,7 +121,7 @@ fn print_rows(rows: &[Row], color: bool) {
             _ => "".into(),
         };
         println!(
-            "  {:<9} {:>12} {:>12} {:>12} {:>9}  {gate}",
+            "  {:<9} {:>12} {:>12} {:>12} {:>9}{ci}  {gate}",
             r.metric.name(),
             fmt_val(r.metric, r.a),
             fmt_val(r.metric, r.b),
@@ -92,12 +131,30 @@ fn print_rows(rows: &[Row], color: bool) {
     }
 }
 
+fn parse_confidence(text: &str) -> anyhow::Result<f64> {
+    let t = text.trim().trim_end_matches('%');
+    let v: f64 = t
+        .parse()
+        .map_err(|_| anyhow::anyhow!("--confidence '{text}': not a number"))?;
+    if !(50.0..=99.9).contains(&v) {
+        anyhow::bail!("--confidence '{text}' must be 50..99.9 (percent)");
+    }
+    Ok(v / 100.0)
+}
+
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let threshold = compare::parse_threshold(&a.threshold)?;
-    let gate = Metric::parse_list(&a.metrics)?;
-    if gate.is_empty() {
-        anyhow::bail!("--metrics names no metric");
-    }
+    let gate = match &a.metrics {
+        Some(m) => {
+            let g = Metric::parse_list(m)?;
+            if g.is_empty() {
+                anyhow::bail!("--metrics names no metric");
+            }
+            Some(g)
+        }
+        None => None,
+    };
+    let confidence = parse_confidence(&a.confidence)?;
     let ra = Report::load(&a.a)?;
     let rb = Report::load(&a.b)?;
     for (path, r) in [(&a.a, &ra), (&a.b, &rb)] {
@@ -108,17 +165,46 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             );
         }
     }
-    let c = compare::compare(&ra, &rb, threshold, &gate);
+    let conflicts = compare::conflicting_settings(&ra, &rb);
+    if !conflicts.is_empty() && !a.force {
+        let list: Vec<String> = conflicts
+            .iter()
+            .map(|(k, x, y)| format!("{k} ({x} in {}, {y} in {})", a.a.display(), a.b.display()))
+            .collect();
+        anyhow::bail!(
+            "refusing to compare runs that measured different things: {} differ{}; pass --force to compare anyway",
+            list.join(", "),
+            if conflicts.len() == 1 { "s" } else { "" }
+        );
+    }
+    let opts = compare::Options {
+        threshold,
+        gate,
+        confidence,
+    };
+    let c = compare::compare(&ra, &rb, &opts);
     let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     if !a.quiet {
         println!("A: {}", a.a.display());
         println!("B: {}", a.b.display());
-        println!("All CPUs merged");
-        print_rows(&c.rows, color);
+        match c.method {
+            compare::Method::Rounds { a: na, b: nb } => println!(
+                "All CPUs merged: median of {na} rounds (A) and {nb} rounds (B); verdict from the spread between rounds at {:.0}% confidence",
+                c.confidence * 100.0
+            ),
+            compare::Method::Single => println!(
+                "All CPUs merged: single figures (a run has fewer than {} rounds): the verdict ignores run-to-run spread; use measure --rounds 10",
+                compare::MIN_ROUNDS
+            ),
+        }
+        print_rows(&c.rows, color, c.confidence);
+        if let Some(n) = &c.max_note {
+            println!("  ({n})");
+        }
         if a.per_cpu {
             for (cpu, rows) in &c.per_cpu {
                 println!("cpu{cpu}");
-                print_rows(rows, color);
+                print_rows(rows, color, c.confidence);
             }
         }
         if !c.settings_diffs.is_empty() {
@@ -141,26 +227,50 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             println!("Note: at least one run was interrupted early.");
         }
     }
-    let names: Vec<&str> = gate.iter().map(|m| m.name()).collect();
+    let names: Vec<&str> = c
+        .rows
+        .iter()
+        .filter(|r| r.gated)
+        .map(|r| r.metric.name())
+        .collect();
     let thr = match threshold {
         compare::Threshold::Percent(p) => format!("{p}%"),
         compare::Threshold::Nanos(n) => super::measure::fmt_ns(n as f64),
     };
+    let how = match c.method {
+        compare::Method::Rounds { .. } => {
+            format!(" with {:.0}% confidence", c.confidence * 100.0)
+        }
+        compare::Method::Single => String::new(),
+    };
     if c.worse {
-        let worse: Vec<&str> = c
+        let worse: Vec<String> = c
             .rows
             .iter()
             .filter(|r| r.worse)
-            .map(|r| r.metric.name())
+            .map(|r| match &r.estimate {
+                Some(e) => format!(
+                    "{} ({:+.1}{u}, at least {:+.1}{u})",
+                    r.metric.name(),
+                    e.change,
+                    e.lower,
+                    u = if matches!(threshold, compare::Threshold::Percent(_)) {
+                        "%"
+                    } else {
+                        ""
+                    }
+                ),
+                None => r.metric.name().to_string(),
+            })
             .collect();
         println!(
-            "verdict: B is WORSE than A beyond {thr} in {}",
+            "verdict: B is WORSE than A beyond {thr}{how} in {}",
             worse.join(", ")
         );
         Ok(ExitCode::from(1))
     } else {
         println!(
-            "verdict: B is not worse than A beyond {thr} ({})",
+            "verdict: B is not worse than A beyond {thr}{how} ({})",
             names.join(", ")
         );
         Ok(ExitCode::SUCCESS)

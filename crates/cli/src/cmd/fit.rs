@@ -1,11 +1,12 @@
-//! `latscope fit`: fit an overhead model's line to measurements (least squares and a
-//! safe upper bound) and optionally write the parameters into a system file.
+//! `latscope fit`: fit an overhead model to measurements (least squares, and the safe
+//! model above every sample with the smallest largest excess over the per-x envelope)
+//! and optionally write the safe parameters into a system file.
 //! Logic: `latscope_model::fit`.
 
 use anyhow::Context;
 use latscope_model::fit::{
-    apply, csv_text, fit, parse_trace_spec, sample_from_trace_json, samples_from_csv,
-    update_toml_text, Target, XColumn,
+    apply, csv_text, fit_target, parse_trace_spec, sample_from_trace_json, samples_from_csv,
+    update_toml_text, FitResult, Fitted, Target, XColumn,
 };
 use latscope_model::System;
 use std::path::PathBuf;
@@ -13,19 +14,23 @@ use std::process::ExitCode;
 
 #[derive(Clone, Copy, PartialEq, clap::ValueEnum)]
 pub enum TargetArg {
-    /// x = tasks released at a tick, y = tick duration -> tick_base, tick_per_release
+    /// x = tasks released at a tick, y = tick duration -> tick_base, tick_first_release,
+    /// tick_per_release, tick_last_release (piecewise; a straight line when the samples
+    /// lack x = 0, x = 1 or two distinct x >= 2)
     Tick,
     /// x = levels scanned (or --from/--to priorities), y = switch duration -> switch_base, switch_per_level
     Switch,
     /// x = run-queue position, y = insertion time -> insert_base, insert_per_position (listscan)
     Insert,
+    /// y = switch duration with port-optimised selection (x not needed) -> switch_optimised
+    SwitchOptimised,
 }
 
 #[derive(Clone, Copy, PartialEq, clap::ValueEnum)]
 pub enum LineArg {
-    /// The line above every sample (safe for analysis)
+    /// The safe model above every sample (for analysis)
     Upper,
-    /// The least-squares line (about half the samples lie above it)
+    /// The least-squares model (about half the samples lie above it)
     Lsq,
 }
 
@@ -41,10 +46,15 @@ pub enum LineArg {
 The CSV needs a header row; columns are chosen by name or as #N (0-based); separators
 `,` `;` or tab. x cells are counts: whole numbers >= 0 (`3`, or `3.0` as spreadsheets write
 it; `2.5`, `-1` and `1e3` are errors), at least two distinct x values are needed. y cells
-are durations >= 0 with a unit (5.9us) unless --unit gives the unit of bare numbers. The upper-bound line is the
-one lying on or above every sample with the smallest mean gap (an edge of the samples'
-upper convex hull); --write stores it (or the least-squares line with --line lsq),
-rounded up to the picosecond, into the system file's [kernel.costs].
+are durations >= 0 with a unit (5.9us, 69.1 cycles) unless --unit gives the unit of bare
+numbers (ps, ns, us, ms, s, or cycles with --cpu-hz).
+Two fits are printed for every model: least squares (R², residuals) and the safe model,
+which lies on or above every sample and has the smallest largest excess over the per-x
+envelope (the largest y at each distinct x); the excess at each x is printed. The tick
+model is piecewise: tick_base (x = 0), tick_first_release (x = 1), then a line of slope
+tick_per_release whose value at x = 2 sets tick_last_release. --write stores the safe
+model (or least squares with --line lsq), rounded up to the picosecond, into the system
+file's [kernel.costs], changing only the keys the fit sets.
 With --trace each `latscope trace --json` result gives one sample: x as written before
 the `=`, y the chosen statistic of the named measurement (`line` in the output is then
 the --trace index).")]
@@ -71,8 +81,8 @@ pub struct Args {
     #[arg(long, value_enum)]
     pub target: TargetArg,
     /// Column holding x: a count (tasks released, levels scanned or queue position), a
-    /// whole number >= 0
-    #[arg(long, required_unless_present_any = ["from", "trace"])]
+    /// whole number >= 0 (not needed for --target switch-optimised)
+    #[arg(long)]
     pub x: Option<String>,
     /// Column of the priority switched from (a whole number >= 0; x = levels scanned,
     /// FreeRTOS generic selection)
@@ -84,10 +94,17 @@ pub struct Args {
     /// Column holding the duration
     #[arg(long, required_unless_present = "trace")]
     pub y: Option<String>,
-    /// Unit of bare numbers in the y column (ps, ns, us, ms, s); cells with a unit keep
-    /// their own
+    /// Unit of bare numbers in the y column (ps, ns, us, ms, s, cycles); cells with a
+    /// unit keep their own
     #[arg(long)]
     pub unit: Option<String>,
+    /// CPU clock for cycle counts (e.g. 84MHz or 84000000); default with --write: the
+    /// system file's platform.cpu_hz
+    #[arg(long)]
+    pub cpu_hz: Option<String>,
+    /// Include every sample's least-squares residual in the JSON (`residuals_ns`)
+    #[arg(long)]
+    pub residuals: bool,
     /// Which line --write stores
     #[arg(long, value_enum, default_value = "upper")]
     pub line: LineArg,
@@ -102,21 +119,129 @@ pub struct Args {
     pub json: Option<PathBuf>,
 }
 
+/// The CPU clock for cycle counts: --cpu-hz, else the --write system's platform.cpu_hz.
+fn cpu_hz(args: &Args) -> anyhow::Result<Option<u64>> {
+    if let Some(t) = &args.cpu_hz {
+        let hz = t
+            .trim()
+            .parse::<u64>()
+            .ok()
+            .filter(|&h| h > 0)
+            .map_or_else(|| latscope_core::time::parse_frequency_hz(t), Ok)
+            .map_err(|e| anyhow::anyhow!("--cpu-hz {t}: {e}"))?;
+        return Ok(Some(hz));
+    }
+    match &args.write {
+        Some(p) => Ok(System::from_path(p).ok().map(|s| s.platform.cpu_hz)),
+        None => Ok(None),
+    }
+}
+
+fn print_fit(name: &str, r: &FitResult, target: Target) {
+    println!("{name}: {} samples", r.samples);
+    if r.model == "constant" {
+        println!(
+            "least squares : {:.3} ns (the mean; rms deviation {:.3} ns)",
+            r.least_squares.intercept_ns, r.rms_residual_ns
+        );
+        println!(
+            "safe          : {:.3} ns (the largest sample)",
+            r.upper_bound.intercept_ns
+        );
+    } else {
+        println!(
+            "least squares : y = {:.3} ns + {:.3} ns * x   (R² {:.4}; residuals {:+.3} .. {:+.3} ns, rms {:.3} ns)",
+            r.least_squares.intercept_ns,
+            r.least_squares.slope_ns,
+            r.r2,
+            r.min_residual_ns,
+            r.max_residual_ns,
+            r.rms_residual_ns
+        );
+        println!(
+            "safe line     : y = {:.3} ns + {:.3} ns * x   (above every sample; largest excess {:.3} ns, mean gap {:.3} ns)",
+            r.upper_bound.intercept_ns,
+            r.upper_bound.slope_ns,
+            r.upper_max_excess_ns,
+            r.upper_mean_gap_ns
+        );
+    }
+    if let Some(p) = &r.piecewise {
+        let show = |m: &latscope_model::fit::TickModel| {
+            format!(
+                "base {:.3} ns, first {:.3} ns, per further {:.3} ns, last {:.3} ns",
+                m.base_ns, m.first_ns, m.per_ns, m.last_ns
+            )
+        };
+        println!(
+            "piecewise lsq : {}   (R² {:.4}; residuals {:+.3} .. {:+.3} ns, rms {:.3} ns)",
+            show(&p.least_squares),
+            p.residuals.r2,
+            p.residuals.min_residual_ns,
+            p.residuals.max_residual_ns,
+            p.residuals.rms_residual_ns
+        );
+        println!(
+            "piecewise safe: {}   (largest excess {:.3} ns)",
+            show(&p.safe),
+            p.max_excess_ns
+        );
+    } else if target == Target::Tick {
+        println!(
+            "piecewise     : not determined (needs samples at x = 0, x = 1 and two or more distinct x >= 2); the straight line is used"
+        );
+    }
+    println!(
+        "worst sample  : x = {}, y = {:.3} ns (line {}, the first with that value)",
+        r.worst_sample.x, r.worst_sample.y_ns, r.worst_sample.row
+    );
+    println!(
+        "safe {} model against the largest sample at each x:",
+        r.model
+    );
+    println!(
+        "  {:>8} {:>8} {:>14} {:>14} {:>12}",
+        "x", "samples", "largest ns", "safe ns", "excess ns"
+    );
+    const SHOW: usize = 40;
+    for e in r.excess.iter().take(SHOW) {
+        println!(
+            "  {:>8} {:>8} {:>14.3} {:>14.3} {:>12.3}",
+            e.x, e.samples, e.max_ns, e.safe_ns, e.excess_ns
+        );
+    }
+    if r.excess.len() > SHOW {
+        println!(
+            "  ... {} more x values (all in --json)",
+            r.excess.len() - SHOW
+        );
+    }
+}
+
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let target = match args.target {
+        TargetArg::Tick => Target::Tick,
+        TargetArg::Switch => Target::Switch,
+        TargetArg::Insert => Target::Insert,
+        TargetArg::SwitchOptimised => Target::SwitchOptimised,
+    };
+    let hz = cpu_hz(&args)?;
     let (name, samples) = if let Some(csv) = &args.csv {
         let name = csv.display().to_string();
         let bytes = std::fs::read(csv).with_context(|| format!("reading {name}"))?;
         let text = csv_text(bytes, &name)?;
+        let y = args.y.as_deref().context("give --y COLUMN")?;
         let x = match (&args.x, &args.from, &args.to) {
             (Some(c), _, _) => XColumn::Count(c.clone()),
             (None, Some(f), Some(t)) => XColumn::Priorities {
                 from: f.clone(),
                 to: t.clone(),
             },
+            // The constant needs no x: read the y column as x too and ignore it.
+            _ if target == Target::SwitchOptimised => XColumn::None,
             _ => anyhow::bail!("give --x COLUMN, or --from COLUMN and --to COLUMN"),
         };
-        let y = args.y.as_deref().context("give --y COLUMN")?;
-        let samples = samples_from_csv(&text, &name, &x, y, args.unit.as_deref())?;
+        let samples = samples_from_csv(&text, &name, &x, y, args.unit.as_deref(), hz)?;
         (name, samples)
     } else {
         let meas = args
@@ -141,41 +266,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             samples,
         )
     };
-    let r = fit(&samples).with_context(|| format!("fitting {name}"))?;
-    let target = match args.target {
-        TargetArg::Tick => Target::Tick,
-        TargetArg::Switch => Target::Switch,
-        TargetArg::Insert => Target::Insert,
-    };
+    let r =
+        fit_target(&samples, target, args.residuals).with_context(|| format!("fitting {name}"))?;
     let to_stdout = args.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
     if !to_stdout {
-        println!("{name}: {} samples", r.samples);
-        println!(
-            "least squares : y = {:.3} ns + {:.3} ns * x   (R² {:.4}; residuals {:+.3} .. {:+.3} ns, rms {:.3} ns)",
-            r.least_squares.intercept_ns,
-            r.least_squares.slope_ns,
-            r.r2,
-            r.min_residual_ns,
-            r.max_residual_ns,
-            r.rms_residual_ns
-        );
-        println!(
-            "upper bound   : y = {:.3} ns + {:.3} ns * x   (above every sample; mean gap {:.3} ns)",
-            r.upper_bound.intercept_ns, r.upper_bound.slope_ns, r.upper_mean_gap_ns
-        );
-        println!(
-            "worst sample  : x = {}, y = {:.3} ns (line {})",
-            r.worst_sample.x, r.worst_sample.y_ns, r.worst_sample.row
-        );
+        print_fit(&name, &r, target);
     }
     if let Some(path) = &args.write {
         let mut sys = System::from_path(path)
             .with_context(|| format!("reading system description {}", path.display()))?;
-        let line = match args.line {
-            LineArg::Upper => r.upper_bound,
-            LineArg::Lsq => r.least_squares,
+        let model: Fitted = match args.line {
+            LineArg::Upper => r.safe_model(),
+            LineArg::Lsq => r.least_squares_model(),
         };
-        apply(&mut sys, target, &line).with_context(|| format!("updating {}", path.display()))?;
+        apply(&mut sys, target, model).with_context(|| format!("updating {}", path.display()))?;
         let dest = args.out.as_ref().unwrap_or(path);
         let is_json = dest
             .extension()
@@ -189,7 +293,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             // Only the fitted keys change; the user's comments and order stay (audit D11).
             let orig = std::fs::read_to_string(path)
                 .with_context(|| format!("reading {}", path.display()))?;
-            update_toml_text(&orig, &sys, target)
+            update_toml_text(&orig, &sys, target, model)
                 .with_context(|| format!("updating {}", path.display()))?
         } else {
             sys.to_toml_string()
@@ -204,6 +308,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         v["kind"] = "fit".into();
         v["schema_version"] = 1.into();
         v["source"] = name.clone().into();
+        v["target"] = target.name().into();
         let text = serde_json::to_string_pretty(&v)?;
         if to_stdout {
             println!("{text}");

@@ -4,6 +4,7 @@
 use anyhow::Context;
 use latscope_measure::engine::Progress;
 use latscope_measure::env::{Item, Status};
+use latscope_measure::outfile;
 use latscope_measure::output::{self, CpuStats, Report, Stats};
 use latscope_measure::settings::{
     self, OverrunPolicy, Policy, SampleFormat, Settings, Stop, TimerMode,
@@ -22,16 +23,25 @@ Examples:
       one SCHED_FIFO 80 thread per online CPU, 1 ms period, 10 s
   latscope measure --cpus 1 --interval 250us --loops 100000 --json run.json
   latscope measure --compare-load cpu:4 --duration 20s
-      20 s idle, then 20 s with 4 busy threads, side by side (seed 002's CPU hogs)
+      20 s idle, then 20 s with 4 busy threads, side by side (the CPU hogs of
+      \"Linux wake-up latency with a naive Python sleep loop (Raspberry Pi 4)\")
   latscope measure --sweep 10us..1s --sweep-points 6 --duration 30s
       latency against sleep length
   latscope measure --duration 60s --cyclictest-histogram hist.txt --samples raw.bin
+  latscope measure --rounds 10 --duration 20s --json after.json
+      ten rounds of 2 s, each summarised: what `latscope compare` needs for a
+      verdict that accounts for run-to-run spread
   latscope compare before.json after.json --threshold 10%
 
 Latency is the time the thread woke minus the time it asked to wake, in ns. Missed
 periods are counted as overruns, never hidden. PM QoS (/dev/cpu_dma_latency) is left
-alone unless --pm-qos is given. SIGINT/SIGTERM end the run early and still write every
-requested output. Schema of --json: docs/measure.md.")]
+alone unless --pm-qos is given.
+
+Outputs are checked for writability before the run, written to a temporary file next
+to the target and renamed over it only when complete: a failed or killed run leaves an
+earlier result intact. SIGINT/SIGTERM end the run within about 50 ms whatever the
+interval and still write every requested output; a second SIGINT exits at once (exit
+130) without writing. Schema of --json: docs/measure.md.")]
 pub struct Args {
     /// CPUs to measure on, one pinned thread each, e.g. `0,2-3` [default: all online]
     #[arg(long, value_name = "LIST")]
@@ -55,7 +65,8 @@ pub struct Args {
     #[arg(long, default_value = "absolute", value_name = "MODE")]
     mode: String,
 
-    /// Period between wake-ups, with a unit: ns, us, ms, s
+    /// Period between wake-ups, with a unit: ns, us, ms, s (1 us to 1 h; the duration
+    /// must cover at least two periods)
     #[arg(
         long,
         short = 'i',
@@ -80,7 +91,8 @@ pub struct Args {
     loops: Option<u64>,
 
     /// Missed periods: `skip` to the next future period, or `catch-up` and record each
-    /// missed one with its own latency; both count them as overruns
+    /// missed one with its own latency (at most 1000 per wake-up; the rest are only
+    /// counted); both count every missed period as an overrun
     #[arg(long, default_value = "skip", value_name = "POLICY")]
     overrun: String,
 
@@ -107,6 +119,19 @@ pub struct Args {
     /// Number of sweep points
     #[arg(long, default_value_t = 8, value_name = "N")]
     sweep_points: usize,
+
+    /// Split the run into N rounds (the duration or loop count is shared among them)
+    /// and keep each round's summary in the JSON (`rounds`): `latscope compare` then
+    /// judges a difference against the spread between rounds. 10 is a good start
+    #[arg(long, value_name = "N")]
+    rounds: Option<usize>,
+
+    /// With --json FILE: add this run's rounds to the result already in FILE (which
+    /// must have the same policy, priority, interval, mode and CPUs) instead of
+    /// replacing it. Alternating two configurations with `--rounds 1 --append` makes
+    /// slow drifts of the machine hit both alike: the fairest input for `compare`
+    #[arg(long, requires = "json")]
+    append: bool,
 
     /// Write the result as JSON (schema: docs/measure.md); `-` for standard output
     #[arg(long, value_name = "FILE")]
@@ -138,7 +163,8 @@ pub struct Args {
     #[arg(long)]
     diagnose_only: bool,
 
-    /// Read /sys, /proc, /dev and /boot for the diagnosis under this directory
+    /// Read /sys, /proc, /dev and /boot for the diagnosis under this directory (must
+    /// exist)
     #[arg(long, default_value = "/", value_name = "DIR")]
     sysroot: PathBuf,
 
@@ -180,6 +206,7 @@ fn build_plan(a: &Args) -> anyhow::Result<Plan> {
     };
     let mut plan = Plan::new(s);
     plan.root = a.sysroot.clone();
+    plan.rounds = a.rounds;
     for l in &a.load {
         plan.loads.extend(settings::parse_loads(l)?);
     }
@@ -225,9 +252,47 @@ fn build_plan(a: &Args) -> anyhow::Result<Plan> {
     Ok(plan)
 }
 
-/// Creates (truncates) an output file now, so a bad path fails before anything starts.
-fn check_writable(p: &PathBuf, what: &str) -> anyhow::Result<()> {
-    std::fs::File::create(p).with_context(|| format!("{what} {}: cannot write", p.display()))?;
+/// `--append`: the earlier result must exist as a readable result of the same kind of
+/// run, checked before anything is measured.
+fn check_append(a: &Args, plan: &Plan) -> anyhow::Result<()> {
+    let Some(p) = a
+        .json
+        .as_ref()
+        .filter(|p| p.as_os_str() != "-" && p.exists())
+    else {
+        return Ok(());
+    };
+    let old = Report::load(p)?;
+    let s = &plan.settings;
+    let mut diffs = Vec::new();
+    if old.settings.policy_requested != s.policy.as_str() {
+        diffs.push(format!("policy {} before", old.settings.policy_requested));
+    }
+    if old.settings.priority_requested != s.priority {
+        diffs.push(format!(
+            "priority {} before",
+            old.settings.priority_requested
+        ));
+    }
+    if old.settings.interval_ns != s.interval_ns {
+        diffs.push(format!("interval {} ns before", old.settings.interval_ns));
+    }
+    if old.settings.timer_mode != s.mode.as_str() {
+        diffs.push(format!("mode {} before", old.settings.timer_mode));
+    }
+    if old.settings.cpus != s.cpus {
+        diffs.push(format!(
+            "cpus {} before",
+            settings::format_cpu_list(&old.settings.cpus)
+        ));
+    }
+    if !diffs.is_empty() {
+        anyhow::bail!(
+            "--append {}: the earlier result measured something else ({})",
+            p.display(),
+            diffs.join(", ")
+        );
+    }
     Ok(())
 }
 
@@ -239,11 +304,18 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
     let plan = build_plan(&a)?;
     session::validate(&plan)?;
     if !a.diagnose_only {
+        // Probed, not created: nothing is touched until the run has a result.
         if let Some(p) = a.json.as_ref().filter(|p| p.as_os_str() != "-") {
-            check_writable(p, "--json")?;
+            outfile::probe_writable(p, "--json")?;
+        }
+        if a.append {
+            check_append(&a, &plan)?;
         }
         if let Some(p) = &a.cyclictest_histogram {
-            check_writable(p, "--cyclictest-histogram")?;
+            outfile::probe_writable(p, "--cyclictest-histogram")?;
+        }
+        if let Some(p) = &a.samples {
+            outfile::probe_writable(p, "--samples")?;
         }
     }
     let prep = session::prepare(&plan)?;
@@ -286,25 +358,39 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
     let outcome = outcome?;
     let report = &outcome.report;
 
-    // Outputs first: an interrupted run must still leave them behind.
+    // Outputs first: an interrupted run must still leave them behind. Everything is
+    // formatted before the first rename, so the outputs appear together.
+    let hist_text = match &a.cyclictest_histogram {
+        Some(_) => {
+            let mut text = Vec::new();
+            output::write_cyclictest_histogram(&mut text, &outcome.histogram_phase)
+                .context("cannot format the cyclictest histogram")?;
+            Some(text)
+        }
+        None => None,
+    };
+    let appended;
+    let report = match (&a.json, a.append) {
+        (Some(p), true) if p.as_os_str() != "-" && p.exists() => {
+            let old = Report::load(p)?;
+            appended = latscope_measure::merge::append(&old, report)?;
+            &appended
+        }
+        _ => report,
+    };
+    let json_text = report.to_json() + "\n";
     if let Some(p) = &a.json {
         if p.as_os_str() == "-" {
             use std::io::Write as _;
             let mut out = std::io::stdout().lock();
-            writeln!(out, "{}", report.to_json())
+            out.write_all(json_text.as_bytes())
                 .context("--json -: cannot write to standard output")?;
         } else {
-            std::fs::write(p, report.to_json() + "\n")
-                .with_context(|| format!("--json {}: cannot write", p.display()))?;
+            outfile::write_atomically(p, "--json", json_text.as_bytes())?;
         }
     }
-    if let Some(p) = &a.cyclictest_histogram {
-        let f = std::fs::File::create(p)
-            .with_context(|| format!("--cyclictest-histogram {}: cannot write", p.display()))?;
-        let mut w = std::io::BufWriter::new(f);
-        output::write_cyclictest_histogram(&mut w, &outcome.histogram_phase)
-            .and_then(|_| w.flush())
-            .with_context(|| format!("--cyclictest-histogram {}: cannot write", p.display()))?;
+    if let (Some(p), Some(text)) = (&a.cyclictest_histogram, &hist_text) {
+        outfile::write_atomically(p, "--cyclictest-histogram", text)?;
     }
 
     if !a.quiet {
@@ -527,6 +613,16 @@ fn print_results(r: &Report, ui: &Ui) {
         println!("{}", ui.paint("1", "Per CPU, loaded phase"));
         print_table("cpu", cpu_rows(&c.loaded.total, &c.loaded.cpus), ui);
     } else {
+        if let Some(rs) = &r.rounds {
+            println!("{}", ui.paint("1", "Rounds (all CPUs)"));
+            let rows = rs
+                .iter()
+                .enumerate()
+                .map(|(i, st)| (format!("{}", i + 1), stat_cells(st)))
+                .collect();
+            print_table("round", rows, ui);
+            println!();
+        }
         println!("{}", ui.paint("1", "Wake-up latency (wake − intended)"));
         print_table("cpu", cpu_rows(&r.total, &r.cpus), ui);
     }

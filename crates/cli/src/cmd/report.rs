@@ -1,8 +1,10 @@
 //! `latscope report`: HTML or Markdown report from latscope JSON results.
 
 use anyhow::Context;
-use latscope_report::{render_html, render_markdown, Input, Options};
-use std::path::PathBuf;
+use latscope_report::{render_html, render_markdown, Input, Kind, Options};
+use latscope_trace::import::{self, Format as CapFormat};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -21,11 +23,24 @@ pub enum Format {
   latscope report sim.json tick.csv sim.perfetto.json -o sim.html   (tick series, timeline)
   latscope report scenario.json --format md -o summary.md
 
+  latscope measure --duration 30s --json run.json --samples run.csv
+  latscope report run.json -o run.html     (latency over time per CPU from run.csv, found by itself)
+  latscope scenario run tickless-idle --out out/t && latscope report out/t/scenario.json -o t.html
+  latscope report out/t/tickless.vcd -o vcd.html                (a capture's timeline on its own)
+
 Inputs are the --json files of measure, trace, analyze, simulate and scenario (each has a
-\"kind\" and \"schema_version\": 1). The CSV series of `simulate --series` and
-`trace --series` and a Perfetto trace-event JSON are also accepted; a Perfetto file given
-with a simulate result gives a timeline excerpt around the worst case. Sections a file
-lacks are skipped; malformed input is an error naming the file (exit status 2).")]
+\"kind\" and \"schema_version\": 1). Also accepted: the CSV series of `simulate --series` and
+`trace --series`, the raw samples of `measure --samples` (CSV or binary), Perfetto
+trace-event JSON, and captures (.vcd, .lscap, sigrok .sr, Saleae binary) drawn as a timeline
+around their longest busy interval; a capture or Perfetto file given with a simulate result
+gives a timeline around the simulation's worst case. A scenario's own artifacts (its
+tick-series CSV and capture) and a measure result's --samples file are read from where the
+result names them, or from next to the result. Sections a file lacks are skipped; malformed
+or unknown input is an error naming the file and what it looks like (exit status 2).
+
+The HTML page needs no network: zoom (drag across a chart, or the mouse wheel) and pan
+(shift+drag) series and timelines, hover any chart for its values, click a worst-case table
+row to mark it on its chart. With scripts disabled every chart is still a static SVG.")]
 pub struct Args {
     /// Result files: JSON of measure, trace, analyze, simulate or scenario (several for a
     /// side-by-side comparison), CSV time series, Perfetto trace-event JSON
@@ -45,9 +60,9 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut inputs = Vec::with_capacity(args.inputs.len());
     for path in &args.inputs {
-        let name = path.display().to_string();
-        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {name}"))?;
-        inputs.push(Input::parse(&name, &text)?);
+        let mut input = load_input(path)?;
+        attach_artifacts(&mut input, path.parent());
+        inputs.push(input);
     }
     let format = args.format.unwrap_or_else(|| {
         if args.output.extension().is_some_and(|e| e == "md") {
@@ -74,4 +89,93 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Reads one input: a latscope result, CSV series or samples, Perfetto JSON, or a capture
+/// (VCD, .lscap, sigrok, Saleae binary), which becomes a timeline input.
+pub fn load_input(path: &Path) -> anyhow::Result<Input> {
+    let name = path.display().to_string();
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {name}"))?;
+    let head = &bytes[..bytes.len().min(8192)];
+    let text_start = String::from_utf8_lossy(head);
+    let t = text_start.trim_start_matches('\u{feff}').trim_start();
+    let json_like = t.starts_with('{') || t.starts_with('[');
+    if !json_like {
+        if let Some(
+            fmt @ (CapFormat::Vcd | CapFormat::Native | CapFormat::Sigrok | CapFormat::SaleaeBin),
+        ) = import::detect(head)
+        {
+            return capture_input(path, fmt);
+        }
+    }
+    Ok(Input::parse_bytes(&name, &bytes)?)
+}
+
+/// Edges of every channel, for the report's timeline: `{"channels": [{name, initial,
+/// edges (ps)}], "start", "end"}`.
+fn capture_input(path: &Path, fmt: CapFormat) -> anyhow::Result<Input> {
+    let name = path.display().to_string();
+    let opts = import::Options::default();
+    let import::Merged { capture: cap, .. } = import::open_merged(&[(path, fmt)], &opts)
+        .with_context(|| format!("{name}: reading it as a {} capture", fmt.name()))?;
+    let channels: Vec<Value> = cap
+        .channels
+        .iter()
+        .map(|c| {
+            json!({
+                "name": c.name,
+                "initial": c.initial,
+                "edges": c.edges.iter().map(|e| e.0).collect::<Vec<i64>>(),
+            })
+        })
+        .collect();
+    let doc = json!({"channels": channels, "start": cap.start.0, "end": cap.end.0});
+    Ok(Input::from_value(&name, doc)?)
+}
+
+/// A file a result names: where it says, else next to the result (a moved directory).
+fn find_artifact(named: &str, dir: Option<&Path>) -> Option<PathBuf> {
+    let p = PathBuf::from(named);
+    if p.is_file() {
+        return Some(p);
+    }
+    let near = dir?.join(p.file_name()?);
+    near.is_file().then_some(near)
+}
+
+/// A scenario's artifacts (tick-series CSV, capture) and a measure result's `--samples`
+/// file, attached to the result so that its sections draw them. Artifacts that cannot be
+/// read are left out (the report says where to find them); they never fail the report.
+pub fn attach_artifacts(input: &mut Input, dir: Option<&Path>) {
+    let named: Vec<String> = match input.kind {
+        Kind::Scenario => input
+            .doc
+            .get("artifacts")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        Kind::Measure => input
+            .doc
+            .pointer("/samples/path")
+            .and_then(Value::as_str)
+            .map(|s| vec![s.to_string()])
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    };
+    for n in named {
+        let Some(p) = find_artifact(&n, dir) else {
+            continue;
+        };
+        match load_input(&p) {
+            Ok(a) if matches!(a.kind, Kind::Series | Kind::Capture | Kind::Samples) => {
+                input.attachments.push(a)
+            }
+            Ok(_) => {}
+            Err(e) => eprintln!("latscope: {}: artifact left out: {e:#}", input.name),
+        }
+    }
 }

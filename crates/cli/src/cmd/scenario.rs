@@ -10,10 +10,17 @@ use std::process::ExitCode;
   latscope scenario run kernelperf
   latscope scenario run freertos-tick --out out/tick --json out/tick.json
   latscope scenario run linux-wakeup --quick
+  latscope scenario run k4perf --markdown k4perf.md
 
-A row's role is `input` (a figure latscope was given or calibrated on) or `prediction` (a
-figure latscope computed); only predictions count as reproduced. Exit status 1 when a
-prediction falls outside its tolerance.")]
+Each scenario reproduces one source document. A row's role says what it proves:
+  input       a figure taken from the document (or calibrated on it)
+  derived     arithmetic the document itself did on its figures (a sum, a conversion)
+  check       agreement with a figure that went into the model: consistency, not proof
+  prediction  computed from inputs that do not depend on the figure it is compared with
+`uses` (in --json) lists the published figures each value depends on. Only predictions
+count as reproduced. A prediction latscope cannot make here (other hardware, a missing
+cpufreq driver) shows why instead of a verdict. Exit status 1 when a prediction falls
+outside its tolerance, explained or not.")]
 pub struct Args {
     #[command(subcommand)]
     action: Action,
@@ -38,6 +45,10 @@ struct RunArgs {
     /// output, and the table is not printed)
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
+    /// Write the table, the explanations and the notes as Markdown to this file (`-`:
+    /// standard output); the scenario READMEs embed this block
+    #[arg(long, value_name = "FILE")]
+    markdown: Option<PathBuf>,
     /// Scaled-down run for tests and CI (shorter simulations and measurements)
     #[arg(long)]
     quick: bool,
@@ -46,15 +57,16 @@ struct RunArgs {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     match args.action {
         Action::List => {
-            println!("{:<26} {:<10} TITLE", "NAME", "SEED");
+            println!("{:<26} TITLE", "NAME");
             for i in latscope_scenario::list() {
                 let live = if i.live {
                     " (live: measures this machine)"
                 } else {
                     ""
                 };
-                println!("{:<26} {:<10} {}{live}", i.name, i.seed, i.title);
-                println!("{:<26} {:<10} {}", "", "", i.summary);
+                println!("{:<26} {}{live}", i.name, i.title);
+                println!("{:<26} source: {}", "", i.document.cite());
+                println!("{:<26} {}", "", i.summary);
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -64,6 +76,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 fn run_one(a: RunArgs) -> anyhow::Result<ExitCode> {
     let json_stdout = a.json.as_ref().is_some_and(|j| j.as_os_str() == "-");
+    let md_stdout = a.markdown.as_ref().is_some_and(|m| m.as_os_str() == "-");
+    if json_stdout && md_stdout {
+        anyhow::bail!("--json - and --markdown - cannot both use standard output");
+    }
     // The artifact directory first: `--json out/x.json --out out/x` must work in a fresh
     // directory.
     if let Some(dir) = &a.out {
@@ -75,6 +91,13 @@ fn run_one(a: RunArgs) -> anyhow::Result<ExitCode> {
                 .with_context(|| format!("cannot create {}", parent.display()))?;
         }
         super::check_writable(j)?;
+    }
+    if let Some(m) = a.markdown.as_ref().filter(|_| !md_stdout) {
+        if let Some(parent) = m.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("cannot create {}", parent.display()))?;
+        }
+        super::check_writable(m)?;
     }
     let opts = Options {
         quick: a.quick,
@@ -90,8 +113,25 @@ fn run_one(a: RunArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let out = latscope_scenario::run(&a.name, &opts)?;
-    if !json_stdout {
+    if !json_stdout && !md_stdout {
         print_table(&out);
+    }
+    if let Some(m) = &a.markdown {
+        let cmd = format!(
+            "latscope scenario run {}{}",
+            out.name,
+            if a.quick { " --quick" } else { "" }
+        );
+        let md = latscope_scenario::markdown::block(&out, &cmd);
+        if md_stdout {
+            use std::io::Write as _;
+            std::io::stdout()
+                .lock()
+                .write_all(md.as_bytes())
+                .context("cannot write the Markdown to standard output")?;
+        } else {
+            std::fs::write(m, md).with_context(|| format!("cannot write {}", m.display()))?;
+        }
     }
     let text = serde_json::to_string_pretty(&out)? + "\n";
     if json_stdout {
@@ -130,7 +170,8 @@ fn print_table(out: &Outcome) {
             s.to_string()
         }
     };
-    println!("{} — {} ({})", out.name, out.title, out.seed);
+    println!("{} — {}", out.name, out.title);
+    println!("source: {}", out.source);
     let w = out
         .rows
         .iter()
@@ -148,10 +189,13 @@ fn print_table(out: &Outcome) {
             .map(|d| format!("{:+.1}%", d * 100.0))
             .unwrap_or_else(|| "-".into());
         let verdict = match (r.role, r.within) {
-            (Role::Input, _) => paint("input", "2"),
-            (_, Some(true)) => paint("within", "32"),
-            (_, Some(false)) => paint("OUTSIDE", "31;1"),
-            _ => "-".into(),
+            (Role::Prediction, Some(true)) => paint("within", "32"),
+            (Role::Prediction, Some(false)) if r.explanation.is_some() => {
+                paint("OUTSIDE (explained)", "31;1")
+            }
+            (Role::Prediction, Some(false)) => paint("OUTSIDE", "31;1"),
+            (Role::Prediction, None) => paint("not compared", "33"),
+            (role, _) => paint(role.as_str(), "2"),
         };
         let tol = match (r.tolerance, r.tolerance_abs) {
             (Some(t), _) => format!(" (±{:.0}%)", t * 100.0),
@@ -165,15 +209,28 @@ fn print_table(out: &Outcome) {
             fmt_num(r.published),
             fmt_num(r.latscope),
             r.unit,
-            format!("{:?}", r.role).to_lowercase(),
+            r.role.as_str(),
             dev
         );
     }
     let t = &out.summary;
     println!(
-        "predictions within tolerance: {}/{} ({} inputs shown, not counted)",
-        t.within, t.predictions, t.inputs
+        "predictions within tolerance: {}/{}; outside: {}; not compared here: {} ({} inputs, {} derived, {} checks shown, not counted)",
+        t.within, t.predictions, t.outside, t.not_reproduced, t.inputs, t.derived, t.checks
     );
+    // Each explanation once, with the rows it explains.
+    let mut why: Vec<(&str, Vec<&str>)> = Vec::new();
+    for r in &out.rows {
+        if let Some(e) = r.explanation.as_deref() {
+            match why.iter_mut().find(|(t, _)| *t == e) {
+                Some((_, figs)) => figs.push(&r.figure),
+                None => why.push((e, vec![&r.figure])),
+            }
+        }
+    }
+    for (e, figs) in why {
+        println!("why ({}): {e}", figs.join("; "));
+    }
     for n in &out.notes {
         println!("note: {n}");
     }
@@ -196,7 +253,8 @@ fn fmt_num(v: f64) -> String {
 
 /// The scenario's HTML report next to its artifacts.
 fn write_report(json: &str, name: &str, path: &std::path::Path) -> anyhow::Result<()> {
-    let input = latscope_report::Input::parse(&format!("{name}.json"), json)?;
+    let mut input = latscope_report::Input::parse(&format!("{name}.json"), json)?;
+    super::report::attach_artifacts(&mut input, path.parent());
     let html = latscope_report::render_html(
         &[input],
         &latscope_report::Options {

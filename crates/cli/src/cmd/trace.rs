@@ -17,19 +17,25 @@ pub struct InputArgs {
     pub format: Option<String>,
     /// Sample rate (e.g. 24MHz) for files that lack one (sigrok sessions without
     /// `samplerate`, CSV with sample numbers); also rounds Saleae float times to the
-    /// sample grid. A file that states a different rate is an error (drop the flag);
-    /// formats with absolute times (VCD, native, cycle logs) ignore it with a warning
+    /// sample grid. A file that states a different rate is read at this one instead, with
+    /// a warning (for sessions saved with a wrong rate); formats with absolute times (VCD,
+    /// native, cycle logs) ignore it with a warning
     #[arg(long, value_name = "FREQ")]
     pub samplerate: Option<String>,
+    /// Most edges kept over the decoded channels of one file before the import is refused
+    /// (bounds memory at about 8 bytes per edge; default 100000000)
+    #[arg(long, value_name = "N")]
+    pub max_edges: Option<u64>,
     /// CPU clock for cycle-counter logs (e.g. 168MHz)
     #[arg(long, value_name = "FREQ")]
     pub cpu_hz: Option<String>,
-    /// Oscilloscope CSV: logic threshold in volts (default: midpoint of the 5th and
-    /// 95th percentile levels)
+    /// Analog channels (oscilloscope CSV, sigrok analog, Saleae analog binary): logic
+    /// threshold in volts (default: midpoint of the 5th and 95th percentile levels)
     #[arg(long, value_name = "VOLTS")]
     pub threshold: Option<f64>,
-    /// Oscilloscope CSV: hysteresis band in volts, total width around the threshold
-    /// (default: 10 % of the 5-95 % level span)
+    /// Analog channels: hysteresis band in volts, total width around the threshold
+    /// (default: 10 % of the 5-95 % level span); edges are interpolated where the trace
+    /// crosses the threshold itself
     #[arg(long, value_name = "VOLTS")]
     pub hysteresis: Option<f64>,
 }
@@ -68,6 +74,8 @@ impl InputArgs {
             threshold: self.threshold,
             hysteresis: self.hysteresis,
             only_channels: None,
+            max_edges: self.max_edges,
+            warnings: Default::default(),
         })
     }
 
@@ -82,13 +90,19 @@ impl InputArgs {
     ) -> Result<(latscope_core::capture::Capture, String, Vec<bool>)> {
         let mut opts = self.options()?;
         opts.only_channels = only;
-        let loaded = import::load_files(files, &opts)?;
+        let loaded = import::load_files(files, &opts).map_err(|(e, warnings)| {
+            for w in warnings {
+                eprintln!("latscope: warning: {w}");
+            }
+            e
+        })?;
         for w in &loaded.warnings {
             eprintln!("latscope: warning: {w}");
         }
         let import::Merged {
             capture: cap,
             decoded,
+            ..
         } = loaded.merged;
         Ok((cap, loaded.format, decoded))
     }
@@ -98,7 +112,9 @@ impl InputArgs {
 #[derive(clap::Args, Debug)]
 #[command(after_help = "\
 Channels are named as in the capture or by index: '#0', '#1', …  (see --list); a name
-that several channels share must be given by index.
+that several channels share must be given by index. An analog channel (sigrok A0, Saleae
+analog .bin) is measured through --threshold/--hysteresis, e.g. --pulse A0.
+FILE may be '-' (standard input), a pipe or a FIFO.
 Edges: rise (default), fall, any.  Levels: high (default), low.
 A measurement with no instance in the range reports no statistics (null in JSON), and a
 --limit on anything but its count/unmatched then FAILS.
@@ -116,7 +132,8 @@ Examples:
 pub struct Args {
     /// Capture file(s): sigrok .sr, Saleae CSV or binary export (several binary files
     /// are merged, one channel each), VCD, CSV, oscilloscope CSV, cycle-counter log,
-    /// latscope .lscap
+    /// latscope .lscap. '-' reads standard input; pipes and FIFOs work too (a sigrok
+    /// session, a zip, is first copied to a temporary file in $TMPDIR, as it needs seeking)
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
     #[command(flatten)]
@@ -271,7 +288,12 @@ pub fn run(a: Args) -> Result<ExitCode> {
                 .collect::<Vec<_>>(),
         )
     };
-    let (cap, format, decoded) = a.input.load(&a.files, only)?;
+    let (mut cap, format, mut decoded) = a.input.load(&a.files, only)?;
+    // analog channels named in a measurement are measured through a threshold
+    let names: Vec<&str> = reqs.iter().flat_map(|r| r.channels()).collect();
+    let added =
+        import::analog::add_thresholded(&mut cap, &names, a.input.threshold, a.input.hysteresis);
+    decoded.extend(added.iter().map(|_| true));
     if let Some(s) = &spec {
         s.check_roles(&cap)?;
     }
@@ -280,6 +302,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
         to,
         worst,
         bins: a.bins.max(1),
+        // every value with its time only when written out (16 bytes per instance)
+        series: a.series.is_some() || a.perfetto.is_some(),
     };
     let ms = measure::run(&cap, &reqs, &set)?;
     let outcomes = measure::check_limits(&limits, &ms)?;

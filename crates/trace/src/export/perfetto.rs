@@ -7,7 +7,8 @@
 //!   measured from the capture start; intervals cut by the capture start or end are
 //!   clipped to it;
 //! * each [`CounterTrack`] is a counter `ph:"C"` (one event per point, value in
-//!   `args.value`), for measurements such as busy % per tick.
+//!   `args.value`), for measurements such as busy % per tick;
+//! * each analog channel is a counter `NAME (V)` with a point wherever the value changes.
 
 use latscope_core::capture::Capture;
 use latscope_core::time::Picos;
@@ -66,6 +67,27 @@ pub fn write<W: Write>(cap: &Capture, counters: &[CounterTrack], w: W) -> io::Re
         }
         if level && cap.end > since {
             slice(since, cap.end, &mut w)?;
+        }
+    }
+    // analog channels: one counter each, a point where the value changes
+    for a in &cap.analog {
+        let name = js(&format!("{} (V)", a.name));
+        let mut last: Option<f32> = None;
+        for (i, &v) in a.values.iter().enumerate() {
+            if last == Some(v) || !v.is_finite() {
+                continue;
+            }
+            last = Some(v);
+            let t = Picos(
+                a.start
+                    .0
+                    .saturating_add((i as i64).saturating_mul(a.interval.0)),
+            );
+            write!(
+                w,
+                ",\n{{\"ph\":\"C\",\"pid\":1,\"name\":{name},\"ts\":{},\"args\":{{\"value\":{v}}}}}",
+                us(t)
+            )?;
         }
     }
     for ct in counters {

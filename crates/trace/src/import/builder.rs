@@ -9,6 +9,8 @@ pub(crate) struct Builder {
     level: Vec<bool>,
     seen: Vec<bool>,
     pub start: Picos,
+    /// Edges kept so far (importers check it against their edge budget).
+    pub kept: u64,
 }
 
 impl Builder {
@@ -26,6 +28,7 @@ impl Builder {
             level: vec![false; n],
             seen: vec![false; n],
             start,
+            kept: 0,
         }
     }
     pub fn add(&mut self, name: String) -> usize {
@@ -54,8 +57,10 @@ impl Builder {
             let e = &mut self.chans[i].edges;
             if e.last() == Some(&t) {
                 e.pop();
+                self.kept = self.kept.saturating_sub(1);
             } else {
                 e.push(t);
+                self.kept += 1;
             }
             self.level[i] = lv;
         }

@@ -95,6 +95,9 @@ pub(crate) struct CsvSettings {
     pub samplerate: Option<u64>,
     /// default unit exponent when the header names none (12 = seconds)
     pub default_exp: i32,
+    pub warnings: super::Warnings,
+    /// Most edges kept (see [`super::Options::max_edges`]).
+    pub max_edges: Option<u64>,
 }
 
 /// Reads a generic logic CSV.
@@ -105,6 +108,22 @@ pub fn read<R: BufRead>(r: R, file: &str, samplerate: Option<u64>) -> Result<Cap
         CsvSettings {
             samplerate,
             default_exp: 12,
+            warnings: Default::default(),
+            max_edges: None,
+        },
+    )
+}
+
+/// [`read`] with every import option (sample rate, warnings).
+pub fn read_opts<R: BufRead>(r: R, file: &str, opts: &super::Options) -> Result<Capture> {
+    read_core(
+        r,
+        file,
+        CsvSettings {
+            samplerate: opts.samplerate_hz,
+            default_exp: 12,
+            warnings: opts.warnings.clone(),
+            max_edges: opts.max_edges,
         },
     )
 }
@@ -125,6 +144,7 @@ pub(crate) fn read_core<R: BufRead>(r: R, file: &str, s: CsvSettings) -> Result<
     let mut last_t: i64 = 0;
     let mut ln: u64 = 0;
     let ferr = |ln: u64, msg: String| Error::format(file, Place::Line(ln), msg);
+    let budget = s.max_edges.unwrap_or(super::limits::DEFAULT_MAX_EDGES);
     for line in r.lines() {
         ln += 1;
         let line = line.map_err(|e| match e.kind() {
@@ -144,7 +164,7 @@ pub(crate) fn read_core<R: BufRead>(r: R, file: &str, s: CsvSettings) -> Result<
                 let stated = latscope_core::time::parse_frequency_hz(v.trim())
                     .ok()
                     .filter(|&r| r > 0);
-                super::check_stated_rate(file, stated, s.samplerate)?;
+                super::check_stated_rate(file, stated, s.samplerate, &s.warnings)?;
                 if s.samplerate.is_none() {
                     rate = stated;
                 }
@@ -219,6 +239,16 @@ pub(crate) fn read_core<R: BufRead>(r: R, file: &str, s: CsvSettings) -> Result<
             if chan_cols.is_empty() {
                 return Err(ferr(ln, "the header names no channel columns".into()));
             }
+            if chan_cols.len() > super::limits::MAX_CHANNELS {
+                return Err(ferr(
+                    ln,
+                    format!(
+                        "{} channel columns: more than {} are refused",
+                        chan_cols.len(),
+                        super::limits::MAX_CHANNELS
+                    ),
+                ));
+            }
             let mut chnames: Vec<String> = chan_cols.iter().map(|&i| names[i].clone()).collect();
             if sr_names.len() == chnames.len()
                 && chnames.iter().all(|n| n == "logic" || n.is_empty())
@@ -249,6 +279,15 @@ pub(crate) fn read_core<R: BufRead>(r: R, file: &str, s: CsvSettings) -> Result<
         let bld = b
             .as_mut()
             .ok_or_else(|| ferr(ln, "internal: no builder".into()))?;
+        if bld.kept > budget {
+            return Err(ferr(
+                ln,
+                format!(
+                    "more than {budget} edges in all: more than one import may keep \
+                     (--max-edges raises the limit)"
+                ),
+            ));
+        }
         split(line, *sep, &mut fields);
         if fields.len() < names.len() + usize::from(tcol != TimeCol::Row) {
             return Err(ferr(

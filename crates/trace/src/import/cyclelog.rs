@@ -86,6 +86,16 @@ pub fn read<R: BufRead>(r: R, file: &str, cpu_hz: Option<u64>) -> Result<Capture
             _ => Error::io(file, e),
         })?;
         let l = l.trim();
+        if events.len() as u64 >= super::limits::DEFAULT_MAX_EDGES {
+            return Err(Error::format(
+                file,
+                Place::Line(ln),
+                format!(
+                    "more than {} events: more than one import may keep",
+                    super::limits::DEFAULT_MAX_EDGES
+                ),
+            ));
+        }
         if l.is_empty() || l.starts_with('#') || l.starts_with("//") {
             continue;
         }

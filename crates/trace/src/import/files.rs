@@ -1,35 +1,11 @@
 //! Opening capture files as the user names them: the format detected from each file's
-//! content (unless given), several files merged into one capture. Shared by the CLI's
-//! `trace`/`convert` and the Python binding, so both read files the same way.
+//! content (unless given), several files merged into one capture, the warnings the user
+//! should see. Shared by the CLI's `trace`/`convert` and the Python binding, so both read
+//! files the same way.
 
-use super::{detect, format_hz, open_merged, Format, Merged, Options};
-use crate::error::{Error, Result};
-use std::io::Read;
+use super::{format_hz, open_merged, Format, Merged, Options};
+use crate::error::Error;
 use std::path::{Path, PathBuf};
-
-/// The format of a file, recognised from its first 8 KiB.
-pub fn detect_file(p: &Path) -> Result<Format> {
-    let name = p.display().to_string();
-    let mut f = std::fs::File::open(p).map_err(|e| Error::io(&name, e))?;
-    let mut head = vec![0u8; 8192];
-    let mut n = 0;
-    while n < head.len() {
-        let k = f.read(&mut head[n..]).map_err(|e| Error::io(&name, e))?;
-        if k == 0 {
-            break;
-        }
-        n += k;
-    }
-    head.truncate(n);
-    if n == 0 {
-        return Err(Error::usage(format!("{name}: the file is empty")));
-    }
-    detect(&head).ok_or_else(|| {
-        Error::usage(format!(
-            "{name}: unrecognised capture format; name it with --format (sigrok, saleae-csv, saleae-bin, vcd, csv, scope-csv, cyclelog, native)"
-        ))
-    })
-}
 
 /// What [`load_files`] read.
 #[derive(Debug)]
@@ -37,30 +13,43 @@ pub struct Loaded {
     pub merged: Merged,
     /// The format name(s), `+`-joined when the files differ (e.g. `saleae-bin`).
     pub format: String,
-    /// Things the user should be told (a `--samplerate` that had no effect).
+    /// Things the user should be told (a `--samplerate` that had no effect, importer
+    /// warnings), oldest first. Also when the import failed: see [`load_files`].
     pub warnings: Vec<String>,
 }
 
-/// Opens every file (format from `opts.format` or detected per file) and merges them
-/// (one Saleae binary file per channel).
-pub fn load_files(files: &[PathBuf], opts: &Options) -> Result<Loaded> {
-    let mut inputs = Vec::new();
-    let mut fmts = Vec::new();
-    for f in files {
-        let fmt = match opts.format {
-            Some(x) => x,
-            None => detect_file(f)?,
-        };
-        inputs.push((f.as_path(), fmt));
-        fmts.push(fmt.name());
+/// Opens every file (format from `opts.format` or detected per file; `-` is standard
+/// input) and merges them (one Saleae binary file per channel). On failure the
+/// warnings collected so far are returned with the error.
+pub fn load_files(
+    files: &[PathBuf],
+    opts: &Options,
+) -> std::result::Result<Loaded, (Error, Vec<String>)> {
+    let paths: Vec<(&Path, Option<Format>)> =
+        files.iter().map(|f| (f.as_path(), opts.format)).collect();
+    if paths.is_empty() {
+        return Err((Error::usage("no input file"), Vec::new()));
     }
+    if paths.iter().filter(|(p, _)| p.as_os_str() == "-").count() > 1 {
+        return Err((
+            Error::usage("standard input ('-') can be read only once"),
+            Vec::new(),
+        ));
+    }
+    let res = open_merged(&paths, opts);
+    let mut warnings = opts.warnings.take();
+    let merged: Merged = match res {
+        Ok(m) => m,
+        Err(e) => return Err((e, warnings)),
+    };
+    let inputs: Vec<(&Path, Format)> = paths
+        .iter()
+        .zip(&merged.formats)
+        .map(|((p, _), f)| (*p, *f))
+        .collect();
+    let mut fmts: Vec<&str> = merged.formats.iter().map(|f| f.name()).collect();
     fmts.dedup();
-    if inputs.is_empty() {
-        return Err(Error::usage("no input file"));
-    }
-    let merged = open_merged(&inputs, opts)?;
-    let mut warnings = Vec::new();
-    // A rate the file states and --samplerate contradicts is an error in the importer;
+    // A rate the file states and --samplerate contradicts is overridden (with a warning);
     // formats whose times are absolute (VCD, native, cycle logs, analog data) ignore it.
     if let Some(g) = opts.samplerate_hz {
         if merged.capture.samplerate_hz != Some(g) {
@@ -92,9 +81,10 @@ pub fn load_files(files: &[PathBuf], opts: &Options) -> Result<Loaded> {
             ));
         }
     }
+    let format = fmts.join("+");
     Ok(Loaded {
         merged,
-        format: fmts.join("+"),
+        format,
         warnings,
     })
 }

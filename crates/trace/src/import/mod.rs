@@ -3,10 +3,12 @@
 //! [`open`] reads a file in the format named by [`Options::format`] or, when that is
 //! `None`, the format [`detect`] recognises from the first bytes.
 
+pub mod analog;
 pub(crate) mod builder;
 pub mod csv;
 pub mod cyclelog;
 mod files;
+pub mod limits;
 pub mod native;
 pub mod saleae_bin;
 pub mod saleae_csv;
@@ -15,7 +17,7 @@ pub mod sigrok;
 pub(crate) mod text;
 pub mod vcd;
 
-pub use files::{detect_file, load_files, Loaded};
+pub use files::{load_files, Loaded};
 
 use crate::error::{Error, Place, Result};
 use latscope_core::capture::Capture;
@@ -43,17 +45,26 @@ pub fn format_hz(hz: u64) -> String {
     format!("{hz} Hz")
 }
 
-/// `--samplerate` against the rate a file states: the same rate (or none given) is fine, a
-/// different one is an error rather than a silent rescaling of every time in the capture.
-pub(crate) fn check_stated_rate(file: &str, stated: Option<u64>, given: Option<u64>) -> Result<()> {
-    match (stated, given) {
-        (Some(s), Some(g)) if s != g => Err(Error::usage(format!(
-            "{file} states samplerate {}; --samplerate {} contradicts it (drop --samplerate)",
-            format_hz(s),
-            format_hz(g)
-        ))),
-        _ => Ok(()),
+/// `--samplerate` against the rate a file states: the same rate (or none given) is fine; a
+/// different one overrides the stated rate (as libsigrok lets a user correct a session
+/// saved with a wrong rate), with a warning naming both, never silently.
+pub(crate) fn check_stated_rate(
+    file: &str,
+    stated: Option<u64>,
+    given: Option<u64>,
+    warn: &Warnings,
+) -> Result<()> {
+    if let (Some(s), Some(g)) = (stated, given) {
+        if s != g {
+            warn.push(format!(
+                "{file} states samplerate {}; --samplerate {} overrides it (every time is \
+                 rescaled)",
+                format_hz(s),
+                format_hz(g)
+            ));
+        }
     }
+    Ok(())
 }
 
 /// Every input format.
@@ -128,6 +139,37 @@ pub struct Options {
     /// Only these channels (names or `#index`) need edges: large sigrok captures then
     /// decode just those (the others stay listed, without edges). None = all.
     pub only_channels: Option<Vec<String>>,
+    /// Most edges kept over all decoded channels of one file before the import is refused
+    /// (None: [`limits::DEFAULT_MAX_EDGES`]).
+    pub max_edges: Option<u64>,
+    /// Where importers leave warnings (an overridden sample rate, skipped lines) for the
+    /// caller to print; libraries do not print.
+    pub warnings: Warnings,
+}
+
+/// Warnings collected during an import (shared by the clones of one [`Options`]).
+#[derive(Clone, Debug, Default)]
+pub struct Warnings(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+impl Warnings {
+    pub fn push(&self, w: impl Into<String>) {
+        if let Ok(mut v) = self.0.lock() {
+            v.push(w.into());
+        }
+    }
+    /// Takes every warning so far, oldest first.
+    pub fn take(&self) -> Vec<String> {
+        self.0
+            .lock()
+            .map(|mut v| std::mem::take(&mut *v))
+            .unwrap_or_default()
+    }
+}
+
+impl Options {
+    pub(crate) fn edge_budget(&self) -> u64 {
+        self.max_edges.unwrap_or(limits::DEFAULT_MAX_EDGES)
+    }
 }
 
 /// Recognises a format from the first bytes of a file (up to a few KB).
@@ -180,43 +222,154 @@ pub fn detect(head: &[u8]) -> Option<Format> {
     None
 }
 
-/// Reads a capture from a file.
-pub fn open(path: &Path, opts: &Options) -> Result<Capture> {
-    let name = path.display().to_string();
+const UNRECOGNISED: &str = "unrecognised capture format; name it with --format (sigrok, \
+     saleae-csv, saleae-bin, vcd, csv, scope-csv, cyclelog, native)";
+
+/// True for inputs that cannot be read twice or seeked: `-` (standard input), pipes,
+/// FIFOs, character devices.
+pub fn is_stream(path: &Path) -> bool {
+    path.as_os_str() == "-" || std::fs::metadata(path).is_ok_and(|m| !m.is_file())
+}
+
+/// The name an input goes by in messages (`-` is "stdin").
+pub fn display_name(path: &Path) -> String {
+    if path.as_os_str() == "-" {
+        "stdin".into()
+    } else {
+        path.display().to_string()
+    }
+}
+
+fn stem_of(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "ch".into())
+}
+
+/// Reads up to 8 KiB (less only at the end of the input).
+fn read_head<R: Read>(r: &mut R, name: &str) -> Result<Vec<u8>> {
+    let mut head = vec![0u8; 8192];
+    let mut n = 0;
+    while n < head.len() {
+        match r.read(&mut head[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(Error::io(name, e)),
+        }
+    }
+    head.truncate(n);
+    Ok(head)
+}
+
+fn detect_or_forced(head: &[u8], name: &str, forced: Option<Format>) -> Result<Format> {
+    if let Some(f) = forced {
+        return Ok(f);
+    }
+    if head.is_empty() {
+        return Err(Error::format(name, Place::File, "the file is empty"));
+    }
+    detect(head).ok_or_else(|| Error::format(name, Place::File, UNRECOGNISED))
+}
+
+/// The format of a file, detected from its first bytes (for a regular file only: a stream
+/// would lose them; [`open_merged`] detects streams itself).
+pub fn detect_path(path: &Path) -> Result<Format> {
+    let name = display_name(path);
     let mut f = File::open(path).map_err(|e| Error::io(&name, e))?;
+    let head = read_head(&mut f, &name)?;
+    detect_or_forced(&head, &name, None)
+}
+
+/// Reads a capture from a file, or from a stream (`-`, a pipe, a FIFO: see [`open_stream`]).
+pub fn open(path: &Path, opts: &Options) -> Result<Capture> {
+    if is_stream(path) {
+        let (cap, _) = open_stream(path, opts)?;
+        return Ok(cap);
+    }
+    open_named(path, &display_name(path), &stem_of(path), opts).map(|(c, _)| c)
+}
+
+fn open_named(path: &Path, name: &str, stem: &str, opts: &Options) -> Result<(Capture, Format)> {
+    let mut f = File::open(path).map_err(|e| Error::io(name, e))?;
     let format = match opts.format {
         Some(f) => f,
         None => {
-            let mut head = vec![0u8; 8192];
-            let mut n = 0;
-            while n < head.len() {
-                let k = f.read(&mut head[n..]).map_err(|e| Error::io(&name, e))?;
-                if k == 0 {
-                    break;
-                }
-                n += k;
-            }
-            head.truncate(n);
-            f.seek(SeekFrom::Start(0))
-                .map_err(|e| Error::io(&name, e))?;
-            if n == 0 {
-                return Err(Error::format(&name, Place::File, "the file is empty"));
-            }
-            detect(&head).ok_or_else(|| {
-                Error::format(
-                    &name,
-                    Place::File,
-                    "unrecognised capture format; name it with --format (sigrok, saleae-csv, \
-                     saleae-bin, vcd, csv, scope-csv, cyclelog, native)",
-                )
-            })?
+            let head = read_head(&mut f, name)?;
+            f.seek(SeekFrom::Start(0)).map_err(|e| Error::io(name, e))?;
+            detect_or_forced(&head, name, None)?
         }
     };
-    let stem = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "ch".into());
-    read_format(f, format, &name, &stem, opts)
+    Ok((read_format(f, format, name, stem, opts)?, format))
+}
+
+/// Most bytes spooled from a stream for a format that needs seeking: 64 GiB.
+const MAX_SPOOL: u64 = 64 << 30;
+
+/// A stream made seekable: its content in a temporary file (deleted when dropped).
+pub struct Spooled {
+    pub file: tempfile::NamedTempFile,
+}
+
+/// Reads the head of a stream, detects (or takes) its format and either reads it straight
+/// on (every text format, Saleae binary, native: the head is chained back in front of the
+/// rest, so nothing is lost) or, for a format that needs seeking (sigrok sessions are zip
+/// files, whose directory is at the end), spools it to a temporary file first.
+/// Returns the capture and its format.
+pub fn open_stream(path: &Path, opts: &Options) -> Result<(Capture, Format)> {
+    let name = display_name(path);
+    match stream_input(path, opts)? {
+        StreamInput::Loaded(c, f) => Ok((c, f)),
+        StreamInput::Spooled(sp, f) => {
+            let o = Options {
+                format: Some(f),
+                ..opts.clone()
+            };
+            open_named(sp.file.path(), &name, &stem_of(path), &o)
+        }
+    }
+}
+
+enum StreamInput {
+    Loaded(Capture, Format),
+    Spooled(Spooled, Format),
+}
+
+fn stream_input(path: &Path, opts: &Options) -> Result<StreamInput> {
+    let name = display_name(path);
+    let mut r: Box<dyn Read> = if path.as_os_str() == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        Box::new(File::open(path).map_err(|e| Error::io(&name, e))?)
+    };
+    let head = read_head(&mut r, &name)?;
+    let format = detect_or_forced(&head, &name, opts.format)?;
+    if format != Format::Sigrok {
+        let chained = std::io::Cursor::new(head).chain(r);
+        let cap = read_stream(chained, format, &name, &stem_of(path), opts)?;
+        return Ok(StreamInput::Loaded(cap, format));
+    }
+    if !head.starts_with(b"PK\x03\x04") && !head.starts_with(b"PK\x05\x06") {
+        return Err(Error::format(
+            &name,
+            Place::Byte(0),
+            "not a sigrok session: a .sr file is a zip archive, which starts with 'PK'",
+        ));
+    }
+    let mut file = tempfile::NamedTempFile::new()
+        .map_err(|e| Error::io(&format!("{name} (spooling to a temporary file)"), e))?;
+    let mut all = std::io::Cursor::new(head).chain(r).take(MAX_SPOOL + 1);
+    let n = std::io::copy(&mut all, file.as_file_mut())
+        .map_err(|e| Error::io(&format!("{name} (spooling to a temporary file)"), e))?;
+    if n > MAX_SPOOL {
+        return Err(Error::format(
+            &name,
+            Place::Byte(MAX_SPOOL),
+            "a sigrok session read from a stream is spooled to a temporary file, and this one \
+             passes 64 GiB",
+        ));
+    }
+    Ok(StreamInput::Spooled(Spooled { file }, format))
 }
 
 /// Reads from any seekable reader in the given format. `name` is the file name for
@@ -228,7 +381,27 @@ pub fn read_format<R: Read + Seek>(
     stem: &str,
     opts: &Options,
 ) -> Result<Capture> {
-    let cap = read_inner(r, format, name, stem, opts)?;
+    let cap = match format {
+        Format::Sigrok => sigrok::read_opts(BufReader::with_capacity(1 << 16, r), name, opts)?,
+        _ => read_stream_inner(r, format, name, stem, opts)?,
+    };
+    check_range(cap, name)
+}
+
+/// Reads from a reader that cannot seek, in any format but sigrok (a zip needs seeking:
+/// see [`open_stream`]).
+pub fn read_stream<R: Read>(
+    r: R,
+    format: Format,
+    name: &str,
+    stem: &str,
+    opts: &Options,
+) -> Result<Capture> {
+    let cap = read_stream_inner(r, format, name, stem, opts)?;
+    check_range(cap, name)
+}
+
+fn check_range(cap: Capture, name: &str) -> Result<Capture> {
     // Every consumer subtracts edge times: keep them where differences cannot overflow.
     const LIMIT: i64 = 1 << 62;
     if cap.start.0 < -LIMIT || cap.end.0 > LIMIT || cap.end < cap.start {
@@ -244,30 +417,29 @@ pub fn read_format<R: Read + Seek>(
     Ok(cap)
 }
 
-fn read_inner<R: Read + Seek>(
+fn read_stream_inner<R: Read>(
     r: R,
     format: Format,
     name: &str,
     stem: &str,
     opts: &Options,
 ) -> Result<Capture> {
-    let br = BufReader::with_capacity(1 << 16, r);
+    fn text<R: Read>(r: R) -> BufReader<limits::LineCap<R>> {
+        BufReader::with_capacity(1 << 16, limits::LineCap::new(r))
+    }
     match format {
-        Format::Sigrok => {
-            sigrok::read_with(br, name, opts.samplerate_hz, opts.only_channels.as_deref())
+        Format::Sigrok => Err(Error::usage(format!(
+            "{name}: a sigrok session cannot be read from a stream without spooling"
+        ))),
+        Format::SaleaeCsv => saleae_csv::read_opts(text(r), name, opts),
+        Format::SaleaeBin => {
+            saleae_bin::read_opts(BufReader::with_capacity(1 << 16, r), name, stem, opts)
         }
-        Format::SaleaeCsv => saleae_csv::read(br, name, opts.samplerate_hz),
-        Format::SaleaeBin => saleae_bin::read(br, name, stem, opts.samplerate_hz),
-        Format::Vcd => vcd::read(br, name),
-        Format::Csv => csv::read(br, name, opts.samplerate_hz),
-        Format::ScopeCsv => scope_csv::read(br, name, opts),
-        Format::CycleLog => cyclelog::read(br, name, opts.cpu_hz),
-        Format::Native => {
-            let mut v = Vec::new();
-            let mut br = br;
-            br.read_to_end(&mut v).map_err(|e| Error::io(name, e))?;
-            native::read(&v, name)
-        }
+        Format::Vcd => vcd::read_opts(BufReader::with_capacity(1 << 16, r), name, opts),
+        Format::Csv => csv::read_opts(text(r), name, opts),
+        Format::ScopeCsv => scope_csv::read(text(r), name, opts),
+        Format::CycleLog => cyclelog::read(text(r), name, opts.cpu_hz),
+        Format::Native => native::read_stream(r, name),
     }
 }
 
@@ -322,49 +494,120 @@ pub struct Merged {
     /// Per channel of `capture`: whether its edges were decoded (false only for sigrok
     /// channels that `only_channels` left out).
     pub decoded: Vec<bool>,
+    /// The format of each input file, in order.
+    pub formats: Vec<Format>,
 }
 
-/// Opens several files (each in the given format) and merges them with [`merge`].
+/// One input of [`open_merged`], ready to read: a regular file (maybe a spooled stream)
+/// or a stream already read.
+struct Prepared {
+    path: std::path::PathBuf,
+    name: String,
+    stem: String,
+    format: Format,
+    loaded: Option<Capture>,
+    _spool: Option<Spooled>,
+}
+
+fn prepare(path: &Path, format: Option<Format>, opts: &Options) -> Result<Prepared> {
+    let name = display_name(path);
+    let stem = stem_of(path);
+    if !is_stream(path) {
+        let format = match format {
+            Some(f) => f,
+            None => detect_path(path)?,
+        };
+        return Ok(Prepared {
+            path: path.to_path_buf(),
+            name,
+            stem,
+            format,
+            loaded: None,
+            _spool: None,
+        });
+    }
+    let o = Options {
+        format,
+        ..opts.clone()
+    };
+    Ok(match stream_input(path, &o)? {
+        StreamInput::Loaded(c, f) => Prepared {
+            path: path.to_path_buf(),
+            name,
+            stem,
+            format: f,
+            loaded: Some(c),
+            _spool: None,
+        },
+        StreamInput::Spooled(sp, f) => Prepared {
+            path: sp.file.path().to_path_buf(),
+            name,
+            stem,
+            format: f,
+            loaded: None,
+            _spool: Some(sp),
+        },
+    })
+}
+
+/// Opens several files (each in the given format, or the detected one when None) and
+/// merges them with [`merge`]. A path may be `-` (standard input), a pipe or a FIFO: see
+/// [`open_stream`].
 ///
 /// `opts.only_channels` names channels of the MERGED capture: a `#N` counts over all
 /// files (as [`Capture::channel_index`] does on the result), so it is mapped to its file
 /// and that file's own index before any selective decoding; a name selects that channel
 /// in every file that has one. A requested channel is therefore always decoded,
 /// whatever else is requested.
-pub fn open_merged(files: &[(&Path, Format)], opts: &Options) -> Result<Merged> {
+pub fn open_merged(files: &[(&Path, Option<Format>)], opts: &Options) -> Result<Merged> {
     let all = Options {
         only_channels: None,
         ..opts.clone()
     };
+    let mut inputs = Vec::with_capacity(files.len());
+    for (p, f) in files {
+        inputs.push(prepare(p, *f, &all)?);
+    }
+    let formats: Vec<Format> = inputs.iter().map(|p| p.format).collect();
+    let read = |p: &Prepared, only: Option<Vec<String>>| -> Result<Capture> {
+        let o = Options {
+            format: Some(p.format),
+            only_channels: only,
+            ..all.clone()
+        };
+        open_named(&p.path, &p.name, &p.stem, &o).map(|(c, _)| c)
+    };
     let Some(only) = &opts.only_channels else {
         let mut caps = Vec::new();
-        for (p, f) in files {
-            let o = Options {
-                format: Some(*f),
-                ..all.clone()
+        for p in &mut inputs {
+            let c = match p.loaded.take() {
+                Some(c) => c,
+                None => read(p, None)?,
             };
-            caps.push((p.display().to_string(), open(p, &o)?));
+            caps.push((p.name.clone(), c));
         }
         let capture = merge(caps)?.ok_or_else(|| Error::usage("no input file"))?;
         let decoded = vec![true; capture.channels.len()];
-        return Ok(Merged { capture, decoded });
+        return Ok(Merged {
+            capture,
+            decoded,
+            formats,
+        });
     };
     // Pass 1: channel names of every file (sigrok: from the metadata alone; other
     // formats are read whole once, as they have no selective decoding).
     let mut names: Vec<Vec<String>> = Vec::new();
     let mut done: Vec<Option<Capture>> = Vec::new();
-    for (p, f) in files {
-        if *f == Format::Sigrok {
-            let name = p.display().to_string();
-            let r = File::open(p).map_err(|e| Error::io(&name, e))?;
-            names.push(sigrok::channel_names(BufReader::new(r), &name)?);
+    for p in &mut inputs {
+        if p.format == Format::Sigrok && p.loaded.is_none() {
+            let r = File::open(&p.path).map_err(|e| Error::io(&p.name, e))?;
+            names.push(sigrok::channel_names(BufReader::new(r), &p.name)?);
             done.push(None);
         } else {
-            let o = Options {
-                format: Some(*f),
-                ..all.clone()
+            let c = match p.loaded.take() {
+                Some(c) => c,
+                None => read(p, None)?,
             };
-            let c = open(p, &o)?;
             names.push(c.channels.iter().map(|c| c.name.clone()).collect());
             done.push(Some(c));
         }
@@ -397,25 +640,32 @@ pub fn open_merged(files: &[(&Path, Format)], opts: &Options) -> Result<Merged> 
     }
     let mut caps = Vec::new();
     let mut decoded = Vec::with_capacity(total);
-    for (k, ((p, f), c)) in files.iter().zip(done).enumerate() {
+    for (k, (p, c)) in inputs.iter().zip(done).enumerate() {
         let c = match c {
             Some(c) => {
                 decoded.extend(std::iter::repeat_n(true, c.channels.len()));
                 c
             }
             None => {
-                let o = Options {
-                    format: Some(*f),
-                    only_channels: Some(wanted[k].iter().map(|j| format!("#{j}")).collect()),
-                    ..all.clone()
-                };
-                let c = open(p, &o)?;
+                // digital channels by this file's index; other names (analog channels,
+                // measured through a threshold) by name
+                let mut sel: Vec<String> = wanted[k].iter().map(|j| format!("#{j}")).collect();
+                sel.extend(
+                    only.iter()
+                        .filter(|o| !o.starts_with('#') && !names[k].contains(o))
+                        .cloned(),
+                );
+                let c = read(p, Some(sel))?;
                 decoded.extend((0..c.channels.len()).map(|j| wanted[k].contains(&j)));
                 c
             }
         };
-        caps.push((p.display().to_string(), c));
+        caps.push((p.name.clone(), c));
     }
     let capture = merge(caps)?.ok_or_else(|| Error::usage("no input file"))?;
-    Ok(Merged { capture, decoded })
+    Ok(Merged {
+        capture,
+        decoded,
+        formats,
+    })
 }

@@ -56,6 +56,45 @@ pub fn sniff(head: &[u8]) -> bool {
     head.starts_with(crate::export::native::MAGIC)
 }
 
+/// Most bytes of a native capture: 1 GiB (a larger one holds more edges than an import
+/// may keep, [`super::limits::DEFAULT_MAX_EDGES`]).
+pub const MAX_BYTES: u64 = 1 << 30;
+
+/// Reads a native capture from a stream: the identifier is checked before anything else
+/// is read, and at most [`MAX_BYTES`] are read.
+pub fn read_stream<R: std::io::Read>(r: R, file: &str) -> Result<Capture> {
+    use std::io::Read;
+    let magic = crate::export::native::MAGIC;
+    let mut r = r.take(MAX_BYTES + 1);
+    let mut v = vec![0u8; magic.len()];
+    let mut n = 0;
+    while n < v.len() {
+        match r.read(&mut v[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(Error::io(file, e)),
+        }
+    }
+    v.truncate(n);
+    if !sniff(&v) {
+        return Err(Error::format(
+            file,
+            Place::Byte(0),
+            "not a latscope native capture (no identifier)",
+        ));
+    }
+    r.read_to_end(&mut v).map_err(|e| Error::io(file, e))?;
+    if v.len() as u64 > MAX_BYTES {
+        return Err(Error::format(
+            file,
+            Place::Byte(MAX_BYTES),
+            "larger than 1 GiB: more edges than one import may keep",
+        ));
+    }
+    read(&v, file)
+}
+
 /// Parses a native capture held in memory; `file` names it in errors.
 pub fn read(bytes: &[u8], file: &str) -> Result<Capture> {
     let mut c = Cur {
@@ -92,6 +131,7 @@ pub fn read(bytes: &[u8], file: &str) -> Result<Capture> {
     let na = c.u32("analog channel count")? as usize;
     let source = c.str("source")?;
     let mut channels = Vec::with_capacity(nd.min(4096));
+    let mut kept: u64 = 0;
     for i in 0..nd {
         let name = c.str(&format!("name of digital channel {i}"))?;
         let init = c.take(1, "initial level")?[0];
@@ -105,6 +145,13 @@ pub fn read(bytes: &[u8], file: &str) -> Result<Capture> {
         if nbytes > (bytes.len() - c.pos) as u64 || n > nbytes {
             return Err(c.err(format!(
                 "channel '{name}': {n} edges in {nbytes} bytes do not fit the file"
+            )));
+        }
+        kept += n;
+        if kept > super::limits::DEFAULT_MAX_EDGES {
+            return Err(c.err(format!(
+                "channel '{name}': more than {} edges in all (more than one import may keep)",
+                super::limits::DEFAULT_MAX_EDGES
             )));
         }
         let data_at = c.pos;

@@ -93,6 +93,30 @@ fn rate_of(f: f64) -> Option<u64> {
 
 /// Reads one Saleae binary export file; `name` becomes the channel name.
 pub fn read<R: Read>(r: R, file: &str, name: &str, samplerate: Option<u64>) -> Result<Capture> {
+    read_warn(r, file, name, samplerate, &Default::default(), None)
+}
+
+/// [`read`] with every import option (sample rate, warnings).
+pub fn read_opts<R: Read>(r: R, file: &str, name: &str, opts: &super::Options) -> Result<Capture> {
+    read_warn(
+        r,
+        file,
+        name,
+        opts.samplerate_hz,
+        &opts.warnings,
+        opts.max_edges,
+    )
+}
+
+fn read_warn<R: Read>(
+    r: R,
+    file: &str,
+    name: &str,
+    samplerate: Option<u64>,
+    warnings: &super::Warnings,
+    max_edges: Option<u64>,
+) -> Result<Capture> {
+    let budget = max_edges.unwrap_or(super::limits::DEFAULT_MAX_EDGES);
     let mut d = Rd { r, pos: 0, file };
     let magic = d.bytes::<8>("the identifier")?;
     if &magic != b"<SALEAE>" {
@@ -142,6 +166,12 @@ pub fn read<R: Read>(r: R, file: &str, name: &str, samplerate: Option<u64>) -> R
                 lv = !lv;
                 b.set(0, Picos(t), lv);
                 last = t;
+                if b.kept > budget {
+                    return Err(d.err(format!(
+                        "more than {budget} transitions: more than one import may keep \
+                         (--max-edges raises the limit)"
+                    )));
+                }
             }
             start = begin;
             end = endt;
@@ -157,7 +187,9 @@ pub fn read<R: Read>(r: R, file: &str, name: &str, samplerate: Option<u64>) -> R
             for c in 0..chunks {
                 let init = d.u32("initial_state")? != 0;
                 let sr = rate_of(d.f64("sample_rate")?);
-                super::check_stated_rate(file, sr, samplerate)?;
+                if c == 0 {
+                    super::check_stated_rate(file, sr, samplerate, warnings)?;
+                }
                 let r = samplerate.or(sr);
                 if r0.is_none() {
                     r0 = r;
@@ -194,6 +226,12 @@ pub fn read<R: Read>(r: R, file: &str, name: &str, samplerate: Option<u64>) -> R
                     }
                     lv = !lv;
                     b.set(0, Picos(t), lv);
+                    if b.kept > budget {
+                        return Err(d.err(format!(
+                            "more than {budget} transitions: more than one import may keep \
+                             (--max-edges raises the limit)"
+                        )));
+                    }
                     last = t;
                 }
                 e0 = endt;
@@ -295,6 +333,12 @@ pub fn read<R: Read>(r: R, file: &str, name: &str, samplerate: Option<u64>) -> R
 }
 
 fn read_f32s<R: Read>(d: &mut Rd<'_, R>, n: u64) -> Result<Vec<f32>> {
+    if n > super::limits::MAX_ANALOG_SAMPLES {
+        return Err(d.err(format!(
+            "{n} analog samples: more than the {} one import may keep",
+            super::limits::MAX_ANALOG_SAMPLES
+        )));
+    }
     let mut out = Vec::with_capacity(n.min(1 << 24) as usize);
     let mut buf = vec![0u8; 1 << 16];
     let mut left = n

@@ -26,6 +26,22 @@ pub fn read<R: BufRead>(r: R, file: &str, samplerate: Option<u64>) -> Result<Cap
         CsvSettings {
             samplerate,
             default_exp: 12,
+            warnings: Default::default(),
+            max_edges: None,
+        },
+    )
+}
+
+/// [`read`] with every import option (sample rate, warnings).
+pub fn read_opts<R: BufRead>(r: R, file: &str, opts: &super::Options) -> Result<Capture> {
+    read_core(
+        r,
+        file,
+        CsvSettings {
+            samplerate: opts.samplerate_hz,
+            default_exp: 12,
+            warnings: opts.warnings.clone(),
+            max_edges: opts.max_edges,
         },
     )
 }

@@ -46,6 +46,9 @@ fn num(s: &str) -> Option<f64> {
     v.is_finite().then_some(v)
 }
 
+/// Most rows of an oscilloscope CSV (read whole, as thresholds come from its levels).
+pub const MAX_ROWS: usize = 10_000_000;
+
 /// Reads an oscilloscope CSV.
 pub fn read<R: BufRead>(r: R, file: &str, opts: &Options) -> Result<Capture> {
     let mut lines: Vec<(u64, String)> = Vec::new();
@@ -58,6 +61,16 @@ pub fn read<R: BufRead>(r: R, file: &str, opts: &Options) -> Result<Capture> {
         })?;
         let t = l.trim().trim_start_matches('\u{feff}');
         if !t.is_empty() {
+            if lines.len() >= MAX_ROWS {
+                return Err(Error::format(
+                    file,
+                    Place::Line(i as u64 + 1),
+                    format!(
+                        "more than {MAX_ROWS} rows: an oscilloscope CSV is read whole, and this \
+                         one is larger than one import may hold (export fewer points)"
+                    ),
+                ));
+            }
             lines.push((i as u64 + 1, t.to_string()));
         }
     }
@@ -252,6 +265,29 @@ pub fn digitize(
     hysteresis: Option<f64>,
 ) -> DigitalChannel {
     let (th, h) = levels(v, threshold, hysteresis);
+    digitize_at(name, |i| t[i], v, th, h)
+}
+
+/// [`digitize`] for a trace sampled at `start + i × interval` (no time array), with the
+/// threshold and hysteresis already chosen (see [`levels`]).
+pub fn digitize_uniform(
+    name: &str,
+    start: i64,
+    interval: i64,
+    v: &[f32],
+    th: f64,
+    h: f64,
+) -> DigitalChannel {
+    digitize_at(
+        name,
+        |i| start.saturating_add((i as i64).saturating_mul(interval)),
+        v,
+        th,
+        h,
+    )
+}
+
+fn digitize_at(name: &str, t: impl Fn(usize) -> i64, v: &[f32], th: f64, h: f64) -> DigitalChannel {
     let (hi, lo) = (th + h / 2.0, th - h / 2.0);
     let mut ch = DigitalChannel {
         name: name.to_string(),
@@ -271,8 +307,8 @@ pub fn digitize(
             if x < lo {
                 let j = last_other.min(i - 1);
                 let te =
-                    cross(t, v, j, th).max(ch.edges.last().map(|e| e.0 + 1).unwrap_or(i64::MIN));
-                ch.edges.push(Picos(te.min(t[i])));
+                    cross(&t, v, j, th).max(ch.edges.last().map(|e| e.0 + 1).unwrap_or(i64::MIN));
+                ch.edges.push(Picos(te.min(t(i))));
                 level = false;
                 last_other = i;
             }
@@ -283,8 +319,8 @@ pub fn digitize(
             if x > hi {
                 let j = last_other.min(i - 1);
                 let te =
-                    cross(t, v, j, th).max(ch.edges.last().map(|e| e.0 + 1).unwrap_or(i64::MIN));
-                ch.edges.push(Picos(te.min(t[i])));
+                    cross(&t, v, j, th).max(ch.edges.last().map(|e| e.0 + 1).unwrap_or(i64::MIN));
+                ch.edges.push(Picos(te.min(t(i))));
                 level = true;
                 last_other = i;
             }
@@ -294,13 +330,14 @@ pub fn digitize(
 }
 
 /// Time at which the segment j..j+1 crosses th (clamped to the segment).
-fn cross(t: &[i64], v: &[f32], j: usize, th: f64) -> i64 {
+fn cross(t: &impl Fn(usize) -> i64, v: &[f32], j: usize, th: f64) -> i64 {
     let (a, b) = (v[j] as f64, v[j + 1] as f64);
+    let (tj, tk) = (t(j), t(j + 1));
     if (b - a).abs() < f64::EPSILON {
-        return t[j + 1];
+        return tk;
     }
     let f = ((th - a) / (b - a)).clamp(0.0, 1.0);
-    t[j] + ((t[j + 1] - t[j]) as f64 * f).round() as i64
+    tj + ((tk - tj) as f64 * f).round() as i64
 }
 
 #[cfg(test)]

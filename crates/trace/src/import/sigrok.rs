@@ -7,11 +7,49 @@
 //! sample replicated to the word width, so runs of unchanged samples cost about one
 //! comparison per 8 bytes.
 
+use super::limits::{Declared, MAX_ANALOG_SAMPLES, MAX_META};
+use super::Options;
 use crate::error::{Error, Place, Result};
 use latscope_core::capture::{AnalogChannel, Capture, DigitalChannel};
 use latscope_core::time::{Picos, PS_PER_S};
 use std::collections::BTreeMap;
 use std::io::{Read, Seek};
+
+/// Refuses archives whose entries share a name or overlap (one compressed stream named by
+/// several entries multiplies the work of reading it: a "zip bomb").
+fn check_layout<R: Read + Seek>(z: &mut zip::ZipArchive<R>, file: &str) -> Result<()> {
+    let mut spans: Vec<(u64, u64, String)> = Vec::with_capacity(z.len());
+    let mut names = std::collections::HashSet::with_capacity(z.len());
+    for i in 0..z.len() {
+        let e = z
+            .by_index_raw(i)
+            .map_err(|er| Error::format(file, Place::File, format!("zip entry {i}: {er}")))?;
+        let name = e.name().to_string();
+        let end = e.data_start().saturating_add(e.compressed_size());
+        spans.push((e.header_start(), end, name.clone()));
+        if !names.insert(name.clone()) {
+            return Err(Error::format(
+                file,
+                Place::Entry(name, None),
+                "present twice in the archive: refused (a damaged or hostile archive)",
+            ));
+        }
+    }
+    spans.sort();
+    for w in spans.windows(2) {
+        if w[1].0 < w[0].1 {
+            return Err(Error::format(
+                file,
+                Place::Entry(w[1].2.clone(), None),
+                format!(
+                    "overlaps entry '{}' in the archive: refused (a damaged or hostile archive)",
+                    w[0].2
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
 
 /// Parsed `metadata` of one device.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -118,6 +156,8 @@ pub struct Decoder {
     pub first: Option<u64>,
     /// Edge sample indices per bit (64 bits).
     pub edges: Vec<Vec<u64>>,
+    /// Edges kept so far over all bits.
+    pub kept: u64,
 }
 
 #[inline(always)]
@@ -126,7 +166,13 @@ fn word(b: &[u8], i: usize, u: usize) -> u64 {
         1 => b[i] as u64,
         2 => u16::from_le_bytes([b[i], b[i + 1]]) as u64,
         4 => u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]) as u64,
-        _ => u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or([0; 8])),
+        8 => u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or([0; 8])),
+        _ => {
+            // 3, 5, 6 or 7 bytes (libsigrok writes what the device delivers)
+            let mut w = [0u8; 8];
+            w[..u].copy_from_slice(&b[i..i + u]);
+            u64::from_le_bytes(w)
+        }
     }
 }
 
@@ -145,16 +191,17 @@ fn replicate(w: u64, u: usize) -> u64 {
 }
 
 impl Decoder {
-    /// `unit` in bytes (1, 2, 4, 8); `mask` selects the bits whose edges are kept.
+    /// `unit` in bytes (1 to 8); `mask` selects the bits whose edges are kept.
     pub fn new(unit: usize, mask: u64) -> Decoder {
         Decoder {
-            unit,
+            unit: unit.clamp(1, 8),
             mask,
             prev: 0,
             pat: 0,
             samples: 0,
             first: None,
             edges: vec![Vec::new(); 64],
+            kept: 0,
         }
     }
 
@@ -164,6 +211,7 @@ impl Decoder {
         while d != 0 {
             let bit = d.trailing_zeros() as usize;
             self.edges[bit].push(idx);
+            self.kept += 1;
             d &= d - 1;
         }
         self.prev = w;
@@ -175,7 +223,11 @@ impl Decoder {
         match self.unit {
             1 => self.feed_u::<1>(buf),
             2 => self.feed_u::<2>(buf),
+            3 => self.feed_u::<3>(buf),
             4 => self.feed_u::<4>(buf),
+            5 => self.feed_u::<5>(buf),
+            6 => self.feed_u::<6>(buf),
+            7 => self.feed_u::<7>(buf),
             _ => self.feed_u::<8>(buf),
         }
     }
@@ -200,7 +252,9 @@ impl Decoder {
         }
         let mut pat32 = [0u8; 32];
         let mut pat_of: Option<u64> = None;
-        while i + 8 <= n {
+        // the word-wide skip needs a unit that divides 8
+        let fast = 8 % u == 0;
+        while fast && i + 8 <= n {
             // fast skip of unchanged samples: 32 bytes at a time (vector compare), then 8
             if pat_of != Some(self.pat) {
                 for k in 0..4 {
@@ -299,21 +353,24 @@ fn read_small<R: Read + Seek>(
             ))
         }
     };
-    if e.size() > 1 << 20 {
+    if e.size() > MAX_META {
         return Err(Error::format(
             file,
             Place::Entry(name.into(), None),
-            "implausibly large (> 1 MiB)",
+            format!("implausibly large ({} bytes, at most 1 MiB)", e.size()),
         ));
     }
+    let declared = e.size();
     let mut s = Vec::new();
-    e.read_to_end(&mut s).map_err(|er| {
-        Error::format(
-            file,
-            Place::Entry(name.into(), None),
-            format!("cannot read: {er}"),
-        )
-    })?;
+    Declared::new(&mut e, declared, "its declared size")
+        .read_to_end(&mut s)
+        .map_err(|er| {
+            Error::format(
+                file,
+                Place::Entry(name.into(), None),
+                format!("cannot read: {er}"),
+            )
+        })?;
     Ok(Some(String::from_utf8_lossy(&s).into_owned()))
 }
 
@@ -322,6 +379,12 @@ fn read_small<R: Read + Seek>(
 /// time in the capture, so it is an error naming both).
 pub fn read<R: Read + Seek>(r: R, file: &str, samplerate: Option<u64>) -> Result<Capture> {
     read_with(r, file, samplerate, None)
+}
+
+/// Like [`read_with`], with every import option (sample rate, channels, edge budget,
+/// warnings).
+pub fn read_opts<R: Read + Seek>(r: R, file: &str, opts: &Options) -> Result<Capture> {
+    read_impl(r, file, opts)
 }
 
 /// The channel names of a sigrok session, in capture order, from its metadata alone (no
@@ -344,7 +407,20 @@ pub fn read_with<R: Read + Seek>(
     samplerate: Option<u64>,
     only: Option<&[String]>,
 ) -> Result<Capture> {
+    let opts = Options {
+        samplerate_hz: samplerate,
+        only_channels: only.map(<[String]>::to_vec),
+        ..Default::default()
+    };
+    read_impl(r, file, &opts)
+}
+
+fn read_impl<R: Read + Seek>(r: R, file: &str, opts: &Options) -> Result<Capture> {
+    let samplerate = opts.samplerate_hz;
+    let only = opts.only_channels.as_deref();
+    let budget = opts.edge_budget();
     let mut z = zip::ZipArchive::new(r).map_err(|e| zip_err(file, e))?;
+    check_layout(&mut z, file)?;
     let version = read_small(&mut z, file, "version")?.ok_or_else(|| {
         Error::format(
             file,
@@ -364,7 +440,7 @@ pub fn read_with<R: Read + Seek>(
         .ok_or_else(|| Error::format(file, Place::File, "no 'metadata' entry"))?;
     let m = parse_metadata(&meta, file)?;
     let mplace = || Place::Entry("metadata".into(), None);
-    super::check_stated_rate(file, m.samplerate_hz, samplerate)?;
+    super::check_stated_rate(file, m.samplerate_hz, samplerate, &opts.warnings)?;
     let rate = samplerate.or(m.samplerate_hz).ok_or_else(|| {
         Error::format(
             file,
@@ -378,27 +454,22 @@ pub fn read_with<R: Read + Seek>(
     let total = m.total_probes.unwrap_or(m.probes.len() as u32);
     let unit = match m.unitsize {
         Some(u) => u,
-        None => match total {
-            0..=8 => 1,
-            9..=16 => 2,
-            17..=32 => 4,
-            _ => 8,
-        },
+        // as libsigrok: enough bytes for the highest enabled probe (old sessions declare
+        // more probes than they store)
+        None => {
+            let hi = m.probes.iter().map(|(b, _)| b + 1).max().unwrap_or(total);
+            hi.clamp(1, 64).div_ceil(8)
+        }
     };
-    if ![1, 2, 4, 8].contains(&unit) {
+    if !(1..=8).contains(&unit) {
         return Err(Error::format(
             file,
             mplace(),
-            format!("unitsize {unit} is not 1, 2, 4 or 8"),
+            format!("unitsize {unit} is not between 1 and 8 bytes"),
         ));
     }
-    if total > unit * 8 {
-        return Err(Error::format(
-            file,
-            mplace(),
-            format!("contradictory metadata: {total} probes do not fit a unitsize of {unit} bytes"),
-        ));
-    }
+    // `total probes` may exceed the unit size (version-1 sessions declare 16 probes and
+    // store only the enabled ones in one byte): only the enabled probes must fit.
     let mut mask = 0u64;
     for (bit, name) in &m.probes {
         if *bit >= unit * 8 || (m.total_probes.is_some() && *bit >= total) {
@@ -479,9 +550,11 @@ pub fn read_with<R: Read + Seek>(
     let mut dec = Decoder::new(u, mask);
     let mut buf = vec![0u8; 1 << 20];
     for (_, idx, name) in &logic {
-        let mut e = z
+        let e = z
             .by_index(*idx)
             .map_err(|er| Error::format(file, Place::Entry(name.clone(), None), er.to_string()))?;
+        let declared = e.size();
+        let mut e = Declared::new(e, declared, "its declared size");
         let mut carry = 0usize;
         let mut off: u64 = 0;
         loop {
@@ -503,6 +576,16 @@ pub fn read_with<R: Read + Seek>(
             let have = carry + k;
             let whole = have - have % u;
             dec.feed(&buf[..whole]);
+            if dec.kept > budget {
+                return Err(Error::format(
+                    file,
+                    Place::Entry(name.clone(), Some(off)),
+                    format!(
+                        "more than {budget} edges on the channels read: more than one import \
+                         may keep (measure fewer channels, or raise the limit with --max-edges)"
+                    ),
+                ));
+            }
             buf.copy_within(whole..have, 0);
             carry = have - whole;
         }
@@ -514,8 +597,24 @@ pub fn read_with<R: Read + Seek>(
             ));
         }
     }
-    let to_ps =
-        |idx: u64| -> Picos { Picos((idx as i128 * PS_PER_S as i128 / rate as i128) as i64) };
+    // times must stay within ±2^62 ps (53 days); a wrong stated rate can be overridden
+    let span = dec.samples as i128 * PS_PER_S as i128 / rate as i128;
+    if span > 1i128 << 62 {
+        return Err(Error::format(
+            file,
+            mplace(),
+            format!(
+                "{} samples at {} span {} days, more than the 53 a capture may: if the stated \
+                 rate is wrong, give the real one with --samplerate",
+                dec.samples,
+                super::format_hz(rate),
+                span / (86_400 * PS_PER_S as i128)
+            ),
+        ));
+    }
+    let to_ps = |idx: u64| -> Picos {
+        Picos((idx as i128 * PS_PER_S as i128 / rate as i128).min(i64::MAX as i128) as i64)
+    };
     let first = dec.first.unwrap_or(0);
     let mut probes = m.probes.clone();
     probes.sort();
@@ -533,9 +632,18 @@ pub fn read_with<R: Read + Seek>(
     // analog: float32 LE streams per channel
     let interval = Picos(PS_PER_S / rate as i64).max(Picos(1));
     let mut analog_out = Vec::new();
-    // measurements read digital channels only: skip analog data when asked for a subset
-    if only.is_some() {
-        analog.clear();
+    let mut analog_kept: u64 = 0;
+    // asked for a subset: read only the analog channels named in it (measured through a
+    // threshold, see `import::analog`)
+    if let Some(only) = only {
+        let name_of = |n: &u32| {
+            m.analog
+                .iter()
+                .find(|(k, _)| k == n)
+                .map(|(_, s)| s.clone())
+                .unwrap_or_else(|| format!("A{n}"))
+        };
+        analog.retain(|n, _| only.contains(&name_of(n)));
     }
     for (n, mut parts) in analog {
         parts.sort();
@@ -547,17 +655,31 @@ pub fn read_with<R: Read + Seek>(
             .unwrap_or_else(|| format!("A{n}"));
         let mut values = Vec::new();
         for (_, idx, ename) in parts {
-            let mut e = z.by_index(idx).map_err(|er| {
+            let e = z.by_index(idx).map_err(|er| {
                 Error::format(file, Place::Entry(ename.clone(), None), er.to_string())
             })?;
-            let mut bytes = Vec::new();
-            e.read_to_end(&mut bytes).map_err(|er| {
-                Error::format(
+            let declared = e.size();
+            analog_kept += declared / 4;
+            if analog_kept > MAX_ANALOG_SAMPLES {
+                return Err(Error::format(
                     file,
                     Place::Entry(ename.clone(), None),
-                    format!("corrupt or truncated data: {er}"),
-                )
-            })?;
+                    format!(
+                        "more than {MAX_ANALOG_SAMPLES} analog samples in all: more than one \
+                         import may keep"
+                    ),
+                ));
+            }
+            let mut bytes = Vec::with_capacity(declared as usize);
+            Declared::new(e, declared, "its declared size")
+                .read_to_end(&mut bytes)
+                .map_err(|er| {
+                    Error::format(
+                        file,
+                        Place::Entry(ename.clone(), None),
+                        format!("corrupt or truncated data: {er}"),
+                    )
+                })?;
             if bytes.len() % 4 != 0 {
                 return Err(Error::format(
                     file,

@@ -24,6 +24,10 @@ pub(crate) struct Tokens<R: Read> {
     eof: bool,
     tok: Vec<u8>,
     pub tok_line: u64,
+    /// The last token was the first on its line.
+    pub tok_first: bool,
+    /// A line break was passed since the last token.
+    newline: bool,
 }
 
 impl<R: Read> Tokens<R> {
@@ -37,6 +41,8 @@ impl<R: Read> Tokens<R> {
             eof: false,
             tok: Vec::with_capacity(64),
             tok_line: 1,
+            tok_first: true,
+            newline: true,
         }
     }
     fn fill(&mut self) -> std::io::Result<bool> {
@@ -59,6 +65,21 @@ impl<R: Read> Tokens<R> {
             }
         }
     }
+    /// Skips the rest of the current line (after a token).
+    pub fn skip_line(&mut self) -> std::io::Result<()> {
+        loop {
+            if self.pos >= self.len && !self.fill()? {
+                return Ok(());
+            }
+            let b = self.buf[self.pos];
+            self.pos += 1;
+            if b == b'\n' {
+                self.line += 1;
+                self.newline = true;
+                return Ok(());
+            }
+        }
+    }
     /// Gives a token's buffer back for reuse.
     pub fn recycle(&mut self, t: Vec<u8>) {
         self.tok = t;
@@ -74,6 +95,7 @@ impl<R: Read> Tokens<R> {
             if b.is_ascii_whitespace() {
                 if b == b'\n' {
                     self.line += 1;
+                    self.newline = true;
                 }
                 self.pos += 1;
             } else {
@@ -82,6 +104,7 @@ impl<R: Read> Tokens<R> {
         }
         self.tok.clear();
         self.tok_line = self.line;
+        self.tok_first = std::mem::replace(&mut self.newline, false);
         loop {
             if self.pos >= self.len && !self.fill()? {
                 break;
@@ -91,6 +114,13 @@ impl<R: Read> Tokens<R> {
                 self.pos += 1;
             }
             self.tok.extend_from_slice(&self.buf[start..self.pos]);
+            if self.tok.len() > super::limits::MAX_LINE {
+                return Err(std::io::Error::other(format!(
+                    "line {}: a token longer than {} bytes (not a VCD file, or a damaged one)",
+                    self.tok_line,
+                    super::limits::MAX_LINE
+                )));
+            }
             if self.pos < self.len {
                 break;
             }
@@ -130,6 +160,17 @@ fn parse_timescale(s: &str) -> Option<u128> {
 
 /// Reads a VCD stream. `file` names the input in errors.
 pub fn read<R: BufRead>(r: R, file: &str) -> Result<Capture> {
+    read_opts(r, file, &super::Options::default())
+}
+
+/// [`read`] with the import options: the edge budget, and where to leave the warning
+/// about skipped lines (sigrok-cli writes analog values as text lines such as
+/// `A0: -10.0000 V DC` between the value changes; such lines are skipped and counted).
+pub fn read_opts<R: BufRead>(r: R, file: &str, opts: &super::Options) -> Result<Capture> {
+    let budget = opts.edge_budget();
+    let mut skipped: u64 = 0;
+    let mut first_skipped: u64 = 0;
+    let mut analog_kept: u64 = 0;
     let mut tk = Tokens::new(r);
     let io = |e| Error::io(file, e);
     let ferr = |line: u64, msg: String| Error::format(file, Place::Line(line), msg);
@@ -202,6 +243,18 @@ pub fn read<R: BufRead>(r: R, file: &str) -> Result<Capture> {
                     .map_err(|_| ferr(line, format!("$var size '{}' is not a number", body[1])))?;
                 if size == 0 || size > 4096 {
                     return Err(ferr(line, format!("$var size {size} is out of range")));
+                }
+                let bits_now = b.chans.len() + if kind_is_real(&body[0]) { 0 } else { size };
+                if bits_now > super::limits::MAX_CHANNELS
+                    || vars.len() >= super::limits::MAX_CHANNELS
+                {
+                    return Err(ferr(
+                        line,
+                        format!(
+                            "more than {} channels (bits of all $var declarations): refused",
+                            super::limits::MAX_CHANNELS
+                        ),
+                    ));
                 }
                 let id = body[2].as_bytes().to_vec();
                 let mut refs: Vec<&str> = body[3..].iter().map(|s| s.as_str()).collect();
@@ -332,6 +385,16 @@ pub fn read<R: BufRead>(r: R, file: &str) -> Result<Capture> {
                                 format!("bad value '{}'", String::from_utf8_lossy(&val)),
                             )
                         })?;
+                        analog_kept += 1;
+                        if analog_kept > super::limits::MAX_ANALOG_SAMPLES {
+                            return Err(ferr(
+                                vline,
+                                format!(
+                                    "more than {} real values: more than one import may keep",
+                                    super::limits::MAX_ANALOG_SAMPLES
+                                ),
+                            ));
+                        }
                         reals[*ri].push((now, x as f32));
                     }
                 }
@@ -365,6 +428,15 @@ pub fn read<R: BufRead>(r: R, file: &str) -> Result<Capture> {
                     }
                 }
                 cur_raw = Some(raw);
+                if b.kept > budget {
+                    return Err(ferr(
+                        line,
+                        format!(
+                            "more than {budget} edges in all: more than one import may keep \
+                             (--max-edges raises the limit)"
+                        ),
+                    ));
+                }
                 let ps = to_ps(raw);
                 if ps > i64::MAX as i128 {
                     return Err(ferr(
@@ -405,6 +477,14 @@ pub fn read<R: BufRead>(r: R, file: &str) -> Result<Capture> {
                     collect_until_end(&mut tk, file, line, &name)?;
                 }
             },
+            _ if tk.tok_first => {
+                // not a VCD line (sigrok-cli's analog text): skip it, warn once at the end
+                if skipped == 0 {
+                    first_skipped = line;
+                }
+                skipped += 1;
+                tk.skip_line().map_err(io)?;
+            }
             _ => {
                 return Err(ferr(
                     line,
@@ -412,6 +492,12 @@ pub fn read<R: BufRead>(r: R, file: &str) -> Result<Capture> {
                 ))
             }
         }
+    }
+    if skipped > 0 {
+        opts.warnings.push(format!(
+            "{file}: skipped {skipped} line(s) that are not VCD, the first at line \
+             {first_skipped} (sigrok-cli writes analog values as such text lines)"
+        ));
     }
     if let Some((_, vline)) = pending_vec {
         return Err(ferr(
@@ -445,6 +531,10 @@ pub fn read<R: BufRead>(r: R, file: &str) -> Result<Capture> {
     };
     cap.validate()?;
     Ok(cap)
+}
+
+fn kind_is_real(k: &str) -> bool {
+    k == "real" || k == "realtime"
 }
 
 fn parse_range(s: &str) -> Option<(i64, i64)> {

@@ -181,3 +181,56 @@ fn unknown_channel_lists_channels() {
     .unwrap_err();
     assert!(e.to_string().contains("#0 SysTick"), "{e}");
 }
+
+/// Periods on rise / fall / any edges, initial level low or high, against the edge list
+/// filtered by `edges_of` (the definition), with every statistic and the worst places.
+#[test]
+fn periods_on_every_edge_kind_match_the_definition() {
+    let edges: Vec<Picos> = [3, 7, 12, 20, 21, 30, 44, 45, 59]
+        .iter()
+        .map(|&x| us(x))
+        .collect();
+    for initial in [false, true] {
+        let c = Capture {
+            source: "p".into(),
+            samplerate_hz: Some(1_000_000),
+            start: Picos(0),
+            end: us(60),
+            channels: vec![DigitalChannel {
+                name: "X".into(),
+                initial,
+                edges: edges.clone(),
+            }],
+            analog: vec![],
+        };
+        for (e, kind) in [
+            ("rise", Edge::Rise),
+            ("fall", Edge::Fall),
+            ("any", Edge::Any),
+        ] {
+            let sel: Vec<Picos> = c.channels[0].edges_of(kind).collect();
+            let mut want: Vec<(i64, i64)> =
+                sel.windows(2).map(|w| (w[1].0 - w[0].0, w[0].0)).collect();
+            let req = parse_period(&format!("X:{e}"), Some(us(10))).unwrap();
+            let m = &run(&c, &[req], &Settings::default()).unwrap()[0];
+            assert_eq!(m.count as usize, want.len(), "{initial} {e}");
+            let max = want
+                .iter()
+                .max_by_key(|x| (x.0, std::cmp::Reverse(x.1)))
+                .unwrap();
+            assert_eq!(m.max_ns, max.0 as f64 / 1000.0, "{initial} {e}");
+            assert_eq!(m.max_at_ns, max.1 as f64 / 1000.0, "{initial} {e}");
+            want.sort_by_key(|&(v, at)| (std::cmp::Reverse(v), at));
+            let w: Vec<(f64, f64)> = m.worst.iter().map(|i| (i.value_ns, i.at_ns)).collect();
+            let ww: Vec<(f64, f64)> = want
+                .iter()
+                .take(5)
+                .map(|&(v, a)| (v as f64 / 1000.0, a as f64 / 1000.0))
+                .collect();
+            assert_eq!(w, ww, "{initial} {e}");
+            let j = m.jitter.as_ref().unwrap();
+            let dev: Vec<i64> = want.iter().map(|x| x.0 - 10_000_000).collect();
+            assert_eq!(j.max_ns, *dev.iter().max().unwrap() as f64 / 1000.0);
+        }
+    }
+}

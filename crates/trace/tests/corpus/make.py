@@ -29,8 +29,8 @@ put("sr_no_metadata.sr", sr([("version", "2"), ("logic-1-1", b"\0\1")]), "no 'me
 put("sr_bad_version.sr", sr([("version", "7"), ("metadata", META)]), "unsupported session version")
 put("sr_no_samplerate.sr", sr([("version", "2"), ("metadata", META.replace("samplerate=1 MHz\n", "")),
                                ("logic-1-1", b"\0\1")]), "--samplerate")
-put("sr_bad_unitsize.sr", sr([("version", "2"), ("metadata", META.replace("unitsize=1", "unitsize=3")),
-                              ("logic-1-1", b"\0\1\2")]), "unitsize 3")
+put("sr_bad_unitsize.sr", sr([("version", "2"), ("metadata", META.replace("unitsize=1", "unitsize=9")),
+                              ("logic-1-1", b"\0" * 9)]), "unitsize 9")
 put("sr_contradictory.sr", sr([("version", "2"), ("metadata", META + "probe12=X\n"),
                                ("logic-1-1", b"\0\1")]), "contradictory metadata")
 put("sr_chunk_not_multiple.sr", sr([("version", "2"),

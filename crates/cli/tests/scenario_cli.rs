@@ -1,0 +1,96 @@
+//! `latscope scenario` end to end: the table, the JSON contract (roles, `uses`), the
+//! Markdown block the READMEs embed, and the exit status (1 when a prediction is outside
+//! its tolerance, explained or not).
+
+use std::process::Command;
+
+fn latscope() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_latscope"))
+}
+
+#[test]
+fn run_writes_table_json_and_markdown() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("sub/k4.json");
+    let md = dir.path().join("k4.md");
+    let out = latscope()
+        .args(["scenario", "run", "k4perf", "--quick", "--json"])
+        .arg(&json)
+        .arg("--markdown")
+        .arg(&md)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("source: K4perf"), "{text}");
+    assert!(
+        text.contains("derived") && text.contains("not compared"),
+        "{text}"
+    );
+    assert!(!text.to_lowercase().contains("seed"), "{text}");
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    assert!(rows
+        .iter()
+        .all(|r| r["uses"].is_array() && r["role"].is_string()));
+    assert!(rows
+        .iter()
+        .any(|r| r["role"] == "derived" && r["uses"].as_array().unwrap().len() == 2));
+    assert!(v["figures"].as_array().is_some_and(|f| f.len() > 10));
+    let m = std::fs::read_to_string(&md).unwrap();
+    assert!(
+        m.starts_with("<!-- generated: latscope scenario run k4perf"),
+        "{m}"
+    );
+    assert!(
+        m.contains("| cold cache: actor activation | prediction | 29 | 31.976 |"),
+        "{m}"
+    );
+    assert!(m.trim_end().ends_with("<!-- end of generated block -->"));
+}
+
+#[test]
+fn an_explained_miss_still_exits_1_and_says_why() {
+    let out = latscope()
+        .args(["scenario", "run", "freertos-tick", "--quick"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("OUTSIDE (explained)"), "{text}");
+    assert!(
+        text.contains("why (tick WCET from base + measured insertions"),
+        "{text}"
+    );
+}
+
+#[test]
+fn both_outputs_on_stdout_is_an_error() {
+    let out = latscope()
+        .args([
+            "scenario",
+            "run",
+            "k4perf",
+            "--quick",
+            "--json",
+            "-",
+            "--markdown",
+            "-",
+        ])
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--markdown -"), "{err}");
+}
+
+#[test]
+fn list_names_documents_by_title() {
+    let out = latscope().args(["scenario", "list"]).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(
+        "source: Miranda, de Oliveira, Carminati: Analysis of FreeRTOS Overheads on Periodic Tasks"
+    ));
+    assert!(!text.to_lowercase().contains("seed"), "{text}");
+}

@@ -1,0 +1,311 @@
+//! What held a CPU between a timer's expiry and the measuring thread's wake-up, from the
+//! events of that CPU: the split into interrupt latency (expiry → hrtimer handler) and
+//! thread latency (handler → the thread reading the clock), and the blockers — interrupt
+//! handlers, softirqs, other tasks (with policy, priority and time run), idle — with how
+//! long each held the CPU inside the window.
+
+use super::parse::{describe_prio, Event, Kind};
+use serde::{Deserialize, Serialize};
+
+/// Task names of latscope's own measuring threads (`latscope-cpuN`).
+pub const MEASURING_COMM: &str = "latscope-cpu";
+
+/// One thing that held the CPU during a spike.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Blocker {
+    /// `irq`, `softirq`, `task`, `idle`, `steal` or `unknown`.
+    pub kind: String,
+    pub name: String,
+    pub duration_ns: i64,
+    /// For tasks: FIFO, RR, OTHER (RT when the trace alone cannot tell FIFO from RR).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<String>,
+    /// For tasks: real-time priority (1..99) or nice value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority: Option<i32>,
+}
+
+/// One sample above `--trace-above`, explained.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Spike {
+    pub cpu: u32,
+    /// Intended wake time, ns since the phase start.
+    pub at_ns: i64,
+    pub latency_ns: i64,
+    /// Timer expiry → hrtimer handler; None when the trace did not show the handler.
+    pub irq_latency_ns: Option<i64>,
+    /// Handler → the measuring thread running (latency − irq latency).
+    pub thread_latency_ns: Option<i64>,
+    /// Longest first.
+    pub blockers: Vec<Blocker>,
+    /// One line: "cpu 1, 2.30 ms: 2.10 ms ran 'kworker/1:2' FIFO 90; …".
+    pub explanation: String,
+}
+
+/// Most blockers kept per spike (the longest).
+pub const MAX_BLOCKERS: usize = 8;
+
+/// The hrtimer handler time (`now` of `hrtimer_expire_entry`, ns) of the measuring
+/// thread's timer due at `expires_abs`, from one CPU's events in time order. The timer
+/// is found through the `hrtimer_start` a measuring thread issued for that expiry (the
+/// closest within 200 µs after it, for relative sleeps); for timerfd, the first
+/// `timerfd_tmrproc` expiry at or after it.
+pub fn handler_time(events: &[Event], expires_abs: i64, wake_abs: i64) -> Option<i64> {
+    let mut best: Option<(i64, u64)> = None;
+    for e in events {
+        if let Kind::HrtimerStart {
+            hrtimer, expires, ..
+        } = &e.kind
+        {
+            if e.comm.starts_with(MEASURING_COMM) {
+                let d = expires - expires_abs;
+                if (0..=200_000).contains(&d) && best.is_none_or(|(bd, _)| d < bd) {
+                    best = Some((d, *hrtimer));
+                }
+            }
+        }
+    }
+    let limit = wake_abs + 1_000_000;
+    for e in events {
+        if let Kind::HrtimerExpire {
+            hrtimer,
+            function,
+            now,
+        } = &e.kind
+        {
+            if *now < expires_abs || *now > limit {
+                continue;
+            }
+            match best {
+                Some((_, p)) if *hrtimer == p => return Some(*now),
+                None if function == "timerfd_tmrproc" => return Some(*now),
+                _ => {}
+            }
+        }
+    }
+    None
+}
+
+#[derive(Clone, Debug)]
+struct Current {
+    comm: String,
+    pid: i32,
+    prio: Option<i32>,
+}
+
+/// Resolves the real policy of a task by pid (live runs ask the kernel); None keeps what
+/// the trace says.
+pub type PolicyOf<'a> = dyn Fn(i32) -> Option<String> + 'a;
+
+/// Attributes one spike. `events` are one CPU's events in time order and must reach
+/// back before `expires_abs` (for the task that was running then) and cover the window
+/// up to `expires_abs + latency_ns`.
+pub fn attribute(
+    events: &[Event],
+    cpu: u32,
+    expires_abs: i64,
+    at_ns: i64,
+    latency_ns: i64,
+    policy_of: &PolicyOf,
+) -> Spike {
+    let t0 = expires_abs;
+    let t1 = expires_abs + latency_ns.max(0);
+    let handler = handler_time(events, t0, t1);
+    let irq_latency_ns = handler.map(|h| (h - t0).clamp(0, latency_ns.max(0)));
+    let thread_latency_ns = irq_latency_ns.map(|i| latency_ns - i);
+
+    // Who was on the CPU at t0: the last switch before it, else the first event's task.
+    let mut cur: Option<Current> = None;
+    let mut irq: Option<String> = None;
+    let mut softirq: Option<String> = None;
+    for e in events.iter().take_while(|e| e.ts <= t0) {
+        match &e.kind {
+            Kind::Switch {
+                next_comm,
+                next_pid,
+                next_prio,
+                ..
+            } => {
+                cur = Some(Current {
+                    comm: next_comm.clone(),
+                    pid: *next_pid,
+                    prio: Some(*next_prio),
+                });
+                irq = None;
+                softirq = None;
+            }
+            Kind::IrqEntry { name, .. } => irq = Some(name.clone()),
+            Kind::IrqExit { .. } => irq = None,
+            Kind::SoftirqEntry { name, .. } => softirq = Some(name.clone()),
+            Kind::SoftirqExit { .. } => softirq = None,
+            _ => {}
+        }
+    }
+    if cur.is_none() {
+        cur = events.iter().find(|e| e.ts > t0).map(|e| Current {
+            comm: e.comm.clone(),
+            pid: e.pid,
+            prio: None,
+        });
+    }
+
+    // (kind, name, pid, prio) → ns
+    let mut acc: Vec<(String, String, i32, Option<i32>, i64)> = Vec::new();
+    let mut charge =
+        |from: i64, to: i64, irq: &Option<String>, sirq: &Option<String>, cur: &Option<Current>| {
+            let (a, b) = (from.max(t0), to.min(t1));
+            if b <= a {
+                return;
+            }
+            let (kind, name, pid, prio) = if let Some(n) = irq {
+                ("irq", n.clone(), -1, None)
+            } else if let Some(n) = sirq {
+                ("softirq", n.clone(), -1, None)
+            } else {
+                match cur {
+                    Some(c) if c.pid == 0 => (
+                        "idle",
+                        "idle (waking the CPU from its idle state)".to_string(),
+                        0,
+                        None,
+                    ),
+                    Some(c) if c.comm.starts_with(MEASURING_COMM) => {
+                        ("self", c.comm.clone(), c.pid, None)
+                    }
+                    Some(c) => ("task", c.comm.clone(), c.pid, c.prio),
+                    None => (
+                        "unknown",
+                        "no trace event in the window".to_string(),
+                        -1,
+                        None,
+                    ),
+                }
+            };
+            match acc
+                .iter_mut()
+                .find(|x| x.0 == kind && x.1 == name && x.2 == pid)
+            {
+                Some(x) => x.4 += b - a,
+                None => acc.push((kind.to_string(), name, pid, prio, b - a)),
+            }
+        };
+    let mut c = t0;
+    for e in events.iter().filter(|e| e.ts > t0) {
+        if e.ts > t1 {
+            break;
+        }
+        charge(c, e.ts, &irq, &softirq, &cur);
+        c = e.ts;
+        match &e.kind {
+            Kind::Switch {
+                next_comm,
+                next_pid,
+                next_prio,
+                ..
+            } => {
+                cur = Some(Current {
+                    comm: next_comm.clone(),
+                    pid: *next_pid,
+                    prio: Some(*next_prio),
+                });
+                irq = None;
+                softirq = None;
+            }
+            Kind::IrqEntry { name, .. } => irq = Some(name.clone()),
+            Kind::IrqExit { .. } => irq = None,
+            Kind::SoftirqEntry { name, .. } => softirq = Some(name.clone()),
+            Kind::SoftirqExit { .. } => softirq = None,
+            _ => {}
+        }
+    }
+    charge(c, t1, &irq, &softirq, &cur);
+
+    let mut blockers: Vec<Blocker> = acc
+        .into_iter()
+        .filter(|x| x.0 != "self")
+        .map(|(kind, name, pid, prio, d)| {
+            let (policy, priority) = match (kind.as_str(), prio) {
+                ("task", Some(p)) => {
+                    let (pol, pr) = describe_prio(p);
+                    let pol = if pol == "RT" {
+                        policy_of(pid).unwrap_or(pol)
+                    } else {
+                        pol
+                    };
+                    (Some(pol), Some(pr))
+                }
+                _ => (None, None),
+            };
+            Blocker {
+                kind,
+                name,
+                duration_ns: d,
+                policy,
+                priority,
+            }
+        })
+        .collect();
+    blockers.sort_by_key(|b| std::cmp::Reverse(b.duration_ns));
+    blockers.truncate(MAX_BLOCKERS);
+    let explanation = explain(cpu, latency_ns, irq_latency_ns, &blockers);
+    Spike {
+        cpu,
+        at_ns,
+        latency_ns,
+        irq_latency_ns,
+        thread_latency_ns,
+        blockers,
+        explanation,
+    }
+}
+
+/// A duration in the unit that reads best (µs below 1 ms, else ms).
+pub fn fmt_dur(ns: i64) -> String {
+    if ns.abs() < 1_000_000 {
+        format!("{:.1} us", ns as f64 / 1e3)
+    } else {
+        format!("{:.2} ms", ns as f64 / 1e6)
+    }
+}
+
+/// "cpu 1, 2.30 ms: 2.10 ms ran 'kworker/1:2' FIFO 90; 0.20 ms softirq NET_RX".
+pub fn explain(cpu: u32, latency: i64, irq: Option<i64>, blockers: &[Blocker]) -> String {
+    let mut parts: Vec<String> = blockers
+        .iter()
+        .filter(|b| b.duration_ns > 0)
+        .map(|b| {
+            let d = fmt_dur(b.duration_ns);
+            match b.kind.as_str() {
+                "task" => {
+                    let pol = match (&b.policy, b.priority) {
+                        (Some(p), Some(pr)) if p == "OTHER" => format!(" OTHER nice {pr}"),
+                        (Some(p), Some(pr)) => format!(" {p} {pr}"),
+                        _ => String::new(),
+                    };
+                    format!("{d} ran '{}'{pol}", b.name)
+                }
+                "irq" => format!("{d} irq {}", b.name),
+                "softirq" => format!("{d} softirq {}", b.name),
+                "idle" => format!("{d} idle exit"),
+                "steal" => format!("{d} steal ({})", b.name),
+                _ => format!("{d} {}", b.name),
+            }
+        })
+        .collect();
+    if parts.is_empty() {
+        parts.push("nothing else ran (the wake-up path itself)".into());
+    }
+    let split = match irq {
+        Some(i) => format!(
+            " [interrupt {}, thread {}]",
+            fmt_dur(i),
+            fmt_dur(latency - i)
+        ),
+        None => String::new(),
+    };
+    format!(
+        "cpu {cpu}, {}{split}: {}",
+        fmt_dur(latency),
+        parts.join("; ")
+    )
+}

@@ -1,0 +1,408 @@
+//! Calibration: fitting an overhead model to measurements.
+//!
+//! For every model two fits are reported:
+//! * least squares (with R² and residual statistics), which follows the bulk of the
+//!   samples and lies below about half of them;
+//! * the *safe* model, which lies on or above every sample and, among such models,
+//!   minimises the largest excess over the per-x envelope (the largest y measured at each
+//!   distinct x), with the excess at each x reported ([`line`], [`piecewise`]). Analysis
+//!   should use the safe model.
+//!
+//! Models by target: the tick is piecewise (`tick_base`, `tick_first_release`,
+//! `tick_per_release`, `tick_last_release`; [`piecewise`]) when the samples determine it,
+//! else a straight line; the generic switch and the list-scan insertion are straight
+//! lines; the port-optimised switch is a constant.
+//!
+//! Rooms: [`line`] (straight-line fits and the envelope), [`piecewise`] (the tick
+//! model), [`values`] (counts and durations as written), [`csv`] and [`trace`] (the two
+//! input formats), [`update`] (writing fitted costs into a system and its file).
+
+pub mod csv;
+pub mod line;
+pub mod piecewise;
+pub mod trace;
+pub mod update;
+pub mod values;
+
+pub use csv::{csv_text, samples_from_csv, CsvError, XColumn};
+pub use line::{envelope, EnvelopePoint, Line};
+pub use piecewise::{TickFits, TickModel};
+pub use trace::{parse_trace_spec, sample_from_trace_json, TraceInputError};
+pub use update::{apply, update_toml_text, ApplyError, EditError, Fitted, Target};
+pub use values::{parse_count, parse_sample_duration, CountError, MAX_COUNT};
+
+use crate::overheads::tick::levels_scanned;
+use serde::Serialize;
+
+/// One sample as read (row is 1-based in the input, for messages).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Sample {
+    pub x: f64,
+    pub y_ns: f64,
+    pub row: usize,
+}
+
+/// Levels scanned from a (from-priority, to-priority) pair, for [`Target::Switch`].
+pub fn switch_levels(from: u32, to: u32) -> f64 {
+    levels_scanned(from, to) as f64
+}
+
+/// The safe (or least-squares) model at one distinct x against the envelope there.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ExcessAt {
+    pub x: f64,
+    pub samples: usize,
+    /// The largest y measured at this x.
+    pub max_ns: f64,
+    pub safe_ns: f64,
+    /// `safe_ns - max_ns` (never negative).
+    pub excess_ns: f64,
+    pub least_squares_ns: f64,
+}
+
+/// Residual statistics of a least-squares model.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Residuals {
+    pub r2: f64,
+    pub max_residual_ns: f64,
+    pub min_residual_ns: f64,
+    pub rms_residual_ns: f64,
+}
+
+/// The piecewise tick fit, when the samples determine it.
+#[derive(Debug, Clone, Serialize)]
+pub struct PiecewiseReport {
+    pub least_squares: TickModel,
+    pub safe: TickModel,
+    #[serde(flatten)]
+    pub residuals: Residuals,
+    /// The safe model's largest excess over the envelope.
+    pub max_excess_ns: f64,
+}
+
+/// Everything `latscope fit` reports. The straight-line keys are always present (for the
+/// port-optimised switch the "lines" are flat: the mean and the maximum).
+#[derive(Debug, Clone, Serialize)]
+pub struct FitResult {
+    pub samples: usize,
+    /// `line`, `piecewise` (tick) or `constant` (port-optimised switch): the model whose
+    /// safe fit `--write` stores.
+    pub model: &'static str,
+    pub least_squares: Line,
+    /// Coefficient of determination of the least-squares line (1 when every y is equal
+    /// and the line fits exactly).
+    pub r2: f64,
+    /// The safe straight line: above every sample, smallest largest excess over the
+    /// per-x envelope.
+    pub upper_bound: Line,
+    /// Largest sample above the least-squares line (the worst under-estimate).
+    pub max_residual_ns: f64,
+    pub min_residual_ns: f64,
+    pub rms_residual_ns: f64,
+    /// Mean distance of the safe line above the samples.
+    pub upper_mean_gap_ns: f64,
+    /// The safe line's largest excess over the envelope.
+    pub upper_max_excess_ns: f64,
+    /// The sample with the largest y (the first row where it occurs).
+    pub worst_sample: Sample,
+    /// The piecewise tick fit (target tick, when determined).
+    pub piecewise: Option<PiecewiseReport>,
+    /// The written (safe) model against the envelope at each distinct x.
+    pub excess: Vec<ExcessAt>,
+    /// Least-squares residual of each sample of the written model, in input order; only
+    /// when asked for (`--residuals`), else null.
+    pub residuals_ns: Option<Vec<f64>>,
+}
+
+impl FitResult {
+    /// The safe model of the fit's kind (what `--write` stores).
+    pub fn safe_model(&self) -> Fitted {
+        match (self.model, &self.piecewise) {
+            ("piecewise", Some(p)) => Fitted::Tick(p.safe),
+            ("constant", _) => Fitted::Constant(self.upper_bound.intercept_ns),
+            _ => Fitted::Line(self.upper_bound),
+        }
+    }
+    /// The least-squares model of the fit's kind.
+    pub fn least_squares_model(&self) -> Fitted {
+        match (self.model, &self.piecewise) {
+            ("piecewise", Some(p)) => Fitted::Tick(p.least_squares),
+            ("constant", _) => Fitted::Constant(self.least_squares.intercept_ns),
+            _ => Fitted::Line(self.least_squares),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum FitError {
+    #[error("no samples to fit")]
+    Empty,
+    #[error("line {0}: x or y is not a finite number")]
+    NotFinite(usize),
+    #[error(
+        "every sample ({n}) has x = {x}: a line needs samples at two or more distinct x values \
+         (e.g. a tick with 0 and with several tasks released)"
+    )]
+    OneX { x: f64, n: usize },
+    #[error("the values are too large to fit a line to in floating point (result not finite)")]
+    Overflow,
+}
+
+/// Fits straight lines (compatibility entry: [`fit_target`] with a line target and the
+/// residuals).
+pub fn fit(samples: &[Sample]) -> Result<FitResult, FitError> {
+    fit_target(samples, Target::Insert, true)
+}
+
+fn residual_stats(samples: &[Sample], model: impl Fn(f64) -> f64) -> (Residuals, Vec<f64>) {
+    let n = samples.len() as f64;
+    let my = samples.iter().map(|s| s.y_ns).sum::<f64>() / n;
+    let syy: f64 = samples.iter().map(|s| (s.y_ns - my).powi(2)).sum();
+    let res: Vec<f64> = samples.iter().map(|s| s.y_ns - model(s.x)).collect();
+    let ss: f64 = res.iter().map(|r| r * r).sum();
+    (
+        Residuals {
+            r2: if syy > 0.0 { 1.0 - ss / syy } else { 1.0 },
+            max_residual_ns: res.iter().cloned().fold(f64::MIN, f64::max),
+            min_residual_ns: res.iter().cloned().fold(f64::MAX, f64::min),
+            rms_residual_ns: (ss / n).sqrt(),
+        },
+        res,
+    )
+}
+
+/// Fits the target's model (see the module documentation). The straight line needs at
+/// least two distinct x values (with one the slope is undetermined, and 0 would be a
+/// guess); the port-optimised switch (a constant) needs only samples.
+pub fn fit_target(
+    samples: &[Sample],
+    target: Target,
+    keep_residuals: bool,
+) -> Result<FitResult, FitError> {
+    if samples.is_empty() {
+        return Err(FitError::Empty);
+    }
+    if let Some(s) = samples
+        .iter()
+        .find(|s| !s.x.is_finite() || !s.y_ns.is_finite())
+    {
+        return Err(FitError::NotFinite(s.row));
+    }
+    // The first row with the largest y.
+    let worst = samples
+        .iter()
+        .fold(samples[0], |w, s| if s.y_ns > w.y_ns { *s } else { w });
+    let n = samples.len() as f64;
+    let env = envelope(samples);
+    let constant = target == Target::SwitchOptimised;
+    let (ls, upper) = if constant {
+        let mean = samples.iter().map(|s| s.y_ns).sum::<f64>() / n;
+        let flat = |v: f64| Line {
+            intercept_ns: v,
+            slope_ns: 0.0,
+        };
+        (flat(mean), flat(worst.y_ns))
+    } else {
+        if env.len() < 2 {
+            return Err(FitError::OneX {
+                x: samples[0].x,
+                n: samples.len(),
+            });
+        }
+        let pts: Vec<(f64, f64)> = env.iter().map(|e| (e.x, e.max_ns)).collect();
+        (
+            line::least_squares(samples).ok_or(FitError::Overflow)?,
+            line::safe_line(&pts, &[], f64::MIN).ok_or(FitError::Overflow)?,
+        )
+    };
+    let (line_res, line_residuals) = residual_stats(samples, |x| ls.at(x));
+    let piecewise = if target == Target::Tick {
+        piecewise::fit_tick(samples, &env).map(|f| {
+            let (residuals, _) = residual_stats(samples, |x| f.least_squares.at(x));
+            PiecewiseReport {
+                least_squares: f.least_squares,
+                safe: f.safe,
+                residuals,
+                max_excess_ns: env
+                    .iter()
+                    .map(|e| f.safe.at(e.x) - e.max_ns)
+                    .fold(0.0, f64::max),
+            }
+        })
+    } else {
+        None
+    };
+    let model = match (&piecewise, constant) {
+        (Some(_), _) => "piecewise",
+        (None, true) => "constant",
+        _ => "line",
+    };
+    type Model = Box<dyn Fn(f64) -> f64>;
+    let (safe_at, ls_at): (Model, Model) = match &piecewise {
+        Some(p) => {
+            let (s, l) = (p.safe, p.least_squares);
+            (Box::new(move |x| s.at(x)), Box::new(move |x| l.at(x)))
+        }
+        None => (Box::new(move |x| upper.at(x)), Box::new(move |x| ls.at(x))),
+    };
+    let excess: Vec<ExcessAt> = env
+        .iter()
+        .map(|e| ExcessAt {
+            x: e.x,
+            samples: e.samples,
+            max_ns: e.max_ns,
+            safe_ns: safe_at(e.x),
+            excess_ns: (safe_at(e.x) - e.max_ns).max(0.0),
+            least_squares_ns: ls_at(e.x),
+        })
+        .collect();
+    let residuals_ns = keep_residuals.then(|| match &piecewise {
+        Some(p) => samples
+            .iter()
+            .map(|s| s.y_ns - p.least_squares.at(s.x))
+            .collect(),
+        None => line_residuals,
+    });
+    let r = FitResult {
+        samples: samples.len(),
+        model,
+        least_squares: ls,
+        r2: line_res.r2,
+        upper_bound: upper,
+        max_residual_ns: line_res.max_residual_ns,
+        min_residual_ns: line_res.min_residual_ns,
+        rms_residual_ns: line_res.rms_residual_ns,
+        upper_mean_gap_ns: samples.iter().map(|s| upper.at(s.x) - s.y_ns).sum::<f64>() / n,
+        upper_max_excess_ns: env
+            .iter()
+            .map(|e| upper.at(e.x) - e.max_ns)
+            .fold(0.0, f64::max),
+        worst_sample: worst,
+        piecewise,
+        excess,
+        residuals_ns,
+    };
+    let mut figures = vec![
+        r.least_squares.intercept_ns,
+        r.least_squares.slope_ns,
+        r.r2,
+        r.upper_bound.intercept_ns,
+        r.upper_bound.slope_ns,
+        r.max_residual_ns,
+        r.min_residual_ns,
+        r.rms_residual_ns,
+        r.upper_mean_gap_ns,
+        r.upper_max_excess_ns,
+    ];
+    if let Some(p) = &r.piecewise {
+        for m in [p.safe, p.least_squares] {
+            figures.extend([m.base_ns, m.first_ns, m.per_ns, m.last_ns]);
+        }
+    }
+    if figures.iter().any(|v| !v.is_finite()) {
+        return Err(FitError::Overflow);
+    }
+    Ok(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(pts: &[(f64, f64)]) -> Vec<Sample> {
+        pts.iter()
+            .enumerate()
+            .map(|(i, &(x, y))| Sample {
+                x,
+                y_ns: y,
+                row: i + 1,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn exact_line() {
+        let r = fit(&s(&[(0.0, 1500.0), (1.0, 7407.0), (10.0, 60570.0)])).unwrap();
+        assert!((r.least_squares.slope_ns - 5907.0).abs() < 1e-6);
+        assert!((r.least_squares.intercept_ns - 1500.0).abs() < 1e-6);
+        assert!((r.r2 - 1.0).abs() < 1e-12);
+        assert!((r.upper_bound.slope_ns - 5907.0).abs() < 1e-6);
+        assert_eq!(r.worst_sample.row, 3);
+    }
+
+    #[test]
+    fn worst_names_the_first_row() {
+        let r = fit(&s(&[(0.0, 5.0), (1.0, 9.0), (2.0, 9.0), (2.0, 3.0)])).unwrap();
+        assert_eq!(r.worst_sample.row, 2);
+    }
+
+    #[test]
+    fn seed001_table4_upper_bound_lies_above_every_sample() {
+        // Table 4: worst context switch against loop iterations.
+        let pts = [
+            (1.0, 1500.0),
+            (2.0, 2875.0),
+            (3.0, 3255.0),
+            (4.0, 3875.0),
+            (5.0, 4375.0),
+        ];
+        let r = fit(&s(&pts)).unwrap();
+        for (x, y) in pts {
+            assert!(r.upper_bound.at(x) >= y - 1e-9, "{x}");
+        }
+        // Least squares: Sxy = 6750, Sxx = 10: slope 675 ns per level; R² = 675 * 6750 /
+        // 4832020 = 0.9429.
+        assert!((r.least_squares.slope_ns - 675.0).abs() < 1e-6);
+        assert!((r.r2 - 0.942928).abs() < 1e-6, "{}", r.r2);
+        assert!(r.max_residual_ns > 0.0);
+        // The safe line has the smallest largest excess of all safe lines: compare with
+        // a brute-force search over slopes.
+        let brute = (0..=300_000)
+            .map(|k| {
+                let p = k as f64 * 0.01;
+                let a = pts.iter().map(|&(x, y)| y - p * x).fold(f64::MIN, f64::max);
+                pts.iter()
+                    .map(|&(x, y)| a + p * x - y)
+                    .fold(f64::MIN, f64::max)
+            })
+            .fold(f64::MAX, f64::min);
+        assert!(
+            r.upper_max_excess_ns <= brute + 1e-6,
+            "{} vs {brute}",
+            r.upper_max_excess_ns
+        );
+        assert!(
+            r.upper_max_excess_ns >= brute - 0.1,
+            "{} vs {brute}",
+            r.upper_max_excess_ns
+        );
+        // The excess at each x is reported and is where the line is.
+        assert_eq!(r.excess.len(), 5);
+        for e in &r.excess {
+            assert!((e.safe_ns - r.upper_bound.at(e.x)).abs() < 1e-9);
+            assert!((e.excess_ns - (e.safe_ns - e.max_ns)).abs() < 1e-9 && e.excess_ns >= 0.0);
+        }
+    }
+
+    #[test]
+    fn single_x_and_errors() {
+        // One distinct x leaves the slope undetermined: an error, not a guessed 0.
+        assert_eq!(
+            fit(&s(&[(3.0, 10.0), (3.0, 14.0)])).unwrap_err(),
+            FitError::OneX { x: 3.0, n: 2 }
+        );
+        assert!(matches!(
+            fit(&s(&[(3.0, 10.0)])).unwrap_err(),
+            FitError::OneX { n: 1, .. }
+        ));
+        // Two distinct x among repeated ones is enough.
+        let r = fit(&s(&[(3.0, 10.0), (3.0, 14.0), (4.0, 20.0)])).unwrap();
+        assert_eq!(r.upper_bound.at(3.0), 14.0);
+        assert_eq!(r.upper_bound.at(4.0), 20.0);
+        assert_eq!(fit(&[]).unwrap_err(), FitError::Empty);
+        assert_eq!(
+            fit(&s(&[(f64::NAN, 1.0)])).unwrap_err(),
+            FitError::NotFinite(1)
+        );
+    }
+}

@@ -1,0 +1,184 @@
+//! One sample from a `latscope trace --json` result (one format: trace JSON).
+
+use super::values::{parse_count, CountError, MAX_COUNT, MAX_DURATION_NS};
+use super::Sample;
+use latscope_core::summary::ResultSummary;
+
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum TraceInputError {
+    #[error("--trace {spec}: expected X=FILE, e.g. 10=run10.json")]
+    Spec { spec: String },
+    #[error("--trace {spec}: x {error}")]
+    SpecCount { spec: String, error: CountError },
+    #[error("{file}: not a latscope trace JSON result: {message}")]
+    Format { file: String, message: String },
+    #[error("{file}: no measurement \"{want}\" (measurements: {have})")]
+    NoMeasurement {
+        file: String,
+        want: String,
+        have: String,
+    },
+    #[error(
+        "{file}: `{key}`: measurement \"{name}\" has no statistic `{field}` (statistics: {have})"
+    )]
+    NoStat {
+        file: String,
+        key: String,
+        name: String,
+        field: String,
+        have: String,
+    },
+    #[error(
+        "{file}: `{key}` is null: measurement \"{name}\" has no instance in the capture \
+         (count 0), so there is nothing to fit"
+    )]
+    NoInstances {
+        file: String,
+        key: String,
+        name: String,
+    },
+    #[error(
+        "{file}: `{key}`: measurement \"{name}\" is in unit \"{unit}\", not a duration \
+         (fit needs a pulse, latency or period measurement)"
+    )]
+    NotDuration {
+        file: String,
+        key: String,
+        name: String,
+        unit: String,
+    },
+    #[error("{file}: `{key}`: {message}")]
+    BadValue {
+        file: String,
+        key: String,
+        message: String,
+    },
+}
+
+/// Parses a `--trace X=FILE` argument: X is a count ([`parse_count`]).
+pub fn parse_trace_spec(spec: &str) -> Result<(u64, String), TraceInputError> {
+    let (x, file) = spec
+        .split_once('=')
+        .filter(|(_, f)| !f.trim().is_empty())
+        .ok_or_else(|| TraceInputError::Spec {
+            spec: spec.to_string(),
+        })?;
+    let x = parse_count(x, MAX_COUNT).map_err(|error| TraceInputError::SpecCount {
+        spec: spec.to_string(),
+        error,
+    })?;
+    Ok((x, file.to_string()))
+}
+
+/// One sample from a `latscope trace --json` result: `x` as given (e.g. the number of
+/// tasks released in that capture), `y` the statistic `stat` (`max`, `p99`, `mean`, ...:
+/// the field `<stat>_ns`) of the measurement called `measurement`. Errors name the file
+/// and the JSON key (`measurements[2].max_ns`).
+pub fn sample_from_trace_json(
+    text: &str,
+    file: &str,
+    measurement: &str,
+    stat: &str,
+    x: u64,
+    row: usize,
+) -> Result<Sample, TraceInputError> {
+    let fmt = |m: String| TraceInputError::Format {
+        file: file.to_string(),
+        message: m,
+    };
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| fmt(e.to_string()))?;
+    match v.get("kind").and_then(|k| k.as_str()) {
+        Some("trace") => {}
+        Some(k) => return Err(fmt(format!("its \"kind\" is \"{k}\", not \"trace\""))),
+        None => return Err(fmt("no \"kind\": \"trace\"".into())),
+    }
+    // The measurements are read as the typed summary every result shares
+    // (latscope_core::summary), one at a time so that an error names its index.
+    let ms = v
+        .get("measurements")
+        .and_then(|m| m.as_array())
+        .ok_or_else(|| fmt("no \"measurements\" array".into()))?;
+    fn name_of(m: &serde_json::Value) -> Option<&str> {
+        m.get("name").and_then(|n| n.as_str())
+    }
+    let (i, m) = ms
+        .iter()
+        .enumerate()
+        .find(|(_, m)| name_of(m) == Some(measurement))
+        .ok_or_else(|| TraceInputError::NoMeasurement {
+            file: file.to_string(),
+            want: measurement.to_string(),
+            have: ms.iter().filter_map(name_of).collect::<Vec<_>>().join(", "),
+        })?;
+    // Older results have no `unit`: their statistics are nanoseconds.
+    if let Some(unit) = m.get("unit").and_then(|u| u.as_str()) {
+        if unit != "ns" {
+            return Err(TraceInputError::NotDuration {
+                file: file.to_string(),
+                key: format!("measurements[{i}].unit"),
+                name: measurement.to_string(),
+                unit: unit.to_string(),
+            });
+        }
+    }
+    let field = format!("{stat}_ns");
+    let key = format!("measurements[{i}].{field}");
+    let summary = ResultSummary::from_json(m).map_err(|e| TraceInputError::BadValue {
+        file: file.to_string(),
+        key: if e.key.is_empty() {
+            format!("measurements[{i}]")
+        } else {
+            format!("measurements[{i}].{}", e.key)
+        },
+        message: e.message,
+    })?;
+    let y = match summary.stat(stat) {
+        Some(Some(y)) => y,
+        Some(None) => {
+            return Err(TraceInputError::NoInstances {
+                file: file.to_string(),
+                key,
+                name: measurement.to_string(),
+            })
+        }
+        None => {
+            return Err(TraceInputError::NoStat {
+                file: file.to_string(),
+                key,
+                name: measurement.to_string(),
+                field,
+                have: summary.present().join(", "),
+            });
+        }
+    };
+    if !y.is_finite() || !(0.0..=MAX_DURATION_NS).contains(&y) {
+        return Err(TraceInputError::BadValue {
+            file: file.to_string(),
+            key,
+            message: format!("{y} ns is not a duration (expected 0 to {MAX_DURATION_NS:.0} ns)"),
+        });
+    }
+    Ok(Sample {
+        x: x as f64,
+        y_ns: y,
+        row,
+    })
+}
+
+#[cfg(test)]
+mod trace_tests {
+    use super::*;
+
+    #[test]
+    fn reads_a_statistic() {
+        let t = r#"{"kind":"trace","measurements":[{"name":"SysTick","max_ns":60750.0,"p99_ns":60000.0}]}"#;
+        let s = sample_from_trace_json(t, "a.json", "SysTick", "max", 10, 1).unwrap();
+        assert_eq!((s.x, s.y_ns), (10.0, 60750.0));
+        let e = sample_from_trace_json(t, "a.json", "Tick", "max", 1, 1).unwrap_err();
+        assert!(e.to_string().contains("SysTick"), "{e}");
+        let e = sample_from_trace_json(t, "a.json", "SysTick", "p999", 1, 1).unwrap_err();
+        assert!(e.to_string().contains("p999_ns"), "{e}");
+        assert!(sample_from_trace_json("{}", "b.json", "x", "max", 1, 1).is_err());
+    }
+}

@@ -1,0 +1,261 @@
+//! The validated system model: platform, kernel, tasks, interrupts, critical sections.
+
+use crate::overheads::irqpath::IrqPathCosts;
+use crate::overheads::listscan::ListScanCosts;
+use crate::overheads::tick::TickCosts;
+use crate::overheads::tickless::SleepState;
+use latscope_core::time::Picos;
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// A complete, validated system description.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct System {
+    /// Where the description came from (a path or a name given by the caller).
+    pub source: String,
+    pub platform: Platform,
+    pub kernel: Kernel,
+    /// Tasks in file order.
+    pub tasks: Vec<Task>,
+    /// Interrupt handlers in file order.
+    pub interrupts: Vec<Interrupt>,
+    pub critical_sections: CriticalSections,
+}
+
+/// The processor.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Platform {
+    /// CPU clock in hertz.
+    pub cpu_hz: u64,
+    /// Hardware interrupt entry latency in cycles (12 on Cortex-M3/M4/M33), the `L` of
+    /// seed 001's equations (1) and (2).
+    pub irq_entry_cycles: u64,
+    pub cache: CacheModel,
+}
+
+/// Cache states and which one the analysis assumes.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CacheModel {
+    /// The state charged by the analysis (`warm` unless the file says otherwise).
+    pub assume: CacheState,
+    /// Extra interrupt entry time with a warm cache (normally zero).
+    pub warm_extra: Picos,
+    /// Extra interrupt entry time with a cold cache (seed 004: the raw interrupt latency
+    /// grows from 232 ns to over 3.3 us when the handler is fetched from flash).
+    pub cold_extra: Picos,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CacheState {
+    Warm,
+    Cold,
+}
+
+impl Platform {
+    /// Hardware interrupt entry time `L` in the given cache state:
+    /// `irq_entry_cycles / cpu_hz` plus the state's extra entry cost.
+    pub fn irq_entry_in(&self, state: CacheState) -> Picos {
+        let base = Picos::from_cycles(self.irq_entry_cycles, self.cpu_hz);
+        base + match state {
+            CacheState::Warm => self.cache.warm_extra,
+            CacheState::Cold => self.cache.cold_extra,
+        }
+    }
+    /// `L` in the cache state the analysis assumes.
+    pub fn irq_entry(&self) -> Picos {
+        self.irq_entry_in(self.cache.assume)
+    }
+    /// The duration of `cycles` CPU cycles.
+    pub fn cycles(&self, cycles: u64) -> Picos {
+        Picos::from_cycles(cycles, self.cpu_hz)
+    }
+}
+
+/// Which overhead model the kernel follows (see `docs/models.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ModelKind {
+    /// Tick-driven fixed-priority kernel (FreeRTOS-like, seed 001).
+    Tick,
+    /// List-scan scheduler run at every tick (kernel-v1-like, seed 003).
+    Listscan,
+    /// Message-passing interrupt-to-task activation (kernel-v4-like, seed 004).
+    Irqpath,
+}
+
+impl ModelKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            ModelKind::Tick => "tick",
+            ModelKind::Listscan => "listscan",
+            ModelKind::Irqpath => "irqpath",
+        }
+    }
+}
+
+/// The kernel's overhead model with its costs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "model", rename_all = "lowercase")]
+pub enum KernelCosts {
+    Tick(TickCosts),
+    Listscan(ListScanCosts),
+    Irqpath(IrqPathCosts),
+}
+
+impl KernelCosts {
+    pub fn kind(&self) -> ModelKind {
+        match self {
+            KernelCosts::Tick(_) => ModelKind::Tick,
+            KernelCosts::Listscan(_) => ModelKind::Listscan,
+            KernelCosts::Irqpath(_) => ModelKind::Irqpath,
+        }
+    }
+}
+
+/// How the highest-priority ready task is found (FreeRTOS
+/// `configUSE_PORT_OPTIMISED_TASK_SELECTION`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TaskSelection {
+    /// Walk down the ready lists one priority level at a time (cost grows with levels).
+    Generic,
+    /// One count-leading-zeros instruction (constant cost).
+    #[serde(alias = "optimized")]
+    Optimised,
+}
+
+/// How the analysis charges the tick handler (seed 001, section 5.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TickMode {
+    /// Every tick pays for releasing all n tasks.
+    Pessimistic,
+    /// A base tick pseudo-task plus one pseudo-task per task with that task's period.
+    Partitioned,
+}
+
+impl TickMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            TickMode::Pessimistic => "pessimistic",
+            TickMode::Partitioned => "partitioned",
+        }
+    }
+}
+
+/// The kernel.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Kernel {
+    /// Tick rate in hertz.
+    pub tick_hz: u64,
+    pub costs: KernelCosts,
+    pub task_selection: TaskSelection,
+    pub tick_mode: TickMode,
+    /// Round-robin among ready tasks of equal priority at every tick.
+    pub time_slicing: bool,
+    /// Whether two tasks may share a priority (FreeRTOS allows it).
+    pub allow_equal_priorities: bool,
+    /// Tickless-idle sleep states (empty: the tick always runs).
+    pub sleep_states: Vec<SleepState>,
+}
+
+impl Kernel {
+    /// The tick period, `1 s / tick_hz`, truncated to whole picoseconds (a truncated
+    /// period is shorter, which makes every tick-based bound slightly pessimistic).
+    pub fn tick_period(&self) -> Picos {
+        Picos(1_000_000_000_000 / self.tick_hz.max(1) as i64)
+    }
+    pub fn model(&self) -> ModelKind {
+        self.costs.kind()
+    }
+}
+
+/// How a task's jobs arrive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", content = "t", rename_all = "lowercase")]
+pub enum Arrival {
+    /// Strictly periodic with this period.
+    Periodic(Picos),
+    /// Sporadic with this minimum inter-arrival time.
+    Sporadic(Picos),
+}
+
+impl Arrival {
+    /// The period or minimum inter-arrival time.
+    pub fn period(self) -> Picos {
+        match self {
+            Arrival::Periodic(t) | Arrival::Sporadic(t) => t,
+        }
+    }
+}
+
+/// A task (FreeRTOS convention: a larger priority number is a higher priority).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Task {
+    pub name: String,
+    pub arrival: Arrival,
+    pub wcet: Picos,
+    pub bcet: Picos,
+    pub priority: u32,
+    /// Relative deadline (default: the period).
+    pub deadline: Picos,
+    pub offset: Picos,
+    /// Release jitter given in the file (the tick-driven release delay is added by the
+    /// analysis, not stored here).
+    pub jitter: Picos,
+    /// Longest blocking by lower-priority tasks (e.g. a lower-priority critical section).
+    pub blocking: Picos,
+    /// Optional execution-time distribution file for the simulator, resolved relative
+    /// to the system file's directory.
+    pub exec_time_file: Option<PathBuf>,
+    /// The interrupt (index into [`System::interrupts`]) whose handler releases this
+    /// task, if any.
+    pub released_by: Option<usize>,
+}
+
+impl Task {
+    pub fn period(&self) -> Picos {
+        self.arrival.period()
+    }
+}
+
+/// An interrupt handler.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Interrupt {
+    pub name: String,
+    pub min_interarrival: Picos,
+    pub wcet: Picos,
+    /// Hardware priority among interrupts (larger = more urgent).
+    pub priority: u32,
+    /// Above the kernel's interrupt mask (not delayed by kernel critical sections, may
+    /// not call the kernel).
+    pub above_kernel: bool,
+    /// The task this handler releases (index into [`System::tasks`]).
+    pub releases: Option<usize>,
+}
+
+/// Longest interrupts-disabled sections.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct CriticalSections {
+    pub kernel: Picos,
+    pub application: Picos,
+}
+
+impl CriticalSections {
+    pub fn longest(&self) -> Picos {
+        self.kernel.max(self.application)
+    }
+}
+impl From<TickCosts> for KernelCosts {
+    fn from(c: TickCosts) -> Self {
+        KernelCosts::Tick(c)
+    }
+}
+
+impl System {
+    /// Index of the task called `name`.
+    pub fn task_index(&self, name: &str) -> Option<usize> {
+        self.tasks.iter().position(|t| t.name == name)
+    }
+}

@@ -1,0 +1,159 @@
+//! Side-by-side sections for several inputs of the same kind.
+
+use super::layout::*;
+use super::measure::measure_hist;
+use super::trace::is_time_measurement;
+use super::{Builder, Cell, Table};
+use crate::charts::{self};
+use crate::data::{self, arr, text, Bucket, Stats, Tone};
+use crate::units::dur;
+use crate::{Input, Kind, ReportError};
+use serde_json::Value;
+
+/// Side-by-side sections for inputs of the same kind.
+pub(super) fn comparisons(b: &mut Builder, inputs: &[Input]) -> Result<(), ReportError> {
+    let of = |k: Kind| {
+        inputs
+            .iter()
+            .filter(move |i| i.kind == k)
+            .collect::<Vec<_>>()
+    };
+    let ms = of(Kind::Measure);
+    if ms.len() > 1 {
+        b.heading(2, "Comparison of measure runs", Some("compare"));
+        let mut sets = Vec::new();
+        for m in &ms {
+            sets.push(StatsRow {
+                label: m.name.clone(),
+                stats: m
+                    .doc
+                    .get("total")
+                    .and_then(Stats::from_value)
+                    .unwrap_or_default(),
+            });
+        }
+        b.table(stats_table("run", &sets));
+        let hs: Vec<(String, Vec<Bucket>, Option<Stats>)> = ms
+            .iter()
+            .map(|m| {
+                (
+                    m.name.clone(),
+                    measure_hist(&m.doc),
+                    m.doc.get("total").and_then(Stats::from_value),
+                )
+            })
+            .filter(|h| !h.1.is_empty())
+            .collect();
+        if hs.len() > 1 {
+            let h2: Vec<(String, Vec<Bucket>)> =
+                hs.iter().map(|h| (h.0.clone(), h.1.clone())).collect();
+            b.figure(
+                "Latency histograms, overlaid",
+                "Wake-up latency of each run; count on a log axis.",
+                || charts::histogram(&h2, "wake-up latency"),
+            )?;
+            b.figure(
+                "Latency by percentile, overlaid",
+                "HdrHistogram-style percentile plot: each step to the right is ten times rarer.",
+                || charts::cdf(&hs, "wake-up latency"),
+            )?;
+        }
+    }
+    let ts = of(Kind::Trace);
+    if ts.len() > 1 {
+        b.heading(2, "Comparison of trace results", Some("compare"));
+        let mut names: Vec<String> = Vec::new();
+        for t in &ts {
+            for m in arr(&t.doc, "measurements") {
+                if let Some(n) = text(m, "name") {
+                    if !names.contains(&n) {
+                        names.push(n);
+                    }
+                }
+            }
+        }
+        for name in names {
+            let found: Vec<(&Input, &Value)> = ts
+                .iter()
+                .filter_map(|t| {
+                    arr(&t.doc, "measurements")
+                        .iter()
+                        .find(|m| text(m, "name").as_deref() == Some(name.as_str()))
+                        .map(|m| (*t, m))
+                })
+                .collect();
+            if found.len() < 2 {
+                continue;
+            }
+            b.heading(3, &format!("{name} across inputs"), None);
+            let timed = found.iter().all(|(_, m)| is_time_measurement(m));
+            let rows: Vec<StatsRow> = found
+                .iter()
+                .map(|(t, m)| StatsRow {
+                    label: t.name.clone(),
+                    stats: Stats::from_value(m).unwrap_or_default(),
+                })
+                .collect();
+            if timed {
+                b.table(stats_table("input", &rows));
+                let hs: Vec<(String, Vec<Bucket>)> = found
+                    .iter()
+                    .map(|(t, m)| (t.name.clone(), data::buckets(m.get("histogram"))))
+                    .filter(|h| !h.1.is_empty())
+                    .collect();
+                if hs.len() > 1 {
+                    b.figure(
+                        &format!("{name}: histograms, overlaid"),
+                        "Count on a log axis.",
+                        || charts::histogram(&hs, &name),
+                    )?;
+                }
+            }
+        }
+    }
+    let an = of(Kind::Analyze);
+    if an.len() > 1 {
+        b.heading(2, "Comparison of analyses", Some("compare"));
+        b.table(task_matrix(&an, "wcrt_ns", "WCRT"));
+    }
+    let sims = of(Kind::Simulate);
+    if sims.len() > 1 {
+        b.heading(2, "Comparison of simulations", Some("compare"));
+        b.table(task_matrix(&sims, "max_response_ns", "max response"));
+    }
+    Ok(())
+}
+
+/// Task × input table of one duration field.
+pub(super) fn task_matrix(inputs: &[&Input], key: &str, what: &str) -> Table {
+    let mut names: Vec<String> = Vec::new();
+    for i in inputs {
+        for t in arr(&i.doc, "tasks") {
+            if let Some(n) = text(t, "name") {
+                if !names.contains(&n) {
+                    names.push(n);
+                }
+            }
+        }
+    }
+    let mut headers = vec!["task".to_string()];
+    headers.extend(inputs.iter().map(|i| format!("{what}: {}", i.name)));
+    let rows = names
+        .iter()
+        .map(|n| {
+            let mut row = vec![Cell::t(n)];
+            for i in inputs {
+                let t = arr(&i.doc, "tasks")
+                    .iter()
+                    .find(|t| text(t, "name").as_deref() == Some(n.as_str()));
+                row.push(match t.map(|t| t.get(key)) {
+                    Some(Some(Value::Null)) => Cell::badge("unbounded", Tone::Bad),
+                    Some(Some(v)) => Cell::n(v.as_f64().map(dur).unwrap_or_else(|| "–".into())),
+                    _ => Cell::n("–"),
+                });
+            }
+            row
+        })
+        .collect();
+    Table { headers, rows }
+}

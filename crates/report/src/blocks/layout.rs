@@ -1,0 +1,187 @@
+//! Layout shared by every producer's section: summary tables, generic tables, run
+//! settings and CPU-share splits.
+
+use super::{Builder, Cell, Table};
+use crate::charts::{self, BarRow, BarScale};
+use crate::data::{self, Stats, Tone};
+use crate::units::{dur, int, num as fnum, pct};
+use crate::ReportError;
+use serde_json::Value;
+
+pub(super) struct StatsRow {
+    pub label: String,
+    pub stats: Stats,
+}
+
+/// A latency summary table; columns that no row has are left out.
+pub(super) fn stats_table(first: &str, rows: &[StatsRow]) -> Table {
+    type Get = fn(&Stats) -> Option<f64>;
+    let cols: [(&str, Get, bool); 12] = [
+        ("count", |s| s.count, false),
+        ("min", |s| s.min, true),
+        ("mean", |s| s.mean, true),
+        ("stdev", |s| s.stdev, true),
+        ("p50", |s| s.p50, true),
+        ("p90", |s| s.p90, true),
+        ("p99", |s| s.p99, true),
+        ("p99.9", |s| s.p999, true),
+        ("p99.99", |s| s.p9999, true),
+        ("max", |s| s.max, true),
+        ("max at", |s| s.max_at, true),
+        ("overruns", |s| s.overruns, false),
+    ];
+    let used: Vec<&(&str, Get, bool)> = cols
+        .iter()
+        .filter(|c| rows.iter().any(|r| (c.1)(&r.stats).is_some()))
+        .collect();
+    let mut headers = vec![first.to_string()];
+    headers.extend(used.iter().map(|c| c.0.to_string()));
+    let rows = rows
+        .iter()
+        .map(|r| {
+            let mut row = vec![Cell::t(&r.label)];
+            for (name, get, is_time) in &used {
+                let v = get(&r.stats);
+                let s = match v {
+                    None => "–".to_string(),
+                    Some(v) if *is_time => dur(v),
+                    Some(v) => int(v),
+                };
+                let mut c = Cell::n(s);
+                if *name == "max" {
+                    c = c.bold();
+                }
+                if *name == "overruns" && v.unwrap_or(0.0) > 0.0 {
+                    c = Cell::badge(int(v.unwrap_or(0.0)), Tone::Warn);
+                }
+                row.push(c);
+            }
+            row
+        })
+        .collect();
+    Table { headers, rows }
+}
+
+/// Run settings: top-level scalars plus scalars of a few well-known nested objects.
+pub(super) fn settings(d: &Value) -> Vec<(String, String)> {
+    let mut f = data::scalars(d, &["kind", "schema_version", "started_unix_s"]);
+    for k in ["settings", "config", "parameters", "run", "host", "system"] {
+        if let Some(o) = d.get(k) {
+            f.extend(data::scalars(o, &["memory_lock_detail"]));
+        }
+    }
+    // "policy requested: fifo" next to "policy: fifo" says nothing.
+    let plain: Vec<(String, String)> = f.clone();
+    f.retain(|(k, v)| match k.strip_suffix(" requested") {
+        Some(base) => !plain.iter().any(|(k2, v2)| k2 == base && v2 == v),
+        None => true,
+    });
+    f
+}
+
+/// A table of an array of flat objects (durations formatted by their `_ns` suffix).
+pub(super) fn generic_table(items: &[Value]) -> Table {
+    let mut keys: Vec<String> = Vec::new();
+    for it in items {
+        if let Some(m) = it.as_object() {
+            for (k, v) in m {
+                if !(v.is_object() || v.is_array() || keys.contains(k)) {
+                    keys.push(k.clone());
+                }
+            }
+        }
+    }
+    // Names first, then counts, then times.
+    keys.sort_by_key(|k| {
+        if k == "name" || k == "from" || k == "to" || k == "distance" || k == "levels" {
+            0
+        } else if k.ends_with("_ns") {
+            2
+        } else {
+            1
+        }
+    });
+    let rows = items
+        .iter()
+        .map(|it| {
+            keys.iter()
+                .map(|k| match it.get(k) {
+                    Some(Value::Number(n)) => {
+                        let x = n.as_f64().unwrap_or(f64::NAN);
+                        Cell::n(if k.ends_with("_ns") {
+                            dur(x)
+                        } else if x.fract() == 0.0 && x.abs() >= 1000.0 {
+                            int(x)
+                        } else {
+                            fnum(x, 6)
+                        })
+                    }
+                    Some(Value::String(s)) => Cell::t(s),
+                    Some(Value::Bool(v)) => Cell::t(v.to_string()),
+                    _ => Cell::n("–"),
+                })
+                .collect()
+        })
+        .collect();
+    Table {
+        headers: keys.iter().map(|k| data::clean_key(k)).collect(),
+        rows,
+    }
+}
+
+/// Order of CPU shares: the work first, kernel overheads next, idle and sleep last.
+pub(super) fn share_rank(name: &str) -> usize {
+    let n = name.to_ascii_lowercase();
+    if n.contains("idle") || n.contains("unused") {
+        9
+    } else if n.contains("sleep") || n.contains("wake") {
+        8
+    } else if n.contains("task") {
+        0
+    } else {
+        1
+    }
+}
+
+/// A 100 % bar of fractions with an "idle" remainder, and its table.
+pub(super) fn split_chart(
+    b: &mut Builder,
+    title: &str,
+    caption: &str,
+    mut parts: Vec<data::Part>,
+) -> Result<(), ReportError> {
+    parts.retain(|p| p.value.is_finite() && p.value >= 0.0);
+    if parts.is_empty() {
+        return Ok(());
+    }
+    let sum: f64 = parts.iter().map(|p| p.value).sum();
+    if sum < 0.999 && !parts.iter().any(|p| p.name.contains("idle")) {
+        parts.push(data::Part {
+            name: "idle (unused)".into(),
+            value: 1.0 - sum,
+        });
+    }
+    b.table(Table {
+        headers: vec!["share".into(), "of the CPU".into()],
+        rows: parts
+            .iter()
+            .map(|p| vec![Cell::t(&p.name), Cell::n(pct(p.value))])
+            .collect(),
+    });
+    let comps: Vec<String> = parts.iter().map(|p| p.name.clone()).collect();
+    let row = BarRow {
+        label: "CPU".into(),
+        values: parts.iter().map(|p| p.value).collect(),
+        marker: None,
+        note: String::new(),
+    };
+    b.figure(title, caption, || {
+        charts::stacked_bars(
+            "split",
+            &[row],
+            &comps,
+            BarScale::Fraction,
+            "share of CPU time",
+        )
+    })
+}

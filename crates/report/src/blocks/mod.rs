@@ -1,0 +1,428 @@
+//! The report as a list of blocks (headings, tables, charts, notes), built from the inputs.
+//! The same blocks render as HTML (with charts) and as Markdown (tables only).
+
+//!
+//! One module per result kind (the way hyperfine keeps one exporter per format): `measure`,
+//! `trace`, `analyze`, `simulate` (with the series and timeline inputs), `scenario` and
+//! `compare` (several inputs side by side); `layout` holds the tables and splits they share,
+//! and [`crate::charts`] the charts.
+
+mod analyze;
+mod compare;
+mod layout;
+mod measure;
+mod scenario;
+mod simulate;
+mod trace;
+
+use crate::charts::Chart;
+use crate::data::{self, arr, num, Stats, Tone};
+use crate::units::{dur, int};
+use crate::{Input, Kind, ReportError};
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// One table cell.
+#[derive(Debug, Clone, Default)]
+pub struct Cell {
+    pub text: String,
+    /// Shown as a coloured badge when set.
+    pub tone: Option<Tone>,
+    /// Right-aligned (numbers).
+    pub num: bool,
+    pub strong: bool,
+}
+
+impl Cell {
+    pub fn t(s: impl Into<String>) -> Cell {
+        Cell {
+            text: s.into(),
+            ..Cell::default()
+        }
+    }
+    pub fn n(s: impl Into<String>) -> Cell {
+        Cell {
+            text: s.into(),
+            num: true,
+            ..Cell::default()
+        }
+    }
+    pub fn badge(s: impl Into<String>, tone: Tone) -> Cell {
+        Cell {
+            text: s.into(),
+            tone: Some(tone),
+            ..Cell::default()
+        }
+    }
+    pub fn bold(mut self) -> Cell {
+        self.strong = true;
+        self
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Table {
+    pub headers: Vec<String>,
+    pub rows: Vec<Vec<Cell>>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Figure {
+    pub title: String,
+    pub caption: String,
+    pub chart: Chart,
+}
+
+#[derive(Debug, Clone)]
+pub enum Block {
+    /// A heading with an anchor id; level 2 = one input, 3 = a part of it, 4 = below.
+    Heading {
+        level: u8,
+        id: String,
+        title: String,
+        kind: Option<String>,
+    },
+    Table(Table),
+    Figure(Figure),
+    /// Key/value pairs (run settings).
+    Facts(Vec<(String, String)>),
+    /// A one-line verdict with a tone.
+    Verdict(Tone, String),
+    /// Muted explanatory text.
+    Note(String),
+    /// Links the rows of the table just before to the charts with the same `id`: row `i`
+    /// names the instant `times[i]` (ns); the page script draws a crosshair there.
+    Link {
+        id: String,
+        times: Vec<Option<f64>>,
+    },
+}
+
+/// The built report.
+#[derive(Debug, Clone, Default)]
+pub struct Doc {
+    pub blocks: Vec<Block>,
+    /// (name, kind) of each input, in order.
+    pub inputs: Vec<(String, String)>,
+}
+
+struct Builder {
+    charts: bool,
+    out: Vec<Block>,
+    ids: HashMap<String, usize>,
+    /// The last environment shown, so identical ones (several runs of one scenario) are
+    /// not repeated.
+    last_env: Option<Value>,
+    /// Titles of the sections in the contents so far, to keep them distinct.
+    titles: HashMap<String, usize>,
+    /// A simulate result is present: captures are drawn with it, not on their own.
+    with_simulate: bool,
+}
+
+impl Builder {
+    fn id(&mut self, title: &str) -> String {
+        let mut s: String = title
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() {
+                    c.to_ascii_lowercase()
+                } else {
+                    '-'
+                }
+            })
+            .collect();
+        while s.contains("--") {
+            s = s.replace("--", "-");
+        }
+        let s = s.trim_matches('-').to_string();
+        let s = if s.is_empty() { "section".into() } else { s };
+        let n = self.ids.entry(s.clone()).or_insert(0);
+        *n += 1;
+        if *n == 1 {
+            s
+        } else {
+            format!("{s}-{n}")
+        }
+    }
+    fn heading(&mut self, level: u8, title: &str, kind: Option<&str>) {
+        // Sections in the contents never share a title.
+        let title = if level <= 3 {
+            let n = self.titles.entry(title.to_string()).or_insert(0);
+            *n += 1;
+            if *n == 1 {
+                title.to_string()
+            } else {
+                format!("{title} ({n})")
+            }
+        } else {
+            title.to_string()
+        };
+        let title = title.as_str();
+        let id = self.id(title);
+        self.out.push(Block::Heading {
+            level,
+            id,
+            title: title.to_string(),
+            kind: kind.map(str::to_string),
+        });
+    }
+    fn table(&mut self, t: Table) {
+        if !t.rows.is_empty() {
+            self.out.push(Block::Table(t));
+        }
+    }
+    /// Links the table just added to the charts of `id` (see [`Block::Link`]).
+    fn link(&mut self, id: &str, times: Vec<Option<f64>>) {
+        if matches!(self.out.last(), Some(Block::Table(_))) {
+            self.out.push(Block::Link {
+                id: id.to_string(),
+                times,
+            });
+        }
+    }
+    /// A fresh id for a chart ↔ table link.
+    fn link_id(&mut self, what: &str) -> String {
+        self.id(&format!("link {what}"))
+    }
+    fn note(&mut self, s: impl Into<String>) {
+        self.out.push(Block::Note(s.into()));
+    }
+    fn facts(&mut self, f: Vec<(String, String)>) {
+        if !f.is_empty() {
+            self.out.push(Block::Facts(f));
+        }
+    }
+    /// Adds a chart (HTML only); `make` is not even called for Markdown.
+    fn figure(
+        &mut self,
+        title: &str,
+        caption: &str,
+        make: impl FnOnce() -> Result<Option<Chart>, ReportError>,
+    ) -> Result<(), ReportError> {
+        if !self.charts {
+            return Ok(());
+        }
+        if let Some(chart) = make()? {
+            self.out.push(Block::Figure(Figure {
+                title: title.to_string(),
+                caption: caption.to_string(),
+                chart,
+            }));
+        }
+        Ok(())
+    }
+}
+
+/// Builds the report's blocks; `charts` = false skips every chart (Markdown).
+pub fn build(inputs: &[Input], charts: bool) -> Result<Doc, ReportError> {
+    let mut b = Builder {
+        charts,
+        out: Vec::new(),
+        ids: HashMap::new(),
+        last_env: None,
+        titles: HashMap::new(),
+        with_simulate: inputs.iter().any(|i| i.kind == Kind::Simulate),
+    };
+    let full: Vec<(String, String)> = inputs
+        .iter()
+        .map(|i| (i.name.clone(), i.kind.name().to_string()))
+        .collect();
+    let shortened = short_names(inputs);
+    let inputs = shortened.as_slice();
+    if inputs.len() > 1 {
+        overview(&mut b, inputs);
+        compare::comparisons(&mut b, inputs)?;
+    }
+    let captures: Vec<&Input> = inputs.iter().filter(|i| i.kind == Kind::Capture).collect();
+    for input in inputs {
+        b.heading(2, &input.name, Some(input.kind.name()));
+        render(&mut b, input, 2, &captures)?;
+    }
+    Ok(Doc {
+        blocks: b.out,
+        inputs: full,
+    })
+}
+
+/// Inputs named by the shortest path suffix that tells them apart (usually the file name);
+/// the same file given twice gets " (2)".
+fn short_names(inputs: &[Input]) -> Vec<Input> {
+    let parts: Vec<Vec<&str>> = inputs
+        .iter()
+        .map(|i| i.name.split('/').filter(|p| !p.is_empty()).collect())
+        .collect();
+    let suffix = |p: &[&str], k: usize| p[p.len().saturating_sub(k)..].join("/");
+    let mut names: Vec<String> = Vec::with_capacity(inputs.len());
+    for (i, p) in parts.iter().enumerate() {
+        let mut k = 1;
+        while k < p.len()
+            && parts
+                .iter()
+                .enumerate()
+                .any(|(j, q)| j != i && q != p && suffix(q, k) == suffix(p, k))
+        {
+            k += 1;
+        }
+        let base = if p.is_empty() {
+            inputs[i].name.clone()
+        } else {
+            suffix(p, k)
+        };
+        let seen = names
+            .iter()
+            .filter(|n| *n == &base || n.starts_with(&format!("{base} (")))
+            .count();
+        names.push(if seen == 0 {
+            base
+        } else {
+            format!("{base} ({})", seen + 1)
+        });
+    }
+    inputs
+        .iter()
+        .zip(names)
+        .map(|(i, name)| Input {
+            name,
+            kind: i.kind,
+            doc: i.doc.clone(),
+            attachments: i.attachments.clone(),
+        })
+        .collect()
+}
+
+fn render(
+    b: &mut Builder,
+    input: &Input,
+    level: u8,
+    captures: &[&Input],
+) -> Result<(), ReportError> {
+    let d = &input.doc;
+    match input.kind {
+        Kind::Measure => measure::measure(b, d, level, &input.attachments),
+        Kind::Trace => trace::trace(b, d, level),
+        Kind::Analyze => analyze::analyze(b, d, level),
+        Kind::Simulate => simulate::simulate(b, d, level, captures, &input.attachments),
+        Kind::Scenario => scenario::scenario(b, input, level),
+        Kind::Series => simulate::series_input(b, d, level),
+        Kind::Capture => simulate::capture_input(b, d, level),
+        Kind::Samples => measure::samples(b, d, level),
+    }
+}
+
+/// A one-line headline of an input, for the overview table.
+fn headline(input: &Input) -> (String, Option<Tone>) {
+    let d = &input.doc;
+    match input.kind {
+        Kind::Measure => match d.get("total").and_then(Stats::from_value) {
+            Some(s) => (
+                format!(
+                    "p99 {}, max {}",
+                    s.p99.map(dur).unwrap_or_else(|| "–".into()),
+                    s.max.map(dur).unwrap_or_else(|| "–".into())
+                ),
+                None,
+            ),
+            None => ("no summary".into(), None),
+        },
+        Kind::Trace => (
+            format!("{} measurements", arr(d, "measurements").len()),
+            None,
+        ),
+        Kind::Analyze => {
+            let tasks = arr(d, "tasks");
+            let ok = tasks
+                .iter()
+                .filter(|t| data::flag(t, "schedulable") == Some(true))
+                .count();
+            let tone = if ok == tasks.len() {
+                Tone::Good
+            } else {
+                Tone::Bad
+            };
+            (
+                format!("{ok} of {} tasks schedulable", tasks.len()),
+                Some(tone),
+            )
+        }
+        Kind::Simulate => {
+            let misses: f64 = arr(d, "tasks")
+                .iter()
+                .filter_map(|t| num(t, "deadline_misses"))
+                .sum();
+            let tone = if misses > 0.0 { Tone::Bad } else { Tone::Good };
+            (format!("{} deadline misses", int(misses)), Some(tone))
+        }
+        Kind::Scenario => {
+            let (within, preds) = scenario::scenario_score(d);
+            let tone = if within == preds {
+                Tone::Good
+            } else {
+                Tone::Bad
+            };
+            (
+                format!("{within} of {preds} predictions within tolerance"),
+                Some(tone),
+            )
+        }
+        Kind::Series => (format!("{} series", arr(d, "series").len()), None),
+        Kind::Capture => (format!("{} tracks", arr(d, "tracks").len()), None),
+        Kind::Samples => match d.get("total").and_then(Stats::from_value) {
+            Some(s) => (
+                format!(
+                    "{} samples, max {}",
+                    s.count.map(int).unwrap_or_default(),
+                    s.max.map(dur).unwrap_or_default()
+                ),
+                None,
+            ),
+            None => ("no samples".into(), None),
+        },
+    }
+}
+
+fn overview(b: &mut Builder, inputs: &[Input]) {
+    b.heading(2, "Overview", None);
+    let rows = inputs
+        .iter()
+        .map(|i| {
+            let (h, tone) = headline(i);
+            vec![
+                Cell::t(&i.name),
+                Cell::t(i.kind.name()),
+                match tone {
+                    Some(t) => Cell::badge(h, t),
+                    None => Cell::t(h),
+                },
+            ]
+        })
+        .collect();
+    b.table(Table {
+        headers: vec!["input".into(), "kind".into(), "headline".into()],
+        rows,
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input(name: &str) -> Input {
+        Input::parse(name, r#"{"kind":"trace","schema_version":1}"#).unwrap()
+    }
+
+    #[test]
+    fn names_are_short_and_distinct() {
+        let n = |v: &[&str]| -> Vec<String> {
+            short_names(&v.iter().map(|x| input(x)).collect::<Vec<_>>())
+                .into_iter()
+                .map(|i| i.name)
+                .collect()
+        };
+        assert_eq!(n(&["/a/b/run.json", "/a/c/x.json"]), ["run.json", "x.json"]);
+        assert_eq!(
+            n(&["/a/b/run.json", "/a/c/run.json"]),
+            ["b/run.json", "c/run.json"]
+        );
+        assert_eq!(n(&["x.json", "x.json"]), ["x.json", "x.json (2)"]);
+    }
+}

@@ -1,0 +1,143 @@
+//! A scenario result as Markdown: the "published vs latscope" table, the tally, why each
+//! miss or uncompared row is what it is, and the notes. The scenario READMEs embed it
+//! between two marker lines, regenerated from runs (`scenarios/regenerate`).
+
+use crate::{Outcome, Role, Row};
+
+/// First line of the generated block in a README.
+pub const BEGIN: &str =
+    "<!-- generated: latscope scenario run NAME --markdown; do not edit by hand -->";
+/// Last line of the generated block.
+pub const END: &str = "<!-- end of generated block -->";
+
+/// A number as a reader wants it: integers bare, small numbers with 3-4 digits.
+pub fn num(v: f64) -> String {
+    if !v.is_finite() {
+        return "–".into();
+    }
+    if v == v.trunc() && v.abs() < 1e9 {
+        format!("{v:.0}")
+    } else if v.abs() >= 100.0 {
+        format!("{v:.1}")
+    } else if v.abs() >= 1.0 {
+        format!("{v:.3}")
+    } else {
+        format!("{v:.4}")
+    }
+}
+
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+fn verdict(r: &Row) -> &'static str {
+    match (r.role, r.within) {
+        (Role::Prediction, Some(true)) => "within",
+        (Role::Prediction, Some(false)) if r.explanation.is_some() => "**outside** (explained)",
+        (Role::Prediction, Some(false)) => "**outside**",
+        (Role::Prediction, None) => "not compared",
+        (role, _) => role.as_str(),
+    }
+}
+
+fn tolerance(r: &Row) -> String {
+    match (r.role, r.tolerance_abs, r.tolerance) {
+        (Role::Prediction, Some(0.0), _) => "exact".into(),
+        (Role::Prediction, Some(a), _) => format!("±{} {}", num(a), r.unit),
+        (Role::Prediction, None, Some(t)) => format!("±{:.0} %", t * 100.0),
+        _ => "–".into(),
+    }
+}
+
+/// The table of rows alone (one line per row after the header).
+pub fn table(out: &Outcome) -> String {
+    let mut s = String::from(
+        "| figure | role | published | latscope | unit | deviation | tolerance | verdict | uses |\n\
+         |---|---|---:|---:|---|---:|---|---|---|\n",
+    );
+    for r in &out.rows {
+        let dev = r
+            .deviation
+            .map(|d| match format!("{:+.1} %", d * 100.0).as_str() {
+                "-0.0 %" => "+0.0 %".to_string(),
+                s => s.to_string(),
+            })
+            .unwrap_or_else(|| "–".into());
+        let uses = if r.uses.is_empty() {
+            "–".to_string()
+        } else {
+            r.uses.join("; ")
+        };
+        s.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            cell(&r.figure),
+            r.role.as_str(),
+            num(r.published),
+            num(r.latscope),
+            cell(&r.unit),
+            dev,
+            tolerance(r),
+            verdict(r),
+            cell(&uses)
+        ));
+    }
+    s
+}
+
+/// The whole generated block, markers included.
+pub fn block(out: &Outcome, command: &str) -> String {
+    let t = &out.summary;
+    let mut s = format!("{}\n\n", BEGIN.replace("NAME", &out.name));
+    s.push_str(&format!("From `{command}`; source: {}.\n\n", out.source));
+    s.push_str(&table(out));
+    s.push_str(&format!(
+        "\n**{} of {} predictions within tolerance**; {} outside{}, {} not compared here; {} \
+         inputs, {} derived and {} checks shown, never counted.\n",
+        t.within,
+        t.predictions,
+        t.outside,
+        if t.outside > 0 {
+            " (see why below)"
+        } else {
+            ""
+        },
+        t.not_reproduced,
+        t.inputs,
+        t.derived,
+        t.checks
+    ));
+    let mut why: Vec<(&str, Vec<&str>)> = Vec::new();
+    for r in &out.rows {
+        if let Some(e) = r.explanation.as_deref() {
+            match why.iter_mut().find(|(x, _)| *x == e) {
+                Some((_, f)) => f.push(&r.figure),
+                None => why.push((e, vec![&r.figure])),
+            }
+        }
+    }
+    if !why.is_empty() {
+        s.push_str("\nWhy:\n\n");
+        for (e, figs) in why {
+            s.push_str(&format!("* *{}*: {}\n", figs.join("; "), e));
+        }
+    }
+    s.push_str("\nHow each figure was obtained:\n\n");
+    for r in out.rows.iter().filter(|r| !r.method.is_empty()) {
+        s.push_str(&format!("* *{}*: {}\n", r.figure, r.method));
+    }
+    if !out.notes.is_empty() {
+        s.push_str("\nNotes from the run:\n\n");
+        for n in &out.notes {
+            s.push_str(&format!("* {n}\n"));
+        }
+    }
+    s.push_str(&format!("\n{END}\n"));
+    s
+}
+
+/// The generated block of a README's text, markers included (None when absent).
+pub fn generated_part(readme: &str) -> Option<&str> {
+    let start = readme.find("<!-- generated: ")?;
+    let end = readme[start..].find(END)? + start + END.len();
+    Some(&readme[start..end])
+}
