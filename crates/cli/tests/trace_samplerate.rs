@@ -57,14 +57,17 @@ fn vcd_ignores_samplerate_with_a_warning() {
 }
 
 #[test]
-fn a_contradicting_rate_is_an_error_naming_the_file_and_both_rates() {
+fn a_contradicting_rate_overrides_the_stated_one_with_a_warning() {
+    // libsigrok's leniency: the user's rate wins over the file's, and the user is told.
     let sr = fixture("demo8.sr");
-    let o = trace(&[&sr, "--samplerate", "2MHz", "--pulse", "D0"]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(o.stdout.is_empty());
+    let o = trace(&[&sr, "--samplerate", "2MHz", "--pulse", "D0", "--json", "-"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        err.contains(&sr) && err.contains("1 MHz") && err.contains("2 MHz"),
+        err.contains("warning")
+            && err.contains(&sr)
+            && err.contains("1 MHz")
+            && err.contains("2 MHz"),
         "{err}"
     );
     // The rate the file states is accepted, without a warning, and changes nothing.
@@ -79,6 +82,14 @@ fn a_contradicting_rate_is_an_error_naming_the_file_and_both_rates() {
         "{}",
         String::from_utf8_lossy(&same.stderr)
     );
+    // Twice the rate: every width is half as long, sample for sample.
+    let (fast, slow) = (json(&o), json(&same));
+    assert_eq!(fast["capture"]["samplerate_hz"], 2_000_000);
+    let (f, s) = (
+        fast["measurements"][0]["max_ns"].as_f64().unwrap(),
+        slow["measurements"][0]["max_ns"].as_f64().unwrap(),
+    );
+    assert!(s > 0.0 && (f * 2.0 - s).abs() < 1e-6, "{f} vs {s}");
     let plain = trace(&[&sr, "--pulse", "D0", "--json", "-"]);
     assert_eq!(json(&same)["measurements"], json(&plain)["measurements"]);
     assert_eq!(json(&same)["capture"]["samplerate_hz"], 1_000_000);

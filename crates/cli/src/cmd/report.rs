@@ -116,7 +116,7 @@ pub fn load_input(path: &Path) -> anyhow::Result<Input> {
 fn capture_input(path: &Path, fmt: CapFormat) -> anyhow::Result<Input> {
     let name = path.display().to_string();
     let opts = import::Options::default();
-    let import::Merged { capture: cap, .. } = import::open_merged(&[(path, fmt)], &opts)
+    let import::Merged { capture: cap, .. } = import::open_merged(&[(path, Some(fmt))], &opts)
         .with_context(|| format!("{name}: reading it as a {} capture", fmt.name()))?;
     let channels: Vec<Value> = cap
         .channels
