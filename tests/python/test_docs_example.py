@@ -18,7 +18,7 @@ def test_worked_example(tmp_path):
     assert p.returncode == 0, p.stderr
     out = p.stdout
     assert "tick = 1500.0 ns + 5907.0 ns per released task" in out
-    assert "tick max 60712.857 ns at 6 instants, first at 41.4 s" in out
+    assert "tick max 60.71 us at 6 instants, first at 41.4 s" in out
     assert "schedulable: True" in out
     page = (tmp_path / "freertos-tick.html").read_text()
     assert "<title>FreeRTOS tick overhead</title>" in page
