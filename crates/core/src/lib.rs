@@ -3,12 +3,14 @@
 //! * [`time`]: integer time with the unit in the type ([`Nanos`], [`Picos`]) and exact
 //!   parsing of `1.5us`-style durations;
 //! * [`stats`]: the one statistics module (moments, HDR histogram, exact samples);
-//! * [`capture`]: the one capture model (digital edge lists, analog samples).
+//! * [`capture`]: the one capture model (digital edge lists, analog samples);
+//! * [`summary`]: the typed summary every result's JSON carries, for reading results back.
 //!
 //! No CLI concerns live here: functions return errors, never print or exit.
 
 pub mod capture;
 pub mod stats;
+pub mod summary;
 pub mod time;
 
 pub use capture::{AnalogChannel, Capture, CaptureError, DigitalChannel, Edge};

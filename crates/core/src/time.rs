@@ -20,6 +20,8 @@ pub struct Nanos(pub i64);
     Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
 )]
 #[serde(transparent)]
+// The layout of an i64, so a slice of edge times can be lent to numpy without a copy.
+#[repr(transparent)]
 pub struct Picos(pub i64);
 
 pub const PS_PER_NS: i64 = 1_000;

@@ -90,63 +90,21 @@ impl InputArgs {
     ) -> Result<(latscope_core::capture::Capture, String, Vec<bool>)> {
         let mut opts = self.options()?;
         opts.only_channels = only;
-        let paths: Vec<(&std::path::Path, Option<Format>)> =
-            files.iter().map(|f| (f.as_path(), opts.format)).collect();
-        anyhow::ensure!(!paths.is_empty(), "no input file");
-        anyhow::ensure!(
-            paths.iter().filter(|(p, _)| p.as_os_str() == "-").count() <= 1,
-            "standard input ('-') can be read only once"
-        );
-        let res = import::open_merged(&paths, &opts);
-        for w in opts.warnings.take() {
+        let loaded = import::load_files(files, &opts).map_err(|(e, warnings)| {
+            for w in warnings {
+                eprintln!("latscope: warning: {w}");
+            }
+            e
+        })?;
+        for w in &loaded.warnings {
             eprintln!("latscope: warning: {w}");
         }
         let import::Merged {
             capture: cap,
             decoded,
-            formats,
-        } = res?;
-        let inputs: Vec<(&std::path::Path, Format)> = paths
-            .iter()
-            .zip(&formats)
-            .map(|((p, _), f)| (*p, *f))
-            .collect();
-        let mut fmts: Vec<&str> = formats.iter().map(|f| f.name()).collect();
-        fmts.dedup();
-        // A rate the file states and --samplerate contradicts is overridden (with a warning);
-        // formats whose times are absolute (VCD, native, cycle logs, analog data) ignore it.
-        if let Some(g) = opts.samplerate_hz {
-            if cap.samplerate_hz != Some(g) {
-                // name the files whose times are absolute (a merge may mix them with
-                // sampled ones, whose rate then becomes unknown)
-                let absolute: Vec<_> = inputs
-                    .iter()
-                    .filter(|(_, f)| matches!(f, Format::Vcd | Format::Native | Format::CycleLog))
-                    .copied()
-                    .collect();
-                let ignoring = if absolute.is_empty() {
-                    &inputs
-                } else {
-                    &absolute
-                };
-                eprintln!(
-                    "latscope: warning: --samplerate {} has no effect on {} ({}): its times are \
-                     not sample numbers; ignored",
-                    import::format_hz(g),
-                    ignoring
-                        .iter()
-                        .map(|(f, _)| f.display().to_string())
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    ignoring
-                        .iter()
-                        .map(|(_, x)| x.name())
-                        .collect::<Vec<_>>()
-                        .join("+")
-                );
-            }
-        }
-        Ok((cap, fmts.join("+"), decoded))
+            ..
+        } = loaded.merged;
+        Ok((cap, loaded.format, decoded))
     }
 }
 

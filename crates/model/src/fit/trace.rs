@@ -2,6 +2,7 @@
 
 use super::values::{parse_count, CountError, MAX_COUNT, MAX_DURATION_NS};
 use super::Sample;
+use latscope_core::summary::ResultSummary;
 
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum TraceInputError {
@@ -92,22 +93,23 @@ pub fn sample_from_trace_json(
         Some(k) => return Err(fmt(format!("its \"kind\" is \"{k}\", not \"trace\""))),
         None => return Err(fmt("no \"kind\": \"trace\"".into())),
     }
+    // The measurements are read as the typed summary every result shares
+    // (latscope_core::summary), one at a time so that an error names its index.
     let ms = v
         .get("measurements")
         .and_then(|m| m.as_array())
         .ok_or_else(|| fmt("no \"measurements\" array".into()))?;
+    fn name_of(m: &serde_json::Value) -> Option<&str> {
+        m.get("name").and_then(|n| n.as_str())
+    }
     let (i, m) = ms
         .iter()
         .enumerate()
-        .find(|(_, m)| m.get("name").and_then(|n| n.as_str()) == Some(measurement))
+        .find(|(_, m)| name_of(m) == Some(measurement))
         .ok_or_else(|| TraceInputError::NoMeasurement {
             file: file.to_string(),
             want: measurement.to_string(),
-            have: ms
-                .iter()
-                .filter_map(|m| m.get("name").and_then(|n| n.as_str()))
-                .collect::<Vec<_>>()
-                .join(", "),
+            have: ms.iter().filter_map(name_of).collect::<Vec<_>>().join(", "),
         })?;
     // Older results have no `unit`: their statistics are nanoseconds.
     if let Some(unit) = m.get("unit").and_then(|u| u.as_str()) {
@@ -122,36 +124,31 @@ pub fn sample_from_trace_json(
     }
     let field = format!("{stat}_ns");
     let key = format!("measurements[{i}].{field}");
-    let y = match m.get(&field) {
-        Some(serde_json::Value::Null) => {
+    let summary = ResultSummary::from_json(m).map_err(|e| TraceInputError::BadValue {
+        file: file.to_string(),
+        key: if e.key.is_empty() {
+            format!("measurements[{i}]")
+        } else {
+            format!("measurements[{i}].{}", e.key)
+        },
+        message: e.message,
+    })?;
+    let y = match summary.stat(stat) {
+        Some(Some(y)) => y,
+        Some(None) => {
             return Err(TraceInputError::NoInstances {
                 file: file.to_string(),
                 key,
                 name: measurement.to_string(),
             })
         }
-        Some(y) => y.as_f64().ok_or_else(|| TraceInputError::BadValue {
-            file: file.to_string(),
-            key: key.clone(),
-            message: format!("{y} is not a number"),
-        })?,
         None => {
-            let have = m
-                .as_object()
-                .map(|o| {
-                    o.keys()
-                        .filter_map(|k| k.strip_suffix("_ns"))
-                        .filter(|k| !k.ends_with("_at") && *k != "resolution")
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                })
-                .unwrap_or_default();
             return Err(TraceInputError::NoStat {
                 file: file.to_string(),
                 key,
                 name: measurement.to_string(),
                 field,
-                have,
+                have: summary.present().join(", "),
             });
         }
     };

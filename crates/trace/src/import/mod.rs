@@ -7,6 +7,7 @@ pub mod analog;
 pub(crate) mod builder;
 pub mod csv;
 pub mod cyclelog;
+mod files;
 pub mod limits;
 mod merge;
 pub mod native;
@@ -16,6 +17,8 @@ pub mod scope_csv;
 pub mod sigrok;
 pub(crate) mod text;
 pub mod vcd;
+
+pub use files::{load_files, Loaded};
 
 use crate::error::{Error, Place, Result};
 use latscope_core::capture::Capture;

@@ -1,0 +1,47 @@
+//! `latscope.analyze`: the response-time analysis, as `latscope analyze --json`.
+
+use crate::errors::{ctx, err};
+use latscope_model::rta::AnalysisOptions;
+use latscope_model::system::TickMode;
+use pyo3::prelude::*;
+
+/// analyze(kind, text, name, tick_mode=None, overheads=True, release_delay=True,
+/// stop_at_deadline=False) -> JSON text of the result.
+#[pyfunction]
+#[pyo3(signature = (kind, text, name, tick_mode=None, overheads=true, release_delay=true, stop_at_deadline=false))]
+#[allow(clippy::too_many_arguments)]
+pub fn analyze(
+    py: Python<'_>,
+    kind: &str,
+    text: &str,
+    name: &str,
+    tick_mode: Option<&str>,
+    overheads: bool,
+    release_delay: bool,
+    stop_at_deadline: bool,
+) -> PyResult<String> {
+    let source = crate::system::source_name(kind, text, name);
+    let sys = crate::system::load(kind, text, name)
+        .map_err(|e| ctx(format!("reading system description {source}"), e))?;
+    let tick_mode = match tick_mode {
+        None => None,
+        Some("pessimistic") => Some(TickMode::Pessimistic),
+        Some("partitioned") => Some(TickMode::Partitioned),
+        Some(o) => {
+            return Err(err(format!(
+                "tick_mode '{o}': use 'pessimistic' or 'partitioned'"
+            )))
+        }
+    };
+    let opts = AnalysisOptions {
+        tick_mode,
+        overheads,
+        tick_release_delay: release_delay,
+        stop_at_deadline,
+        ..Default::default()
+    };
+    let res = py
+        .detach(|| latscope_model::analyze(&sys, &opts))
+        .map_err(|e| ctx(&source, e))?;
+    serde_json::to_string_pretty(&res).map_err(err)
+}

@@ -1,0 +1,73 @@
+"""analyze(): the same JSON as `latscope analyze --json`; system from path, TOML, dict."""
+
+import json
+
+import pytest
+
+import latscope
+from conftest import SCENARIOS, cli_error, cli_json
+
+SYSTEMS = sorted(str(p) for p in SCENARIOS.glob("*/system.toml"))
+
+
+@pytest.mark.parametrize("path", SYSTEMS)
+@pytest.mark.parametrize(
+    "kw,args",
+    [
+        ({}, []),
+        ({"tick_mode": "pessimistic"}, ["--tick-mode", "pessimistic"]),
+        ({"tick_mode": "partitioned"}, ["--tick-mode", "partitioned"]),
+        ({"overheads": False}, ["--no-overheads"]),
+    ],
+)
+def test_same_json_as_cli(path, kw, args):
+    assert latscope.analyze(path, **kw).to_dict() == cli_json("analyze", path, *args)
+
+
+def test_toml_text_and_dict_give_the_same_analysis():
+    path = str(SCENARIOS / "freertos-tick" / "system.toml")
+    ref = latscope.analyze(path).to_dict()
+    text = open(path, encoding="utf-8").read()
+    from_text = latscope.analyze(text).to_dict()
+    assert from_text["source"] == "<string>"
+    # a dict: the description's own JSON form
+    as_dict = json.loads(json.dumps(_toml_to_dict(latscope.system_toml(path))))
+    from_dict = latscope.analyze(as_dict).to_dict()
+    assert from_dict["source"] == "<dict>"
+    for r in (from_text, from_dict):
+        r["source"] = ref["source"]
+        assert r == ref
+
+
+def _toml_to_dict(text):
+    try:
+        import tomllib
+    except ImportError:  # Python < 3.11
+        import tomli as tomllib
+    return tomllib.loads(text)
+
+
+def test_to_pandas_one_row_per_task():
+    path = str(SCENARIOS / "freertos-tick" / "system.toml")
+    r = latscope.analyze(path)
+    df = r.to_pandas()
+    tasks = r.to_dict()["tasks"]
+    assert list(df["name"]) == [t["name"] for t in tasks]
+    assert list(df["wcrt_ns"]) == [t["wcrt_ns"] for t in tasks]
+    assert r.schedulable == r.to_dict()["schedulable"]
+
+
+def test_errors_carry_the_cli_message(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[kernel]\ntick = \"1ms\"\n[[task]]\nname = \"A\"\nperiod = \"nope\"\n")
+    with pytest.raises(latscope.LatscopeError) as ei:
+        latscope.analyze(str(bad))
+    assert str(ei.value) == cli_error("analyze", str(bad))
+    missing = str(tmp_path / "missing.toml")
+    with pytest.raises(latscope.LatscopeError) as ei:
+        latscope.analyze(missing)
+    assert str(ei.value) == cli_error("analyze", missing)
+    with pytest.raises(latscope.LatscopeError, match="tick_mode"):
+        latscope.analyze(SYSTEMS[0], tick_mode="sometimes")
+    with pytest.raises(TypeError):
+        latscope.analyze(3.5)
