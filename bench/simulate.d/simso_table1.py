@@ -2,7 +2,7 @@ import sys, time, json
 from simso.core import Model
 from simso.configuration import Configuration
 
-# Seed 001 Table 1: periods (ms); WCET = 2 % of the period (same as latscope's file).
+# the FreeRTOS overheads paper Table 1: periods (ms); WCET = 2 % of the period (same as latscope's file).
 PERIODS = [("A", 5), ("B", 10), ("C", 15), ("D", 20), ("E", 30), ("F", 40),
            ("G", 23), ("H", 12), ("I", 45), ("J", 50)]
 seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 10.0
@@ -14,7 +14,7 @@ cfg.task_data_fields["priority"] = "int"
 for i, (name, p) in enumerate(PERIODS):
     cfg.add_task(name=name, identifier=i + 1, period=p, activation_date=0,
                  wcet=p * 0.02, deadline=p, data={"priority": 2})
-# SimSo has no tick; a constant context-switch cost (1.5 us, seed 001 Table 4 minimum).
+# SimSo has no tick; a constant context-switch cost (1.5 us, the FreeRTOS overheads paper Table 4 minimum).
 cfg.add_processor(name="CPU 1", identifier=1, cs_overhead=1500)
 cfg.check_all()
 model = Model(cfg)

@@ -1,5 +1,5 @@
 """The worked example in docs/python.md runs as written and prints the figures the
-document states (seed 001's Table 2 costs recovered, Figure 4's tick WCET and peaks)."""
+document states (the FreeRTOS overheads paper's Table 2 costs recovered, Figure 4's tick WCET and peaks)."""
 
 import os
 import re

@@ -6,7 +6,7 @@
 //!   the value at rank ceil(p/100 * n) (1-based). It is always a value that occurred
 //!   (exact path) or the upper edge of the bucket holding that rank (histogram path);
 //! * stdev is the sample standard deviation (n - 1), as Python's statistics.stdev and
-//!   seed 002 use; it is 0 for a single value;
+//!   the Python sleep-loop report use; it is 0 for a single value;
 //! * min, max and mean are exact on both paths; only percentiles come from the
 //!   histogram when values are streamed.
 

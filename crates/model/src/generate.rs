@@ -250,7 +250,7 @@ pub fn generate(
     Ok(out)
 }
 
-/// A FreeRTOS-like template with seed 001's figures: Cortex-M4 at 84 MHz, L = 12 cycles,
+/// A FreeRTOS-like template with the FreeRTOS overheads paper's figures: Cortex-M4 at 84 MHz, L = 12 cycles,
 /// 1 kHz tick, tick 1.5 us + 5.907 us per release, context switch 1.5 us + 0.72 us per
 /// extra level scanned (the upper-bound line of Table 4), partitioned tick accounting.
 pub fn freertos_template() -> System {

@@ -12,7 +12,7 @@
 //! ```
 //!
 //! where the interfering entities `e` are the higher- or equal-priority tasks (cost
-//! `C_j` plus two context switches), the kernel tick (one pseudo-task, or seed 001's
+//! `C_j` plus two context switches), the kernel tick (one pseudo-task, or the FreeRTOS overheads paper's
 //! partitioned pseudo-tasks), interrupts (`C + L`) and the time-slicing switches. `J_i`
 //! is the task's whole release jitter: the file's jitter, the tick-driven release delay,
 //! tickless wake-up lateness and the interrupt-to-task path. The busy window continues
@@ -1190,7 +1190,7 @@ impl<'a> ModeCtx<'a> {
                 tick_p,
             );
         }
-        // Interrupt-path kernel (seed 004): every handler also runs the prologue, the
+        // Interrupt-path kernel (K4perf): every handler also runs the prologue, the
         // message send and the ready-queue dispatch in interrupt context, so they interfere
         // like the handler's WCET (docs/simulator.md section 1; audit D13).
         for x in &sys.interrupts {
@@ -1625,7 +1625,7 @@ fn with_interrupts(
     None
 }
 
-/// Cooperative list-scan kernel (seed 003; docs/simulator.md section 3; audit D21).
+/// Cooperative list-scan kernel (KernelPerf; docs/simulator.md section 3; audit D21).
 ///
 /// Threads run their jobs to the end and the scheduler runs only when the run queue is
 /// empty, so this is non-preemptive fixed-priority scheduling (George, Rivierre & Spuri,

@@ -1,5 +1,5 @@
 //! Known-answer tests of the response-time analysis against published worked examples,
-//! and seed 001's tick pseudo-tasks. Each published example cites its source; tests
+//! and the FreeRTOS overheads paper's tick pseudo-tasks. Each published example cites its source; tests
 //! worked by hand for this file say so.
 
 use latscope_model::rta::{analyze, AnalysisOptions, TaskResult};
@@ -410,7 +410,7 @@ priority = 1
     assert!(j["tasks"][1]["wcrt_ns"].is_null());
 }
 
-/// Seed 001 (Miranda, de Oliveira, Carminati: "Analysis of FreeRTOS Overheads on
+/// the FreeRTOS overheads paper (Miranda, de Oliveira, Carminati: "Analysis of FreeRTOS Overheads on
 /// Periodic Tasks"), Table 1 tasks and Table 2 pseudo-tasks: base tick 1.5 us every
 /// 1 ms, one pseudo-task per task with C = 3.7 + 2.207 = 5.907 us and the task's period.
 /// Pessimistic: every tick pays 1.5 + 10 * 5.907 = 60.57 us (the paper measured a WCET of

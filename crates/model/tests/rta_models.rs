@@ -8,7 +8,7 @@ fn sys(text: &str) -> System {
     System::from_toml_str(text, "models.toml").unwrap()
 }
 
-/// Seed 003: 16 threads at the 8 ms tick, 1.3 us check per thread, insertion 0.6 us +
+/// KernelPerf: 16 threads at the 8 ms tick, 1.3 us check per thread, insertion 0.6 us +
 /// 0.2 us per position. Pessimistic tick = 16*1.3 + 16*0.6 + 0.2*120 = 54.4 us every tick
 /// (no interrupt entry latency configured); partitioned = 20.8 us base + one insertion at
 /// the worst position (0.6 + 0.2*15 = 3.6 us) per released thread.
@@ -104,7 +104,7 @@ priority = 1
     assert!(r.notes.iter().any(|n| n.contains("non-preemptive")));
 }
 
-/// Seed 004: an interrupt releases the highest-priority actor through the message path.
+/// K4perf: an interrupt releases the highest-priority actor through the message path.
 /// Warm: entry 12 cycles + prologue 14 + send 200 + dispatch 55 = 281 cycles at 125 MHz
 /// (2.248 us) plus the handler's own 29 cycles (232 ns) = 2.48 us of release jitter.
 /// Cold (assumed): entry 3.3 us + 1 + 20 + 4.7 = 29 us, plus the 232 ns handler.
@@ -154,7 +154,7 @@ releases = "ah"
     assert_eq!(r.totals.irq_entry_ns, 3_196.0);
 }
 
-/// Seed 000: tickless idle with an 806.6 us wake-up. With a 2-tick margin at 1 kHz the
+/// the pico]OS tickless report: tickless idle with an 806.6 us wake-up. With a 2-tick margin at 1 kHz the
 /// timed (tick-released) task is not delayed; with a margin of zero ticks it is late by the
 /// whole wake-up; an interrupt-released task always pays it.
 #[test]

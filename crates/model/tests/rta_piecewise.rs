@@ -10,7 +10,7 @@ fn sys(costs: &str) -> System {
         "[platform]\ncpu_hz = 84_000_000\nirq_entry_cycles = 12\n[kernel]\ntick_hz = 1000\n\
          [kernel.costs]\ntick_base = \"1.5us\"\nswitch_base = \"1.5us\"\n{costs}"
     );
-    // Seed 001 Table 1's periods (ms) and priorities, 5 % utilisation each.
+    // the FreeRTOS overheads paper Table 1's periods (ms) and priorities, 5 % utilisation each.
     for (i, p) in [10u32, 15, 20, 25, 30, 35, 40, 45, 50, 55]
         .iter()
         .enumerate()

@@ -107,7 +107,7 @@ pub struct TickKernel {
     pub time_slicing: bool,
 }
 
-/// A kernel-v1-like cooperative list-scan scheduler (seed 003).
+/// A kernel-v1-like cooperative list-scan scheduler (KernelPerf).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ListScanKernel {
     /// Status check of one installed thread.
@@ -124,7 +124,7 @@ pub enum Kernel {
     ListScan(ListScanKernel),
 }
 
-/// Tickless idle (seed 000).
+/// Tickless idle (the pico]OS tickless report).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Tickless {
     /// Sleep only when the next timed wake-up is at least this many ticks away
@@ -136,7 +136,7 @@ pub struct Tickless {
     pub state: String,
     /// Time from the wake-up event until the CPU runs code: CPU wake + oscillator restart.
     pub exit_latency: Picos,
-    /// Extra cost of the first context switch after a wake-up (seed 000: an extra SVCall).
+    /// Extra cost of the first context switch after a wake-up (the pico]OS tickless report: an extra SVCall).
     pub switch_extra: Picos,
 }
 

@@ -1074,7 +1074,7 @@ impl Sim {
         } else {
             self.sw_pair_dense[from * nn + to].add(cost);
         }
-        // Seed 001 Table 4 counts loop iterations: at least one list is inspected.
+        // the FreeRTOS overheads paper Table 4 counts loop iterations: at least one list is inspected.
         let lv = levels.max(1) as usize;
         if self.sw_levels.len() <= lv {
             self.sw_levels.resize(lv + 1, Agg::default());

@@ -113,7 +113,7 @@ pub fn from_system(sys: &System, o: &FromSystemOptions) -> Result<SimConfig, Fro
                     }
                     normal_switch = c.switch_cost(1);
                     // engine index = empty levels walked past; the model counts loop
-                    // iterations with 0 treated as 1 (seed 001 Table 4).
+                    // iterations with 0 treated as 1 (the FreeRTOS overheads paper Table 4).
                     SwitchCost::PerLevel((0..=maxp + 1).map(|k| c.switch_cost(k)).collect())
                 }
                 TaskSelection::Optimised => {

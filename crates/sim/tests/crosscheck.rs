@@ -3,7 +3,7 @@
 //! * synchronous, jitter-free, overhead-free, constrained-deadline sets: every first job
 //!   (released at the critical instant t = 0) has exactly the analysed WCRT when the task
 //!   is schedulable, and no simulated response exceeds the WCRT;
-//! * with seed 001's overheads (tick, switch by levels scanned, L), release jitter (any
+//! * with the FreeRTOS overheads paper's overheads (tick, switch by levels scanned, L), release jitter (any
 //!   size, not only whole ticks),
 //!   periods off the tick grid and both task-selection modes: no simulated response
 //!   exceeds the analysed WCRT (both tick accounting modes); a third of these sets also
@@ -177,7 +177,7 @@ fn with_overheads_simulation_never_exceeds_rta() {
     assert!(compared > 4000, "{compared}");
 }
 
-/// Tickless idle (seed 000): with a sleep state (safety margin 0 to 2 ticks, wake-up
+/// Tickless idle (the pico]OS tickless report): with a sleep state (safety margin 0 to 2 ticks, wake-up
 /// latency up to 1 ms, in half the sets a switch part whose excess the simulator
 /// charges on the first switch after every wake-up) and in a third of the sets an
 /// interrupt (which a sleeping CPU serves after the exit latency), no simulated

@@ -46,7 +46,7 @@ priority = 1
 releases = "app"
 "#;
 
-/// Seed 000: the sleep state's parts become the exit latency (CPU wake + oscillator
+/// the pico]OS tickless report: the sleep state's parts become the exit latency (CPU wake + oscillator
 /// restart) and the switch's excess; an interrupt during sleep then costs
 /// 800 + 2 + 6.6 + 10 us to its task, the timer task is on time.
 #[test]
@@ -98,7 +98,7 @@ fn tickless_from_sleep_state() {
     assert!(e.contains("deep") && e.contains("stop"), "{e}");
 }
 
-/// Seed 003 from a file: 16 threads at the 8 ms tick, scheduler run 54.4 us.
+/// KernelPerf from a file: 16 threads at the 8 ms tick, scheduler run 54.4 us.
 #[test]
 fn list_scan_from_file() {
     let mut text = String::from(
@@ -130,7 +130,7 @@ switch = "1.25us"
     assert_eq!(r.tick.max_ns, Some(54_400.0));
     assert_eq!(r.switches.max_ns, Some(1_250.0));
     assert_eq!(r.switches.count, 160);
-    // seed 003: 58 us per 8 ms is 0.725 %; the model's 54.4 us is 0.68 %
+    // KernelPerf: 58 us per 8 ms is 0.725 %; the model's 54.4 us is 0.68 %
     assert!(
         (r.cpu.scheduler_fraction - 0.0068).abs() < 1e-4,
         "{}",
@@ -180,7 +180,7 @@ priority = 3
     let mut s = Sim::new(cfg, SimOptions::default()).unwrap();
     s.run_until(Picos::from_ms(40));
     let r = s.report();
-    // A (6) -> D (3): 3 loop iterations, L + 1.5 + 2 * 0.7 us (seed 001 Table 4 shape)
+    // A (6) -> D (3): 3 loop iterations, L + 1.5 + 2 * 0.7 us (the FreeRTOS overheads paper Table 4 shape)
     let g = r
         .switches
         .by_pair

@@ -125,7 +125,7 @@ fn deferred_switch_costs_levels_actually_scanned() {
         .iter()
         .map(|g| (g.levels.unwrap(), g.count, g.max_ns))
         .collect();
-    // loop iterations as seed 001 Table 4 counts them: max(1, empty levels walked past)
+    // loop iterations as the FreeRTOS overheads paper Table 4 counts them: max(1, empty levels walked past)
     assert_eq!(lv, vec![(1, 2, 3000.0), (2, 2, 4000.0)]);
     let pair = |a: &str, b: &str| {
         r.switches
@@ -331,7 +331,7 @@ fn deadline_misses_and_first_miss() {
     assert_eq!(rb.first_miss_ns, Some(2_000_000.0));
 }
 
-/// Rule (seed 000): tickless idle sleeps until the safety margin before the next timed
+/// Rule (the pico]OS tickless report): tickless idle sleeps until the safety margin before the next timed
 /// wake-up; an asynchronous interrupt pays the exit latency before its handler and task.
 #[test]
 fn tickless_sleep_and_interrupt_wakeup() {
@@ -406,7 +406,7 @@ fn list_scan(tasks: Vec<SimTask>) -> SimConfig {
     }
 }
 
-/// Seed 003 test case 0, 9, 10, 11: scheduler run = 1.3 us per installed thread +
+/// KernelPerf test case 0, 9, 10, 11: scheduler run = 1.3 us per installed thread +
 /// (0.6 + 0.2 * position) us per thread put on the run queue.
 #[test]
 fn list_scan_scheduler_costs() {
@@ -450,7 +450,7 @@ fn list_scan_scheduler_costs() {
     assert!(pulses(&s, "t0")[0].0 > pulses(&s, "t15")[0].0);
 }
 
-/// Seed 003 test cases 1 and 2: when threads need more than a tick the next scheduler
+/// KernelPerf test cases 1 and 2: when threads need more than a tick the next scheduler
 /// run is pushed later, ticks are lost, and everything keeps running (graceful).
 #[test]
 fn list_scan_overload_degrades_gracefully() {

@@ -1,4 +1,4 @@
-//! Seed 001, Figure 4: the Table 1 task set simulated over 250 s. The tick handler's
+//! the FreeRTOS overheads paper, Figure 4: the Table 1 task set simulated over 250 s. The tick handler's
 //! duration peaks exactly at the instants where all ten tasks are released together:
 //! the multiples of the hyperperiod (41.4 s), six of them in 250 s.
 

@@ -17,7 +17,7 @@ use std::process::ExitCode;
 pub enum ModeArg {
     /// Every tick pays for releasing all n tasks
     Pessimistic,
-    /// Base tick every tick plus one pseudo-task per task with that task's period (seed 001)
+    /// Base tick every tick plus one pseudo-task per task with that task's period (Miranda, de Oliveira, Carminati)
     Partitioned,
 }
 

@@ -35,7 +35,8 @@ Periods are log-uniform between --period-min and --period-max, multiples of
 --granularity; WCET = utilisation x period (whole ns); priorities are rate-monotonic and
 distinct (larger = higher); deadlines equal periods. Platform, kernel, interrupts and
 critical sections come from --template (default: FreeRTOS on a Cortex-M4 at 84 MHz with
-seed 001's tick and switch costs). Set k of --count uses seed + k.")]
+the tick and switch costs of Miranda, de Oliveira, Carminati: Analysis of FreeRTOS
+Overheads on Periodic Tasks). Set k of --count uses seed + k.")]
 pub struct Args {
     /// Number of tasks per set
     #[arg(long, short = 'n')]

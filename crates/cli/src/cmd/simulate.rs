@@ -15,7 +15,7 @@ Examples:
   latscope simulate system.toml
       one hyperperiod, terminal summary
   latscope simulate table1.toml --duration 250s --json sim.json --series ticks.csv
-      seed 001's Figure 4: tick duration per tick, peaks where all tasks are released
+      Figure 4 of the FreeRTOS overheads paper: tick duration per tick, peaks where all tasks are released
   latscope simulate system.toml --duration 2s --vcd run.vcd --perfetto run.json
       virtual logic-analyzer capture for GTKWave / ui.perfetto.dev
   latscope simulate system.toml --exec uniform --seed 7 --json a.json

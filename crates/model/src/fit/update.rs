@@ -270,7 +270,8 @@ mod tests {
     /// Audit D11: only the fitted keys change; comments, order and formats stay.
     #[test]
     fn update_toml_text_keeps_the_rest() {
-        let text = "# provenance: seed 001\n[platform]\ncpu_hz = 84_000_000 # M4\n\n\
+        let text =
+            "# provenance: the FreeRTOS overheads paper\n[platform]\ncpu_hz = 84_000_000 # M4\n\n\
                     [kernel]\ntick_hz = 1000\n[kernel.costs]\n# measured\n\
                     tick_base = \"1us\"   # old\nswitch_base = \"1.5us\"\n\
                     switch_per_level = \"0.72us\"\n\n\

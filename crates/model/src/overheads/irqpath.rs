@@ -1,7 +1,7 @@
 //! Interrupt-to-task activation path of a message-passing kernel (kernel-v4-like).
 //!
 //! Source: "K4perf" measurements of an Oberon kernel-v4 on an RP2350 at 125 MHz
-//! (seed 004): hardware entry of 12 cycles plus the handler prologue reach useful work
+//! (K4perf): hardware entry of 12 cycles plus the handler prologue reach useful work
 //! after 26 cycles (208 ns); the activated task runs after 281 cycles (2.25 us). With a
 //! cold flash cache the raw interrupt latency exceeds 3.3 us and the task activation
 //! takes nearly 29 us. The path is: hardware entry, handler prologue, message send (take
@@ -38,12 +38,12 @@ pub struct IrqPathCosts {
 }
 
 impl IrqPathStage {
-    /// Entry plus prologue: when the handler starts useful work (seed 004: 26 cycles).
+    /// Entry plus prologue: when the handler starts useful work (K4perf: 26 cycles).
     pub fn handler_latency(&self, platform_entry: Picos) -> Picos {
         self.entry.unwrap_or(platform_entry) + self.prologue
     }
     /// `entry + prologue + send + dispatch`: from the interrupt request to the task's
-    /// first instruction (seed 004: 281 cycles warm, ~29 us cold).
+    /// first instruction (K4perf: 281 cycles warm, ~29 us cold).
     pub fn activation_latency(&self, platform_entry: Picos) -> Picos {
         self.handler_latency(platform_entry) + self.send + self.dispatch
     }

@@ -1,7 +1,7 @@
 //! List-scan scheduler run at every tick (kernel-v1-like).
 //!
 //! Source: "KernelPerf" measurements of an Oberon kernel-v1 on an RP2040-class MCU
-//! (seed 003): with 16 threads and an 8 ms tick the scheduler runs about 58 us, made of
+//! (KernelPerf): with 16 threads and an 8 ms tick the scheduler runs about 58 us, made of
 //! a status check of about 1.3 us per installed thread and, for each thread put on the
 //! run queue, an insertion that starts at 0.6 us and grows by about 0.2 us per queue
 //! position traversed (linear walk of a linked list). A thread context switch costs
@@ -14,13 +14,13 @@ use serde::Serialize;
 /// Costs of the list-scan scheduler.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 pub struct ListScanCosts {
-    /// Status check per installed thread, every tick (seed 003: ~1.3 us).
+    /// Status check per installed thread, every tick (KernelPerf: ~1.3 us).
     pub check_per_thread: Picos,
-    /// Run-queue insertion at position 0 (seed 003: ~0.6 us).
+    /// Run-queue insertion at position 0 (KernelPerf: ~0.6 us).
     pub insert_base: Picos,
-    /// Extra insertion time per queue position traversed (seed 003: ~0.2 us).
+    /// Extra insertion time per queue position traversed (KernelPerf: ~0.2 us).
     pub insert_per_position: Picos,
-    /// Thread context switch (seed 003: ~1.25 us).
+    /// Thread context switch (KernelPerf: ~1.25 us).
     pub switch: Picos,
 }
 
@@ -42,7 +42,7 @@ impl ListScanCosts {
 
     /// The worst scheduler run with `installed` threads of which `released` are put on
     /// the queue: each inserted behind all earlier ones (positions 0, 1, .., released-1),
-    /// as with equal priorities in seed 003's test case 0.
+    /// as with equal priorities in KernelPerf's test case 0.
     pub fn worst_scheduler_run(&self, installed: u32, released: u32) -> Picos {
         let r = released as u64;
         let checks = affine(Picos::ZERO, self.check_per_thread, installed as u64);

@@ -1,7 +1,7 @@
 //! Tick-driven fixed-priority kernel (FreeRTOS-like).
 //!
 //! Source: B. D. Miranda, R. S. de Oliveira, A. Carminati, "Analysis of FreeRTOS
-//! Overheads on Periodic Tasks" (seed 001): equation (1) `I_tick = L + C_tick`,
+//! Overheads on Periodic Tasks" (the FreeRTOS overheads paper): equation (1) `I_tick = L + C_tick`,
 //! equation (2) `I_cs = L + C_cs`, Table 2 (tick pseudo-tasks: 1.5 us base every tick,
 //! 3.7 + 2.207 us per released task) and Table 4 (context-switch time against the loop
 //! iterations of `taskSELECT_HIGHEST_PRIORITY_TASK`: 1.5, 2.875, 3.255, 3.875, 4.375 us
@@ -27,15 +27,15 @@ use serde::Serialize;
 /// ```
 ///
 /// A file that gives only `tick_per_release` keeps its meaning (first = last = further
-/// = `tick_per_release`, the straight line of seed 001 section 5.2). The context switch
+/// = `tick_per_release`, the straight line of the FreeRTOS overheads paper section 5.2). The context switch
 /// already has a distinct first step: `switch_base` is the switch that inspects one
 /// ready list, `switch_per_level` each further level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 pub struct TickCosts {
-    /// `xTaskIncrementTick` with no task released (seed 001: 1.5 us, the mode of the samples).
+    /// `xTaskIncrementTick` with no task released (the FreeRTOS overheads paper: 1.5 us, the mode of the samples).
     pub tick_base: Picos,
     /// Extra tick time for each further task released at that tick, after the first
-    /// (seed 001 Table 2: 3.7 + 2.207 us for every one).
+    /// (the FreeRTOS overheads paper Table 2: 3.7 + 2.207 us for every one).
     pub tick_per_release: Picos,
     /// Extra tick time for the first task released at that tick (`None`: follows
     /// `tick_per_release`; see [`TickCosts::first_release`]).
@@ -73,7 +73,7 @@ impl TickCosts {
     }
 
     /// `C_tick(r)`: the tick handler's execution time when `released` tasks become ready
-    /// at that tick (see the type's documentation; seed 001, section 5.2: each released
+    /// at that tick (see the type's documentation; the FreeRTOS overheads paper, section 5.2: each released
     /// task is one more iteration of the loop in `xTaskIncrementTick`). Saturating.
     pub fn tick_cost(&self, released: u32) -> Picos {
         let r = released as i128;
@@ -114,7 +114,7 @@ impl TickCosts {
     }
 
     /// `C_cs(k) = switch_base + (k - 1) * switch_per_level` for `k >= 1` loop iterations
-    /// of the generic `taskSELECT_HIGHEST_PRIORITY_TASK` (seed 001, section 6.2 and
+    /// of the generic `taskSELECT_HIGHEST_PRIORITY_TASK` (the FreeRTOS overheads paper, section 6.2 and
     /// Table 4). `k = 0` is treated as 1 (the scan always inspects one list).
     pub fn switch_cost(&self, levels_scanned: u32) -> Picos {
         affine(
@@ -131,7 +131,7 @@ impl TickCosts {
 }
 
 /// Loop iterations of the generic ready-list scan when switching from a task of
-/// priority `from` to one of priority `to` (seed 001, section 7.2): `from - to` when
+/// priority `from` to one of priority `to` (the FreeRTOS overheads paper, section 7.2): `from - to` when
 /// the processor goes down to a lower priority, 1 when it goes up (`uxTopReadyPriority`
 /// already names the new task's level). The idle task has priority 0.
 pub fn levels_scanned(from: u32, to: u32) -> u32 {

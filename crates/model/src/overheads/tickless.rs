@@ -1,7 +1,7 @@
 //! Tickless idle: sleep states and their wake-up latency.
 //!
 //! Source: "Tickless scheduling latency" measurements of pico]OS on an STM32F411
-//! (seed 000): in the deepest state the worst wake-up is about 807 us = 80 us CPU
+//! (the pico]OS tickless report): in the deepest state the worst wake-up is about 807 us = 80 us CPU
 //! start-up + 720 us HSE oscillator restart + 6.6 us context switch. Timed wake-ups are
 //! unaffected because the kernel wakes a few ticks early (a safety margin); interrupts
 //! nobody can predict pay the whole wake-up latency.
@@ -21,7 +21,7 @@ pub struct SleepState {
 }
 
 impl SleepState {
-    /// Total wake-up latency: the sum of the parts (seed 000: 80 + 720 + 6.6 us).
+    /// Total wake-up latency: the sum of the parts (the pico]OS tickless report: 80 + 720 + 6.6 us).
     pub fn wake_latency(&self) -> Picos {
         self.parts.iter().fold(Picos::ZERO, |a, (_, p)| a + *p)
     }
@@ -33,7 +33,7 @@ impl SleepState {
     }
 
     /// Lateness of a timed wake-up: `max(0, wake_latency - safety_margin_ticks * tick)`.
-    /// Zero when the margin covers the wake-up (seed 000's timers).
+    /// Zero when the margin covers the wake-up (the pico]OS tickless report's timers).
     pub fn timed_lateness(&self, tick: Picos) -> Picos {
         let margin = Picos(tick.0.saturating_mul(self.safety_margin_ticks as i64));
         Picos((self.wake_latency().0 - margin.0).max(0))

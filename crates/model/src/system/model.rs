@@ -31,7 +31,7 @@ pub struct Platform {
     /// CPU clock in hertz.
     pub cpu_hz: u64,
     /// Hardware interrupt entry latency in cycles (12 on Cortex-M3/M4/M33), the `L` of
-    /// seed 001's equations (1) and (2).
+    /// the FreeRTOS overheads paper's equations (1) and (2).
     pub irq_entry_cycles: u64,
     pub cache: CacheModel,
 }
@@ -43,7 +43,7 @@ pub struct CacheModel {
     pub assume: CacheState,
     /// Extra interrupt entry time with a warm cache (normally zero).
     pub warm_extra: Picos,
-    /// Extra interrupt entry time with a cold cache (seed 004: the raw interrupt latency
+    /// Extra interrupt entry time with a cold cache (K4perf: the raw interrupt latency
     /// grows from 232 ns to over 3.3 us when the handler is fetched from flash).
     pub cold_extra: Picos,
 }
@@ -79,11 +79,11 @@ impl Platform {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ModelKind {
-    /// Tick-driven fixed-priority kernel (FreeRTOS-like, seed 001).
+    /// Tick-driven fixed-priority kernel (FreeRTOS-like, the FreeRTOS overheads paper).
     Tick,
-    /// List-scan scheduler run at every tick (kernel-v1-like, seed 003).
+    /// List-scan scheduler run at every tick (kernel-v1-like, KernelPerf).
     Listscan,
-    /// Message-passing interrupt-to-task activation (kernel-v4-like, seed 004).
+    /// Message-passing interrupt-to-task activation (kernel-v4-like, K4perf).
     Irqpath,
 }
 
@@ -128,7 +128,7 @@ pub enum TaskSelection {
     Optimised,
 }
 
-/// How the analysis charges the tick handler (seed 001, section 5.3).
+/// How the analysis charges the tick handler (the FreeRTOS overheads paper, section 5.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TickMode {

@@ -10,7 +10,7 @@ use crate::units::{dur, int, num as fnum, pct};
 use crate::{Input, Kind, ReportError};
 use serde_json::Value;
 
-/// Embedded measure runs that differ only in their sleep length (seed 002's 10 ms, 100 ms,
+/// Embedded measure runs that differ only in their sleep length (the Python sleep-loop report's 10 ms, 100 ms,
 /// 1 s naive sleeps) shown together as latency against sleep length.
 pub(super) fn runs_as_sweep(
     b: &mut Builder,
