@@ -174,8 +174,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         if to_stdout {
             println!("{text}");
         } else {
-            std::fs::write(path, text + "\n")
-                .with_context(|| format!("writing {}", path.display()))?;
+            crate::out::write(path, "--json", text + "\n")?;
         }
     }
     if !to_stdout {

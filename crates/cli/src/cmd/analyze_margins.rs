@@ -170,19 +170,7 @@ pub fn write_priorities(path: &Path, sys: &System, a: &Assignment) -> anyhow::Re
         update_priorities_toml(&orig, order)
             .with_context(|| format!("updating the priorities of {}", path.display()))?
     };
-    let name = path
-        .file_name()
-        .map_or_else(|| "system".into(), |n| n.to_string_lossy().into_owned());
-    let tmp = path.with_file_name(format!(".{name}.latscope-{}.tmp", std::process::id()));
-    let written = std::fs::write(&tmp, &text)
-        .with_context(|| format!("writing {}", tmp.display()))
-        .and_then(|_| {
-            std::fs::rename(&tmp, path).with_context(|| format!("replacing {}", path.display()))
-        });
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written?;
+    crate::out::write(path, "--write", &text)?;
     Ok(())
 }
 

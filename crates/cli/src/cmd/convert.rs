@@ -58,12 +58,13 @@ pub fn run(a: Args) -> Result<ExitCode> {
         })?,
     };
     let (cap, _, _) = a.input.load(ins, None)?;
-    let f = std::fs::File::create(out).with_context(|| out.display().to_string())?;
-    let r = match fmt {
-        OutFormat::Vcd => export::vcd::write(&cap, f),
-        OutFormat::Native => export::native::write(&cap, f),
-        OutFormat::Perfetto => export::perfetto::write(&cap, &[], f),
-    };
-    r.with_context(|| out.display().to_string())?;
+    crate::out::stream(out, "output", |f| {
+        match fmt {
+            OutFormat::Vcd => export::vcd::write(&cap, f),
+            OutFormat::Native => export::native::write(&cap, f),
+            OutFormat::Perfetto => export::perfetto::write(&cap, &[], f),
+        }?;
+        Ok(())
+    })?;
     Ok(ExitCode::SUCCESS)
 }

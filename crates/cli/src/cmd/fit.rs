@@ -298,7 +298,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         } else {
             sys.to_toml_string()
         };
-        std::fs::write(dest, text).with_context(|| format!("writing {}", dest.display()))?;
+        crate::out::write(dest, "--write", text)?;
         if !to_stdout {
             println!("wrote the parameters into {}", dest.display());
         }
@@ -313,8 +313,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         if to_stdout {
             println!("{text}");
         } else {
-            std::fs::write(path, text + "\n")
-                .with_context(|| format!("writing {}", path.display()))?;
+            crate::out::write(path, "--json", text + "\n")?;
         }
     }
     Ok(ExitCode::SUCCESS)

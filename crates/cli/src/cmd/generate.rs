@@ -134,8 +134,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         if to_stdout {
             print!("{text}");
         } else {
-            std::fs::write(&args.out, text)
-                .with_context(|| format!("writing {}", args.out.display()))?;
+            crate::out::write(&args.out, "--out", text)?;
             eprintln!("wrote {}", args.out.display());
         }
         return Ok(ExitCode::SUCCESS);
@@ -149,7 +148,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     for (k, s) in sets.iter().enumerate() {
         let p = args.out.join(format!("set-{k:04}.{ext}"));
-        std::fs::write(&p, render(s)).with_context(|| format!("writing {}", p.display()))?;
+        crate::out::write(&p, "--out", render(s))?;
     }
     eprintln!("wrote {} sets to {}", sets.len(), args.out.display());
     Ok(ExitCode::SUCCESS)

@@ -79,8 +79,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.output.as_os_str() == "-" {
         print!("{out}");
     } else {
-        std::fs::write(&args.output, out)
-            .with_context(|| format!("cannot write {}", args.output.display()))?;
+        crate::out::write(&args.output, "--output", out)?;
         eprintln!(
             "latscope: wrote {} ({} input{})",
             args.output.display(),

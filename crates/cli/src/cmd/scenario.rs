@@ -130,7 +130,7 @@ fn run_one(a: RunArgs) -> anyhow::Result<ExitCode> {
                 .write_all(md.as_bytes())
                 .context("cannot write the Markdown to standard output")?;
         } else {
-            std::fs::write(m, md).with_context(|| format!("cannot write {}", m.display()))?;
+            crate::out::write(m, "--markdown", md)?;
         }
     }
     let text = serde_json::to_string_pretty(&out)? + "\n";
@@ -141,11 +141,11 @@ fn run_one(a: RunArgs) -> anyhow::Result<ExitCode> {
             .write_all(text.as_bytes())
             .context("cannot write the JSON to standard output")?;
     } else if let Some(j) = &a.json {
-        std::fs::write(j, &text).with_context(|| format!("cannot write {}", j.display()))?;
+        crate::out::write(j, "--json", &text)?;
     }
     if let Some(dir) = &a.out {
         let p = dir.join("scenario.json");
-        std::fs::write(&p, &text).with_context(|| format!("cannot write {}", p.display()))?;
+        crate::out::write(&p, "--out", &text)?;
         let r = dir.join("report.html");
         write_report(&text, &out.name, &r)?;
         eprintln!("report: {}", r.display());
@@ -262,5 +262,5 @@ fn write_report(json: &str, name: &str, path: &std::path::Path) -> anyhow::Resul
         },
     )
     .with_context(|| format!("building the report of scenario {name}"))?;
-    std::fs::write(path, html).with_context(|| format!("cannot write {}", path.display()))
+    crate::out::write(path, "--out", html)
 }

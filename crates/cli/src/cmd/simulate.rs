@@ -6,7 +6,7 @@ use latscope_core::time::{format_ps, parse_nonneg_duration};
 use latscope_model::system::System;
 use latscope_sim::{from_system, ExecMode, FromSystemOptions, IrqMode, Sim, SimOptions, SimReport};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(clap::Args)]
@@ -89,11 +89,6 @@ pub struct Args {
     /// No terminal summary, no progress bar
     #[arg(long, short = 'q')]
     quiet: bool,
-}
-
-fn create(p: &Path) -> anyhow::Result<std::io::BufWriter<std::fs::File>> {
-    let f = std::fs::File::create(p).with_context(|| format!("cannot write {}", p.display()))?;
-    Ok(std::io::BufWriter::with_capacity(1 << 16, f))
 }
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
@@ -201,28 +196,23 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         if p.as_os_str() == "-" {
             std::io::stdout().write_all(text.as_bytes())?;
         } else {
-            std::fs::write(p, text).with_context(|| format!("cannot write {}", p.display()))?;
+            crate::out::write(p, "--json", text)?;
         }
     }
     if let Some(p) = &a.series {
-        let mut w = create(p)?;
-        sim.write_series_csv(&mut w)
-            .and_then(|_| w.flush())
-            .with_context(|| format!("cannot write {}", p.display()))?;
+        crate::out::stream(p, "--series", |w| Ok(sim.write_series_csv(w)?))?;
     }
     if want_capture {
         let cap = sim.capture();
         if let Some(p) = &a.vcd {
-            let mut w = create(p)?;
-            latscope_trace::export::vcd::write(&cap, &mut w)
-                .and_then(|_| w.flush())
-                .with_context(|| format!("cannot write {}", p.display()))?;
+            crate::out::stream(p, "--vcd", |w| {
+                Ok(latscope_trace::export::vcd::write(&cap, w)?)
+            })?;
         }
         if let Some(p) = &a.capture {
-            let mut w = create(p)?;
-            latscope_trace::export::native::write(&cap, &mut w)
-                .and_then(|_| w.flush())
-                .with_context(|| format!("cannot write {}", p.display()))?;
+            crate::out::stream(p, "--capture", |w| {
+                Ok(latscope_trace::export::native::write(&cap, w)?)
+            })?;
         }
         if let Some(p) = &a.perfetto {
             let counters = vec![latscope_trace::export::perfetto::CounterTrack {
@@ -233,10 +223,9 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                     .map(|r| (r.time, r.duration.as_us_f64()))
                     .collect(),
             }];
-            let mut w = create(p)?;
-            latscope_trace::export::perfetto::write(&cap, &counters, &mut w)
-                .and_then(|_| w.flush())
-                .with_context(|| format!("cannot write {}", p.display()))?;
+            crate::out::stream(p, "--perfetto", |w| {
+                Ok(latscope_trace::export::perfetto::write(&cap, &counters, w)?)
+            })?;
         }
     }
     let to_stdout = a.json.as_deref().is_some_and(|p| p.as_os_str() == "-");

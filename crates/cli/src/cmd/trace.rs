@@ -308,14 +308,13 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let ms = measure::run(&cap, &reqs, &set)?;
     let outcomes = measure::check_limits(&limits, &ms)?;
     if let Some(p) = &a.series {
-        let f = std::fs::File::create(p).with_context(|| p.display().to_string())?;
-        report::write_series(&ms, f).with_context(|| p.display().to_string())?;
+        crate::out::stream(p, "--series", |w| Ok(report::write_series(&ms, w)?))?;
     }
     if let Some(p) = &a.perfetto {
-        let f = std::fs::File::create(p).with_context(|| p.display().to_string())?;
         let tracks = report::counter_tracks(&ms, cap.start);
-        latscope_trace::export::perfetto::write(&cap, &tracks, f)
-            .with_context(|| p.display().to_string())?;
+        crate::out::stream(p, "--perfetto", |w| {
+            Ok(latscope_trace::export::perfetto::write(&cap, &tracks, w)?)
+        })?;
     }
     let mut rep = Report::new(&cap, &format, from, to, ms, outcomes);
     rep.set_decoded_flags(&cap, &decoded);
@@ -325,7 +324,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
         if json_stdout {
             println!("{text}");
         } else {
-            std::fs::write(p, text + "\n").with_context(|| p.display().to_string())?;
+            crate::out::write(p, "--json", text + "\n")?;
         }
     }
     if !json_stdout {
