@@ -71,3 +71,12 @@ def test_errors_carry_the_cli_message(tmp_path):
         latscope.analyze(SYSTEMS[0], tick_mode="sometimes")
     with pytest.raises(TypeError):
         latscope.analyze(3.5)
+
+
+def test_offsets_give_the_cli_offset_aware_figures(tmp_path):
+    text = (SCENARIOS / "freertos-tick" / "system.toml").read_text()
+    p = tmp_path / "offsets.toml"
+    p.write_text(text.replace('name = "A"\nperiod = "5ms"', 'name = "A"\nperiod = "5ms"\noffset = "1ms"', 1))
+    mine = latscope.analyze(str(p)).to_dict()
+    assert mine["offset_aware"] is not None
+    assert mine == cli_json("analyze", str(p))

@@ -43,5 +43,14 @@ pub fn analyze(
     let res = py
         .detach(|| latscope_model::analyze(&sys, &opts))
         .map_err(|e| ctx(&source, e))?;
-    serde_json::to_string_pretty(&res).map_err(err)
+    // As `latscope analyze --json`: beside the offset-free bound, the offset-aware worst
+    // response of a deterministic set when any task has an offset (null otherwise).
+    let offset_aware = sys
+        .tasks
+        .iter()
+        .any(|t| t.offset != latscope_core::Picos::ZERO)
+        .then(|| py.detach(|| latscope_sim::offsets::offset_aware(&sys)));
+    let mut value = serde_json::to_value(&res).map_err(err)?;
+    value["offset_aware"] = serde_json::to_value(&offset_aware).map_err(err)?;
+    serde_json::to_string_pretty(&value).map_err(err)
 }
