@@ -90,10 +90,10 @@ fn a_higher_priority_fifo_thread_is_named_as_the_cause() {
     });
     let n = named.count();
     println!("{} spikes, {n} name the FIFO 95 hog", spikes.len());
-    // The hog is named with its policy, priority and time run. Not every spike has to
-    // name it: on a machine busy with other work the trace buffer may drop events, and
-    // other threads delay samples too, so only "at least one" holds on any machine.
-    assert!(n >= 1, "{:#?}", spikes);
+    // The hog is named with its policy, priority and time run in most spikes (it bursts
+    // ~31 times in the run). Other work on a busy machine adds spikes of its own, so
+    // "every spike" would depend on a quiet machine; "at least half" does not.
+    assert!(n >= 1 && 2 * n >= spikes.len(), "{:#?}", spikes);
     assert!(stdout.contains("ran 'spike-hog' FIFO 95"), "{stdout}");
     // The private trace instance is gone.
     let left: Vec<_> = std::fs::read_dir("/sys/kernel/tracing/instances")

@@ -114,3 +114,38 @@ fn a_wake_up_from_idle_is_charged_to_idle() {
         s.explanation
     );
 }
+
+#[test]
+fn a_task_woken_from_idle_without_a_switch_event_is_named() {
+    // Recorded shape of a 6.x guest kernel that emits no sched_switch when the CPU leaves
+    // its idle task: a SCHED_FIFO 95 task (kernel prio 4) is woken from idle and runs
+    // 8 ms; the measuring thread's timer expires 1 ms into that run; the first trace of
+    // the hog is the prefix of the events recorded while it runs.
+    let text = "\
+   latscope-cpu1-4194001 [001] d..1.   200.000000: hrtimer_start: hrtimer=00000000aa00aa00 function=hrtimer_wakeup expires=200002000000 softexpires=200002000000 mode=ABS was_armed=0
+   latscope-cpu1-4194001 [001] d..2.   200.000010: sched_switch: prev_comm=latscope-cpu1 prev_pid=4194001 prev_prio=19 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
+          <idle>-0       [001] d.h3.   200.001000: sched_waking: comm=spike-hog pid=1272 prio=4 target_cpu=001
+       spike-hog-1272    [001] d.h..   200.002004: hrtimer_expire_entry: hrtimer=00000000aa00aa00 function=hrtimer_wakeup now=200002004000
+       spike-hog-1272    [001] d.h2.   200.002005: sched_waking: comm=latscope-cpu1 pid=4194001 prio=19 target_cpu=001
+       spike-hog-1272    [001] d..2.   200.009000: sched_switch: prev_comm=spike-hog prev_pid=1272 prev_prio=4 prev_state=S ==> next_comm=latscope-cpu1 next_pid=4194001 next_prio=19
+";
+    let events: Vec<_> = text.lines().filter_map(parse_line).collect();
+    assert_eq!(events.len(), 6);
+    let s = attribute(&events, 1, 200_002_000_000, 2_000_000, 7_000_000, &|_| None);
+    let hog = s
+        .blockers
+        .iter()
+        .find(|b| b.name == "spike-hog")
+        .unwrap_or_else(|| panic!("the hog is not named: {:?}", s.blockers));
+    assert_eq!(hog.kind, "task");
+    assert_eq!(hog.priority, Some(95));
+    // From its first own event (the timer interrupt, 4 us after expiry) to its switch.
+    assert_eq!(hog.duration_ns, 6_996_000);
+    let idle: i64 = s
+        .blockers
+        .iter()
+        .filter(|b| b.kind == "idle")
+        .map(|b| b.duration_ns)
+        .sum();
+    assert!(idle <= 4_000, "idle charged {idle} ns: {:?}", s.blockers);
+}

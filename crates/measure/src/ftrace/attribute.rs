@@ -93,6 +93,48 @@ struct Current {
     prio: Option<i32>,
 }
 
+/// Kernel priorities of the tasks seen so far, from `sched_waking` and `sched_switch`.
+#[derive(Default)]
+struct Prios(Vec<(i32, i32)>);
+
+impl Prios {
+    fn learn(&mut self, e: &Event) {
+        let (pid, prio) = match &e.kind {
+            Kind::Waking { pid, prio, .. } => (*pid, *prio),
+            Kind::Switch {
+                next_pid,
+                next_prio,
+                ..
+            } => (*next_pid, *next_prio),
+            _ => return,
+        };
+        match self.0.iter_mut().find(|x| x.0 == pid) {
+            Some(x) => x.1 = prio,
+            None => self.0.push((pid, prio)),
+        }
+    }
+
+    fn of(&self, pid: i32) -> Option<i32> {
+        self.0.iter().find(|x| x.0 == pid).map(|x| x.1)
+    }
+}
+
+/// Every event names the task that was current when it was recorded. Some kernels emit
+/// no `sched_switch` when the CPU leaves its idle task (seen on a virtual machine's
+/// 6.x kernel: `rcu_preempt ==> swapper/1` is traced, `swapper/1 ==> rcu_preempt` is
+/// not), so a task that was woken from idle shows up first in the prefix of its own
+/// events: follow it, or its whole run would be charged to idle.
+fn follow_prefix(cur: &mut Option<Current>, e: &Event, prios: &Prios) {
+    if cur.as_ref().is_some_and(|c| c.pid == e.pid) {
+        return;
+    }
+    *cur = Some(Current {
+        comm: e.comm.clone(),
+        pid: e.pid,
+        prio: prios.of(e.pid),
+    });
+}
+
 /// Resolves the real policy of a task by pid (live runs ask the kernel); None keeps what
 /// the trace says.
 pub type PolicyOf<'a> = dyn Fn(i32) -> Option<String> + 'a;
@@ -118,7 +160,10 @@ pub fn attribute(
     let mut cur: Option<Current> = None;
     let mut irq: Option<String> = None;
     let mut softirq: Option<String> = None;
+    let mut prios = Prios::default();
     for e in events.iter().take_while(|e| e.ts <= t0) {
+        prios.learn(e);
+        follow_prefix(&mut cur, e, &prios);
         match &e.kind {
             Kind::Switch {
                 next_comm,
@@ -196,6 +241,8 @@ pub fn attribute(
         }
         charge(c, e.ts, &irq, &softirq, &cur);
         c = e.ts;
+        prios.learn(e);
+        follow_prefix(&mut cur, e, &prios);
         match &e.kind {
             Kind::Switch {
                 next_comm,
