@@ -4,7 +4,7 @@
 use crate::capture::Capture;
 use crate::errors::{ctx, err};
 use crate::interrupt::{interruptible, Join};
-use latscope_core::time::{format_ps, parse_nonneg_duration};
+use latscope_core::time::parse_nonneg_duration;
 use latscope_core::Picos;
 use latscope_sim::{from_system, ExecMode, FromSystemOptions, IrqMode, Sim, SimOptions};
 use numpy::PyArray1;
@@ -81,35 +81,16 @@ pub fn simulate<'py>(
         },
     )
     .map_err(|e| ctx(&source, e))?;
-    let (until, note) = match duration {
-        Some(d) => (d, None),
-        None => match cfg.hyperperiod() {
-            Some(h) if h <= cap => (h, None),
-            Some(h) => (
-                cap,
-                Some(format!(
-                    "hyperperiod {} is longer than max_duration; simulating {}",
-                    format_ps(h.0 as i128),
-                    format_ps(cap.0 as i128)
-                )),
-            ),
-            None => (
-                cap,
-                Some(format!(
-                    "no hyperperiod (no periodic task or overflow); simulating {}",
-                    format_ps(cap.0 as i128)
-                )),
-            ),
+    let (until, note) = latscope_sim::run_length(
+        &cfg,
+        duration,
+        cap,
+        latscope_sim::LengthNames {
+            duration: "duration",
+            max_duration: "max_duration",
         },
-    };
-    if until.0 <= 0 {
-        let what = if duration.is_some() {
-            "duration"
-        } else {
-            "max_duration"
-        };
-        return Err(err(format!("{what} must be positive")));
-    }
+    )
+    .map_err(|e| err(e.to_string()))?;
     let mut sim = Sim::new(
         cfg,
         SimOptions {

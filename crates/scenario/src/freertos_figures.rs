@@ -5,12 +5,7 @@ use crate::documents::FREERTOS;
 use crate::row::{Figure, Figures};
 
 const fn fig(id: &'static str, value: f64, unit: &'static str, place: &'static str) -> Figure {
-    Figure {
-        id,
-        value,
-        unit,
-        place,
-    }
+    Figure::new(id, value, unit, place)
 }
 
 pub(crate) const FIGURES: &[Figure] = &[

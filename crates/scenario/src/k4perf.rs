@@ -27,12 +27,7 @@ const NAME: &str = "k4perf";
 pub(crate) const SYSTEM: &str = include_str!("../../../scenarios/k4perf/system.toml");
 
 const fn fig(id: &'static str, value: f64, unit: &'static str, place: &'static str) -> Figure {
-    Figure {
-        id,
-        value,
-        unit,
-        place,
-    }
+    Figure::new(id, value, unit, place)
 }
 
 pub(crate) const FIGURES: &[Figure] = &[

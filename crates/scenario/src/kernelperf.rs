@@ -29,12 +29,7 @@ const NAME: &str = "kernelperf";
 const SYSTEM: &str = include_str!("../../../scenarios/kernelperf/system.toml");
 
 const fn fig(id: &'static str, value: f64, unit: &'static str, place: &'static str) -> Figure {
-    Figure {
-        id,
-        value,
-        unit,
-        place,
-    }
+    Figure::new(id, value, unit, place)
 }
 
 pub(crate) const FIGURES: &[Figure] = &[

@@ -32,12 +32,7 @@ const NAME: &str = "linux-wakeup";
 const MS: i64 = 1_000_000;
 
 const fn fig(id: &'static str, value: f64, unit: &'static str, place: &'static str) -> Figure {
-    Figure {
-        id,
-        value,
-        unit,
-        place,
-    }
+    Figure::new(id, value, unit, place)
 }
 
 pub(crate) const FIGURES: &[Figure] = &[

@@ -88,6 +88,24 @@ pub struct Figure {
     pub place: &'static str,
 }
 
+impl Figure {
+    /// A published figure: its name, value, unit and place in the document (the
+    /// constructor every scenario's figure table uses).
+    pub const fn new(
+        id: &'static str,
+        value: f64,
+        unit: &'static str,
+        place: &'static str,
+    ) -> Figure {
+        Figure {
+            id,
+            value,
+            unit,
+            place,
+        }
+    }
+}
+
 /// Rows of one document: looks figures up by name, so a row's published value, unit
 /// and source always agree with the document's figure list.
 pub(crate) struct Figures {

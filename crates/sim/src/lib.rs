@@ -11,6 +11,7 @@
 pub mod config;
 pub mod engine;
 pub mod from_system;
+pub mod length;
 pub mod offsets;
 pub mod report;
 
@@ -20,4 +21,5 @@ pub use config::{
 };
 pub use engine::{fmt_ns, Sim, SimOptions, TickRow};
 pub use from_system::{from_system, ExecMode, FromSystemError, FromSystemOptions, IrqMode};
+pub use length::{run_length, LengthError, LengthNames};
 pub use report::SimReport;

@@ -144,36 +144,15 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         },
     )
     .with_context(|| format!("{}", a.file.display()))?;
-    let (until, note) = match duration {
-        Some(d) => (d, None),
-        None => match cfg.hyperperiod() {
-            Some(h) if h <= cap => (h, None),
-            Some(h) => (
-                cap,
-                Some(format!(
-                    "hyperperiod {} is longer than --max-duration; simulating {}",
-                    format_ps(h.0 as i128),
-                    format_ps(cap.0 as i128)
-                )),
-            ),
-            None => (
-                cap,
-                Some(format!(
-                    "no hyperperiod (no periodic task or overflow); simulating {}",
-                    format_ps(cap.0 as i128)
-                )),
-            ),
+    let (until, note) = latscope_sim::run_length(
+        &cfg,
+        duration,
+        cap,
+        latscope_sim::LengthNames {
+            duration: "--duration",
+            max_duration: "--max-duration",
         },
-    };
-    if until.0 <= 0 {
-        // Without --duration the length came from --max-duration (the hyperperiod's cap).
-        let flag = if duration.is_some() {
-            "--duration"
-        } else {
-            "--max-duration"
-        };
-        anyhow::bail!("{flag} must be positive");
-    }
+    )?;
     let want_capture = a.vcd.is_some() || a.perfetto.is_some() || a.capture.is_some();
     let mut sim = Sim::new(
         cfg,
