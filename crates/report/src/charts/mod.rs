@@ -475,10 +475,19 @@ where
     {
         let root = SVGBackend::with_string(&mut buf, (f.w, f.h)).into_drawing_area();
         root.fill(&WHITE).map_err(&e)?;
+        // Labels that would run into each other are thinned to every k-th tick, whatever the
+        // data's magnitude (a live latency 1000× a published one has long tick labels).
+        let plot_w = f64::from(f.w.saturating_sub(8 + 24 + f.y_area));
         let xr = Scale {
             lo: f.x.lo,
             hi: f.x.hi,
-            bold: f.x.ticks.clone(),
+            bold: thin_ticks(
+                &f.x.ticks,
+                |v| (f.x.label)(v).chars().count(),
+                plot_w,
+                f.x.lo,
+                f.x.hi,
+            ),
             light: if f.x_grid {
                 f.x.light.clone()
             } else {
@@ -544,6 +553,45 @@ where
         crate::render::esc(&f.y.json())
     );
     Ok(svg.replacen("<svg ", &attrs, 1))
+}
+
+/// Width in pixels taken by one character of an 11.5 px tick label (generous, so that the
+/// estimate errs towards fewer labels rather than overlapping ones).
+const TICK_CHAR_PX: f64 = 7.0;
+/// Free space kept between two neighbouring tick labels, in pixels.
+const TICK_GAP_PX: f64 = 10.0;
+
+/// The ticks to label on an axis `plot_w` pixels wide so that no two labels overlap: every
+/// k-th tick for the smallest k that fits, phased so that a tick at zero is kept.
+pub(crate) fn thin_ticks(
+    ticks: &[f64],
+    chars: impl Fn(f64) -> usize,
+    plot_w: f64,
+    lo: f64,
+    hi: f64,
+) -> Vec<f64> {
+    if ticks.len() < 3 || hi <= lo || plot_w <= 0.0 {
+        return ticks.to_vec();
+    }
+    let widest = ticks.iter().map(|&v| chars(v)).max().unwrap_or(1) as f64 * TICK_CHAR_PX;
+    let px_per_step = step_of(ticks) / (hi - lo) * plot_w;
+    if px_per_step <= 0.0 || !px_per_step.is_finite() {
+        return ticks.to_vec();
+    }
+    let k = ((widest + TICK_GAP_PX) / px_per_step).ceil().max(1.0) as usize;
+    if k <= 1 {
+        return ticks.to_vec();
+    }
+    let zero = ticks
+        .iter()
+        .position(|v| v.abs() < step_of(ticks) * 1e-9)
+        .unwrap_or(0);
+    ticks
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| i.abs_diff(zero) % k == 0)
+        .map(|(_, &v)| v)
+        .collect()
 }
 
 /// Makes plotters' standalone SVG inline-friendly: no namespace URL (the report must contain
@@ -660,6 +708,29 @@ mod tests {
         assert_eq!(percentile_label(2.0), "99 %");
         assert_eq!(percentile_label(3.0), "99.9 %");
         assert_eq!(percentile_label(5.0), "99.999 %");
+    }
+
+    #[test]
+    fn long_tick_labels_are_thinned_until_they_cannot_touch() {
+        // −100k … +100k % in steps of 20k on a 430 px axis (a deviation chart with long row
+        // names): "+100k %" labels need ~60 px each, the steps are 43 px apart — every second
+        // tick, zero kept.
+        let t: Vec<f64> = (-5..=5).map(|i| f64::from(i) * 20_000.0).collect();
+        let (lo, hi) = (-100_000.0, 100_000.0);
+        let label = |v: f64| format!("{}{} %", if v > 0.0 { "+" } else { "" }, si(v));
+        let kept = thin_ticks(&t, |v| label(v).chars().count(), 430.0, lo, hi);
+        assert!(kept.len() < t.len(), "{kept:?}");
+        assert!(kept.contains(&0.0), "{kept:?}");
+        let px = |v: f64| (v - lo) / (hi - lo) * 430.0;
+        for w in kept.windows(2) {
+            let room = px(w[1]) - px(w[0]);
+            let need = (label(w[0]).chars().count() + label(w[1]).chars().count()) as f64 / 2.0
+                * TICK_CHAR_PX;
+            assert!(room >= need + TICK_GAP_PX, "{w:?}: {room} px < {need} px");
+        }
+        // Short labels on a wide axis are all kept.
+        let (lo, hi, t) = nice_ticks(0.0, 10.0, 6);
+        assert_eq!(thin_ticks(&t, |_| 2, 700.0, lo, hi), t);
     }
 
     #[test]
