@@ -445,6 +445,56 @@ fn open_merged_maps_index_to_file_and_channel() {
     }
 }
 
+/// VCD and CSV decode selectively too: merged (names from the headers, `#N` mapped to
+/// its file) and alone, a selected channel has the edges of a full read, the others none.
+#[test]
+fn vcd_and_csv_decode_only_the_selected_channels() {
+    let (v, c) = (fx("demo16.vcd"), fx("demo8.csv"));
+    let sr = Options {
+        samplerate_hz: Some(1_000_000),
+        ..Options::default()
+    };
+    let full_v = import::open(&v, &sr).unwrap();
+    let full_c = import::open(&c, &sr).unwrap();
+    let nv = full_v.channels.len();
+    assert!(nv > 3 && full_c.channels.len() > 3);
+    let files = [(v.as_path(), None), (c.as_path(), None)];
+    let c2 = format!("#{}", nv + 2);
+    let opts = Options {
+        only_channels: Some(vec!["#1".into(), c2]),
+        ..sr.clone()
+    };
+    let m = import::open_merged(&files, &opts).unwrap();
+    assert_eq!(m.formats, [Format::Vcd, Format::Csv]);
+    let all: Vec<_> = full_v.channels.iter().chain(&full_c.channels).collect();
+    assert_eq!(m.capture.channels.len(), all.len());
+    for (k, ch) in m.capture.channels.iter().enumerate() {
+        let want = k == 1 || k == nv + 2;
+        assert_eq!(m.decoded[k], want, "channel {k}");
+        assert_eq!(ch.name, all[k].name);
+        if want {
+            assert!(!ch.edges.is_empty(), "channel {k}");
+            assert_eq!(ch, all[k], "channel {k}");
+        } else {
+            assert!(ch.edges.is_empty(), "channel {k}");
+        }
+    }
+    // alone, by name
+    for (p, full) in [(&v, &full_v), (&c, &full_c)] {
+        let name = full.channels[2].name.clone();
+        let opts = Options {
+            only_channels: Some(vec![name]),
+            ..sr.clone()
+        };
+        let m = import::open_merged(&[(p.as_path(), None)], &opts).unwrap();
+        assert_eq!(m.decoded.iter().filter(|d| **d).count(), 1);
+        assert!(m.decoded[2]);
+        assert_eq!(m.capture.channels[2], full.channels[2]);
+        assert!(m.capture.channels[3].edges.is_empty());
+        assert_eq!((m.capture.start, m.capture.end), (full.start, full.end));
+    }
+}
+
 /// D28 (note): captures with different sample rates are refused, naming both.
 #[test]
 fn merge_refuses_different_sample_rates() {

@@ -276,7 +276,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     for l in &a.limit {
         limits.push(Limit::parse(l)?);
     }
-    // Decode only the channels the measurements read (large sigrok captures), unless
+    // Decode only the channels the measurements read (sigrok, VCD, CSV), unless
     // the whole capture is exported.
     let only = if reqs.is_empty() || a.perfetto.is_some() {
         None

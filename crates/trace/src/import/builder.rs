@@ -8,6 +8,8 @@ pub(crate) struct Builder {
     pub chans: Vec<DigitalChannel>,
     level: Vec<bool>,
     seen: Vec<bool>,
+    /// Channels whose edges are kept (the others keep only their initial level).
+    keep: Vec<bool>,
     pub start: Picos,
     /// Edges kept so far (importers check it against their edge budget).
     pub kept: u64,
@@ -27,6 +29,7 @@ impl Builder {
                 .collect(),
             level: vec![false; n],
             seen: vec![false; n],
+            keep: vec![true; n],
             start,
             kept: 0,
         }
@@ -39,7 +42,14 @@ impl Builder {
         });
         self.level.push(false);
         self.seen.push(false);
+        self.keep.push(true);
         self.chans.len() - 1
+    }
+    /// Keeps edges only for the channels `only` names (see [`selected`]); None keeps all.
+    /// Call once every channel is added, before the first [`Builder::set`].
+    pub fn select(&mut self, only: Option<&[String]>) {
+        let names: Vec<&str> = self.chans.iter().map(|c| c.name.as_str()).collect();
+        self.keep = selected(only, &names);
     }
     /// Channel `i` is at `lv` from time `t` on (times must be non-decreasing per
     /// channel; the caller checks that). The first observation sets the initial level
@@ -53,7 +63,7 @@ impl Builder {
             self.level[i] = lv;
             return;
         }
-        if lv != self.level[i] {
+        if lv != self.level[i] && self.keep[i] {
             let e = &mut self.chans[i].edges;
             if e.last() == Some(&t) {
                 e.pop();
@@ -68,4 +78,26 @@ impl Builder {
     pub fn finish(self) -> Vec<DigitalChannel> {
         self.chans
     }
+}
+
+/// Which channels a selection names: `only` holds channel names (every channel of that
+/// name) or `#N` (the channel at index N); None selects all.
+pub(crate) fn selected(only: Option<&[String]>, names: &[&str]) -> Vec<bool> {
+    let Some(only) = only else {
+        return vec![true; names.len()];
+    };
+    let mut keep = vec![false; names.len()];
+    for o in only {
+        if let Some(ix) = o.strip_prefix('#').and_then(|x| x.parse::<usize>().ok()) {
+            if let Some(k) = keep.get_mut(ix) {
+                *k = true;
+            }
+        }
+        for (k, n) in keep.iter_mut().zip(names) {
+            if n == o {
+                *k = true;
+            }
+        }
+    }
+    keep
 }

@@ -98,6 +98,10 @@ pub(crate) struct CsvSettings {
     pub warnings: super::Warnings,
     /// Most edges kept (see [`super::Options::max_edges`]).
     pub max_edges: Option<u64>,
+    /// Keep edges only for these channels (names or `#N`); None: all.
+    pub only: Option<Vec<String>>,
+    /// Stop after the header: the capture lists the channels, without data.
+    pub names_only: bool,
 }
 
 /// Reads a generic logic CSV.
@@ -110,11 +114,14 @@ pub fn read<R: BufRead>(r: R, file: &str, samplerate: Option<u64>) -> Result<Cap
             default_exp: 12,
             warnings: Default::default(),
             max_edges: None,
+            only: None,
+            names_only: false,
         },
     )
 }
 
-/// [`read`] with every import option (sample rate, warnings).
+/// [`read`] with every import option (sample rate, warnings, the channels to decode:
+/// with `opts.only_channels` the others stay listed, without edges).
 pub fn read_opts<R: BufRead>(r: R, file: &str, opts: &super::Options) -> Result<Capture> {
     read_core(
         r,
@@ -124,8 +131,27 @@ pub fn read_opts<R: BufRead>(r: R, file: &str, opts: &super::Options) -> Result<
             default_exp: 12,
             warnings: opts.warnings.clone(),
             max_edges: opts.max_edges,
+            only: opts.only_channels.clone(),
+            names_only: false,
         },
     )
+}
+
+/// The channel names of a generic logic CSV (or a Saleae CSV export), from its header.
+pub fn channel_names<R: BufRead>(r: R, file: &str, samplerate: Option<u64>) -> Result<Vec<String>> {
+    let c = read_core(
+        r,
+        file,
+        CsvSettings {
+            samplerate,
+            default_exp: 12,
+            warnings: Default::default(),
+            max_edges: None,
+            only: None,
+            names_only: true,
+        },
+    )?;
+    Ok(c.channels.into_iter().map(|c| c.name).collect())
 }
 
 pub(crate) fn read_core<R: BufRead>(r: R, file: &str, s: CsvSettings) -> Result<Capture> {
@@ -268,7 +294,19 @@ pub(crate) fn read_core<R: BufRead>(r: R, file: &str, s: CsvSettings) -> Result<
                 ));
             }
             header = Some((chnames.clone(), sep, ln));
-            b = Some(Builder::new(chnames, Picos(0)));
+            let mut bld = Builder::new(chnames, Picos(0));
+            if s.names_only {
+                return Ok(Capture {
+                    source: file.to_string(),
+                    samplerate_hz: rate,
+                    start: Picos(0),
+                    end: Picos(0),
+                    channels: bld.finish(),
+                    analog: vec![],
+                });
+            }
+            bld.select(s.only.as_deref());
+            b = Some(bld);
             if !numeric {
                 continue;
             }

@@ -1,6 +1,7 @@
 //! Several input files merged into one capture (one Saleae binary file per channel, or
 //! several sessions of one instrument), with selective decoding of the channels asked for.
 
+use super::builder::selected;
 use super::{
     detect_path, display_name, format_hz, is_stream, open_named, sigrok, stem_of, stream_input,
     Format, Options, Spooled, StreamInput,
@@ -49,8 +50,9 @@ pub fn merge(caps: Vec<(String, Capture)>) -> Result<Option<Capture>> {
 #[derive(Debug)]
 pub struct Merged {
     pub capture: Capture,
-    /// Per channel of `capture`: whether its edges were decoded (false only for sigrok
-    /// channels that `only_channels` left out).
+    /// Per channel of `capture`: whether its edges were decoded (false for the channels
+    /// that `only_channels` left out, in formats that decode selectively: sigrok, VCD,
+    /// CSV, Saleae CSV).
     pub decoded: Vec<bool>,
     /// The format of each input file, in order.
     pub formats: Vec<Format>,
@@ -122,11 +124,6 @@ pub fn open_merged(files: &[(&Path, Option<Format>)], opts: &Options) -> Result<
         only_channels: None,
         ..opts.clone()
     };
-    let mut inputs = Vec::with_capacity(files.len());
-    for (p, f) in files {
-        inputs.push(prepare(p, *f, &all)?);
-    }
-    let formats: Vec<Format> = inputs.iter().map(|p| p.format).collect();
     let read = |p: &Prepared, only: Option<Vec<String>>| -> Result<Capture> {
         let o = Options {
             format: Some(p.format),
@@ -135,6 +132,31 @@ pub fn open_merged(files: &[(&Path, Option<Format>)], opts: &Options) -> Result<
         };
         open_named(&p.path, &p.name, &p.stem, &o).map(|(c, _)| c)
     };
+    if let [(path, format)] = files {
+        // One file: its own indices are the merged ones, so the importer selects itself
+        // (also from a stream, read once).
+        let mut p = prepare(path, *format, opts)?;
+        let capture = match p.loaded.take() {
+            Some(c) => c,
+            None => read(&p, opts.only_channels.clone())?,
+        };
+        let decoded = if selective(p.format) {
+            let names: Vec<&str> = capture.channels.iter().map(|c| c.name.as_str()).collect();
+            selected(opts.only_channels.as_deref(), &names)
+        } else {
+            vec![true; capture.channels.len()]
+        };
+        return Ok(Merged {
+            capture,
+            decoded,
+            formats: vec![p.format],
+        });
+    }
+    let mut inputs = Vec::with_capacity(files.len());
+    for (p, f) in files {
+        inputs.push(prepare(p, *f, &all)?);
+    }
+    let formats: Vec<Format> = inputs.iter().map(|p| p.format).collect();
     let Some(only) = &opts.only_channels else {
         let mut caps = Vec::new();
         for p in &mut inputs {
@@ -152,14 +174,26 @@ pub fn open_merged(files: &[(&Path, Option<Format>)], opts: &Options) -> Result<
             formats,
         });
     };
-    // Pass 1: channel names of every file (sigrok: from the metadata alone; other
-    // formats are read whole once, as they have no selective decoding).
+    // Pass 1: channel names of every file (sigrok: from the metadata alone; VCD and CSV:
+    // from the header; other formats, which have no selective decoding, are read whole
+    // once).
     let mut names: Vec<Vec<String>> = Vec::new();
     let mut done: Vec<Option<Capture>> = Vec::new();
     for p in &mut inputs {
-        if p.format == Format::Sigrok && p.loaded.is_none() {
-            let r = File::open(&p.path).map_err(|e| Error::io(&p.name, e))?;
-            names.push(sigrok::channel_names(BufReader::new(r), &p.name)?);
+        if selective(p.format) && p.loaded.is_none() {
+            let r = BufReader::with_capacity(
+                1 << 16,
+                File::open(&p.path).map_err(|e| Error::io(&p.name, e))?,
+            );
+            names.push(match p.format {
+                Format::Sigrok => sigrok::channel_names(r, &p.name)?,
+                Format::Vcd => super::vcd::channel_names(r, &p.name)?,
+                _ => super::csv::channel_names(
+                    BufReader::new(super::limits::LineCap::new(r)),
+                    &p.name,
+                    opts.samplerate_hz,
+                )?,
+            });
             done.push(None);
         } else {
             let c = match p.loaded.take() {
@@ -226,4 +260,12 @@ pub fn open_merged(files: &[(&Path, Option<Format>)], opts: &Options) -> Result<
         decoded,
         formats,
     })
+}
+
+/// Formats whose importers decode only the channels asked for.
+fn selective(f: Format) -> bool {
+    matches!(
+        f,
+        Format::Sigrok | Format::Vcd | Format::Csv | Format::SaleaeCsv
+    )
 }

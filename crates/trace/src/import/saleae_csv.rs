@@ -28,6 +28,8 @@ pub fn read<R: BufRead>(r: R, file: &str, samplerate: Option<u64>) -> Result<Cap
             default_exp: 12,
             warnings: Default::default(),
             max_edges: None,
+            only: None,
+            names_only: false,
         },
     )
 }
@@ -42,6 +44,8 @@ pub fn read_opts<R: BufRead>(r: R, file: &str, opts: &super::Options) -> Result<
             default_exp: 12,
             warnings: opts.warnings.clone(),
             max_edges: opts.max_edges,
+            only: opts.only_channels.clone(),
+            names_only: false,
         },
     )
 }

@@ -166,7 +166,26 @@ pub fn read<R: BufRead>(r: R, file: &str) -> Result<Capture> {
 /// [`read`] with the import options: the edge budget, and where to leave the warning
 /// about skipped lines (sigrok-cli writes analog values as text lines such as
 /// `A0: -10.0000 V DC` between the value changes; such lines are skipped and counted).
+///
+/// With `opts.only_channels`, edges are kept only for the channels named (names or `#N`;
+/// `real` variables by name), so memory grows with the measured channels alone; the
+/// others stay listed, without edges.
 pub fn read_opts<R: BufRead>(r: R, file: &str, opts: &super::Options) -> Result<Capture> {
+    read_impl(r, file, opts, false)
+}
+
+/// The channel names of a VCD stream, in capture order, from its header alone.
+pub fn channel_names<R: BufRead>(r: R, file: &str) -> Result<Vec<String>> {
+    let c = read_impl(r, file, &super::Options::default(), true)?;
+    Ok(c.channels.into_iter().map(|c| c.name).collect())
+}
+
+fn read_impl<R: BufRead>(
+    r: R,
+    file: &str,
+    opts: &super::Options,
+    names_only: bool,
+) -> Result<Capture> {
     let budget = opts.edge_budget();
     let mut skipped: u64 = 0;
     let mut first_skipped: u64 = 0;
@@ -330,6 +349,23 @@ pub fn read_opts<R: BufRead>(r: R, file: &str, opts: &super::Options) -> Result<
             "no $var declarations: the capture has no channels",
         ));
     }
+    if names_only {
+        return Ok(Capture {
+            source: file.to_string(),
+            samplerate_hz: rate,
+            start: Picos(0),
+            end: Picos(0),
+            channels: b.finish(),
+            analog: Vec::new(),
+        });
+    }
+    let only = opts.only_channels.as_deref();
+    b.select(only);
+    // real variables are kept only when named (measured through a threshold)
+    let keep_real: Vec<bool> = real_names
+        .iter()
+        .map(|n| only.is_none_or(|o| o.contains(n)))
+        .collect();
     let to_ps = |t: u64| -> i128 { offset_ps + (t as u128 * unit_fs / 1000) as i128 };
     let mut cur_raw: Option<u64> = None;
     let mut first_raw: Option<u64> = None;
@@ -385,6 +421,9 @@ pub fn read_opts<R: BufRead>(r: R, file: &str, opts: &super::Options) -> Result<
                                 format!("bad value '{}'", String::from_utf8_lossy(&val)),
                             )
                         })?;
+                        if !keep_real[*ri] {
+                            continue;
+                        }
                         analog_kept += 1;
                         if analog_kept > super::limits::MAX_ANALOG_SAMPLES {
                             return Err(ferr(
@@ -463,7 +502,8 @@ pub fn read_opts<R: BufRead>(r: R, file: &str, opts: &super::Options) -> Result<
                                 b.set(ch, Picos(now), k == 0 && lv);
                             }
                         }
-                        Var::Real(ri) => reals[*ri].push((now, lv as u8 as f32)),
+                        Var::Real(ri) if keep_real[*ri] => reals[*ri].push((now, lv as u8 as f32)),
+                        Var::Real(_) => {}
                     }
                 }
             }
