@@ -119,20 +119,59 @@ impl Prios {
     }
 }
 
-/// Every event names the task that was current when it was recorded. Some kernels emit
-/// no `sched_switch` when the CPU leaves its idle task (seen on a virtual machine's
-/// 6.x kernel: `rcu_preempt ==> swapper/1` is traced, `swapper/1 ==> rcu_preempt` is
-/// not), so a task that was woken from idle shows up first in the prefix of its own
-/// events: follow it, or its whole run would be charged to idle.
-fn follow_prefix(cur: &mut Option<Current>, e: &Event, prios: &Prios) {
-    if cur.as_ref().is_some_and(|c| c.pid == e.pid) {
-        return;
+/// What one CPU was doing, as far as its events tell: the current task, and the
+/// interrupt handler or softirq running on top of it.
+#[derive(Default)]
+struct CpuState {
+    cur: Option<Current>,
+    irq: Option<String>,
+    softirq: Option<String>,
+    prios: Prios,
+}
+
+impl CpuState {
+    /// Moves the state past one event.
+    fn step(&mut self, e: &Event) {
+        self.prios.learn(e);
+        self.follow_prefix(e);
+        match &e.kind {
+            Kind::Switch {
+                next_comm,
+                next_pid,
+                next_prio,
+                ..
+            } => {
+                self.cur = Some(Current {
+                    comm: next_comm.clone(),
+                    pid: *next_pid,
+                    prio: Some(*next_prio),
+                });
+                self.irq = None;
+                self.softirq = None;
+            }
+            Kind::IrqEntry { name, .. } => self.irq = Some(name.clone()),
+            Kind::IrqExit { .. } => self.irq = None,
+            Kind::SoftirqEntry { name, .. } => self.softirq = Some(name.clone()),
+            Kind::SoftirqExit { .. } => self.softirq = None,
+            _ => {}
+        }
     }
-    *cur = Some(Current {
-        comm: e.comm.clone(),
-        pid: e.pid,
-        prio: prios.of(e.pid),
-    });
+
+    /// Every event names the task that was current when it was recorded. Some kernels
+    /// emit no `sched_switch` when the CPU leaves its idle task (seen on a virtual
+    /// machine's 6.x kernel: `rcu_preempt ==> swapper/1` is traced, `swapper/1 ==>
+    /// rcu_preempt` is not), so a task that was woken from idle shows up first in the
+    /// prefix of its own events: follow it, or its whole run would be charged to idle.
+    fn follow_prefix(&mut self, e: &Event) {
+        if self.cur.as_ref().is_some_and(|c| c.pid == e.pid) {
+            return;
+        }
+        self.cur = Some(Current {
+            comm: e.comm.clone(),
+            pid: e.pid,
+            prio: self.prios.of(e.pid),
+        });
+    }
 }
 
 /// Resolves the real policy of a task by pid (live runs ask the kernel); None keeps what
@@ -157,37 +196,12 @@ pub fn attribute(
     let thread_latency_ns = irq_latency_ns.map(|i| latency_ns - i);
 
     // Who was on the CPU at t0: the last switch before it, else the first event's task.
-    let mut cur: Option<Current> = None;
-    let mut irq: Option<String> = None;
-    let mut softirq: Option<String> = None;
-    let mut prios = Prios::default();
+    let mut st = CpuState::default();
     for e in events.iter().take_while(|e| e.ts <= t0) {
-        prios.learn(e);
-        follow_prefix(&mut cur, e, &prios);
-        match &e.kind {
-            Kind::Switch {
-                next_comm,
-                next_pid,
-                next_prio,
-                ..
-            } => {
-                cur = Some(Current {
-                    comm: next_comm.clone(),
-                    pid: *next_pid,
-                    prio: Some(*next_prio),
-                });
-                irq = None;
-                softirq = None;
-            }
-            Kind::IrqEntry { name, .. } => irq = Some(name.clone()),
-            Kind::IrqExit { .. } => irq = None,
-            Kind::SoftirqEntry { name, .. } => softirq = Some(name.clone()),
-            Kind::SoftirqExit { .. } => softirq = None,
-            _ => {}
-        }
+        st.step(e);
     }
-    if cur.is_none() {
-        cur = events.iter().find(|e| e.ts > t0).map(|e| Current {
+    if st.cur.is_none() {
+        st.cur = events.iter().find(|e| e.ts > t0).map(|e| Current {
             comm: e.comm.clone(),
             pid: e.pid,
             prio: None,
@@ -196,76 +210,53 @@ pub fn attribute(
 
     // (kind, name, pid, prio) → ns
     let mut acc: Vec<(String, String, i32, Option<i32>, i64)> = Vec::new();
-    let mut charge =
-        |from: i64, to: i64, irq: &Option<String>, sirq: &Option<String>, cur: &Option<Current>| {
-            let (a, b) = (from.max(t0), to.min(t1));
-            if b <= a {
-                return;
-            }
-            let (kind, name, pid, prio) = if let Some(n) = irq {
-                ("irq", n.clone(), -1, None)
-            } else if let Some(n) = sirq {
-                ("softirq", n.clone(), -1, None)
-            } else {
-                match cur {
-                    Some(c) if c.pid == 0 => (
-                        "idle",
-                        "idle (waking the CPU from its idle state)".to_string(),
-                        0,
-                        None,
-                    ),
-                    Some(c) if c.comm.starts_with(MEASURING_COMM) => {
-                        ("self", c.comm.clone(), c.pid, None)
-                    }
-                    Some(c) => ("task", c.comm.clone(), c.pid, c.prio),
-                    None => (
-                        "unknown",
-                        "no trace event in the window".to_string(),
-                        -1,
-                        None,
-                    ),
+    let mut charge = |from: i64, to: i64, st: &CpuState| {
+        let (a, b) = (from.max(t0), to.min(t1));
+        if b <= a {
+            return;
+        }
+        let (kind, name, pid, prio) = if let Some(n) = &st.irq {
+            ("irq", n.clone(), -1, None)
+        } else if let Some(n) = &st.softirq {
+            ("softirq", n.clone(), -1, None)
+        } else {
+            match &st.cur {
+                Some(c) if c.pid == 0 => (
+                    "idle",
+                    "idle (waking the CPU from its idle state)".to_string(),
+                    0,
+                    None,
+                ),
+                Some(c) if c.comm.starts_with(MEASURING_COMM) => {
+                    ("self", c.comm.clone(), c.pid, None)
                 }
-            };
-            match acc
-                .iter_mut()
-                .find(|x| x.0 == kind && x.1 == name && x.2 == pid)
-            {
-                Some(x) => x.4 += b - a,
-                None => acc.push((kind.to_string(), name, pid, prio, b - a)),
+                Some(c) => ("task", c.comm.clone(), c.pid, c.prio),
+                None => (
+                    "unknown",
+                    "no trace event in the window".to_string(),
+                    -1,
+                    None,
+                ),
             }
         };
+        match acc
+            .iter_mut()
+            .find(|x| x.0 == kind && x.1 == name && x.2 == pid)
+        {
+            Some(x) => x.4 += b - a,
+            None => acc.push((kind.to_string(), name, pid, prio, b - a)),
+        }
+    };
     let mut c = t0;
     for e in events.iter().filter(|e| e.ts > t0) {
         if e.ts > t1 {
             break;
         }
-        charge(c, e.ts, &irq, &softirq, &cur);
+        charge(c, e.ts, &st);
         c = e.ts;
-        prios.learn(e);
-        follow_prefix(&mut cur, e, &prios);
-        match &e.kind {
-            Kind::Switch {
-                next_comm,
-                next_pid,
-                next_prio,
-                ..
-            } => {
-                cur = Some(Current {
-                    comm: next_comm.clone(),
-                    pid: *next_pid,
-                    prio: Some(*next_prio),
-                });
-                irq = None;
-                softirq = None;
-            }
-            Kind::IrqEntry { name, .. } => irq = Some(name.clone()),
-            Kind::IrqExit { .. } => irq = None,
-            Kind::SoftirqEntry { name, .. } => softirq = Some(name.clone()),
-            Kind::SoftirqExit { .. } => softirq = None,
-            _ => {}
-        }
+        st.step(e);
     }
-    charge(c, t1, &irq, &softirq, &cur);
+    charge(c, t1, &st);
 
     let mut blockers: Vec<Blocker> = acc
         .into_iter()
