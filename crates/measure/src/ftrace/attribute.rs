@@ -42,6 +42,10 @@ pub struct Spike {
     pub explanation: String,
 }
 
+/// Name of the time no event accounts for: the CPU changed task inside it untraced.
+pub const UNTRACED_CHANGE: &str =
+    "unknown (no event: the CPU changed task without a traced switch)";
+
 /// Most blockers kept per spike (the longest).
 pub const MAX_BLOCKERS: usize = 8;
 
@@ -210,12 +214,19 @@ pub fn attribute(
 
     // (kind, name, pid, prio) → ns
     let mut acc: Vec<(String, String, i32, Option<i32>, i64)> = Vec::new();
-    let mut charge = |from: i64, to: i64, st: &CpuState| {
+    // `next_pid`: the task named by the event that ends the piece. When it is not the
+    // task the state holds, the CPU changed task somewhere inside the piece without a
+    // traced switch (a wake from idle on kernels that trace none): who held it is
+    // unknown, and charging it to the old task (idle, mostly) would be wrong.
+    let mut charge = |from: i64, to: i64, st: &CpuState, next_pid: Option<i32>| {
         let (a, b) = (from.max(t0), to.min(t1));
         if b <= a {
             return;
         }
-        let (kind, name, pid, prio) = if let Some(n) = &st.irq {
+        let changed = matches!((&st.cur, next_pid), (Some(c), Some(p)) if c.pid != p);
+        let (kind, name, pid, prio) = if changed {
+            ("unknown", UNTRACED_CHANGE.to_string(), -1, None)
+        } else if let Some(n) = &st.irq {
             ("irq", n.clone(), -1, None)
         } else if let Some(n) = &st.softirq {
             ("softirq", n.clone(), -1, None)
@@ -252,11 +263,12 @@ pub fn attribute(
         if e.ts > t1 {
             break;
         }
-        charge(c, e.ts, &st);
+        charge(c, e.ts, &st, Some(e.pid));
         c = e.ts;
         st.step(e);
     }
-    charge(c, t1, &st);
+    let after = events.iter().find(|e| e.ts > t1).map(|e| e.pid);
+    charge(c, t1, &st, after);
 
     let mut blockers: Vec<Blocker> = acc
         .into_iter()
