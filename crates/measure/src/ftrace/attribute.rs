@@ -5,6 +5,7 @@
 //! long each held the CPU inside the window.
 
 use super::parse::{describe_prio, Event, Kind};
+use super::steal::Steal;
 use serde::{Deserialize, Serialize};
 
 /// Task names of latscope's own measuring threads (`latscope-cpuN`).
@@ -40,6 +41,57 @@ pub struct Spike {
     pub blockers: Vec<Blocker>,
     /// One line: "cpu 1, 2.30 ms: 2.10 ms ran 'kworker/1:2' FIFO 90; …".
     pub explanation: String,
+    /// Events the trace lost in this spike's window, where the lost-events markers
+    /// counted them (0 also when a loss had no count: see `incomplete`).
+    #[serde(default)]
+    pub lost_events: u64,
+    /// Why the blockers may be incomplete (the trace lost events in or possibly in this
+    /// window), or null when the window's trace is whole.
+    #[serde(default)]
+    pub incomplete: Option<String>,
+    /// The hypervisor's steal time the per-CPU counter places in this window (absent
+    /// when the counter was not read around it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steal: Option<Steal>,
+}
+
+impl Spike {
+    /// Marks the spike as possibly incomplete (the first reason is kept; counts add up).
+    pub fn mark_incomplete(&mut self, lost_events: u64, why: String) {
+        self.lost_events = self.lost_events.saturating_add(lost_events);
+        if self.incomplete.is_none() {
+            self.incomplete = Some(why);
+        }
+        self.rebuild_explanation();
+    }
+
+    /// Sets the steal placed in the window.
+    pub fn set_steal(&mut self, steal: Steal) {
+        self.steal = Some(steal);
+        self.rebuild_explanation();
+    }
+
+    /// The explanation line: blockers, then steal where the counter placed any, then the
+    /// warning when events were lost.
+    fn rebuild_explanation(&mut self) {
+        let mut text = explain(
+            self.cpu,
+            self.latency_ns,
+            self.irq_latency_ns,
+            &self.blockers,
+        );
+        // Only steal the counter places in the window for certain is named.
+        if let Some(st) = self.steal.filter(|s| s.min_ns > 0) {
+            text.push_str(&format!(
+                "; steal at least {} of it (the hypervisor ran something else; /proc/stat)",
+                fmt_dur(st.min_ns)
+            ));
+        }
+        if let Some(why) = &self.incomplete {
+            text.push_str(&format!(" (MAY BE INCOMPLETE: {why})"));
+        }
+        self.explanation = text;
+    }
 }
 
 /// Name of the time no event accounts for: the CPU changed task inside it untraced.
@@ -306,6 +358,9 @@ pub fn attribute(
         thread_latency_ns,
         blockers,
         explanation,
+        lost_events: 0,
+        incomplete: None,
+        steal: None,
     }
 }
 
