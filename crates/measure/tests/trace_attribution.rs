@@ -2,27 +2,16 @@
 //! through the same correlator a live run uses: the interrupt/thread split of every
 //! sample and the blockers of the one above the threshold.
 
-use latscope_measure::engine::RawSample;
+mod common;
+
+use common::sample;
 use latscope_measure::ftrace::attribute::{attribute, handler_time, UNTRACED_CHANGE};
 use latscope_measure::ftrace::live::Correlator;
 use latscope_measure::ftrace::parse::parse_line;
 use std::path::PathBuf;
 
 fn fixture() -> String {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/trace/fifo90_kworker_spike.txt");
-    std::fs::read_to_string(p).unwrap()
-}
-
-fn sample(abs: i64, latency: i64) -> RawSample {
-    RawSample {
-        cpu: 1,
-        phase: 0,
-        missed: 0,
-        intended_ns: abs - 100_000_000_000,
-        latency_ns: latency,
-        abs_ns: abs,
-    }
+    common::fixture("fifo90_kworker_spike.txt")
 }
 
 #[test]

@@ -4,29 +4,13 @@
 //! where the readings place it in its window; the timerlat tracer's lines give the
 //! interrupt/thread split when it is the source.
 
-use latscope_measure::engine::RawSample;
+mod common;
+
+use common::{fixture, sample};
 use latscope_measure::ftrace::live::Correlator;
 use latscope_measure::ftrace::lost::{parse_ring_stats, RingStats};
 use latscope_measure::ftrace::timerlat::Source;
 use std::path::PathBuf;
-
-fn fixture(name: &str) -> String {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/trace")
-        .join(name);
-    std::fs::read_to_string(p).unwrap()
-}
-
-fn sample(abs: i64, latency: i64) -> RawSample {
-    RawSample {
-        cpu: 1,
-        phase: 0,
-        missed: 0,
-        intended_ns: abs - 100_000_000_000,
-        latency_ns: latency,
-        abs_ns: abs,
-    }
-}
 
 /// The kworker fixture with a lost-events marker inside the first spike's window
 /// (between the timer handler and the softirq).
