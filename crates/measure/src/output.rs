@@ -170,6 +170,9 @@ pub struct Report {
     /// `--trace-above`: the samples above the threshold, explained.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spikes: Option<Vec<crate::ftrace::Spike>>,
+    /// `--trace-above` when tracing ran: the split's source and what the trace lost.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<crate::ftrace::TraceSummary>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compare: Option<CompareJson>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -262,7 +262,7 @@ pub fn execute(
     let tracer = match plan.trace_above_ns {
         Some(th) => {
             let lookback = s.interval_ns.min(engine::STOP_SLICE_NS);
-            match Tracer::start(&s.cpus, th, lookback) {
+            match Tracer::start(&s.cpus, th, lookback, s.interval_ns) {
                 Ok(t) => Some(t),
                 Err(why) => {
                     trace_item = Some(Item {
@@ -562,17 +562,24 @@ pub fn execute(
     }
     if let Some(t) = &traced {
         let total = t.matched + t.unmatched;
+        let lost = t.lost_any();
+        let sm = t.summary();
+        let split = match (&t.source_reason, t.source) {
+            (None, src) => format!("split from {}", src.as_str()),
+            (Some(why), src) => format!("split from {} ({why})", src.as_str()),
+        };
         items.push(Item {
             name: "tracing".into(),
-            status: if total > 0 && t.matched * 10 >= total * 9 {
+            status: if total > 0 && t.matched * 10 >= total * 9 && !lost {
                 Status::Ok
             } else {
                 Status::Warn
             },
             value: format!(
-                "{} trace events ({} dropped from full windows); timer handler found for {} of {} samples; {} spike(s) above {} ns attributed{}",
+                "{} trace events ({} dropped from full windows); {}; timer handler found for {} of {} samples; {} spike(s) above {} ns attributed{}{}",
                 t.events,
                 t.events_dropped,
+                split,
                 t.matched,
                 total,
                 t.spikes.len(),
@@ -581,9 +588,24 @@ pub fn execute(
                     format!(", {} more not kept", t.spikes_dropped)
                 } else {
                     String::new()
+                },
+                if lost {
+                    format!(
+                        "; THE TRACE LOST EVENTS: {} ({}), {} spike(s) marked possibly incomplete",
+                        sm.lost_events,
+                        t.losses
+                            .iter()
+                            .filter(|l| l.any())
+                            .map(|l| format!("cpu {}: {}", l.cpu, l.lost()))
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        sm.spikes_incomplete
+                    )
+                } else {
+                    String::new()
                 }
             ),
-            effect: "Kernel tracepoints (timer, irq, sched) in a private trace instance split each latency into the interrupt part (timer expiry to its handler) and the thread part (handler to the thread running), and name what held the CPU during each spike.".into(),
+            effect: "Kernel tracepoints (timer, irq, sched) in a private trace instance split each latency into the interrupt part (timer expiry to its handler) and the thread part (handler to the thread running), and name what held the CPU during each spike; the timerlat tracer gives the split where the kernel has it. A spike whose window lost events may be missing its cause.".into(),
         });
     }
     let interrupted = phases.iter().any(|p| p.interrupted) || stop.load(Ordering::SeqCst);
@@ -676,7 +698,9 @@ pub fn execute(
 
     let mut total = total;
     let mut spikes = None;
+    let mut trace = None;
     if let Some(t) = traced {
+        trace = Some(t.summary());
         if t.matched > 0 {
             total.irq_latency_ns = Some(Box::new(output::stats_of(&t.irq, 0, 0)));
             total.thread_latency_ns = Some(Box::new(output::stats_of(&t.thread, 0, 0)));
@@ -700,6 +724,7 @@ pub fn execute(
         sweep,
         rounds,
         spikes,
+        trace,
         compare,
         samples: plan.samples.as_ref().map(|(p, f)| SamplesJson {
             path: p.display().to_string(),

@@ -692,7 +692,30 @@ fn print_results(r: &Report, ui: &Ui) {
             ],
             ui,
         );
-        println!("  interrupt: timer expiry to its hrtimer handler; thread: handler to the measuring thread reading the clock");
+        match r.trace.as_ref().map(|t| t.source.as_str()) {
+            Some("timerlat") => println!("  from the kernel's timerlat tracer (its own thread on the measured CPUs, at the measuring interval): interrupt: timer expiry to the timer interrupt; thread: interrupt to the timerlat thread running"),
+            _ => println!("  from tracepoints: interrupt: timer expiry to its hrtimer handler; thread: handler to the measuring thread reading the clock"),
+        }
+    }
+    if let Some(tr) = &r.trace {
+        if let Some(why) = &tr.source_reason {
+            println!("  split source: {} ({why})", tr.source);
+        }
+        let lost: Vec<String> = tr
+            .cpus
+            .iter()
+            .filter(|c| c.any())
+            .map(|c| format!("cpu {}: {}", c.cpu, c.lost()))
+            .collect();
+        if !lost.is_empty() {
+            println!(
+                "  {} the trace lost {} events ({}); {} spike(s) marked MAY BE INCOMPLETE",
+                ui.paint("33", "WARNING:"),
+                tr.lost_events,
+                lost.join(", "),
+                tr.spikes_incomplete
+            );
+        }
     }
     if let Some(sp) = &r.spikes {
         println!();

@@ -5,6 +5,7 @@
 //! long each held the CPU inside the window.
 
 use super::parse::{describe_prio, Event, Kind};
+use super::steal::Steal;
 use serde::{Deserialize, Serialize};
 
 /// Task names of latscope's own measuring threads (`latscope-cpuN`).
@@ -40,7 +41,62 @@ pub struct Spike {
     pub blockers: Vec<Blocker>,
     /// One line: "cpu 1, 2.30 ms: 2.10 ms ran 'kworker/1:2' FIFO 90; …".
     pub explanation: String,
+    /// Events the trace lost in this spike's window, where the lost-events markers
+    /// counted them (0 also when a loss had no count: see `incomplete`).
+    #[serde(default)]
+    pub lost_events: u64,
+    /// Why the blockers may be incomplete (the trace lost events in or possibly in this
+    /// window), or null when the window's trace is whole.
+    #[serde(default)]
+    pub incomplete: Option<String>,
+    /// The hypervisor's steal time the per-CPU counter places in this window (absent
+    /// when the counter was not read around it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steal: Option<Steal>,
 }
+
+impl Spike {
+    /// Marks the spike as possibly incomplete (the first reason is kept; counts add up).
+    pub fn mark_incomplete(&mut self, lost_events: u64, why: String) {
+        self.lost_events = self.lost_events.saturating_add(lost_events);
+        if self.incomplete.is_none() {
+            self.incomplete = Some(why);
+        }
+        self.rebuild_explanation();
+    }
+
+    /// Sets the steal placed in the window.
+    pub fn set_steal(&mut self, steal: Steal) {
+        self.steal = Some(steal);
+        self.rebuild_explanation();
+    }
+
+    /// The explanation line: blockers, then steal where the counter placed any, then the
+    /// warning when events were lost.
+    fn rebuild_explanation(&mut self) {
+        let mut text = explain(
+            self.cpu,
+            self.latency_ns,
+            self.irq_latency_ns,
+            &self.blockers,
+        );
+        // Only steal the counter places in the window for certain is named.
+        if let Some(st) = self.steal.filter(|s| s.min_ns > 0) {
+            text.push_str(&format!(
+                "; steal at least {} of it (the hypervisor ran something else; /proc/stat)",
+                fmt_dur(st.min_ns)
+            ));
+        }
+        if let Some(why) = &self.incomplete {
+            text.push_str(&format!(" (MAY BE INCOMPLETE: {why})"));
+        }
+        self.explanation = text;
+    }
+}
+
+/// Name of the time no event accounts for: the CPU changed task inside it untraced.
+pub const UNTRACED_CHANGE: &str =
+    "unknown (no event: the CPU changed task without a traced switch)";
 
 /// Most blockers kept per spike (the longest).
 pub const MAX_BLOCKERS: usize = 8;
@@ -119,20 +175,59 @@ impl Prios {
     }
 }
 
-/// Every event names the task that was current when it was recorded. Some kernels emit
-/// no `sched_switch` when the CPU leaves its idle task (seen on a virtual machine's
-/// 6.x kernel: `rcu_preempt ==> swapper/1` is traced, `swapper/1 ==> rcu_preempt` is
-/// not), so a task that was woken from idle shows up first in the prefix of its own
-/// events: follow it, or its whole run would be charged to idle.
-fn follow_prefix(cur: &mut Option<Current>, e: &Event, prios: &Prios) {
-    if cur.as_ref().is_some_and(|c| c.pid == e.pid) {
-        return;
+/// What one CPU was doing, as far as its events tell: the current task, and the
+/// interrupt handler or softirq running on top of it.
+#[derive(Default)]
+struct CpuState {
+    cur: Option<Current>,
+    irq: Option<String>,
+    softirq: Option<String>,
+    prios: Prios,
+}
+
+impl CpuState {
+    /// Moves the state past one event.
+    fn step(&mut self, e: &Event) {
+        self.prios.learn(e);
+        self.follow_prefix(e);
+        match &e.kind {
+            Kind::Switch {
+                next_comm,
+                next_pid,
+                next_prio,
+                ..
+            } => {
+                self.cur = Some(Current {
+                    comm: next_comm.clone(),
+                    pid: *next_pid,
+                    prio: Some(*next_prio),
+                });
+                self.irq = None;
+                self.softirq = None;
+            }
+            Kind::IrqEntry { name, .. } => self.irq = Some(name.clone()),
+            Kind::IrqExit { .. } => self.irq = None,
+            Kind::SoftirqEntry { name, .. } => self.softirq = Some(name.clone()),
+            Kind::SoftirqExit { .. } => self.softirq = None,
+            _ => {}
+        }
     }
-    *cur = Some(Current {
-        comm: e.comm.clone(),
-        pid: e.pid,
-        prio: prios.of(e.pid),
-    });
+
+    /// Every event names the task that was current when it was recorded. Some kernels
+    /// emit no `sched_switch` when the CPU leaves its idle task (seen on a virtual
+    /// machine's 6.x kernel: `rcu_preempt ==> swapper/1` is traced, `swapper/1 ==>
+    /// rcu_preempt` is not), so a task that was woken from idle shows up first in the
+    /// prefix of its own events: follow it, or its whole run would be charged to idle.
+    fn follow_prefix(&mut self, e: &Event) {
+        if self.cur.as_ref().is_some_and(|c| c.pid == e.pid) {
+            return;
+        }
+        self.cur = Some(Current {
+            comm: e.comm.clone(),
+            pid: e.pid,
+            prio: self.prios.of(e.pid),
+        });
+    }
 }
 
 /// Resolves the real policy of a task by pid (live runs ask the kernel); None keeps what
@@ -157,37 +252,12 @@ pub fn attribute(
     let thread_latency_ns = irq_latency_ns.map(|i| latency_ns - i);
 
     // Who was on the CPU at t0: the last switch before it, else the first event's task.
-    let mut cur: Option<Current> = None;
-    let mut irq: Option<String> = None;
-    let mut softirq: Option<String> = None;
-    let mut prios = Prios::default();
+    let mut st = CpuState::default();
     for e in events.iter().take_while(|e| e.ts <= t0) {
-        prios.learn(e);
-        follow_prefix(&mut cur, e, &prios);
-        match &e.kind {
-            Kind::Switch {
-                next_comm,
-                next_pid,
-                next_prio,
-                ..
-            } => {
-                cur = Some(Current {
-                    comm: next_comm.clone(),
-                    pid: *next_pid,
-                    prio: Some(*next_prio),
-                });
-                irq = None;
-                softirq = None;
-            }
-            Kind::IrqEntry { name, .. } => irq = Some(name.clone()),
-            Kind::IrqExit { .. } => irq = None,
-            Kind::SoftirqEntry { name, .. } => softirq = Some(name.clone()),
-            Kind::SoftirqExit { .. } => softirq = None,
-            _ => {}
-        }
+        st.step(e);
     }
-    if cur.is_none() {
-        cur = events.iter().find(|e| e.ts > t0).map(|e| Current {
+    if st.cur.is_none() {
+        st.cur = events.iter().find(|e| e.ts > t0).map(|e| Current {
             comm: e.comm.clone(),
             pid: e.pid,
             prio: None,
@@ -196,76 +266,61 @@ pub fn attribute(
 
     // (kind, name, pid, prio) → ns
     let mut acc: Vec<(String, String, i32, Option<i32>, i64)> = Vec::new();
-    let mut charge =
-        |from: i64, to: i64, irq: &Option<String>, sirq: &Option<String>, cur: &Option<Current>| {
-            let (a, b) = (from.max(t0), to.min(t1));
-            if b <= a {
-                return;
-            }
-            let (kind, name, pid, prio) = if let Some(n) = irq {
-                ("irq", n.clone(), -1, None)
-            } else if let Some(n) = sirq {
-                ("softirq", n.clone(), -1, None)
-            } else {
-                match cur {
-                    Some(c) if c.pid == 0 => (
-                        "idle",
-                        "idle (waking the CPU from its idle state)".to_string(),
-                        0,
-                        None,
-                    ),
-                    Some(c) if c.comm.starts_with(MEASURING_COMM) => {
-                        ("self", c.comm.clone(), c.pid, None)
-                    }
-                    Some(c) => ("task", c.comm.clone(), c.pid, c.prio),
-                    None => (
-                        "unknown",
-                        "no trace event in the window".to_string(),
-                        -1,
-                        None,
-                    ),
+    // `next_pid`: the task named by the event that ends the piece. When it is not the
+    // task the state holds, the CPU changed task somewhere inside the piece without a
+    // traced switch (a wake from idle on kernels that trace none): who held it is
+    // unknown, and charging it to the old task (idle, mostly) would be wrong.
+    let mut charge = |from: i64, to: i64, st: &CpuState, next_pid: Option<i32>| {
+        let (a, b) = (from.max(t0), to.min(t1));
+        if b <= a {
+            return;
+        }
+        let changed = matches!((&st.cur, next_pid), (Some(c), Some(p)) if c.pid != p);
+        let (kind, name, pid, prio) = if changed {
+            ("unknown", UNTRACED_CHANGE.to_string(), -1, None)
+        } else if let Some(n) = &st.irq {
+            ("irq", n.clone(), -1, None)
+        } else if let Some(n) = &st.softirq {
+            ("softirq", n.clone(), -1, None)
+        } else {
+            match &st.cur {
+                Some(c) if c.pid == 0 => (
+                    "idle",
+                    "idle (waking the CPU from its idle state)".to_string(),
+                    0,
+                    None,
+                ),
+                Some(c) if c.comm.starts_with(MEASURING_COMM) => {
+                    ("self", c.comm.clone(), c.pid, None)
                 }
-            };
-            match acc
-                .iter_mut()
-                .find(|x| x.0 == kind && x.1 == name && x.2 == pid)
-            {
-                Some(x) => x.4 += b - a,
-                None => acc.push((kind.to_string(), name, pid, prio, b - a)),
+                Some(c) => ("task", c.comm.clone(), c.pid, c.prio),
+                None => (
+                    "unknown",
+                    "no trace event in the window".to_string(),
+                    -1,
+                    None,
+                ),
             }
         };
+        match acc
+            .iter_mut()
+            .find(|x| x.0 == kind && x.1 == name && x.2 == pid)
+        {
+            Some(x) => x.4 += b - a,
+            None => acc.push((kind.to_string(), name, pid, prio, b - a)),
+        }
+    };
     let mut c = t0;
     for e in events.iter().filter(|e| e.ts > t0) {
         if e.ts > t1 {
             break;
         }
-        charge(c, e.ts, &irq, &softirq, &cur);
+        charge(c, e.ts, &st, Some(e.pid));
         c = e.ts;
-        prios.learn(e);
-        follow_prefix(&mut cur, e, &prios);
-        match &e.kind {
-            Kind::Switch {
-                next_comm,
-                next_pid,
-                next_prio,
-                ..
-            } => {
-                cur = Some(Current {
-                    comm: next_comm.clone(),
-                    pid: *next_pid,
-                    prio: Some(*next_prio),
-                });
-                irq = None;
-                softirq = None;
-            }
-            Kind::IrqEntry { name, .. } => irq = Some(name.clone()),
-            Kind::IrqExit { .. } => irq = None,
-            Kind::SoftirqEntry { name, .. } => softirq = Some(name.clone()),
-            Kind::SoftirqExit { .. } => softirq = None,
-            _ => {}
-        }
+        st.step(e);
     }
-    charge(c, t1, &irq, &softirq, &cur);
+    let after = events.iter().find(|e| e.ts > t1).map(|e| e.pid);
+    charge(c, t1, &st, after);
 
     let mut blockers: Vec<Blocker> = acc
         .into_iter()
@@ -303,6 +358,9 @@ pub fn attribute(
         thread_latency_ns,
         blockers,
         explanation,
+        lost_events: 0,
+        incomplete: None,
+        steal: None,
     }
 }
 

@@ -5,7 +5,11 @@
 //! each sample above the threshold, what held the CPU.
 
 use super::attribute::{attribute, handler_time, Spike};
-use super::parse::{parse_line, Event};
+use super::lost::{parse_marker, parse_ring_stats, CpuLoss, Gaps, RingStats};
+use super::parse::{parse_line, Event, Kind};
+use super::steal::StealTimeline;
+use super::summary::TraceSummary;
+use super::timerlat::{self, Pairer, Source};
 use crate::engine::RawSample;
 use latscope_core::stats::{Accumulator, Histogram, Location};
 use std::collections::VecDeque;
@@ -52,14 +56,90 @@ pub struct TraceResult {
     pub events_dropped: u64,
     /// Where the instance was.
     pub instance: PathBuf,
+    /// Where the interrupt/thread split came from, and why not timerlat.
+    pub source: Source,
+    pub source_reason: Option<String>,
+    /// Per traced CPU: what the trace lost.
+    pub losses: Vec<CpuLoss>,
+    pub timerlat_activations: u64,
+}
+
+impl TraceResult {
+    /// Events the kernel lost, all CPUs.
+    pub fn lost_events(&self) -> u64 {
+        self.losses.iter().map(CpuLoss::lost).sum()
+    }
+
+    /// Whether any CPU lost events (also a marker without a count).
+    pub fn lost_any(&self) -> bool {
+        self.losses.iter().any(CpuLoss::any)
+    }
+
+    /// The `trace` object of the JSON.
+    pub fn summary(&self) -> TraceSummary {
+        TraceSummary {
+            source: self.source.as_str().into(),
+            source_reason: self.source_reason.clone(),
+            events: self.events,
+            window_dropped: self.events_dropped,
+            lost_events: self.lost_events(),
+            cpus: self.losses.clone(),
+            samples_split: self.matched,
+            samples_unsplit: self.unmatched,
+            timerlat_activations: self.timerlat_activations,
+            spikes_incomplete: self
+                .spikes
+                .iter()
+                .filter(|s| s.incomplete.is_some())
+                .count() as u64,
+            spikes_not_kept: self.spikes_dropped,
+        }
+    }
 }
 
 /// A running tracer.
 pub struct Tracer {
     instance: PathBuf,
+    cpus: Vec<u32>,
     stop: Arc<AtomicBool>,
     tx: Option<Sender<RawSample>>,
-    handle: Option<JoinHandle<TraceResult>>,
+    handle: Option<JoinHandle<Correlator>>,
+    /// Global timerlat settings to put back (file, old content).
+    restore: Vec<(PathBuf, String)>,
+}
+
+/// Turns the timerlat tracer on in `instance` for `cpus` at `interval_ns`. Its CPU list
+/// and period are global (`osnoise/cpus`, `osnoise/timerlat_period_us`): the old values
+/// are returned to be put back, also when a later step fails.
+fn start_timerlat(
+    root: &Path,
+    instance: &Path,
+    cpus: &[u32],
+    interval_ns: i64,
+    restore: &mut Vec<(PathBuf, String)>,
+) -> Result<(), String> {
+    let list: Vec<String> = cpus.iter().map(u32::to_string).collect();
+    let period_us = (interval_ns / 1000).clamp(100, 1_000_000);
+    for (file, value) in [
+        ("cpus", list.join(",")),
+        ("timerlat_period_us", period_us.to_string()),
+    ] {
+        let p = root.join("osnoise").join(file);
+        let old =
+            std::fs::read_to_string(&p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+        write(&p, &value)?;
+        restore.push((p, old.trim().to_string()));
+    }
+    write(&instance.join("current_tracer"), "timerlat")
+}
+
+fn put_back(instance: &Path, restore: &mut Vec<(PathBuf, String)>) {
+    if !restore.is_empty() {
+        let _ = write(&instance.join("current_tracer"), "nop");
+    }
+    for (p, old) in restore.drain(..).rev() {
+        let _ = write(&p, &old);
+    }
 }
 
 fn write(p: &Path, v: &str) -> Result<(), String> {
@@ -112,8 +192,15 @@ pub fn unusable_reason() -> Option<String> {
 impl Tracer {
     /// Creates the instance and starts tracing the CPUs `cpus`. `threshold_ns`: samples
     /// above it are attributed. `lookback_ns`: how far before a timer's expiry its
-    /// `hrtimer_start` may lie (one interval, at most the 50 ms stop slice).
-    pub fn start(cpus: &[u32], threshold_ns: i64, lookback_ns: i64) -> Result<Tracer, String> {
+    /// `hrtimer_start` may lie (one interval, at most the 50 ms stop slice). The timerlat
+    /// tracer gives the interrupt/thread split where the kernel has it (at the period
+    /// `interval_ns`); else, or when it cannot be started, the tracepoints do.
+    pub fn start(
+        cpus: &[u32],
+        threshold_ns: i64,
+        lookback_ns: i64,
+        interval_ns: i64,
+    ) -> Result<Tracer, String> {
         if let Some(why) = unusable_reason() {
             return Err(why);
         }
@@ -141,12 +228,33 @@ impl Tracer {
             let _ = std::fs::remove_dir(&instance);
             return Err(e);
         }
+        let mut restore = Vec::new();
+        let tracers = std::fs::read_to_string(root.join("available_tracers")).unwrap_or_default();
+        let (source, source_reason) = match timerlat::choose(&tracers) {
+            Source::Tracepoints => (
+                Source::Tracepoints,
+                Some("this kernel has no timerlat tracer (CONFIG_TIMERLAT_TRACER): available_tracers does not list it".to_string()),
+            ),
+            Source::Timerlat => {
+                match start_timerlat(&root, &instance, cpus, interval_ns, &mut restore) {
+                    Ok(()) => (Source::Timerlat, None),
+                    Err(e) => {
+                        put_back(&instance, &mut restore);
+                        (
+                            Source::Tracepoints,
+                            Some(format!("the timerlat tracer could not be started: {e}")),
+                        )
+                    }
+                }
+            }
+        };
         let pipe = std::fs::OpenOptions::new()
             .read(true)
             .custom_flags(libc::O_NONBLOCK)
             .open(instance.join("trace_pipe"))
             .map_err(|e| {
                 let _ = write(&instance.join("tracing_on"), "0");
+                put_back(&instance, &mut restore);
                 let _ = std::fs::remove_dir(&instance);
                 format!("cannot open trace_pipe: {e}")
             })?;
@@ -155,19 +263,30 @@ impl Tracer {
         let st = stop.clone();
         let inst = instance.clone();
         let ncpu = cpus.iter().max().copied().unwrap_or(0) as usize + 1;
-        let handle = std::thread::Builder::new()
+        let spawned = std::thread::Builder::new()
             .name("latscope-trace".into())
             .spawn(move || {
                 let mut c = Correlator::new(ncpu, threshold_ns, lookback_ns, inst);
+                c.set_source(source, source_reason);
                 c.run(pipe, rx, &st);
-                c.finish()
-            })
-            .map_err(|e| format!("cannot start the trace reader: {e}"))?;
+                c
+            });
+        let handle = match spawned {
+            Ok(h) => h,
+            Err(e) => {
+                let _ = write(&instance.join("tracing_on"), "0");
+                put_back(&instance, &mut restore);
+                let _ = std::fs::remove_dir(&instance);
+                return Err(format!("cannot start the trace reader: {e}"));
+            }
+        };
         Ok(Tracer {
             instance,
+            cpus: cpus.to_vec(),
             stop,
             tx: Some(tx),
             handle: Some(handle),
+            restore,
         })
     }
 
@@ -176,17 +295,33 @@ impl Tracer {
         self.tx.clone()
     }
 
-    /// Stops tracing, correlates what is left, removes the instance.
+    /// Stops tracing, reads the ring buffers' loss counters, correlates what is left,
+    /// puts back the global timerlat settings and removes the instance.
     pub fn finish(mut self) -> TraceResult {
         self.tx.take();
         let _ = write(&self.instance.join("tracing_on"), "0");
         self.stop.store(true, Ordering::SeqCst);
         let r = self.handle.take().map(|h| h.join());
-        let _ = std::fs::remove_dir(&self.instance);
-        match r {
-            Some(Ok(r)) => r,
-            _ => Correlator::new(1, 0, 0, self.instance.clone()).finish(),
+        let mut c = match r {
+            Some(Ok(c)) => c,
+            _ => Correlator::new(1, 0, 0, self.instance.clone()),
+        };
+        for &cpu in &self.cpus {
+            let p = self
+                .instance
+                .join("per_cpu")
+                .join(format!("cpu{cpu}"))
+                .join("stats");
+            if let Some(st) = std::fs::read_to_string(p)
+                .ok()
+                .and_then(|t| parse_ring_stats(&t))
+            {
+                c.ring_stats(cpu, st);
+            }
         }
+        put_back(&self.instance, &mut self.restore);
+        let _ = std::fs::remove_dir(&self.instance);
+        c.finish()
     }
 }
 
@@ -197,6 +332,7 @@ impl Drop for Tracer {
             let _ = write(&self.instance.join("tracing_on"), "0");
             self.stop.store(true, Ordering::SeqCst);
             let _ = h.join();
+            put_back(&self.instance, &mut self.restore);
             let _ = std::fs::remove_dir(&self.instance);
         }
     }
@@ -211,6 +347,16 @@ pub struct Correlator {
     lookback: i64,
     partial: String,
     res: TraceResult,
+    /// Where the trace lost events, per CPU.
+    gaps: Gaps,
+    /// Per CPU: the newest event dropped from a full window.
+    popped_upto: Vec<i64>,
+    /// Ring buffer counters read at the end, per CPU.
+    ring: Vec<Option<RingStats>>,
+    steal: StealTimeline,
+    /// Spikes waiting for a steal reading after their window: (index, cpu, from, to).
+    steal_waiting: Vec<(usize, u32, i64, i64)>,
+    pairer: Pairer,
 }
 
 fn policy_of(pid: i32) -> Option<String> {
@@ -226,8 +372,12 @@ fn policy_of(pid: i32) -> Option<String> {
     }
 }
 
+/// How often the live reader samples the steal counter of /proc/stat.
+const STEAL_EVERY: Duration = Duration::from_millis(20);
+
 impl Correlator {
     pub fn new(ncpu: usize, threshold: i64, lookback: i64, instance: PathBuf) -> Correlator {
+        let tick_ns = 1_000_000_000 / crate::env::clk_tck().max(1) as i64;
         Correlator {
             windows: (0..ncpu).map(|_| VecDeque::new()).collect(),
             pending: (0..ncpu).map(|_| VecDeque::new()).collect(),
@@ -244,8 +394,24 @@ impl Correlator {
                 events: 0,
                 events_dropped: 0,
                 instance,
+                source: Source::Tracepoints,
+                source_reason: None,
+                losses: Vec::new(),
+                timerlat_activations: 0,
             },
+            gaps: Gaps::new(ncpu),
+            popped_upto: vec![i64::MIN; ncpu],
+            ring: vec![None; ncpu],
+            steal: StealTimeline::new(tick_ns),
+            steal_waiting: Vec::new(),
+            pairer: Pairer::new(ncpu),
         }
+    }
+
+    /// Where the interrupt/thread split comes from (tracepoints unless told).
+    pub fn set_source(&mut self, source: Source, reason: Option<String>) {
+        self.res.source = source;
+        self.res.source_reason = reason;
     }
 
     /// Adds trace text (any chunking: partial lines are kept for the next call).
@@ -259,8 +425,54 @@ impl Correlator {
         for line in chunk.lines() {
             if let Some(e) = parse_line(line) {
                 self.push_event(e);
+            } else if let Some((cpu, n)) = parse_marker(line) {
+                self.gaps.marker(cpu, n);
+            } else if let Some(r) = timerlat::parse_record(line) {
+                self.gaps.event(r.cpu, r.ts);
+                if self.res.source == Source::Timerlat {
+                    if let Some(a) = self.pairer.push(r) {
+                        let loc = Location {
+                            at: a.expiry,
+                            source: a.cpu,
+                        };
+                        self.res.irq.add(a.irq_latency_ns, loc);
+                        self.res.thread.add(a.thread_latency_ns, loc);
+                        self.res.timerlat_activations += 1;
+                    }
+                }
             }
         }
+    }
+
+    /// The ring buffer's loss counters of `cpu` at the end of the run.
+    pub fn ring_stats(&mut self, cpu: u32, stats: RingStats) {
+        if let Some(r) = self.ring.get_mut(cpu as usize) {
+            *r = Some(stats);
+        }
+    }
+
+    /// A reading of /proc/stat taken at `mono_ns` (CLOCK_MONOTONIC, the trace clock):
+    /// spikes whose window it closes get their steal.
+    pub fn push_steal(&mut self, mono_ns: i64, proc_stat: &str) {
+        self.steal.push(mono_ns, proc_stat);
+        self.place_steal();
+    }
+
+    fn place_steal(&mut self) {
+        let Some(latest) = self.steal.latest() else {
+            return;
+        };
+        let steal = &self.steal;
+        let spikes = &mut self.res.spikes;
+        self.steal_waiting.retain(|&(i, cpu, from, to)| {
+            if to > latest {
+                return true;
+            }
+            if let (Some(st), Some(sp)) = (steal.within(cpu, from, to), spikes.get_mut(i)) {
+                sp.set_steal(st);
+            }
+            false
+        });
     }
 
     fn push_event(&mut self, e: Event) {
@@ -269,9 +481,12 @@ impl Correlator {
             return;
         }
         self.res.events += 1;
+        self.gaps.event(e.cpu, e.ts);
         let w = &mut self.windows[c];
         if w.len() >= MAX_EVENTS_PER_CPU {
-            w.pop_front();
+            if let Some(old) = w.pop_front() {
+                self.popped_upto[c] = old.ts;
+            }
             self.res.events_dropped += 1;
         }
         w.push_back(e);
@@ -287,6 +502,7 @@ impl Correlator {
 
     /// Correlates the samples the trace has caught up with (all of them when `all`).
     pub fn process(&mut self, all: bool) {
+        let mut oldest_needed = i64::MAX;
         for c in 0..self.pending.len() {
             let latest = self.windows[c].back().map(|e| e.ts).unwrap_or(i64::MIN);
             while let Some((s, since)) = self.pending[c].front() {
@@ -310,6 +526,14 @@ impl Correlator {
             while w.front().is_some_and(|e| e.ts < keep_from) && w.len() > 1 {
                 w.pop_front();
             }
+            self.gaps.prune(c as u32, keep_from);
+            oldest_needed = oldest_needed.min(keep_from);
+        }
+        for &(_, _, from, _) in &self.steal_waiting {
+            oldest_needed = oldest_needed.min(from);
+        }
+        if oldest_needed != i64::MAX {
+            self.steal.prune(oldest_needed);
         }
     }
 
@@ -317,7 +541,8 @@ impl Correlator {
         let w = self.windows[c].make_contiguous();
         let t0 = s.abs_ns;
         let wake = t0.saturating_add(s.latency_ns.max(0));
-        let from = w.partition_point(|e| e.ts < t0.saturating_sub(self.lookback));
+        let first = t0.saturating_sub(self.lookback);
+        let from = w.partition_point(|e| e.ts < first);
         let to = w.partition_point(|e| e.ts <= wake.saturating_add(1_000_000));
         let slice = &w[from..to];
         let loc = Location {
@@ -327,8 +552,10 @@ impl Correlator {
         match handler_time(slice, t0, wake) {
             Some(h) => {
                 let irq = (h - t0).clamp(0, s.latency_ns.max(0));
-                self.res.irq.add(irq, loc);
-                self.res.thread.add(s.latency_ns - irq, loc);
+                if self.res.source == Source::Tracepoints {
+                    self.res.irq.add(irq, loc);
+                    self.res.thread.add(s.latency_ns - irq, loc);
+                }
                 self.res.matched += 1;
             }
             None => self.res.unmatched += 1,
@@ -337,20 +564,50 @@ impl Correlator {
             if self.res.spikes.len() >= MAX_SPIKES {
                 self.res.spikes_dropped += 1;
             } else {
-                self.res.spikes.push(attribute(
-                    slice,
-                    s.cpu,
-                    t0,
-                    s.intended_ns,
-                    s.latency_ns,
-                    &policy_of,
-                ));
+                let mut sp = attribute(slice, s.cpu, t0, s.intended_ns, s.latency_ns, &policy_of);
+                // The state at the expiry depends on the events since the last traced
+                // switch before it (or since the start of the slice): those must be
+                // intact, and so must the window itself.
+                let known_from = slice
+                    .iter()
+                    .rev()
+                    .find(|e| e.ts <= t0 && matches!(e.kind, Kind::Switch { .. }))
+                    .map(|e| e.ts)
+                    .unwrap_or(first);
+                if let Some((n, events)) = self.gaps.within(s.cpu, known_from, wake) {
+                    let count = if events > 0 {
+                        format!("{events} events")
+                    } else {
+                        "events (count not given)".into()
+                    };
+                    sp.mark_incomplete(
+                        events,
+                        format!(
+                            "the kernel's trace buffer of cpu {} lost {count} in {n} place(s) of this window",
+                            s.cpu
+                        ),
+                    );
+                }
+                if self.popped_upto[c] >= first {
+                    sp.mark_incomplete(
+                        0,
+                        format!(
+                            "latscope's event window of cpu {} was full and dropped events of this window",
+                            s.cpu
+                        ),
+                    );
+                }
+                self.res.spikes.push(sp);
+                self.steal_waiting
+                    .push((self.res.spikes.len() - 1, s.cpu, t0, wake));
+                self.place_steal();
             }
         }
     }
 
     fn run(&mut self, mut pipe: std::fs::File, rx: Receiver<RawSample>, stop: &AtomicBool) {
         let mut buf = vec![0u8; 1 << 16];
+        let mut last_steal: Option<Instant> = None;
         loop {
             let stopping = stop.load(Ordering::SeqCst);
             let mut got = false;
@@ -364,6 +621,12 @@ impl Correlator {
                     }
                     Err(_) => break, // EAGAIN: nothing more for now
                 }
+            }
+            if stopping || last_steal.is_none_or(|t| t.elapsed() >= STEAL_EVERY) {
+                if let Ok(text) = std::fs::read_to_string("/proc/stat") {
+                    self.push_steal(crate::engine::now_ns(), &text);
+                }
+                last_steal = Some(Instant::now());
             }
             while let Ok(s) = rx.try_recv() {
                 self.push_sample(s);
@@ -381,12 +644,37 @@ impl Correlator {
         }
     }
 
-    /// Correlates everything left and returns the result.
+    /// Correlates everything left and returns the result. Losses the ring buffer
+    /// counted beyond what the markers placed are put on every spike of that CPU.
     pub fn finish(mut self) -> TraceResult {
         if !self.partial.is_empty() {
             self.feed_text("\n");
         }
         self.process(true);
+        self.place_steal();
+        let ncpu = self.windows.len();
+        for c in 0..ncpu {
+            let loss = CpuLoss::new(
+                c as u32,
+                self.gaps.markers[c],
+                self.gaps.marked_events[c],
+                self.ring[c],
+            );
+            if loss.unplaced_events > 0 {
+                for sp in self.res.spikes.iter_mut().filter(|s| s.cpu as usize == c) {
+                    sp.mark_incomplete(
+                        0,
+                        format!(
+                            "the kernel's trace buffer of cpu {c} lost {} events at times the trace does not show",
+                            loss.unplaced_events
+                        ),
+                    );
+                }
+            }
+            if loss.any() || self.ring[c].is_some() {
+                self.res.losses.push(loss);
+            }
+        }
         self.res
     }
 }

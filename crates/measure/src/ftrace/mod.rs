@@ -1,11 +1,21 @@
-//! Spike attribution from ordinary kernel tracepoints (no timerlat tracer needed).
+//! Spike attribution from kernel tracepoints (the timerlat tracer's split where the
+//! kernel has it).
 //!
 //! * [`parse`]: ftrace text lines to events;
 //! * [`attribute`]: one spike's interrupt/thread split and what held the CPU;
-//! * [`live`]: a private tracefs instance during a run, correlated with the samples.
+//! * [`lost`]: events the ring buffer lost, and which windows they leave incomplete;
+//! * [`steal`]: the hypervisor's steal time placed in a spike's window;
+//! * [`timerlat`]: the timerlat tracer's lines, paired into split activations;
+//! * [`live`]: a private tracefs instance during a run, correlated with the samples;
+//! * [`summary`]: the per-run `trace` object of the JSON.
 
 pub mod attribute;
 pub mod live;
+pub mod lost;
 pub mod parse;
+pub mod steal;
+pub mod summary;
+pub mod timerlat;
 
 pub use attribute::{Blocker, Spike};
+pub use summary::TraceSummary;

@@ -113,8 +113,10 @@ fn hex(fields: &str, key: &str) -> Option<u64> {
     u64::from_str_radix(v.trim_start_matches("0x"), 16).ok()
 }
 
-/// Parses one line; None for comments, blank lines, other events and malformed lines.
-pub fn parse_line(line: &str) -> Option<Event> {
+/// The common head of a trace line: task, `-PID`, `[CPU]`, optional flags and
+/// `SECONDS.FRACTION:`. Returns (comm, pid, cpu, ts ns, the rest after the timestamp);
+/// None for comments, blank lines and lines of another shape.
+fn split_head(line: &str) -> Option<(&str, i32, u32, i64, &str)> {
     let line = line.trim_end();
     if line.trim_start().starts_with('#') || line.trim().is_empty() {
         return None;
@@ -138,19 +140,25 @@ pub fn parse_line(line: &str) -> Option<Event> {
     let pid: i32 = pid.parse().ok()?;
     let cpu: u32 = line[cs..ce].parse().ok()?;
     let rest = &line[ce + 1..];
-    // Flags (optional), then `SECONDS.FRACTION:`, then `event:`.
-    let mut ts = None;
-    let mut after = "";
+    // Flags (optional), then `SECONDS.FRACTION:`.
     for (pos, tok) in token_positions(rest) {
         if let Some(t) = tok.strip_suffix(':') {
             if let Some(v) = parse_ts(t) {
-                ts = Some(v);
-                after = &rest[pos + tok.len()..];
-                break;
+                return Some((comm, pid, cpu, v, &rest[pos + tok.len()..]));
             }
         }
     }
-    let ts = ts?;
+    None
+}
+
+/// (cpu, ts ns, the rest after the timestamp) of a trace line of any tracer.
+pub fn split_prefix(line: &str) -> Option<(u32, i64, &str)> {
+    split_head(line).map(|(_, _, cpu, ts, rest)| (cpu, ts, rest))
+}
+
+/// Parses one line; None for comments, blank lines, other events and malformed lines.
+pub fn parse_line(line: &str) -> Option<Event> {
+    let (comm, pid, cpu, ts, after) = split_head(line)?;
     let after = after.trim_start();
     let (name, fields) = after
         .split_once(": ")
