@@ -97,15 +97,16 @@ fn given_blocking_and_lock_costs_add() {
         ..Default::default()
     };
     let r = analyze(&s, &opts).unwrap();
-    // hi: B = 100 (given) + 50 + 2 + 3 = 155 us; C = 1 ms + 1 + 2 us.
+    // hi: B = 100 (given) + 50 + 2 + 3 = 155 us; C = 1 ms + lock 1 + unlock 2 + inherit
+    // 3 us (a taker that finds the mutex taken runs the inherit call itself).
     assert_eq!(r.tasks[0].blocking_ns, 155_000.0);
     assert_eq!(
         r.tasks[0].wcrt_ps,
-        Some(1_000_000_000 + 3_000_000 + 155_000_000)
+        Some(1_000_000_000 + 6_000_000 + 155_000_000)
     );
-    // lo: nothing below; R = 2.003 + 1.003 ms.
+    // lo: nothing below; R = 2.006 + 1.006 ms.
     assert_eq!(r.tasks[1].blocking_ns, 0.0);
-    assert_eq!(r.tasks[1].wcrt_ps, Some(3_006_000_000));
+    assert_eq!(r.tasks[1].wcrt_ps, Some(3_012_000_000));
 }
 
 /// Kernel critical sections (hand-checkable): a low task's 50 us section blocks the

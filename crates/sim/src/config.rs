@@ -57,6 +57,9 @@ pub struct SimTask {
     /// the tick and the context switch are held off while it runs).
     pub critical: Picos,
     pub activation: Activation,
+    /// Critical sections on shared resources, in the order the job runs them (an inner
+    /// section after the one it is nested in). Empty for most tasks.
+    pub sections: Vec<SimSection>,
 }
 
 /// When an interrupt source fires.
@@ -85,6 +88,51 @@ pub struct SimIrq {
     /// Handler execution time, without the entry latency.
     pub wcet: Picos,
     pub arrival: IrqArrival,
+    /// Kernel critical sections of the handler (`taskENTER_CRITICAL_FROM_ISR`): only
+    /// resources with [`SimProtocol::Critical`]; `at` is execution time into the handler.
+    pub sections: Vec<SimSection>,
+}
+
+/// How a shared resource is taken (docs/resources.md, docs/simulator.md section 2a).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SimProtocol {
+    /// Mutex with priority inheritance (FreeRTOS `xSemaphoreCreateMutex`, Zephyr `k_mutex`).
+    Inheritance,
+    /// Immediate priority ceiling: the holder runs at the highest priority of the
+    /// resource's users from the moment it takes it.
+    Ceiling,
+    /// Kernel critical section (`taskENTER_CRITICAL`): preemption, the tick and the
+    /// interrupts at or below the kernel's level are masked while it is held.
+    Critical,
+}
+
+/// One shared resource.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SimResource {
+    pub name: String,
+    pub protocol: SimProtocol,
+}
+
+/// One critical section of a job: `resource` (index into [`SimConfig::resources`]) is
+/// held from `at` (execution time into the job, without the lock calls) for `duration`
+/// of execution. Sections nest by containment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SimSection {
+    pub resource: usize,
+    pub at: Picos,
+    pub duration: Picos,
+}
+
+/// Execution costs of the resource calls (`[kernel.costs]` `lock`, `unlock`, `inherit`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct SimLockCosts {
+    /// Taking a resource, paid by the taker before it holds it.
+    pub lock: Picos,
+    /// Giving it back, paid by the holder while it still holds it.
+    pub unlock: Picos,
+    /// Paid by a task that finds an inheritance mutex taken, before it blocks
+    /// (`xTaskPriorityInherit` runs in its context).
+    pub inherit: Picos,
 }
 
 /// Cost of selecting the next task in the deferred context switch.
@@ -156,6 +204,9 @@ pub struct SimConfig {
     pub tasks: Vec<SimTask>,
     pub interrupts: Vec<SimIrq>,
     pub tickless: Option<Tickless>,
+    /// Shared resources (empty: none).
+    pub resources: Vec<SimResource>,
+    pub lock_costs: SimLockCosts,
 }
 
 /// Why a configuration cannot be simulated.
@@ -253,6 +304,16 @@ impl SimConfig {
                 }
             }
         }
+        let c = &self.lock_costs;
+        if c.lock.0 < 0 || c.unlock.0 < 0 || c.inherit.0 < 0 {
+            return Err(ConfigError::Other(
+                "lock, unlock and inherit costs must be >= 0".into(),
+            ));
+        }
+        for t in &self.tasks {
+            self.check_sections(&t.sections, t.exec.max(), false)
+                .map_err(|w| terr(t, &w))?;
+        }
         for q in &self.interrupts {
             let e = |w: &str| ConfigError::Irq {
                 irq: q.name.clone(),
@@ -261,6 +322,13 @@ impl SimConfig {
             if q.wcet.0 < 0 {
                 return Err(e("negative WCET"));
             }
+            if q.above_kernel && !q.sections.is_empty() {
+                return Err(e(
+                    "a handler above the kernel's mask level cannot enter a kernel critical section",
+                ));
+            }
+            self.check_sections(&q.sections, q.wcet, true)
+                .map_err(|w| e(&w))?;
             match q.arrival {
                 IrqArrival::Periodic { period, offset } => {
                     if period.0 <= 0 || offset.0 < 0 {
@@ -323,6 +391,66 @@ impl SimConfig {
             }
         }
         Ok(())
+    }
+
+    /// Sections of one job: known resources, inside the execution time, in order, nested
+    /// by containment without taking a resource twice; handlers: critical ones only.
+    fn check_sections(
+        &self,
+        secs: &[SimSection],
+        exec: Picos,
+        handler: bool,
+    ) -> Result<(), String> {
+        for (k, s) in secs.iter().enumerate() {
+            let Some(r) = self.resources.get(s.resource) else {
+                return Err(format!("section {k}: unknown resource {}", s.resource));
+            };
+            if handler && r.protocol != SimProtocol::Critical {
+                return Err(format!(
+                    "section {k}: an interrupt handler can only enter kernel critical sections, not take '{}'",
+                    r.name
+                ));
+            }
+            let end = s.at.0.checked_add(s.duration.0).unwrap_or(i64::MAX);
+            if s.at.0 < 0 || s.duration.0 <= 0 || end > exec.0 {
+                return Err(format!(
+                    "section {k} on '{}': need at >= 0, duration > 0 and at + duration <= the execution time",
+                    r.name
+                ));
+            }
+            for (j, o) in secs[..k].iter().enumerate() {
+                let oe = o.at.0 + o.duration.0;
+                let disjoint = oe <= s.at.0;
+                let nested = o.at.0 <= s.at.0 && end <= oe;
+                if !disjoint && !nested {
+                    return Err(format!(
+                        "section {k} on '{}' overlaps section {j} without lying inside it (sections run in order)",
+                        r.name
+                    ));
+                }
+                if nested && !disjoint && o.resource == s.resource {
+                    return Err(format!(
+                        "section {k} takes '{}' again while section {j} holds it",
+                        r.name
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The ceiling of each resource: the highest priority among the tasks using it
+    /// (0 when only interrupt handlers or nobody use it).
+    pub fn ceilings(&self) -> Vec<u32> {
+        let mut c = vec![0; self.resources.len()];
+        for t in &self.tasks {
+            for s in &t.sections {
+                if let Some(x) = c.get_mut(s.resource) {
+                    *x = (*x).max(t.priority);
+                }
+            }
+        }
+        c
     }
 
     /// Whether `d` is a whole number of tick periods (exactly, with [`Self::tick_hz`]).

@@ -49,6 +49,125 @@ struct Frame {
     masks: bool,
     /// Arrival (interrupts) or nominal instant (tick), for latencies.
     arrival: i64,
+    /// Whole cost of the frame (`rem` at its start): the handler's elapsed time is
+    /// `total - rem`.
+    total: i64,
+    /// Next entry of the handler's critical-section boundaries (`Sim::irq_bounds`).
+    bi: u32,
+}
+
+/// Pseudo-resource of the application interrupts-disabled section at a job's start.
+const APP: u32 = u32::MAX;
+
+/// One step of a job's execution (docs/simulator.md section 2a).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum OpKind {
+    /// Plain execution.
+    Run,
+    /// The lock call; at its end the task takes the resource or blocks.
+    Lock(u32),
+    /// The inherit call of a task that found the mutex taken; at its end it takes the
+    /// mutex if it is free by then, otherwise it raises the holder and blocks.
+    Inherit(u32),
+    /// The unlock call, the resource still held; at its end the resource is given back.
+    Unlock(u32),
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Op {
+    len: i64,
+    kind: OpKind,
+}
+
+/// Turns a job's sections into its steps for an execution time `c`: sections run at
+/// their `at` (execution time), clipped to `c` (a section starting at or after `c` is
+/// not run); each take is preceded by a lock call, each give by an unlock call. At one
+/// instant gives come before takes, inner sections are given back before outer ones.
+#[allow(clippy::too_many_arguments)]
+fn build_ops(
+    out: &mut Vec<Op>,
+    scratch: &mut Vec<(i64, u8, i64, u32)>,
+    secs: &[SimSection],
+    app: i64,
+    c: i64,
+    lock: i64,
+    unlock: i64,
+) {
+    out.clear();
+    if secs.is_empty() && app <= 0 {
+        if c > 0 {
+            out.push(Op {
+                len: c,
+                kind: OpKind::Run,
+            });
+        }
+        return;
+    }
+    scratch.clear();
+    if app > 0 && c > 0 {
+        scratch.push((0, 1, -1, APP));
+        scratch.push((app.min(c), 0, 1, APP));
+    }
+    for (k, s) in secs.iter().enumerate() {
+        if s.at.0 >= c {
+            continue;
+        }
+        let end = s.at.0.saturating_add(s.duration.0).min(c);
+        scratch.push((s.at.0, 1, k as i64, s.resource as u32));
+        scratch.push((end, 0, -(k as i64), s.resource as u32));
+    }
+    scratch.sort_unstable();
+    let mut pos = 0i64;
+    for &(t, kind, _, r) in scratch.iter() {
+        if t > pos {
+            out.push(Op {
+                len: t - pos,
+                kind: OpKind::Run,
+            });
+            pos = t;
+        }
+        let free = r == APP;
+        out.push(if kind == 1 {
+            Op {
+                len: if free { 0 } else { lock },
+                kind: OpKind::Lock(r),
+            }
+        } else {
+            Op {
+                len: if free { 0 } else { unlock },
+                kind: OpKind::Unlock(r),
+            }
+        });
+    }
+    if c > pos {
+        out.push(Op {
+            len: c - pos,
+            kind: OpKind::Run,
+        });
+    }
+}
+
+/// Per-resource statistics.
+#[derive(Clone, Debug, Default)]
+struct ResStat {
+    takes: u64,
+    contended: u64,
+    inheritances: u64,
+    held: i64,
+    max_hold: i64,
+    waited: i64,
+    max_wait: i64,
+    episodes: Vec<Episode>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Episode {
+    at: i64,
+    task: u32,
+    holder: Option<u32>,
+    holder_prio: u32,
+    inherited: bool,
+    wait: Option<i64>,
 }
 
 /// Options that do not change the simulated behaviour, only what is recorded.
@@ -187,9 +306,6 @@ pub struct Sim {
 
     // jobs
     has_job: Vec<bool>,
-    job_rem: Vec<i64>,
-    cs_rem: Vec<i64>,
-    cs_total: Vec<i64>,
     job_arrival: Vec<i64>,
     job_idx: Vec<u64>,
     pending_arrival: Vec<i64>,
@@ -248,6 +364,37 @@ pub struct Sim {
     ls_late: u64,
     ls_delay: Dist,
     ls_overruns: u64,
+
+    // shared resources (docs/simulator.md section 2a)
+    res_on: bool,
+    base: Vec<u32>,
+    ops: Vec<Vec<Op>>,
+    op_i: Vec<usize>,
+    op_rem: Vec<i64>,
+    scratch: Vec<(i64, u8, i64, u32)>,
+    lock_cost: i64,
+    unlock_cost: i64,
+    inherit_cost: i64,
+    ceil: Vec<u32>,
+    owner: Vec<Option<u32>>,
+    isr_holds: Vec<u32>,
+    hold_since: Vec<i64>,
+    waiters: Vec<Vec<u32>>,
+    held_inh: Vec<u32>,
+    inh_prio: Vec<u32>,
+    ceil_stack: Vec<Vec<u32>>,
+    waiting: Vec<Option<u32>>,
+    wait_since: Vec<i64>,
+    wait_ep: Vec<Option<usize>>,
+    job_inv: Vec<i64>,
+    max_inv: Vec<i64>,
+    blocked_total: Vec<i64>,
+    /// Per interrupt: (elapsed time from the handler's start, resource, take?) at which
+    /// its kernel critical sections begin and end.
+    irq_bounds: Vec<Vec<(i64, u32, bool)>>,
+    irq_cost: Vec<i64>,
+    res_stats: Vec<ResStat>,
+    res_ch: Vec<(bool, bool)>,
 
     // capture
     edges: Option<Vec<Vec<i64>>>,
@@ -365,7 +512,40 @@ impl Sim {
             .iter()
             .map(|t| ceil_tick_of(t.offset.0, tick_exact, period, tick_num, tick_den) + 1)
             .collect();
-        let nch = n + 5 + nirq;
+        let nres = cfg.resources.len();
+        let nch = n + 5 + nirq + 2 * nres;
+        let lc = cfg.lock_costs;
+        let ceil = cfg.ceilings();
+        let res_on = nres > 0 || cfg.tasks.iter().any(|t| t.critical.0 > 0);
+        // Handlers' sections: the boundaries in elapsed time from the handler's start.
+        let mut irq_bounds = Vec::with_capacity(nirq);
+        let mut irq_cost = Vec::with_capacity(nirq);
+        let mut ops_tmp = Vec::new();
+        let mut scratch = Vec::new();
+        for q in &cfg.interrupts {
+            build_ops(
+                &mut ops_tmp,
+                &mut scratch,
+                &q.sections,
+                0,
+                q.wcet.0,
+                lc.lock.0,
+                lc.unlock.0,
+            );
+            let mut el = cfg.irq_entry.0;
+            let mut b = Vec::new();
+            for o in &ops_tmp {
+                el = el.saturating_add(o.len);
+                match o.kind {
+                    OpKind::Lock(r) => b.push((el, r, true)),
+                    OpKind::Unlock(r) => b.push((el, r, false)),
+                    _ => {}
+                }
+            }
+            irq_bounds.push(b);
+            irq_cost.push(el);
+        }
+        let base: Vec<u32> = prio.clone();
         let mut sim = Sim {
             n,
             idle,
@@ -411,9 +591,6 @@ impl Sim {
             frames: Vec::with_capacity(nirq + 4),
             mask_depth: 0,
             has_job: vec![false; n],
-            job_rem: vec![0; n],
-            cs_rem: vec![0; n],
-            cs_total: vec![0; n],
             job_arrival: vec![0; n],
             job_idx: vec![0; n],
             pending_arrival: vec![0; n],
@@ -473,6 +650,33 @@ impl Sim {
             ls_late: 0,
             ls_delay: Dist::new(period.saturating_mul(64), opts.percentiles),
             ls_overruns: 0,
+            res_on,
+            base,
+            ops: vec![Vec::new(); n],
+            op_i: vec![0; n],
+            op_rem: vec![0; n],
+            scratch,
+            lock_cost: lc.lock.0,
+            unlock_cost: lc.unlock.0,
+            inherit_cost: lc.inherit.0,
+            ceil,
+            owner: vec![None; nres],
+            isr_holds: vec![0; nres],
+            hold_since: vec![0; nres],
+            waiters: vec![Vec::new(); nres],
+            held_inh: vec![0; n + 1],
+            inh_prio: vec![0; n + 1],
+            ceil_stack: vec![Vec::new(); n + 1],
+            waiting: vec![None; n],
+            wait_since: vec![0; n],
+            wait_ep: vec![None; n],
+            job_inv: vec![0; n],
+            max_inv: vec![0; n],
+            blocked_total: vec![0; n],
+            irq_bounds,
+            irq_cost,
+            res_stats: vec![ResStat::default(); nres],
+            res_ch: vec![(false, false); nres],
             edges: opts.capture.then(|| vec![Vec::new(); nch]),
             cur_ch: idle,
             cfg,
@@ -648,10 +852,18 @@ impl Sim {
     fn release_job(&mut self, i: usize, arrival: i64) {
         let c = self.sample_exec(i);
         self.has_job[i] = true;
-        self.job_rem[i] = c;
-        let cs = self.cfg.tasks[i].critical.0.min(c);
-        self.cs_rem[i] = cs;
-        self.cs_total[i] = cs;
+        build_ops(
+            &mut self.ops[i],
+            &mut self.scratch,
+            &self.cfg.tasks[i].sections,
+            self.cfg.tasks[i].critical.0,
+            c,
+            self.lock_cost,
+            self.unlock_cost,
+        );
+        self.op_i[i] = 0;
+        self.op_rem[i] = self.ops[i].first().map_or(0, |o| o.len);
+        self.job_inv[i] = 0;
         self.job_arrival[i] = arrival;
         self.released[i] += 1;
         self.events += 1;
@@ -696,6 +908,7 @@ impl Sim {
         }
         self.jobs[i] += 1;
         self.events += 1;
+        self.max_inv[i] = self.max_inv[i].max(self.job_inv[i]);
         let d = self.cfg.tasks[i].deadline.0;
         if r > d {
             self.misses[i] += 1;
@@ -758,6 +971,28 @@ impl Sim {
         }
     }
 
+    /// Channel high while resource `r` is held (`wait`: while a task waits for it).
+    fn res_channel(&self, r: usize, wait: bool) -> usize {
+        let nres = self.cfg.resources.len();
+        self.n + 5 + self.cfg.interrupts.len() + r + if wait { nres } else { 0 }
+    }
+
+    /// Brings resource `r`'s two channels up to date.
+    fn sync_res(&mut self, r: usize) {
+        let held = self.owner[r].is_some() || self.isr_holds[r] > 0;
+        let wait = !self.waiters[r].is_empty();
+        let (h0, w0) = self.res_ch[r];
+        if held != h0 {
+            let c = self.res_channel(r, false);
+            self.toggle(c);
+        }
+        if wait != w0 {
+            let c = self.res_channel(r, true);
+            self.toggle(c);
+        }
+        self.res_ch[r] = (held, wait);
+    }
+
     fn context_channel(&self) -> usize {
         match self.frames.last() {
             Some(f) => self.frame_channel(f.kind),
@@ -798,8 +1033,15 @@ impl Sim {
                 self.advance(until);
                 return;
             }
+            // A job's step of zero length (a section beginning where the job resumes)
+            // waits for the arrivals at the same instant and the work they bring: a
+            // section begins only once the job has run.
+            let zero_step = t_act == self.now
+                && self.frames.is_empty()
+                && self.task_running().is_some()
+                && (t_tick == t || t_irq == t || self.wake_timer == t);
             self.advance(t);
-            if t_act == t {
+            if t_act == t && !zero_step {
                 self.complete();
             }
             if t_tick == t {
@@ -831,20 +1073,20 @@ impl Sim {
 
     fn activity_end(&self) -> i64 {
         if let Some(f) = self.frames.last() {
-            return self.now.saturating_add(f.rem);
+            let mut r = f.rem;
+            if let FrameKind::Irq(q) = f.kind {
+                // stop at the handler's next section boundary
+                if let Some(&(at, _, _)) = self.irq_bounds[q as usize].get(f.bi as usize) {
+                    r = r.min((at - (f.total - f.rem)).max(0));
+                }
+            }
+            return self.now.saturating_add(r);
         }
         if self.sleeping {
             return NEVER;
         }
         match self.task_running() {
-            Some(i) => {
-                let r = if self.cs_rem[i] > 0 {
-                    self.cs_rem[i]
-                } else {
-                    self.job_rem[i]
-                };
-                self.now.saturating_add(r)
-            }
+            Some(i) => self.now.saturating_add(self.op_rem[i]),
             None => NEVER,
         }
     }
@@ -867,25 +1109,29 @@ impl Sim {
         } else if self.sleeping {
             self.cpu.sleep += dt;
         } else if let Some(i) = self.task_running() {
-            self.job_rem[i] -= dt;
-            self.cs_rem[i] = (self.cs_rem[i] - dt).max(0);
+            self.op_rem[i] -= dt;
             self.cpu.task += dt;
             self.task_cpu[i] += dt;
+            if self.res_on {
+                // blocking: a lower-priority task runs while a higher job is pending
+                let b = self.base[i];
+                for j in 0..self.n {
+                    if j != i && self.has_job[j] && self.base[j] > b {
+                        self.job_inv[j] += dt;
+                    }
+                }
+            }
         } else {
             self.cpu.idle += dt;
         }
         self.now = t;
     }
 
+    /// Kernel-level interrupts, the tick and PendSV held off: a kernel frame runs, or a
+    /// task or handler is inside a kernel (or application) critical section.
     #[inline]
     fn masked(&self) -> bool {
-        if self.mask_depth > 0 {
-            return true;
-        }
-        match self.task_running() {
-            Some(i) => self.cs_rem[i] > 0 && self.cs_rem[i] < self.cs_total[i],
-            None => false,
-        }
+        self.mask_depth > 0
     }
 
     fn dispatch(&mut self) {
@@ -977,6 +1223,8 @@ impl Sim {
             prio,
             masks,
             arrival,
+            total: cost.max(0),
+            bi: 0,
         });
         if masks {
             self.mask_depth += 1;
@@ -990,7 +1238,7 @@ impl Sim {
         let lat = self.now - arr;
         let m = &mut self.irq_max_lat[q];
         *m = Some(m.map_or(lat, |x| x.max(lat)));
-        let cost = self.l + self.cfg.interrupts[q].wcet.0;
+        let cost = self.irq_cost[q];
         self.push_frame(FrameKind::Irq(q as u32), cost, arr);
     }
 
@@ -1223,6 +1471,9 @@ impl Sim {
 
     fn complete(&mut self) {
         if let Some(f) = self.frames.last().copied() {
+            if let FrameKind::Irq(q) = f.kind {
+                self.irq_section_bounds(q as usize);
+            }
             if f.rem > 0 {
                 return;
             }
@@ -1238,8 +1489,11 @@ impl Sim {
         let Some(i) = self.task_running() else {
             return;
         };
-        if self.job_rem[i] > 0 {
-            return; // end of the critical section only
+        if !self.step_ops(i) {
+            // a step of the job ended (a section begins or ends, the task blocked)
+            let c = self.context_channel();
+            self.set_channel(c);
+            return;
         }
         self.record_completion(i);
         if self.tick_mode {
@@ -1250,6 +1504,281 @@ impl Sim {
         }
         let c = self.context_channel();
         self.set_channel(c);
+    }
+
+    // ---------------------------------------------------------------- resources
+
+    /// Works off the running task's finished steps. Returns true when the job is done;
+    /// false when a step still runs, the task blocked, or a give lets pending work in
+    /// first (the give's yield, the end of a masked section).
+    fn step_ops(&mut self, i: usize) -> bool {
+        loop {
+            let k = self.op_i[i];
+            let Some(op) = self.ops[i].get(k).copied() else {
+                return true;
+            };
+            if self.op_rem[i] > 0 {
+                return false;
+            }
+            match op.kind {
+                OpKind::Run => self.next_op(i),
+                OpKind::Unlock(r) => {
+                    self.next_op(i);
+                    self.give(i, r);
+                    // the give lets pending work in before the job goes on (a job
+                    // whose section ends with it ends with the give)
+                    return self.op_i[i] >= self.ops[i].len();
+                }
+                OpKind::Lock(r) | OpKind::Inherit(r) => {
+                    if self.try_take(i, r) {
+                        self.next_op(i);
+                        continue;
+                    }
+                    let inh = r != APP
+                        && self.cfg.resources[r as usize].protocol == SimProtocol::Inheritance;
+                    if matches!(op.kind, OpKind::Lock(_)) && inh && self.inherit_cost > 0 {
+                        // xTaskPriorityInherit runs in the taker's context first.
+                        self.ops[i][k] = Op {
+                            len: self.inherit_cost,
+                            kind: OpKind::Inherit(r),
+                        };
+                        self.op_rem[i] = self.inherit_cost;
+                        return false;
+                    }
+                    self.block(i, r as usize);
+                    return false;
+                }
+            }
+        }
+    }
+
+    fn next_op(&mut self, i: usize) {
+        self.op_i[i] += 1;
+        self.op_rem[i] = self.ops[i].get(self.op_i[i]).map_or(0, |o| o.len);
+    }
+
+    /// Takes `r` for task `i` if it is free, with the protocol's effect.
+    fn try_take(&mut self, i: usize, r: u32) -> bool {
+        if r == APP {
+            self.mask_depth += 1;
+            return true;
+        }
+        let r = r as usize;
+        if self.owner[r].is_some() || self.isr_holds[r] > 0 {
+            return false;
+        }
+        self.owner[r] = Some(i as u32);
+        self.on_take(i, r);
+        true
+    }
+
+    fn on_take(&mut self, i: usize, r: usize) {
+        self.hold_since[r] = self.now;
+        self.res_stats[r].takes += 1;
+        match self.cfg.resources[r].protocol {
+            SimProtocol::Critical => self.mask_depth += 1,
+            SimProtocol::Ceiling => {
+                self.ceil_stack[i].push(self.ceil[r]);
+                self.update_prio(i);
+            }
+            SimProtocol::Inheritance => self.held_inh[i] += 1,
+        }
+        self.sync_res(r);
+    }
+
+    /// Task `i` gives `r` back: the protocol's priority is restored (inheritance: only
+    /// once every mutex is given back, as FreeRTOS does), the highest-priority waiter
+    /// (first come among equals) gets the resource, and the giver yields to any ready
+    /// task above it.
+    fn give(&mut self, i: usize, r: u32) {
+        if r == APP {
+            self.mask_depth = self.mask_depth.saturating_sub(1);
+            return;
+        }
+        let r = r as usize;
+        let proto = self.cfg.resources[r].protocol;
+        match proto {
+            SimProtocol::Critical => self.mask_depth = self.mask_depth.saturating_sub(1),
+            SimProtocol::Ceiling => {
+                self.ceil_stack[i].pop();
+            }
+            SimProtocol::Inheritance => {
+                self.held_inh[i] = self.held_inh[i].saturating_sub(1);
+                if self.held_inh[i] == 0 {
+                    self.inh_prio[i] = 0;
+                }
+            }
+        }
+        self.end_hold(r);
+        self.owner[r] = None;
+        let best = self.waiters[r]
+            .iter()
+            .enumerate()
+            .max_by_key(|&(k, &w)| (self.prio[w as usize], Reverse(k)))
+            .map(|(k, _)| k);
+        if let Some(k) = best {
+            let w = self.waiters[r].remove(k) as usize;
+            self.unwait(w);
+            if proto != SimProtocol::Critical {
+                // handed over: the waiter owns it when it runs again
+                self.owner[r] = Some(w as u32);
+                self.on_take(w, r);
+                self.next_op(w);
+            }
+            if self.tick_mode {
+                self.ready_add(w);
+            }
+        }
+        self.update_prio(i);
+        self.sync_res(r);
+        self.maybe_yield();
+    }
+
+    fn end_hold(&mut self, r: usize) {
+        let d = self.now - self.hold_since[r];
+        let st = &mut self.res_stats[r];
+        st.held += d;
+        st.max_hold = st.max_hold.max(d);
+    }
+
+    /// Task `w` stops waiting (it got the resource or may retry).
+    fn unwait(&mut self, w: usize) {
+        self.waiting[w] = None;
+        let d = self.now - self.wait_since[w];
+        self.blocked_total[w] += d;
+        if let Some(r) = self.waiting_res_of_episode(w) {
+            let st = &mut self.res_stats[r];
+            st.waited += d;
+            st.max_wait = st.max_wait.max(d);
+        }
+        if let Some((r, e)) = self.wait_ep[w].take().map(|x| (x >> 32, x & 0xffff_ffff)) {
+            if let Some(ep) = self.res_stats[r].episodes.get_mut(e) {
+                ep.wait = Some(d);
+            }
+        }
+    }
+
+    fn waiting_res_of_episode(&self, w: usize) -> Option<usize> {
+        self.wait_ep[w].map(|x| x >> 32)
+    }
+
+    /// Task `i` (running) finds `r` taken: it waits; an inheritance mutex's holder
+    /// inherits its priority if lower (the direct holder only, as FreeRTOS and Zephyr
+    /// do: no propagation along a chain of holders).
+    fn block(&mut self, i: usize, r: usize) {
+        self.waiting[i] = Some(r as u32);
+        self.wait_since[i] = self.now;
+        self.waiters[r].push(i as u32);
+        let holder = self.owner[r].map(|o| o as usize);
+        let mut inherited = false;
+        if self.cfg.resources[r].protocol == SimProtocol::Inheritance {
+            if let Some(o) = holder {
+                if self.prio[o] < self.prio[i] {
+                    self.inh_prio[o] = self.inh_prio[o].max(self.prio[i]);
+                    self.update_prio(o);
+                    inherited = true;
+                }
+            }
+        }
+        let st = &mut self.res_stats[r];
+        st.contended += 1;
+        if inherited {
+            st.inheritances += 1;
+        }
+        // wait_ep packs (resource, episode index); the resource is kept even when the
+        // episode list is full, for the wait statistics.
+        let e = st.episodes.len();
+        if e < 100 {
+            st.episodes.push(Episode {
+                at: self.now,
+                task: i as u32,
+                holder: holder.map(|o| o as u32),
+                holder_prio: holder.map_or(0, |o| self.prio[o]),
+                inherited,
+                wait: None,
+            });
+        }
+        self.wait_ep[i] = Some((r << 32) | e.min(0xffff_ffff));
+        self.ready_remove(i);
+        if i == self.cur {
+            self.cur_blocked = true;
+        }
+        self.pendsv_pending = true;
+        self.sync_res(r);
+    }
+
+    /// Re-evaluates task `i`'s priority: its base, an inherited priority, the ceiling of
+    /// the innermost ceiling resource it holds; moves it to its new ready list.
+    fn update_prio(&mut self, i: usize) {
+        let mut p = self.base[i].max(self.inh_prio[i]);
+        if let Some(&c) = self.ceil_stack[i].last() {
+            p = p.max(c);
+        }
+        if p == self.prio[i] {
+            return;
+        }
+        let was = self.in_ready[i];
+        if was {
+            self.ready_remove(i);
+        }
+        self.prio[i] = p;
+        self.level[i] = self.level_prio.partition_point(|x| *x < p) as u32;
+        if was {
+            self.ready_add(i);
+        }
+    }
+
+    /// Pends a switch when a ready task outranks the running one.
+    fn maybe_yield(&mut self) {
+        if !self.tick_mode {
+            return;
+        }
+        if self.cur_blocked {
+            self.pendsv_pending = true;
+            return;
+        }
+        for w in (0..self.bitmap.len()).rev() {
+            if self.bitmap[w] != 0 {
+                let p = w * 64 + 63 - self.bitmap[w].leading_zeros() as usize;
+                if self.level_prio[p] > self.prio[self.cur] {
+                    self.pendsv_pending = true;
+                }
+                return;
+            }
+        }
+    }
+
+    /// The running handler's kernel critical sections that begin or end by now.
+    fn irq_section_bounds(&mut self, q: usize) {
+        let Some(top) = self.frames.len().checked_sub(1) else {
+            return;
+        };
+        let f = self.frames[top];
+        let el = f.total - f.rem;
+        let mut bi = f.bi as usize;
+        while let Some(&(at, r, take)) = self.irq_bounds[q].get(bi) {
+            if at > el {
+                break;
+            }
+            bi += 1;
+            let r = r as usize;
+            if take {
+                self.isr_holds[r] += 1;
+                self.mask_depth += 1;
+                if self.isr_holds[r] == 1 {
+                    self.hold_since[r] = self.now;
+                    self.res_stats[r].takes += 1;
+                }
+            } else {
+                self.isr_holds[r] = self.isr_holds[r].saturating_sub(1);
+                self.mask_depth = self.mask_depth.saturating_sub(1);
+                if self.isr_holds[r] == 0 {
+                    self.end_hold(r);
+                }
+            }
+            self.sync_res(r);
+        }
+        self.frames[top].bi = bi as u32;
     }
 
     fn after_job_tick_mode(&mut self, i: usize) {
@@ -1399,6 +1928,12 @@ impl Sim {
         for q in &self.cfg.interrupts {
             names.push(q.name.clone());
         }
+        for r in &self.cfg.resources {
+            names.push(format!("held_{}", r.name));
+        }
+        for r in &self.cfg.resources {
+            names.push(format!("wait_{}", r.name));
+        }
         // Channel names must be unique: suffix later duplicates.
         let mut seen = std::collections::HashSet::new();
         for nm in names.iter_mut() {
@@ -1469,6 +2004,17 @@ impl Sim {
                 preemptions: self.preempt[i],
                 overruns: self.overruns[i],
                 cpu_ns: ns(self.task_cpu[i]),
+                blocked_ns: ns(self.blocked_total[i]
+                    + if self.waiting[i].is_some() {
+                        self.now - self.wait_since[i]
+                    } else {
+                        0
+                    }),
+                max_blocking_ns: ns(if self.has_job[i] {
+                    self.max_inv[i].max(self.job_inv[i])
+                } else {
+                    self.max_inv[i]
+                }),
             });
         }
         let td = self.tick_dur.summary();
@@ -1591,7 +2137,54 @@ impl Sim {
             delay: self.ls_delay.summary(),
             overruns: self.ls_overruns,
         });
+        let tname = |x: usize| self.cfg.tasks[x].name.clone();
+        let resources = self
+            .cfg
+            .resources
+            .iter()
+            .enumerate()
+            .map(|(r, res)| {
+                let st = &self.res_stats[r];
+                let held_now = self.owner[r].is_some() || self.isr_holds[r] > 0;
+                let cur_hold = if held_now {
+                    self.now - self.hold_since[r]
+                } else {
+                    0
+                };
+                ResourceReport {
+                    name: res.name.clone(),
+                    protocol: match res.protocol {
+                        SimProtocol::Inheritance => "inheritance",
+                        SimProtocol::Ceiling => "ceiling",
+                        SimProtocol::Critical => "critical",
+                    },
+                    ceiling: self.ceil[r],
+                    takes: st.takes,
+                    contended: st.contended,
+                    inheritances: st.inheritances,
+                    held_ns: ns(st.held + cur_hold),
+                    max_hold_ns: ns(st.max_hold.max(cur_hold)),
+                    waited_ns: ns(st.waited),
+                    max_wait_ns: ns(st.max_wait),
+                    episodes: st
+                        .episodes
+                        .iter()
+                        .map(|e| BlockEpisode {
+                            at_ns: ns(e.at),
+                            task: tname(e.task as usize),
+                            holder: e
+                                .holder
+                                .map_or_else(|| "interrupt".into(), |h| tname(h as usize)),
+                            holder_priority: e.holder_prio,
+                            inherited: e.inherited,
+                            wait_ns: e.wait.map(ns),
+                        })
+                        .collect(),
+                }
+            })
+            .collect();
         SimReport {
+            resources,
             kind: "simulate",
             schema_version: 1,
             source: self.opts.source.clone(),

@@ -8,6 +8,7 @@
 use crate::config::*;
 use latscope_core::time::parse_duration;
 use latscope_core::Picos;
+use latscope_model::resource::Protocol;
 use latscope_model::system::{Arrival, KernelCosts, System, TaskSelection};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -150,7 +151,17 @@ pub fn from_system(sys: &System, o: &FromSystemOptions) -> Result<SimConfig, Fro
     };
     let is_tick = matches!(kernel, Kernel::Tick(_));
     let mut tasks = Vec::with_capacity(n);
-    for t in &sys.tasks {
+    let res = &sys.resources;
+    let sections = |v: &[latscope_model::resource::Section]| -> Vec<SimSection> {
+        v.iter()
+            .map(|s| SimSection {
+                resource: s.resource,
+                at: s.at,
+                duration: s.duration,
+            })
+            .collect()
+    };
+    for (ti, t) in sys.tasks.iter().enumerate() {
         let exec = match (o.exec, &t.exec_time_file) {
             (ExecMode::Auto, Some(f)) => {
                 ExecTime::Empirical(read_exec_file_for(f, &t.name, t.wcet)?)
@@ -184,13 +195,15 @@ pub fn from_system(sys: &System, o: &FromSystemOptions) -> Result<SimConfig, Fro
             exec,
             critical: sys.critical_sections.application,
             activation,
+            sections: sections(res.of_task(ti)),
         });
     }
     let mut rng = ChaCha8Rng::seed_from_u64(o.seed ^ 0x5eed_1a7e_c0de_u64);
     let interrupts = sys
         .interrupts
         .iter()
-        .map(|q| {
+        .enumerate()
+        .map(|(qi, q)| {
             let min = q.min_interarrival;
             let arrival = match o.irq {
                 // The file's offset is the first arrival (a measured phasing replayed).
@@ -210,6 +223,7 @@ pub fn from_system(sys: &System, o: &FromSystemOptions) -> Result<SimConfig, Fro
                 above_kernel: q.above_kernel,
                 wcet: q.wcet + irq_extra,
                 arrival,
+                sections: sections(res.of_interrupt(qi)),
             }
         })
         .collect();
@@ -272,6 +286,23 @@ pub fn from_system(sys: &System, o: &FromSystemOptions) -> Result<SimConfig, Fro
         tasks,
         interrupts,
         tickless,
+        resources: res
+            .list
+            .iter()
+            .map(|r| SimResource {
+                name: r.name.clone(),
+                protocol: match r.protocol {
+                    Protocol::Inheritance => SimProtocol::Inheritance,
+                    Protocol::Ceiling => SimProtocol::Ceiling,
+                    Protocol::Critical => SimProtocol::Critical,
+                },
+            })
+            .collect(),
+        lock_costs: SimLockCosts {
+            lock: res.costs.lock,
+            unlock: res.costs.unlock,
+            inherit: res.costs.inherit,
+        },
     };
     cfg.validate().map_err(|err| FromSystemError::Config {
         source_name: sys.source.clone(),

@@ -17,7 +17,7 @@ pub mod report;
 
 pub use config::{
     Activation, ConfigError, ExecTime, IrqArrival, Kernel, ListScanKernel, SimConfig, SimIrq,
-    SimTask, SwitchCost, TickKernel, Tickless,
+    SimLockCosts, SimProtocol, SimResource, SimSection, SimTask, SwitchCost, TickKernel, Tickless,
 };
 pub use engine::{fmt_ns, Sim, SimOptions, TickRow};
 pub use from_system::{from_system, ExecMode, FromSystemError, FromSystemOptions, IrqMode};

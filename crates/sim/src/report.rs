@@ -106,6 +106,53 @@ pub struct TaskReport {
     pub overruns: u64,
     /// Execution time consumed by the task.
     pub cpu_ns: f64,
+    /// Time the task spent waiting for a resource another task held, over the run.
+    pub blocked_ns: f64,
+    /// Largest blocking of one job: the time lower-priority tasks ran (holding a
+    /// resource, at an inherited or ceiling priority, in a critical section) while the
+    /// job was released and unfinished. Comparable to the analysis's `blocking_ns`.
+    pub max_blocking_ns: f64,
+}
+
+/// One time a task found a resource taken.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct BlockEpisode {
+    /// When the task found it taken (after its lock and inherit calls).
+    pub at_ns: f64,
+    pub task: String,
+    /// The holder at that moment.
+    pub holder: String,
+    /// The holder's priority after the episode began (raised by inheritance when the
+    /// task outranked it).
+    pub holder_priority: u32,
+    /// Whether the holder inherited the task's priority.
+    pub inherited: bool,
+    /// How long the task waited; null while it still waits at the end of the run.
+    pub wait_ns: Option<f64>,
+}
+
+/// What happened to one shared resource.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ResourceReport {
+    pub name: String,
+    pub protocol: &'static str,
+    /// Highest priority of the tasks using it (the ceiling protocol's priority).
+    pub ceiling: u32,
+    /// Times it was taken (by tasks and handlers).
+    pub takes: u64,
+    /// Times a task found it taken and blocked.
+    pub contended: u64,
+    /// Of those, times the holder inherited the blocked task's priority.
+    pub inheritances: u64,
+    /// Total and longest time it was held (from the end of the lock call to the end
+    /// of the unlock call).
+    pub held_ns: f64,
+    pub max_hold_ns: f64,
+    /// Total and longest wait of one task for it.
+    pub waited_ns: f64,
+    pub max_wait_ns: f64,
+    /// Blocking episodes, the first 100 in time order.
+    pub episodes: Vec<BlockEpisode>,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq, Default)]
@@ -235,6 +282,8 @@ pub struct SimReport {
     pub interrupts: Vec<IrqReport>,
     pub cpu: CpuSplit,
     pub sleep: SleepReport,
+    /// Shared resources, in file order (empty without `[[resource]]`).
+    pub resources: Vec<ResourceReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub list_scan: Option<ListScanReport>,
 }

@@ -25,6 +25,7 @@ fn random_cfg(rng: &mut ChaCha8Rng, k: usize) -> SimConfig {
             };
             let wcet = us(rng.gen_range(1..=period.0 / 1_000_000 / 2 + 1));
             SimTask {
+                sections: vec![],
                 name: format!("t{i}"),
                 priority: rng.gen_range(0..=4),
                 period,
@@ -45,6 +46,8 @@ fn random_cfg(rng: &mut ChaCha8Rng, k: usize) -> SimConfig {
         })
         .collect();
     let mut cfg = SimConfig {
+        resources: vec![],
+        lock_costs: Default::default(),
         tick_period: tick,
         tick_hz: None,
         irq_entry: Picos(rng.gen_range(0..=200_000)),
@@ -74,6 +77,7 @@ fn random_cfg(rng: &mut ChaCha8Rng, k: usize) -> SimConfig {
     if !list_scan {
         for q in 0..rng.gen_range(0..=3) {
             cfg.interrupts.push(SimIrq {
+                sections: vec![],
                 name: format!("irq{q}"),
                 priority: rng.gen_range(0..=3),
                 above_kernel: rng.gen_bool(0.3),

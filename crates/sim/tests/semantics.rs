@@ -208,6 +208,7 @@ fn interrupt_priorities_and_masking() {
     cfg.interrupts = vec![
         // arrives with the 1 ms tick: runs first (higher than the tick) 1000..1020
         SimIrq {
+            sections: vec![],
             name: "X".into(),
             priority: 5,
             above_kernel: false,
@@ -219,6 +220,7 @@ fn interrupt_priorities_and_masking() {
         },
         // above the kernel: preempts the tick at 2003
         SimIrq {
+            sections: vec![],
             name: "Y".into(),
             priority: 9,
             above_kernel: true,
@@ -230,6 +232,7 @@ fn interrupt_priorities_and_masking() {
         },
         // kernel level: held off by the tick's masking until the tick ends
         SimIrq {
+            sections: vec![],
             name: "Z".into(),
             priority: 8,
             above_kernel: false,
@@ -352,6 +355,7 @@ fn tickless_sleep_and_interrupt_wakeup() {
         Picos::ZERO,
     );
     cfg.interrupts = vec![SimIrq {
+        sections: vec![],
         name: "button".into(),
         priority: 1,
         above_kernel: false,
@@ -392,6 +396,8 @@ fn tickless_sleep_and_interrupt_wakeup() {
 
 fn list_scan(tasks: Vec<SimTask>) -> SimConfig {
     SimConfig {
+        resources: vec![],
+        lock_costs: Default::default(),
         tick_period: ms(8),
         tick_hz: None,
         irq_entry: Picos::ZERO,
@@ -514,6 +520,7 @@ fn lost_ticks_and_merged_interrupts() {
     a.critical = Picos(2_450_000_000); // ticks at 1 and 2 ms collide while masked
     let mut cfg = free(vec![a]);
     cfg.interrupts = vec![SimIrq {
+        sections: vec![],
         name: "Q".into(),
         priority: 1,
         above_kernel: false,
@@ -560,6 +567,7 @@ fn same_instant_completion_interrupt_pendsv_tick() {
         Picos::ZERO,
     );
     cfg.interrupts = vec![SimIrq {
+        sections: vec![],
         name: "X".into(),
         priority: 1,
         above_kernel: false,
@@ -580,6 +588,7 @@ fn same_instant_completion_interrupt_pendsv_tick() {
     a.critical = us(500);
     let mut cfg = free(vec![a]);
     cfg.interrupts = vec![SimIrq {
+        sections: vec![],
         name: "X".into(),
         priority: 1,
         above_kernel: false,
@@ -629,6 +638,7 @@ fn same_instant_tickless_pairs() {
             Picos::ZERO,
         );
         cfg.interrupts = vec![SimIrq {
+            sections: vec![],
             name: "X".into(),
             priority: 1,
             above_kernel: false,
@@ -668,6 +678,8 @@ fn same_instant_tickless_pairs() {
 #[test]
 fn list_scan_thread_end_at_tick_instant() {
     let cfg = SimConfig {
+        resources: vec![],
+        lock_costs: Default::default(),
         tick_period: ms(8),
         tick_hz: None,
         irq_entry: Picos::ZERO,
@@ -716,6 +728,7 @@ fn idle_yields_to_priority_zero_tasks() {
 #[test]
 fn interrupts_nest_by_priority() {
     let irq = |name: &str, prio: u32, wcet: i64, at: i64| SimIrq {
+        sections: vec![],
         name: name.into(),
         priority: prio,
         above_kernel: false,
@@ -775,6 +788,7 @@ fn tickless_wakeup_releases_due_tasks_at_once() {
         });
         if let Some(at) = irq {
             cfg.interrupts = vec![SimIrq {
+                sections: vec![],
                 name: "X".into(),
                 priority: 1,
                 above_kernel: false,

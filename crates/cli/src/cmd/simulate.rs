@@ -119,19 +119,6 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         }
     }
     let sys = System::from_path(&a.file)?;
-    if sys
-        .resources
-        .tasks
-        .iter()
-        .chain(&sys.resources.interrupts)
-        .any(|v| !v.is_empty())
-    {
-        eprintln!(
-            "note: {}: the critical sections of [[resource]] are not simulated yet (jobs run \
-             as if no resource were shared); `latscope analyze` charges their blocking",
-            a.file.display()
-        );
-    }
     let cfg = from_system(
         &sys,
         &FromSystemOptions {
@@ -293,6 +280,29 @@ fn print_summary(r: &SimReport, note: Option<&str>, wall: std::time::Duration) {
             f(q.response.max_ns),
             f(q.max_latency_ns)
         );
+    }
+    for x in &r.resources {
+        println!(
+            "resource {} ({}, ceiling {}): taken {}  held max {}  contended {} (inheritance {})  wait max {}",
+            x.name,
+            x.protocol,
+            x.ceiling,
+            x.takes,
+            f(Some(x.max_hold_ns)),
+            x.contended,
+            x.inheritances,
+            f(Some(x.max_wait_ns))
+        );
+    }
+    if !r.resources.is_empty() {
+        for t in r.tasks.iter().filter(|t| t.max_blocking_ns > 0.0) {
+            println!(
+                "blocking of {}: max {} per job (waiting for resources {} in all)",
+                t.name,
+                f(Some(t.max_blocking_ns)),
+                f(Some(t.blocked_ns))
+            );
+        }
     }
     if let Some(ls) = &r.list_scan {
         println!(

@@ -53,7 +53,7 @@ pub struct TaskBlocking {
 pub struct Effect {
     /// Per task (file order).
     pub tasks: Vec<TaskBlocking>,
-    /// Extra execution per job of each task: its sections' lock and unlock calls.
+    /// Extra execution per job of each task: its sections' calls ([`calls_cost`]).
     pub own_cost: Vec<Picos>,
     /// The longest kernel critical section (tasks' and handlers'): how late a masked
     /// interrupt handler or the tick can run.
@@ -95,15 +95,13 @@ pub fn effect(sys: &System) -> Effect {
         };
     }
     let ceil = ceilings(sys);
-    let per_call = r.costs.lock + r.costs.unlock;
-    let own_cost = (0..n)
-        .map(|i| Picos(per_call.0.saturating_mul(r.of_task(i).len() as i64)))
-        .collect();
+    let own_cost = (0..n).map(|i| calls_cost(r, r.of_task(i))).collect();
+    // Held (masking) from the end of the lock call to the end of the unlock call.
     let masking = (0..n)
         .flat_map(|i| r.of_task(i).iter())
         .chain((0..sys.interrupts.len()).flat_map(|x| r.of_interrupt(x).iter()))
         .filter(|s| r.protocol(s) == Protocol::Critical)
-        .map(|s| s.duration)
+        .map(|s| s.duration + r.costs.unlock)
         .max()
         .unwrap_or(Picos::ZERO);
     let mut tasks = Vec::with_capacity(n);
@@ -178,19 +176,41 @@ pub fn effect(sys: &System) -> Effect {
     }
 }
 
-/// The system with each task's WCET grown by its sections' lock and unlock calls
-/// (`None` when there is nothing to add). The sections stay where they are.
+/// The calls a job with these sections makes: `lock + unlock` per section, plus
+/// `inherit` per inheritance mutex (a task that finds a mutex taken runs the inherit
+/// call itself before it blocks, as `xTaskPriorityInherit` runs in the taker's
+/// context; the simulator charges it there).
+pub fn calls_cost(r: &Resources, secs: &[super::Section]) -> Picos {
+    let per_call = r.costs.lock + r.costs.unlock;
+    secs.iter().fold(Picos::ZERO, |a, s| {
+        let mut c = per_call;
+        if r.protocol(s) == Protocol::Inheritance {
+            c += r.costs.inherit;
+        }
+        Picos(a.0.saturating_add(c.0))
+    })
+}
+
+/// The system with each task's and handler's WCET grown by its sections' calls
+/// ([`calls_cost`]; `None` when there is nothing to add). The sections stay where they
+/// are.
 pub fn with_lock_costs(sys: &System) -> Option<System> {
     let r = &sys.resources;
-    let per_call = r.costs.lock + r.costs.unlock;
-    if per_call == Picos::ZERO || r.tasks.iter().all(Vec::is_empty) {
+    let per_call = r.costs.lock + r.costs.unlock + r.costs.inherit;
+    if per_call == Picos::ZERO
+        || (r.tasks.iter().all(Vec::is_empty) && r.interrupts.iter().all(Vec::is_empty))
+    {
         return None;
     }
     let mut s = sys.clone();
     for (i, t) in s.tasks.iter_mut().enumerate() {
-        let add = Picos(per_call.0.saturating_mul(r.of_task(i).len() as i64));
+        let add = calls_cost(r, r.of_task(i));
         t.wcet = Picos(t.wcet.0.saturating_add(add.0));
         t.bcet = Picos(t.bcet.0.saturating_add(add.0));
+    }
+    for (x, q) in s.interrupts.iter_mut().enumerate() {
+        let add = calls_cost(r, r.of_interrupt(x));
+        q.wcet = Picos(q.wcet.0.saturating_add(add.0));
     }
     Some(s)
 }

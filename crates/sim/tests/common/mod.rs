@@ -13,6 +13,7 @@ pub fn ms(x: i64) -> Picos {
 
 pub fn task(name: &str, prio: u32, period: Picos, wcet: Picos) -> SimTask {
     SimTask {
+        sections: vec![],
         name: name.into(),
         priority: prio,
         period,
@@ -35,6 +36,8 @@ pub fn tick_cfg(
 ) -> SimConfig {
     let n = tasks.len();
     SimConfig {
+        resources: vec![],
+        lock_costs: Default::default(),
         tick_period: ms(1),
         tick_hz: None,
         irq_entry: Picos::ZERO,
