@@ -590,6 +590,11 @@ fn cpu_rows(total: &Stats, cpus: &[CpuStats]) -> Vec<(String, Vec<String>)> {
     rows
 }
 
+/// The terminal summary of a result (for `latscope merge`).
+pub fn print_summary(r: &Report, color: bool) {
+    print_results(r, &Ui { color });
+}
+
 fn print_results(r: &Report, ui: &Ui) {
     println!();
     if r.interrupted {
