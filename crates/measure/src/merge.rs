@@ -76,6 +76,7 @@ pub fn merge_stats(a: &Stats, b: &Stats) -> Stats {
         histogram_underflow: a.histogram_underflow + b.histogram_underflow,
         histogram_highest_ns: a.histogram_highest_ns.max(b.histogram_highest_ns),
         histogram: hist,
+        hdr: None,
         irq_latency_ns: None,
         thread_latency_ns: None,
     }
@@ -172,6 +173,7 @@ mod tests {
             histogram_overflow: 0,
             histogram_underflow: 0,
             histogram_highest_ns: 10_000_000_000,
+            hdr: None,
             irq_latency_ns: None,
             thread_latency_ns: None,
         }

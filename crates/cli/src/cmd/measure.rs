@@ -193,6 +193,9 @@ pub struct Args {
     /// Print nothing on the terminal except errors (outputs are still written)
     #[arg(long, short = 'q')]
     quiet: bool,
+
+    #[command(flatten)]
+    labels: crate::labels::LabelArgs,
 }
 
 fn build_plan(a: &Args) -> anyhow::Result<Plan> {
@@ -227,6 +230,7 @@ fn build_plan(a: &Args) -> anyhow::Result<Plan> {
         lock_memory: !a.no_mlock,
     };
     let mut plan = Plan::new(s);
+    plan.labels = a.labels.resolve()?;
     plan.root = a.sysroot.clone();
     plan.rounds = a.rounds;
     plan.probe_idle = a.probe_idle;
@@ -584,6 +588,11 @@ fn cpu_rows(total: &Stats, cpus: &[CpuStats]) -> Vec<(String, Vec<String>)> {
         rows.push(("all".into(), stat_cells(total)));
     }
     rows
+}
+
+/// The terminal summary of a result (for `latscope merge`).
+pub fn print_summary(r: &Report, color: bool) {
+    print_results(r, &Ui { color });
 }
 
 fn print_results(r: &Report, ui: &Ui) {

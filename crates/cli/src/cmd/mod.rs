@@ -9,6 +9,7 @@ pub mod convert;
 pub mod fit;
 pub mod generate;
 pub mod measure;
+pub mod merge;
 pub mod report;
 pub mod scenario;
 pub mod simulate;
