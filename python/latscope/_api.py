@@ -279,6 +279,17 @@ class FitResult(Result):
 # --------------------------------------------------------------------------- calls
 
 
+def _labels(labels):
+    """``labels={'board': 'rpi4'}`` as the CLI's ``--label board=rpi4``: a dict of
+    strings, stored with host, kernel, cpu_model and latscope_version in the result's
+    ``labels`` object."""
+    if labels is None:
+        return None
+    if not isinstance(labels, dict):
+        raise TypeError("labels: a dict of str to str, e.g. {'board': 'rpi4'}")
+    return {str(k): str(v) for k, v in labels.items()}
+
+
 def read_capture(path, format=None, samplerate=None, cpu_hz=None, threshold=None, hysteresis=None):
     """Reads a capture: sigrok .sr, Saleae CSV or binary export (a list of files is
     merged, one channel each), VCD, CSV, oscilloscope CSV, cycle-counter log or .lscap.
@@ -317,6 +328,7 @@ def trace(
     cpu_hz=None,
     threshold=None,
     hysteresis=None,
+    labels=None,
 ):
     """Timing figures of a capture, as ``latscope trace``: ``source`` is a Capture or
     a path (or list of paths); each measurement keyword takes a string or a list of the
@@ -346,11 +358,14 @@ def trace(
         cpu_hz=_freq(cpu_hz),
         threshold=threshold,
         hysteresis=hysteresis,
+        labels=_labels(labels),
     )
     return TraceResult(j, passed, csv)
 
 
-def analyze(system, tick_mode=None, overheads=True, *, release_delay=True, stop_at_deadline=False):
+def analyze(
+    system, tick_mode=None, overheads=True, *, release_delay=True, stop_at_deadline=False, labels=None
+):
     """Fixed-priority response-time analysis with kernel overheads, as ``latscope
     analyze``. ``system``: a path, TOML text or a dict; ``tick_mode``: None (the
     file's), 'pessimistic' or 'partitioned'."""
@@ -361,6 +376,7 @@ def analyze(system, tick_mode=None, overheads=True, *, release_delay=True, stop_
             overheads=overheads,
             release_delay=release_delay,
             stop_at_deadline=stop_at_deadline,
+            labels=_labels(labels),
         )
     )
 
@@ -378,6 +394,7 @@ def simulate(
     min_idle_ticks=2,
     capture=False,
     series=False,
+    labels=None,
 ):
     """Simulates the system, as ``latscope simulate``. ``duration=None`` runs one
     hyperperiod (at most ``max_duration``). ``capture=True`` keeps the virtual
@@ -396,6 +413,7 @@ def simulate(
         min_idle_ticks=min_idle_ticks,
         capture=capture,
         series=series,
+        labels=_labels(labels),
     )
     return SimulationResult(j, note, cap, ser)
 
@@ -420,6 +438,7 @@ def measure(
     samples=None,
     lock_memory=True,
     sysroot=None,
+    labels=None,
 ):
     """Timer wake-up latency on this Linux host, as ``latscope measure`` (Linux only).
     ``cpus`` like '0,2-3' (default: all online); give ``loops`` instead of a duration
@@ -448,6 +467,7 @@ def measure(
         samples=None if samples is None else os.fspath(samples),
         lock_memory=lock_memory,
         sysroot=None if sysroot is None else os.fspath(sysroot),
+        labels=_labels(labels),
     )
     return MeasureResult(j)
 

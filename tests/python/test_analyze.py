@@ -80,3 +80,22 @@ def test_offsets_give_the_cli_offset_aware_figures(tmp_path):
     mine = latscope.analyze(str(p)).to_dict()
     assert mine["offset_aware"] is not None
     assert mine == cli_json("analyze", str(p))
+
+
+def test_labels_as_the_cli_writes_them():
+    path = str(SCENARIOS / "freertos-tick" / "system.toml")
+    mine = latscope.analyze(path, labels={"board": "rpi4", "rack": "b7"}).to_dict()
+    ref = cli_json("analyze", path, "--label", "board=rpi4", "--label", "rack=b7")
+    assert mine == ref
+    assert mine["labels"]["board"] == "rpi4" and mine["labels"]["rack"] == "b7"
+    for key in ("host", "kernel", "cpu_model", "latscope_version"):
+        assert key in mine["labels"]
+
+
+@pytest.mark.parametrize("bad", [{"": "x"}, {"host": "mine"}, {"a-b": "x"}])
+def test_bad_labels_are_refused_like_the_cli(bad):
+    path = str(SCENARIOS / "freertos-tick" / "system.toml")
+    with pytest.raises(latscope.LatscopeError):
+        latscope.analyze(path, labels=bad)
+    (k, v), = bad.items()
+    cli_error("analyze", path, "--label", f"{k}={v}")

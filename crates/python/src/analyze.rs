@@ -6,9 +6,9 @@ use latscope_model::system::TickMode;
 use pyo3::prelude::*;
 
 /// analyze(kind, text, name, tick_mode=None, overheads=True, release_delay=True,
-/// stop_at_deadline=False) -> JSON text of the result.
+/// stop_at_deadline=False, labels=None) -> JSON text of the result.
 #[pyfunction]
-#[pyo3(signature = (kind, text, name, tick_mode=None, overheads=true, release_delay=true, stop_at_deadline=false))]
+#[pyo3(signature = (kind, text, name, tick_mode=None, overheads=true, release_delay=true, stop_at_deadline=false, labels=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn analyze(
     py: Python<'_>,
@@ -19,7 +19,9 @@ pub fn analyze(
     overheads: bool,
     release_delay: bool,
     stop_at_deadline: bool,
+    labels: Option<std::collections::BTreeMap<String, String>>,
 ) -> PyResult<String> {
+    let labels = crate::labels::resolve(labels)?;
     let source = crate::system::source_name(kind, text, name);
     let sys = crate::system::load(kind, text, name)
         .map_err(|e| ctx(format!("reading system description {source}"), e))?;
@@ -52,5 +54,5 @@ pub fn analyze(
         .then(|| py.detach(|| latscope_sim::offsets::offset_aware(&sys)));
     let mut value = serde_json::to_value(&res).map_err(err)?;
     value["offset_aware"] = serde_json::to_value(&offset_aware).map_err(err)?;
-    serde_json::to_string_pretty(&value).map_err(err)
+    crate::labels::json_with(&value, &labels)
 }

@@ -20,6 +20,8 @@ mod errors;
 mod fit;
 #[cfg(feature = "extension")]
 mod interrupt;
+#[cfg(feature = "extension")]
+mod labels;
 #[cfg(all(feature = "extension", target_os = "linux"))]
 mod measure;
 #[cfg(feature = "extension")]

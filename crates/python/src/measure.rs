@@ -14,7 +14,7 @@ use std::time::Duration;
 
 /// measure(...) -> (JSON text, interrupted). Keywords are the CLI's flags.
 #[pyfunction]
-#[pyo3(signature = (duration=None, interval="1ms", cpus=None, policy="fifo", priority=None, allow_fallback=false, mode="absolute", loops=None, overrun="skip", pm_qos_us=None, load=vec![], compare_load=None, sweep=None, sweep_points=8, histogram_us=10000, samples=None, lock_memory=true, sysroot=None))]
+#[pyo3(signature = (duration=None, interval="1ms", cpus=None, policy="fifo", priority=None, allow_fallback=false, mode="absolute", loops=None, overrun="skip", pm_qos_us=None, load=vec![], compare_load=None, sweep=None, sweep_points=8, histogram_us=10000, samples=None, lock_memory=true, sysroot=None, labels=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn measure(
     py: Python<'_>,
@@ -36,7 +36,9 @@ pub fn measure(
     samples: Option<PathBuf>,
     lock_memory: bool,
     sysroot: Option<PathBuf>,
+    labels: Option<std::collections::BTreeMap<String, String>>,
 ) -> PyResult<(String, bool)> {
+    let labels = crate::labels::resolve(labels)?;
     let root = sysroot.unwrap_or_else(|| PathBuf::from("/"));
     let policy = Policy::parse(policy).map_err(err)?;
     let priority = priority.unwrap_or(match policy {
@@ -75,6 +77,7 @@ pub fn measure(
     };
     let mut plan = Plan::new(s);
     plan.root = root;
+    plan.labels = labels;
     for l in &load {
         plan.loads.extend(settings::parse_loads(l).map_err(err)?);
     }

@@ -25,7 +25,7 @@ type SimOut<'py> = (String, Option<String>, Option<Capture>, Option<Series<'py>>
 /// sleep_state, tickless, min_idle_ticks, capture, series) -> (JSON text, note or None,
 /// Capture or None, (tick time ps, duration ps, released) arrays or None).
 #[pyfunction]
-#[pyo3(signature = (kind, text, name, duration=None, max_duration="600s", seed=0, exec="auto", irq_arrivals="worst", sleep_state=None, tickless=true, min_idle_ticks=2, capture=false, series=false))]
+#[pyo3(signature = (kind, text, name, duration=None, max_duration="600s", seed=0, exec="auto", irq_arrivals="worst", sleep_state=None, tickless=true, min_idle_ticks=2, capture=false, series=false, labels=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn simulate<'py>(
     py: Python<'py>,
@@ -42,7 +42,9 @@ pub fn simulate<'py>(
     min_idle_ticks: u64,
     capture: bool,
     series: bool,
+    labels: Option<std::collections::BTreeMap<String, String>>,
 ) -> PyResult<SimOut<'py>> {
+    let labels = crate::labels::resolve(labels)?;
     let exec = match exec {
         "auto" => ExecMode::Auto,
         "wcet" => ExecMode::Wcet,
@@ -115,7 +117,7 @@ pub fn simulate<'py>(
         Some(sim)
     })?
     .ok_or_else(|| pyo3::exceptions::PyKeyboardInterrupt::new_err(()))?;
-    let json = serde_json::to_string_pretty(&sim.report()).map_err(err)?;
+    let json = crate::labels::json_with(&sim.report(), &labels)?;
     let capture = capture.then(|| Capture::new(sim.capture(), "simulation".into()));
     let series = series.then(|| {
         let rows = sim.series();

@@ -19,7 +19,7 @@ fn dur(s: Option<&str>, what: &str) -> PyResult<Option<Picos>> {
 /// Capture, or a list of file paths (merged, as the CLI merges several files). The
 /// keywords are the CLI's flags (`from_` for --from).
 #[pyfunction]
-#[pyo3(signature = (source, pulse=vec![], latency=vec![], period=vec![], busy=vec![], count=vec![], nominal=None, window=None, per=None, from_=None, to=None, spec=None, limit=vec![], worst=5, bins=50, series=false, format=None, samplerate=None, cpu_hz=None, threshold=None, hysteresis=None))]
+#[pyo3(signature = (source, pulse=vec![], latency=vec![], period=vec![], busy=vec![], count=vec![], nominal=None, window=None, per=None, from_=None, to=None, spec=None, limit=vec![], worst=5, bins=50, series=false, format=None, samplerate=None, cpu_hz=None, threshold=None, hysteresis=None, labels=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn trace(
     py: Python<'_>,
@@ -44,7 +44,9 @@ pub fn trace(
     cpu_hz: Option<String>,
     threshold: Option<f64>,
     hysteresis: Option<f64>,
+    labels: Option<std::collections::BTreeMap<String, String>>,
 ) -> PyResult<(String, bool, Option<String>)> {
+    let labels = crate::labels::resolve(labels)?;
     if window.is_some() && per.is_some() {
         return Err(err("give window or per, not both"));
     }
@@ -153,6 +155,6 @@ pub fn trace(
         Ok((rep, csv))
     })?;
     let (rep, csv) = out.map_err(err)?;
-    let json = serde_json::to_string_pretty(&rep).map_err(err)?;
+    let json = crate::labels::json_with(&rep, &labels)?;
     Ok((json, rep.pass, csv))
 }
