@@ -95,6 +95,45 @@ fn a_higher_priority_fifo_thread_is_named_as_the_cause() {
     // "every spike" would depend on a quiet machine; "at least half" does not.
     assert!(n >= 1 && 2 * n >= spikes.len(), "{:#?}", spikes);
     assert!(stdout.contains("ran 'spike-hog' FIFO 95"), "{stdout}");
+    // The JSON holds to the documented schema, says where the split came from, and
+    // every spike says whether its window lost events, in the JSON and in its line.
+    let schema_path =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/measure-schema.json");
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(schema_path).unwrap()).unwrap();
+    let errs = latscope_measure::schema::check(&schema, &v);
+    assert!(errs.is_empty(), "{errs:#?}");
+    let tr = &v["trace"];
+    let timerlat = std::fs::read_to_string("/sys/kernel/tracing/available_tracers")
+        .unwrap_or_default()
+        .split_whitespace()
+        .any(|t| t == "timerlat");
+    if timerlat {
+        assert!(
+            tr["source"] == "timerlat" || tr["source_reason"].is_string(),
+            "{tr}"
+        );
+    } else {
+        assert_eq!(tr["source"], "tracepoints", "{tr}");
+        assert!(
+            tr["source_reason"].as_str().unwrap().contains("timerlat"),
+            "{tr}"
+        );
+    }
+    for sp in spikes {
+        let marked = sp["explanation"]
+            .as_str()
+            .unwrap()
+            .contains("MAY BE INCOMPLETE");
+        assert_eq!(sp["incomplete"].is_string(), marked, "{sp}");
+    }
+    assert_eq!(
+        tr["spikes_incomplete"].as_u64().unwrap() as usize,
+        spikes
+            .iter()
+            .filter(|s| s["incomplete"].is_string())
+            .count()
+    );
     // The private trace instance is gone.
     let left: Vec<_> = std::fs::read_dir("/sys/kernel/tracing/instances")
         .map(|d| d.flatten().map(|e| e.file_name()).collect())

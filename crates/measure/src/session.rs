@@ -704,7 +704,8 @@ pub fn execute(
     let mut trace = None;
     if let Some(t) = traced {
         trace = Some(t.summary());
-        if t.matched > 0 {
+        // Split from the tracepoints (samples matched) or from timerlat's activations.
+        if t.irq.moments.count() > 0 {
             total.irq_latency_ns = Some(Box::new(output::stats_of(&t.irq, 0, 0)));
             total.thread_latency_ns = Some(Box::new(output::stats_of(&t.thread, 0, 0)));
         }

@@ -131,8 +131,11 @@ pub struct Args {
     /// instance): split every latency into its interrupt part (timer expiry to the
     /// hrtimer handler) and thread part (handler to the thread running), and for every
     /// sample above LATENCY name what held the CPU (interrupts, softirqs, other tasks
-    /// with policy and priority, idle exit). Where tracing is not possible the
-    /// diagnosis says why and the run goes on. E.g. --trace-above 500us
+    /// with policy and priority, idle exit, and the hypervisor's steal time placed in
+    /// the spike from /proc/stat). Where the kernel has the timerlat tracer it gives the
+    /// split instead (the output says which was used). A spike whose window lost trace
+    /// events (ring buffer overrun) is marked MAY BE INCOMPLETE. Where tracing is not
+    /// possible the diagnosis says why and the run goes on. E.g. --trace-above 500us
     #[arg(long, value_name = "LATENCY")]
     trace_above: Option<String>,
 

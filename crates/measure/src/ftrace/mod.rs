@@ -6,10 +6,12 @@
 //! * [`lost`]: events the ring buffer lost, and which windows they leave incomplete;
 //! * [`steal`]: the hypervisor's steal time placed in a spike's window;
 //! * [`timerlat`]: the timerlat tracer's lines, paired into split activations;
-//! * [`live`]: a private tracefs instance during a run, correlated with the samples;
+//! * [`correlate`]: trace events correlated with the measured samples;
+//! * [`live`]: a private tracefs instance during a run, feeding the correlator;
 //! * [`summary`]: the per-run `trace` object of the JSON.
 
 pub mod attribute;
+pub mod correlate;
 pub mod live;
 pub mod lost;
 pub mod parse;
