@@ -43,6 +43,12 @@ Examples:
       ten rounds of 2 s, each summarised: what `latscope compare` needs for a
       verdict that accounts for run-to-run spread
   latscope compare before.json after.json --threshold 10%
+  latscope measure --cpus 1-3 --label board=rpi4 --listen 0.0.0.0:9466
+      until SIGINT/SIGTERM: live metrics at http://HOST:9466/metrics for Prometheus
+  latscope measure --cpus 1-3 --openmetrics /var/lib/node_exporter/textfile_collector/latscope.prom
+      the same metrics for node_exporter's textfile collector, rewritten every 5 s
+  latscope merge a.json b.json --json all.json
+      runs (or hosts) of the same settings as one result, exactly
 
 Latency is the time the thread woke minus the time it asked to wake, in ns. Missed
 periods are counted as overruns, never hidden. PM QoS (/dev/cpu_dma_latency) is left
@@ -52,7 +58,8 @@ Outputs are checked for writability before the run, written to a temporary file 
 to the target and renamed over it only when complete: a failed or killed run leaves an
 earlier result intact. SIGINT/SIGTERM end the run within about 50 ms whatever the
 interval and still write every requested output; a second SIGINT exits at once (exit
-130) without writing. Schema of --json: docs/measure.md.")]
+130) without writing. Schema of --json: docs/measure.md. Labels, merging and
+Prometheus: docs/fleets.md.")]
 pub struct Args {
     /// CPUs to measure on, one pinned thread each, e.g. `0,2-3` [default: all online]
     #[arg(long, value_name = "LIST")]
