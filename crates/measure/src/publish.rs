@@ -99,6 +99,7 @@ impl Publisher {
             let (st, lv, mt) = (stop.clone(), live.clone(), meta.clone());
             let h = std::thread::Builder::new()
                 .name("latscope-metrics-http".into())
+                .stack_size(256 << 10)
                 .spawn(move || {
                     while !st.load(Ordering::Relaxed) {
                         match server.recv_timeout(Duration::from_millis(100)) {
@@ -122,6 +123,7 @@ impl Publisher {
             );
             let h = std::thread::Builder::new()
                 .name("latscope-metrics-file".into())
+                .stack_size(256 << 10)
                 .spawn(move || {
                     let mut last = Instant::now();
                     while !st.load(Ordering::Relaxed) {
