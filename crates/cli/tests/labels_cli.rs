@@ -65,6 +65,16 @@ fn every_result_carries_the_labels() {
             ],
         ),
         (
+            "scenario",
+            vec![
+                "scenario".into(),
+                "run".into(),
+                "freertos-tick".into(),
+                "--quick".into(),
+                "--json".into(),
+            ],
+        ),
+        (
             "measure",
             vec![
                 "measure".into(),
