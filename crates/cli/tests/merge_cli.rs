@@ -144,3 +144,51 @@ fn different_settings_are_refused_naming_setting_and_files() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("at least two"));
 }
+
+#[test]
+fn appended_results_keep_their_exact_histogram() {
+    let d = tempfile::tempdir().unwrap();
+    let ap = d.path().join("ap.json");
+    let mut counts = Vec::new();
+    for _ in 0..2 {
+        let o = latscope(&[
+            "measure",
+            "--cpus",
+            "0",
+            "--policy",
+            "other",
+            "--interval",
+            "100us",
+            "--loops",
+            "300",
+            "--rounds",
+            "1",
+            "--append",
+            "-q",
+            "--json",
+            s(&ap),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        counts.push(
+            read(&ap)["rounds"].as_array().unwrap().last().unwrap()["count"]
+                .as_u64()
+                .unwrap(),
+        );
+    }
+    let r = read(&ap);
+    assert_eq!(
+        r["total"]["count"].as_u64().unwrap(),
+        counts.iter().sum::<u64>()
+    );
+    assert!(r["total"]["hdr"].as_str().unwrap().starts_with("HISTEw"));
+    assert!(r["cpus"][0]["hdr"].as_str().unwrap().starts_with("HISTEw"));
+    // The appended file merges with another run; counts add up.
+    let (b, lb) = measure(d.path(), "b", "100us", &[]);
+    let out = d.path().join("m.json");
+    let o = latscope(&["merge", s(&ap), &b, "-o", s(&out), "-q"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        read(&out)["total"]["count"].as_u64().unwrap(),
+        counts.iter().sum::<u64>() + lb.len() as u64
+    );
+}

@@ -12,6 +12,8 @@
 //! * [`samples`]: raw samples through a lock-free ring to a writer thread;
 //! * [`outfile`]: outputs written to a temporary file and renamed when complete;
 //! * [`rivals`]: other real-time threads competing on the measured CPUs;
+//! * [`metrics`], [`exposition`], [`publish`]: live metrics for Prometheus (`--listen`,
+//!   `--openmetrics`): lock-free counters, their text format, the server and file;
 //! * [`output`]: the versioned JSON report and cyclictest's histogram format;
 //! * [`combine`]: `latscope merge`: runs of the same settings combined exactly;
 //! * [`compare`]: two reports side by side with a regression verdict;
@@ -26,14 +28,17 @@ pub mod combine;
 pub mod compare;
 pub mod engine;
 pub mod env;
+pub mod exposition;
 pub mod ftrace;
 pub mod gate;
 pub mod hdr;
 pub mod idlecost;
 pub mod load;
 pub mod merge;
+pub mod metrics;
 pub mod outfile;
 pub mod output;
+pub mod publish;
 pub mod rivals;
 pub mod samples;
 pub mod schema;
