@@ -1588,8 +1588,10 @@ impl Sim {
 
     /// Task `i` gives `r` back: the protocol's priority is restored (inheritance: only
     /// once every mutex is given back, as FreeRTOS does), the highest-priority waiter
-    /// (first come among equals) gets the resource, and the giver yields to any ready
-    /// task above it.
+    /// (first come among equals) is made ready and takes the resource when it runs
+    /// (FreeRTOS `xQueueSemaphoreTake` retries; the resource is not handed over, so a
+    /// waiter of lower priority cannot hold it while a higher task still runs), and the
+    /// giver yields to any ready task above it.
     fn give(&mut self, i: usize, r: u32) {
         if r == APP {
             self.mask_depth = self.mask_depth.saturating_sub(1);
@@ -1619,12 +1621,6 @@ impl Sim {
         if let Some(k) = best {
             let w = self.waiters[r].remove(k) as usize;
             self.unwait(w);
-            if proto != SimProtocol::Critical {
-                // handed over: the waiter owns it when it runs again
-                self.owner[r] = Some(w as u32);
-                self.on_take(w, r);
-                self.next_op(w);
-            }
             if self.tick_mode {
                 self.ready_add(w);
             }
@@ -1699,6 +1695,10 @@ impl Sim {
             });
         }
         self.wait_ep[i] = Some((r << 32) | e.min(0xffff_ffff));
+        // the retry after the wake-up does not run the inherit call again
+        if let Some(op) = self.ops[i].get_mut(self.op_i[i]) {
+            op.kind = OpKind::Inherit(r as u32);
+        }
         self.ready_remove(i);
         if i == self.cur {
             self.cur_blocked = true;
@@ -1707,11 +1707,12 @@ impl Sim {
         self.sync_res(r);
     }
 
-    /// Re-evaluates task `i`'s priority: its base, an inherited priority, the ceiling of
-    /// the innermost ceiling resource it holds; moves it to its new ready list.
+    /// Re-evaluates task `i`'s priority: the highest of its base, an inherited priority
+    /// and the ceilings of the resources it holds; moves it to its new ready list.
     fn update_prio(&mut self, i: usize) {
         let mut p = self.base[i].max(self.inh_prio[i]);
-        if let Some(&c) = self.ceil_stack[i].last() {
+        // every ceiling resource held counts (an inner one may have a lower ceiling)
+        if let Some(&c) = self.ceil_stack[i].iter().max() {
             p = p.max(c);
         }
         if p == self.prio[i] {
