@@ -379,3 +379,58 @@ fn inherit_call_is_paid_by_the_taker() {
     // L: 2 ms + 3 us of calls + H's 206 us (200 + lock 1 + inherit 3 + unlock 2).
     assert_eq!(resp(&r, "L"), us(2209).0);
 }
+
+/// The four-task priority-inversion example of Burns & Wellings ("Real-Time Systems and
+/// Programming Languages"): tasks a..d of priorities 1..4 released at 0, 2, 2, 4 (one
+/// unit = 1 ms here), executing one unit per letter: a `EQQQQE`, b `EE`, c `EVVE`,
+/// d `EEQVE` (`Q`, `V`: a unit holding that resource, `E`: a unit holding none). The
+/// completion times below were worked by hand from the protocols' rules (not copied
+/// from the book's figures).
+///
+/// Inheritance: a takes Q at 1; c runs 2..4 (takes V at 3); d runs 4..6 and asks for
+/// Q: a inherits 4 and runs 6..9; d 9..10 holds Q, asks for V: c inherits 4, 10..11;
+/// d 11..13 (completes at 13), c 13..14, b 14..16, a 16..17.
+///
+/// Immediate ceiling (both ceilings 4): a runs at 4 from 1 to 5, so neither c nor d
+/// starts; d 5..10, c 10..14, b 14..16, a 16..17. d is blocked once (1 unit, 4..5)
+/// instead of twice (4 units).
+#[test]
+fn burns_wellings_four_task_example() {
+    let u = |x: i64| ms(x);
+    let tasks = || {
+        vec![
+            job("a", 1, u(0), u(6), vec![sec(0, u(1), u(4))]),
+            job("b", 2, u(2), u(2), vec![]),
+            job("c", 3, u(2), u(4), vec![sec(1, u(1), u(2))]),
+            job(
+                "d",
+                4,
+                u(4),
+                u(5),
+                vec![sec(0, u(2), u(1)), sec(1, u(3), u(1))],
+            ),
+        ]
+    };
+    let done = |r: &SimReport, name: &str, release: i64| (resp(r, name) + u(release).0) / u(1).0;
+    for (proto, d, c, b, a, d_blocking) in [
+        (SimProtocol::Inheritance, 13, 14, 16, 17, 4),
+        (SimProtocol::Ceiling, 10, 14, 16, 17, 1),
+    ] {
+        let (_, r) = run(cfg(tasks(), vec![res("Q", proto), res("V", proto)]), ms(30));
+        assert_eq!(
+            [
+                done(&r, "d", 4),
+                done(&r, "c", 2),
+                done(&r, "b", 2),
+                done(&r, "a", 0)
+            ],
+            [d, c, b, a],
+            "{proto:?}"
+        );
+        assert_eq!(
+            us_f(task_rep(&r, "d").max_blocking_ns),
+            u(d_blocking).0,
+            "{proto:?}"
+        );
+    }
+}
