@@ -434,3 +434,47 @@ fn burns_wellings_four_task_example() {
         );
     }
 }
+
+/// A deadlock (two mutexes nested in opposite orders) is simulated as it happens: both
+/// tasks stay blocked and miss their deadlines; the run ends on time.
+///
+/// L (1): A from 0 for 2 ms with B nested from 1.5 ms for 0.2 ms. H (2), released at
+/// 1 ms: B from 0 for 0.5 ms with A nested from 0.2 ms for 0.1 ms. H takes B at 1 ms,
+/// asks for A at 1.2 (L inherits 2); L runs 1.2..1.7 and asks for B: deadlock.
+#[test]
+fn deadlock_is_simulated_not_hung() {
+    let (a, b) = (0, 1);
+    let c = cfg(
+        vec![
+            job(
+                "L",
+                1,
+                Picos::ZERO,
+                ms(3),
+                vec![sec(a, Picos::ZERO, ms(2)), sec(b, us(1500), us(200))],
+            ),
+            job(
+                "H",
+                2,
+                ms(1),
+                ms(1),
+                vec![sec(b, Picos::ZERO, us(500)), sec(a, us(200), us(100))],
+            ),
+        ],
+        vec![
+            res("A", SimProtocol::Inheritance),
+            res("B", SimProtocol::Inheritance),
+        ],
+    );
+    let (s, r) = run(c, ms(250));
+    assert_eq!(s.now(), ms(250));
+    for name in ["L", "H"] {
+        let t = task_rep(&r, name);
+        assert_eq!((t.jobs, t.deadline_misses), (0, 1), "{name}");
+    }
+    assert_eq!(us_f(r.resources[a].episodes[0].at_ns), us(1200).0);
+    assert_eq!(us_f(r.resources[b].episodes[0].at_ns), us(1700).0);
+    assert_eq!(r.resources[a].episodes[0].wait_ns, None);
+    // H waits from 1.2 ms to the end of the run.
+    assert_eq!(us_f(task_rep(&r, "H").blocked_ns), ms(250).0 - us(1200).0);
+}
