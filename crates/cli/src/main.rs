@@ -44,7 +44,7 @@ enum Command {
     Fit(cmd::fit::Args),
     /// Generate random task sets (UUniFast) as system descriptions
     Generate(cmd::generate::Args),
-    /// Simulate a tick-driven kernel with overheads and write a virtual capture
+    /// Simulate a tick-driven kernel with overheads and shared resources, and write a virtual capture
     Simulate(cmd::simulate::Args),
     /// Run the bundled scenarios that reproduce the source documents' experiments
     Scenario(cmd::scenario::Args),

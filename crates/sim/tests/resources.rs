@@ -379,3 +379,251 @@ fn inherit_call_is_paid_by_the_taker() {
     // L: 2 ms + 3 us of calls + H's 206 us (200 + lock 1 + inherit 3 + unlock 2).
     assert_eq!(resp(&r, "L"), us(2209).0);
 }
+
+/// The four-task priority-inversion example of Burns & Wellings ("Real-Time Systems and
+/// Programming Languages"): tasks a..d of priorities 1..4 released at 0, 2, 2, 4 (one
+/// unit = 1 ms here), executing one unit per letter: a `EQQQQE`, b `EE`, c `EVVE`,
+/// d `EEQVE` (`Q`, `V`: a unit holding that resource, `E`: a unit holding none). The
+/// completion times below were worked by hand from the protocols' rules (not copied
+/// from the book's figures).
+///
+/// Inheritance: a takes Q at 1; c runs 2..4 (takes V at 3); d runs 4..6 and asks for
+/// Q: a inherits 4 and runs 6..9; d 9..10 holds Q, asks for V: c inherits 4, 10..11;
+/// d 11..13 (completes at 13), c 13..14, b 14..16, a 16..17.
+///
+/// Immediate ceiling (both ceilings 4): a runs at 4 from 1 to 5, so neither c nor d
+/// starts; d 5..10, c 10..14, b 14..16, a 16..17. d is blocked once (1 unit, 4..5)
+/// instead of twice (4 units).
+#[test]
+fn burns_wellings_four_task_example() {
+    let u = |x: i64| ms(x);
+    let tasks = || {
+        vec![
+            job("a", 1, u(0), u(6), vec![sec(0, u(1), u(4))]),
+            job("b", 2, u(2), u(2), vec![]),
+            job("c", 3, u(2), u(4), vec![sec(1, u(1), u(2))]),
+            job(
+                "d",
+                4,
+                u(4),
+                u(5),
+                vec![sec(0, u(2), u(1)), sec(1, u(3), u(1))],
+            ),
+        ]
+    };
+    let done = |r: &SimReport, name: &str, release: i64| (resp(r, name) + u(release).0) / u(1).0;
+    for (proto, d, c, b, a, d_blocking) in [
+        (SimProtocol::Inheritance, 13, 14, 16, 17, 4),
+        (SimProtocol::Ceiling, 10, 14, 16, 17, 1),
+    ] {
+        let (_, r) = run(cfg(tasks(), vec![res("Q", proto), res("V", proto)]), ms(30));
+        assert_eq!(
+            [
+                done(&r, "d", 4),
+                done(&r, "c", 2),
+                done(&r, "b", 2),
+                done(&r, "a", 0)
+            ],
+            [d, c, b, a],
+            "{proto:?}"
+        );
+        assert_eq!(
+            us_f(task_rep(&r, "d").max_blocking_ns),
+            u(d_blocking).0,
+            "{proto:?}"
+        );
+    }
+}
+
+/// A deadlock (two mutexes nested in opposite orders) is simulated as it happens: both
+/// tasks stay blocked and miss their deadlines; the run ends on time.
+///
+/// L (1): A from 0 for 2 ms with B nested from 1.5 ms for 0.2 ms. H (2), released at
+/// 1 ms: B from 0 for 0.5 ms with A nested from 0.2 ms for 0.1 ms. H takes B at 1 ms,
+/// asks for A at 1.2 (L inherits 2); L runs 1.2..1.7 and asks for B: deadlock.
+#[test]
+fn deadlock_is_simulated_not_hung() {
+    let (a, b) = (0, 1);
+    let c = cfg(
+        vec![
+            job(
+                "L",
+                1,
+                Picos::ZERO,
+                ms(3),
+                vec![sec(a, Picos::ZERO, ms(2)), sec(b, us(1500), us(200))],
+            ),
+            job(
+                "H",
+                2,
+                ms(1),
+                ms(1),
+                vec![sec(b, Picos::ZERO, us(500)), sec(a, us(200), us(100))],
+            ),
+        ],
+        vec![
+            res("A", SimProtocol::Inheritance),
+            res("B", SimProtocol::Inheritance),
+        ],
+    );
+    let (s, r) = run(c, ms(250));
+    assert_eq!(s.now(), ms(250));
+    for name in ["L", "H"] {
+        let t = task_rep(&r, name);
+        assert_eq!((t.jobs, t.deadline_misses), (0, 1), "{name}");
+    }
+    assert_eq!(us_f(r.resources[a].episodes[0].at_ns), us(1200).0);
+    assert_eq!(us_f(r.resources[b].episodes[0].at_ns), us(1700).0);
+    assert_eq!(r.resources[a].episodes[0].wait_ns, None);
+    // H waits from 1.2 ms to the end of the run.
+    assert_eq!(us_f(task_rep(&r, "H").blocked_ns), ms(250).0 - us(1200).0);
+}
+
+/// Robustness over random configurations the cross-check does not generate: equal
+/// priorities with time slicing, nested inheritance mutexes (deadlocks possible), every
+/// protocol mixed, handlers' critical sections, the list-scan kernel, random lock
+/// costs and uniform execution times. No panic or stall; a valid capture in which the
+/// context channels are high one at a time; the CPU split covers the run; each
+/// `held_` channel is high exactly as long as the JSON's `held_ns`.
+#[test]
+fn random_resource_configurations_are_robust() {
+    use rand::{Rng, SeedableRng};
+    let protos = [
+        SimProtocol::Inheritance,
+        SimProtocol::Ceiling,
+        SimProtocol::Critical,
+    ];
+    for k in 0..300u64 {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0x5e55 + k);
+        let nres = rng.gen_range(1..=3);
+        let resources: Vec<SimResource> = (0..nres)
+            .map(|r| res(&format!("r{r}"), protos[rng.gen_range(0..3)]))
+            .collect();
+        let n = rng.gen_range(1..=6);
+        let mut tasks = Vec::new();
+        for i in 0..n {
+            let period = ms(rng.gen_range(2..=20));
+            let wcet = Picos(rng.gen_range(period.0 / 20..=period.0 / 3));
+            let mut secs = Vec::new();
+            let mut pos = 0;
+            while secs.len() < 4 && rng.gen_bool(0.7) {
+                let at = pos + rng.gen_range(0..=wcet.0 / 4);
+                let d = rng.gen_range(1..=wcet.0 / 3);
+                if at + d > wcet.0 {
+                    break;
+                }
+                let r = rng.gen_range(0..nres);
+                secs.push(sec(r, Picos(at), Picos(d)));
+                // sometimes nest another resource of the same protocol
+                let inner =
+                    (0..nres).find(|&o| o != r && resources[o].protocol == resources[r].protocol);
+                if let (Some(o), true) = (inner, rng.gen_bool(0.4)) {
+                    let ia = at + rng.gen_range(0..=d / 2);
+                    secs.push(sec(o, Picos(ia), Picos(rng.gen_range(1..=at + d - ia))));
+                }
+                pos = at + d;
+            }
+            let mut t = job(
+                &format!("t{i}"),
+                rng.gen_range(1..=3),
+                Picos::ZERO,
+                wcet,
+                secs,
+            );
+            t.period = period;
+            t.deadline = period;
+            t.offset = ms(rng.gen_range(0..=3));
+            if rng.gen_bool(0.3) {
+                t.exec = ExecTime::Uniform {
+                    bcet: Picos(wcet.0 / 2),
+                    wcet,
+                };
+            }
+            tasks.push(t);
+        }
+        let list_scan = k % 5 == 4;
+        let mut c = free(tasks);
+        if list_scan {
+            c.tick_period = ms(1);
+            c.kernel = Kernel::ListScan(ListScanKernel {
+                check_cost: us(1),
+                insert_cost: vec![us(1)],
+                switch_cost: us(2),
+            });
+        } else if let Kernel::Tick(t) = &mut c.kernel {
+            t.time_slicing = rng.gen_bool(0.5);
+            t.tick_cost = vec![us(3), us(8)];
+        }
+        c.lock_costs = SimLockCosts {
+            lock: Picos::from_ns(rng.gen_range(0..=3_000)),
+            unlock: Picos::from_ns(rng.gen_range(0..=3_000)),
+            inherit: Picos::from_ns(rng.gen_range(0..=3_000)),
+        };
+        let crit = (0..nres).find(|&r| resources[r].protocol == SimProtocol::Critical);
+        c.resources = resources;
+        for q in 0..rng.gen_range(0..=2) {
+            let above = rng.gen_bool(0.3);
+            let wcet = us(rng.gen_range(5..=60));
+            let sections = match (crit, above) {
+                (Some(r), false) => vec![sec(r, us(1), us(3))],
+                _ => vec![],
+            };
+            c.interrupts.push(SimIrq {
+                name: format!("irq{q}"),
+                priority: rng.gen_range(0..=3),
+                above_kernel: above,
+                wcet,
+                arrival: IrqArrival::Sporadic {
+                    min: us(300),
+                    max: us(3000),
+                    offset: us(rng.gen_range(0..=500)),
+                },
+                sections,
+            });
+        }
+        let nirq = c.interrupts.len();
+        let dur = ms(200);
+        let (s, r) = run(c, dur);
+        assert_eq!(s.now(), dur, "config {k}");
+        let cap = s.capture();
+        cap.validate().expect("valid capture");
+        // context channels: one high at a time
+        let ctx = n + 5 + nirq;
+        let mut level = vec![false; ctx];
+        let mut ev: Vec<(i64, usize)> = cap.channels[..ctx]
+            .iter()
+            .enumerate()
+            .flat_map(|(c, ch)| ch.edges.iter().map(move |e| (e.0, c)))
+            .collect();
+        ev.sort();
+        let mut i = 0;
+        while i < ev.len() {
+            let t = ev[i].0;
+            while i < ev.len() && ev[i].0 == t {
+                level[ev[i].1] ^= true;
+                i += 1;
+            }
+            assert_eq!(level.iter().filter(|&&x| x).count(), 1, "config {k} at {t}");
+        }
+        let c = &r.cpu;
+        let sum = c.tasks_ns
+            + c.tick_ns
+            + c.switch_ns
+            + c.interrupts_ns
+            + c.scheduler_ns
+            + c.idle_ns
+            + c.sleep_ns
+            + c.wake_ns;
+        assert!((sum - r.duration_ns).abs() < 1e-3, "config {k}: {sum}");
+        for (x, rr) in r.resources.iter().enumerate() {
+            let ch = &cap.channels[ctx + x];
+            // edges toggle from low; a hold still open ends with the run
+            let mut e: Vec<i64> = ch.edges.iter().map(|p| p.0).collect();
+            if e.len() % 2 == 1 {
+                e.push(dur.0);
+            }
+            let high: i64 = e.chunks(2).map(|w| w[1] - w[0]).sum();
+            assert_eq!(high, us_f(rr.held_ns), "config {k} resource {x}");
+        }
+    }
+}

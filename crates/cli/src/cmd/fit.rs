@@ -24,6 +24,14 @@ pub enum TargetArg {
     Insert,
     /// y = switch duration with port-optimised selection (x not needed) -> switch_optimised
     SwitchOptimised,
+    /// y = duration of a resource's lock call: mutex take, ceiling raise,
+    /// taskENTER_CRITICAL (x not needed) -> lock (any kernel model)
+    Lock,
+    /// y = duration of the unlock call (x not needed) -> unlock
+    Unlock,
+    /// y = duration of the inherit call of a task that finds a mutex taken (x not
+    /// needed) -> inherit
+    Inherit,
 }
 
 #[derive(Clone, Copy, PartialEq, clap::ValueEnum)]
@@ -42,6 +50,7 @@ pub enum LineArg {
   latscope fit inserts.csv --target insert --x position --y time --unit ns --json fit.json
   latscope fit --target tick --trace 0=idle.json --trace 5=five.json --trace 10=all.json \\
       --measurement SysTick --stat max --write system.toml
+  latscope fit takes.csv --target lock --y duration --write system.toml
 
 The CSV needs a header row; columns are chosen by name or as #N (0-based); separators
 `,` `;` or tab. x cells are counts: whole numbers >= 0 (`3`, or `3.0` as spreadsheets write
@@ -81,7 +90,7 @@ pub struct Args {
     #[arg(long, value_enum)]
     pub target: TargetArg,
     /// Column holding x: a count (tasks released, levels scanned or queue position), a
-    /// whole number >= 0 (not needed for --target switch-optimised)
+    /// whole number >= 0 (not needed for --target switch-optimised, lock, unlock, inherit)
     #[arg(long)]
     pub x: Option<String>,
     /// Column of the priority switched from (a whole number >= 0; x = levels scanned,
@@ -224,6 +233,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         TargetArg::Switch => Target::Switch,
         TargetArg::Insert => Target::Insert,
         TargetArg::SwitchOptimised => Target::SwitchOptimised,
+        TargetArg::Lock => Target::Lock,
+        TargetArg::Unlock => Target::Unlock,
+        TargetArg::Inherit => Target::Inherit,
     };
     let hz = cpu_hz(&args)?;
     let (name, samples) = if let Some(csv) = &args.csv {
@@ -238,7 +250,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 to: t.clone(),
             },
             // The constant needs no x: read the y column as x too and ignore it.
-            _ if target == Target::SwitchOptimised => XColumn::None,
+            _ if target.is_constant() => XColumn::None,
             _ => anyhow::bail!("give --x COLUMN, or --from COLUMN and --to COLUMN"),
         };
         let samples = samples_from_csv(&text, &name, &x, y, args.unit.as_deref(), hz)?;

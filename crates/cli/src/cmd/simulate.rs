@@ -23,7 +23,10 @@ Examples:
 
 The system file is the one `latscope analyze` reads (docs/system-format.md). Times in the JSON
 are nanoseconds (fractional). Semantics, same-instant ordering and the JSON schema:
-docs/simulator.md.")]
+docs/simulator.md. Shared resources ([[resource]], critical = [...]) run as the kernel
+runs them: FreeRTOS mutexes with priority inheritance, the immediate priority ceiling,
+kernel critical sections; each task's blocking and each resource's episodes are in the
+JSON (docs/resources.md).")]
 pub struct Args {
     /// System description (TOML or JSON), as read by `latscope analyze`
     #[arg(value_name = "FILE")]
@@ -74,7 +77,7 @@ pub struct Args {
     series: Option<PathBuf>,
 
     /// Write the virtual capture as VCD (one channel per task, tick, switch, interrupt,
-    /// idle, sleep, wake)
+    /// idle, sleep, wake; held_<r> and wait_<r> per shared resource)
     #[arg(long, value_name = "FILE")]
     vcd: Option<PathBuf>,
 

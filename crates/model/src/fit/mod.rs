@@ -194,7 +194,7 @@ pub fn fit_target(
         .fold(samples[0], |w, s| if s.y_ns > w.y_ns { *s } else { w });
     let n = samples.len() as f64;
     let env = envelope(samples);
-    let constant = target == Target::SwitchOptimised;
+    let constant = target.is_constant();
     let (ls, upper) = if constant {
         let mean = samples.iter().map(|s| s.y_ns).sum::<f64>() / n;
         let flat = |v: f64| Line {

@@ -19,6 +19,14 @@ pub enum Target {
     /// y = context-switch duration with port-optimised selection (x ignored):
     /// `switch_optimised`, a constant.
     SwitchOptimised,
+    /// y = duration of a resource's lock call (mutex take, ceiling raise,
+    /// `taskENTER_CRITICAL`; x ignored): `lock`, a constant (every kernel model).
+    Lock,
+    /// y = duration of the unlock call (x ignored): `unlock`, a constant.
+    Unlock,
+    /// y = duration of the priority-inheritance call of a task that finds a mutex taken
+    /// (x ignored): `inherit`, a constant.
+    Inherit,
 }
 
 /// A fitted model, ready to be written into a system.
@@ -92,6 +100,20 @@ pub fn apply(sys: &mut System, target: Target, model: impl Into<Fitted>) -> Resu
     let model = model.into();
     let wrong =
         |want: &'static str, what: &'static str| ApplyError::WrongModel { have, want, what };
+    if let Some(key) = target.lock_key() {
+        // The resource calls' costs belong to every kernel model (docs/resources.md).
+        let Fitted::Constant(v) = model else {
+            return Err(ApplyError::Shape(target.name()));
+        };
+        let c = &mut sys.resources.costs;
+        let slot = match target {
+            Target::Lock => &mut c.lock,
+            Target::Unlock => &mut c.unlock,
+            _ => &mut c.inherit,
+        };
+        *slot = ps(v, key)?;
+        return Ok(());
+    }
     match (target, model, &mut sys.kernel.costs) {
         (Target::Tick, Fitted::Line(line), KernelCosts::Tick(c)) => {
             c.tick_base = ps(line.intercept_ns, "tick_base")?;
@@ -125,6 +147,9 @@ pub fn apply(sys: &mut System, target: Target, model: impl Into<Fitted>) -> Resu
             return Err(wrong("tick", "switch"))
         }
         (Target::Insert, _, _) => return Err(wrong("listscan", "insertion")),
+        (Target::Lock | Target::Unlock | Target::Inherit, _, _) => {
+            return Err(ApplyError::Shape(target.name()))
+        }
     }
     Ok(())
 }
@@ -136,7 +161,25 @@ impl Target {
             Target::Switch => "switch",
             Target::Insert => "insert",
             Target::SwitchOptimised => "switch-optimised",
+            Target::Lock => "lock",
+            Target::Unlock => "unlock",
+            Target::Inherit => "inherit",
         }
+    }
+
+    /// The `[kernel.costs]` key of a resource-call target.
+    pub fn lock_key(self) -> Option<&'static str> {
+        match self {
+            Target::Lock => Some("lock"),
+            Target::Unlock => Some("unlock"),
+            Target::Inherit => Some("inherit"),
+            _ => None,
+        }
+    }
+
+    /// Whether the target's model is a constant (x is not used).
+    pub fn is_constant(self) -> bool {
+        matches!(self, Target::SwitchOptimised) || self.lock_key().is_some()
     }
 }
 
@@ -154,6 +197,13 @@ pub enum EditError {
 /// The `[kernel.costs]` keys [`apply`] sets for a target and model, with their values
 /// after it.
 fn fitted_keys(sys: &System, target: Target, model: &Fitted) -> Vec<(&'static str, Picos)> {
+    let c = &sys.resources.costs;
+    match target {
+        Target::Lock => return vec![("lock", c.lock)],
+        Target::Unlock => return vec![("unlock", c.unlock)],
+        Target::Inherit => return vec![("inherit", c.inherit)],
+        _ => {}
+    }
     match (target, model, &sys.kernel.costs) {
         (Target::Tick, Fitted::Tick(_), KernelCosts::Tick(c)) => vec![
             ("tick_base", c.tick_base),

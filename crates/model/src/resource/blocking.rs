@@ -96,12 +96,14 @@ pub fn effect(sys: &System) -> Effect {
     }
     let ceil = ceilings(sys);
     let own_cost = (0..n).map(|i| calls_cost(r, r.of_task(i))).collect();
-    // Held (masking) from the end of the lock call to the end of the unlock call.
     let masking = (0..n)
-        .flat_map(|i| r.of_task(i).iter())
-        .chain((0..sys.interrupts.len()).flat_map(|x| r.of_interrupt(x).iter()))
-        .filter(|s| r.protocol(s) == Protocol::Critical)
-        .map(|s| s.duration + r.costs.unlock)
+        .map(|i| r.of_task(i))
+        .chain((0..sys.interrupts.len()).map(|x| r.of_interrupt(x)))
+        .flat_map(|secs| {
+            (0..secs.len())
+                .filter(|&k| r.protocol(&secs[k]) == Protocol::Critical)
+                .map(move |k| held_time(r, secs, k))
+        })
         .max()
         .unwrap_or(Picos::ZERO);
     let mut tasks = Vec::with_capacity(n);
@@ -117,7 +119,8 @@ pub fn effect(sys: &System) -> Effect {
                 continue;
             }
             let mut best_j: Option<BlockingPart> = None;
-            for s in r.of_task(j) {
+            let secs = r.of_task(j);
+            for (k, s) in secs.iter().enumerate() {
                 let proto = r.protocol(s);
                 let reaches = match proto {
                     Protocol::Critical => true,
@@ -130,7 +133,7 @@ pub fn effect(sys: &System) -> Effect {
                 if !reaches {
                     continue;
                 }
-                let mut len = s.duration + r.costs.unlock;
+                let mut len = held_time(r, secs, k);
                 if proto == Protocol::Inheritance {
                     len += r.costs.inherit;
                 }
@@ -174,6 +177,34 @@ pub fn effect(sys: &System) -> Effect {
         own_cost,
         masking,
     }
+}
+
+/// How long section `k` of a job holds its resource: from the end of its lock call to
+/// the end of its unlock call, so its duration, its unlock call and the calls of the
+/// sections nested in it (at any depth), which run while it is held.
+pub fn held_time(r: &Resources, secs: &[super::Section], k: usize) -> Picos {
+    let nested: Vec<super::Section> = secs
+        .iter()
+        .enumerate()
+        .filter(|&(j, _)| {
+            let mut up = secs[j].inside;
+            let mut hops = 0;
+            while let Some(u) = up {
+                if u == k {
+                    return true;
+                }
+                hops += 1;
+                if hops > secs.len() {
+                    break;
+                }
+                up = secs.get(u).and_then(|x| x.inside);
+            }
+            false
+        })
+        .map(|(_, s)| *s)
+        .collect();
+    let base = secs.get(k).map_or(Picos::ZERO, |s| s.duration) + r.costs.unlock;
+    Picos(base.0.saturating_add(calls_cost(r, &nested).0))
 }
 
 /// The calls a job with these sections makes: `lock + unlock` per section, plus
