@@ -42,7 +42,11 @@ pub enum SwitchArg {
 
 The system format is described in docs/system-format.md and the analysis (equations,
 assumptions, sources) in docs/analysis.md. Both tick modes are always computed; the
-table shows the selected one and the other one's WCRT beside it.")]
+table shows the selected one and the other one's WCRT beside it. When a task has an
+offset, two offset-aware results follow the table (and the JSON keys offset_aware and
+offset_bound): the exact worst response of a deterministic set (simulated over its
+feasibility interval) and a sound offset-based bound that also holds with jitter and
+sporadic interrupts, each beside the offset-free bound.")]
 pub struct Args {
     /// System description (TOML, or JSON by extension or content)
     pub system: PathBuf,
