@@ -75,10 +75,12 @@ pub fn offset_bound(
     opts: &super::AnalysisOptions,
     mode: TickMode,
 ) -> Result<OffsetBound, AnalysisError> {
+    // The offset-free results from the file's system (analyze_mode adds the lock costs
+    // itself); the windows below from the system with them added, as analyze_mode does.
+    let free = super::analyze_mode(sys, opts, mode)?;
     let inflated = crate::resource::blocking::with_lock_costs(sys);
     let sys = inflated.as_ref().unwrap_or(sys);
     range::check(sys, opts)?;
-    let free = super::analyze_mode(sys, opts, mode)?;
     let order = priority_order(sys);
     let mut out = OffsetBound {
         method: "offset-based busy windows (one per first-released task)",
