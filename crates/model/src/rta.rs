@@ -26,6 +26,8 @@ use latscope_core::Picos;
 use serde::Serialize;
 use std::sync::Arc;
 
+pub mod offsets;
+
 /// What to analyse.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AnalysisOptions {
@@ -429,6 +431,10 @@ struct Demand {
     /// with the counts (so an evaluation does not sum them again).
     first_n: i64,
     pre_n: i64,
+    /// Some entity has a negative jitter (a phase after the window start, from the
+    /// offset-based bound, [`offsets`]): it may have no release in a short window, so
+    /// one release of everything is no lower bound.
+    negative_jitter: bool,
 }
 
 impl Demand {
@@ -468,6 +474,7 @@ impl Demand {
         self.snap_valid = false;
         self.first = 0;
         self.prev_me = 0;
+        self.negative_jitter = false;
     }
 
     fn with_capacity(n: usize) -> Demand {
@@ -498,6 +505,7 @@ impl Demand {
         }
         let inv = 1.0 / e.period as f64;
         let cost = if capped { 0 } else { e.tick };
+        self.negative_jitter |= e.jitter < 0;
         self.period.push(e.period);
         self.inv.push(inv);
         self.jitter.push(e.jitter);
@@ -620,7 +628,11 @@ impl Demand {
         Started {
             u_int,
             jitter_work,
-            first: self.first + self.tick_first(active),
+            first: if self.negative_jitter {
+                0
+            } else {
+                self.first + self.tick_first(active)
+            },
         }
     }
 

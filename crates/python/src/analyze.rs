@@ -52,7 +52,21 @@ pub fn analyze(
         .iter()
         .any(|t| t.offset != latscope_core::Picos::ZERO)
         .then(|| py.detach(|| latscope_sim::offsets::offset_aware(&sys)));
+    // And the offset-based bound (holds with jitter and sporadic interrupts).
+    let mode = opts.tick_mode.unwrap_or(sys.kernel.tick_mode);
+    let offset_bound = match sys
+        .tasks
+        .iter()
+        .any(|t| t.offset != latscope_core::Picos::ZERO)
+    {
+        true => Some(
+            py.detach(|| latscope_model::rta::offsets::offset_bound(&sys, &opts, mode))
+                .map_err(|e| ctx(&source, e))?,
+        ),
+        false => None,
+    };
     let mut value = serde_json::to_value(&res).map_err(err)?;
     value["offset_aware"] = serde_json::to_value(&offset_aware).map_err(err)?;
+    value["offset_bound"] = serde_json::to_value(&offset_bound).map_err(err)?;
     crate::labels::json_with(&value, &labels)
 }

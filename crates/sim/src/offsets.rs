@@ -96,7 +96,7 @@ pub fn nondeterminism(sys: &System) -> Option<String> {
 pub fn offset_aware(sys: &System) -> OffsetAware {
     if let Some(r) = nondeterminism(sys) {
         return none(format!(
-            "not deterministic ({r}); only the offset-free bound applies"
+            "not deterministic ({r}); no exact simulated result (the offset-based bound still applies)"
         ));
     }
     let tick = sys.kernel.tick_period().0 as i128;

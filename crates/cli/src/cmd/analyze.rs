@@ -42,7 +42,11 @@ pub enum SwitchArg {
 
 The system format is described in docs/system-format.md and the analysis (equations,
 assumptions, sources) in docs/analysis.md. Both tick modes are always computed; the
-table shows the selected one and the other one's WCRT beside it.")]
+table shows the selected one and the other one's WCRT beside it. When a task has an
+offset, two offset-aware results follow the table (and the JSON keys offset_aware and
+offset_bound): the exact worst response of a deterministic set (simulated over its
+feasibility interval) and a sound offset-based bound that also holds with jitter and
+sporadic interrupts, each beside the offset-free bound.")]
 pub struct Args {
     /// System description (TOML, or JSON by extension or content)
     pub system: PathBuf,
@@ -162,10 +166,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // a deterministic set (simulated feasibility interval), when any task has an offset.
     let offset_aware = (sys.tasks.iter().any(|t| t.offset != Picos::ZERO))
         .then(|| latscope_sim::offsets::offset_aware(&sys));
+    // And a sound offset-based bound, which also holds with jitter and sporadic
+    // interrupts (docs/analysis.md, "Offsets: a sound bound with jitter").
+    let offset_bound = if sys.tasks.iter().any(|t| t.offset != Picos::ZERO) {
+        Some(
+            latscope_model::rta::offsets::offset_bound(&sys, &opts, mode)
+                .with_context(|| args.system.display().to_string())?,
+        )
+    } else {
+        None
+    };
     let to_stdout = args.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
     if let Some(path) = &args.json {
         let mut value = serde_json::to_value(&res)?;
         value["offset_aware"] = serde_json::to_value(&offset_aware)?;
+        value["offset_bound"] = serde_json::to_value(&offset_bound)?;
         if let (Some(m), Some(obj)) = (&margins, value.as_object_mut()) {
             obj.insert("sensitivity".into(), serde_json::to_value(m)?);
         }
@@ -193,6 +208,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         if let Some(o) = &offset_aware {
             print_offsets(&mut out, &res, o)?;
         }
+        if let Some(b) = &offset_bound {
+            print_offset_bound(&mut out, b)?;
+        }
     }
     if let (true, Some(a)) = (args.write, &assignment) {
         analyze_margins::write_priorities(&args.system, &sys, a)?;
@@ -205,6 +223,38 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The offset-based bound beside the offset-free bound.
+fn print_offset_bound(
+    out: &mut impl Write,
+    b: &latscope_model::rta::offsets::OffsetBound,
+) -> anyhow::Result<()> {
+    writeln!(out)?;
+    writeln!(
+        out,
+        "offsets: offset-based bound ({} mode; holds with jitter and sporadic interrupts), beside the offset-free bound:",
+        b.tick_mode
+    )?;
+    if let Some(why) = &b.reason {
+        writeln!(out, "  (equal to the offset-free bound: {why})")?;
+    }
+    for task in &b.tasks {
+        writeln!(
+            out,
+            "  {:<16} {:>14} (offset-free bound {}){}",
+            task.name,
+            opt(task.wcrt_ns),
+            opt(task.offset_free_ns),
+            task.window_start
+                .as_ref()
+                .filter(|_| task.wcrt_ns != task.offset_free_ns)
+                .map_or(String::new(), |c| format!(
+                    ", worst window starts at {c}'s release"
+                ))
+        )?;
+    }
+    Ok(())
 }
 
 /// The offset-aware result beside the offset-free bound.

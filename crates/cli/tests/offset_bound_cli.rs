@@ -1,0 +1,60 @@
+//! `analyze` reports the offset-based bound (sets with jitter) beside the offset-free
+//! bound, in the JSON (`offset_bound`) and the table.
+
+use std::process::Command;
+
+#[test]
+fn analyze_reports_the_offset_based_bound_with_jitter() {
+    let d = tempfile::tempdir().unwrap();
+    let text = "[platform]\ncpu_hz = 84_000_000\n[kernel]\ntick_hz = 1000\n\
+                [[task]]\nname = \"H\"\nperiod = \"10ms\"\nwcet = \"4ms\"\npriority = 2\n\
+                jitter = \"1ms\"\n\
+                [[task]]\nname = \"L\"\nperiod = \"10ms\"\nwcet = \"4ms\"\npriority = 1\n\
+                offset = \"5ms\"\n";
+    let sys = d.path().join("j.toml");
+    std::fs::write(&sys, text).unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_latscope"))
+            .arg("analyze")
+            .arg(&sys)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = run(&["--json", "-"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // Jitter: no exact simulated result, but the offset-based bound.
+    assert_eq!(v["offset_aware"]["method"], "none");
+    let b = &v["offset_bound"];
+    assert_eq!(b["tick_mode"], v["tick_mode"]);
+    let l = b["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "L")
+        .unwrap();
+    let free = v["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "L")
+        .unwrap()["wcrt_ns"]
+        .as_f64()
+        .unwrap();
+    assert_eq!(l["offset_free_ns"].as_f64().unwrap(), free);
+    let bound = l["wcrt_ns"].as_f64().unwrap();
+    assert!(bound >= 4e6 && bound < 0.6 * free, "{bound} vs {free}");
+    assert!(l["window_start"].is_string());
+    let out = run(&[]);
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("offset-based bound"), "{table}");
+    // Without offsets the key is null.
+    std::fs::write(&sys, text.replace("offset = \"5ms\"\n", "")).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&run(&["--json", "-"]).stdout).unwrap();
+    assert!(v["offset_bound"].is_null());
+}
