@@ -307,6 +307,7 @@ impl<'a> Instances<'a> {
     }
     /// The k largest values with their places, largest first, the earliest first among
     /// equal values (push order needed: call before [`summary`](Self::summary)).
+    #[cfg(test)]
     pub fn worst(&self, k: usize) -> Vec<(i64, Picos)> {
         let mut best: Vec<(i64, Picos)> = Vec::with_capacity(k + 1);
         if k == 0 {
@@ -326,17 +327,26 @@ impl<'a> Instances<'a> {
         });
         best
     }
-    /// Exact moments, extremes (first occurrence), nearest-rank percentiles, and the
-    /// distribution (for mode and histogram). `loc` maps a time to a location; `grid` is
-    /// the step the values are likely multiples of (the sample period; 1 when unknown).
-    /// Own values may be sorted in place: call it after everything that needs push order.
-    pub fn summary(&mut self, loc: impl Fn(Picos) -> Location, grid: i64) -> (Summary, Dist) {
+    /// Exact moments, extremes (first occurrence), nearest-rank percentiles, the
+    /// distribution (for mode and histogram) and the `k` largest values with their places
+    /// (largest first, earliest first among equal values), in one pass over the values; the
+    /// distribution is counted in that pass when the values stay within 32 Ki grid steps of
+    /// the first one, else in a second. `loc` maps a time to a location; `grid` is the step
+    /// the values are likely multiples of (the sample period; 1 when unknown). Own values
+    /// may be sorted in place: call it after everything that needs push order.
+    pub fn summary_worst(
+        &mut self,
+        loc: impl Fn(Picos) -> Location,
+        grid: i64,
+        k: usize,
+    ) -> (Summary, Dist, Vec<(i64, Picos)>) {
         let n = self.len() as u64;
         if n == 0 || self.sorted {
-            return (Summary::default(), Dist::Empty);
+            return (Summary::default(), Dist::Empty, Vec::new());
         }
-        // pass 1: extremes, exact sums of the values and of their squares (both relative
-        // to the first value, so they stay small for values that cluster)
+        // pass 1: extremes, the worst k, exact sums of the values and of their squares
+        // (both relative to the first value, so they stay small for values that cluster),
+        // and counts per grid step around the first value
         let v0 = match &self.vals {
             Vals::Own { vals, .. } => vals[0],
             Vals::Edges {
@@ -347,6 +357,16 @@ impl<'a> Instances<'a> {
         let mut s1: i128 = 0;
         let mut s2: u128 = 0;
         let mut s2_over = false;
+        let mut best: Vec<(i64, Picos)> = Vec::with_capacity(k + 1);
+        let mut floor = if k == 0 { i64::MAX } else { i64::MIN };
+        let ties_enter = !self.monotone;
+        let g = grid.max(1);
+        const HALF: i64 = 1 << 15;
+        let base = (v0 as i128 - (HALF as i128) * g as i128)
+            .clamp(i64::MIN as i128, i64::MAX as i128) as i64;
+        let div = ExactDiv::new(g as u64);
+        let mut spec = vec![0u32; 2 * HALF as usize];
+        let mut spec_ok = n <= u32::MAX as u64;
         self.for_each(|i, v| {
             if v < min {
                 min = v;
@@ -358,11 +378,20 @@ impl<'a> Instances<'a> {
             }
             let d = v as i128 - v0 as i128;
             s1 += d;
-            let d = d.unsigned_abs();
-            let (sq, o1) = d.overflowing_mul(d);
-            let (sum, o2) = s2.overflowing_add(sq);
+            let a = d.unsigned_abs() as u64 as u128;
+            let (sum, o) = s2.overflowing_add(a * a);
             s2 = sum;
-            s2_over |= o1 | o2;
+            s2_over |= o;
+            let (q, fits) = div.div(v.wrapping_sub(base) as u64);
+            let q = q as usize;
+            spec_ok &= fits & (q < spec.len());
+            let slot = q.min(spec.len() - 1);
+            spec[slot] += 1;
+            if (v > floor || (v == floor && ties_enter && k > 0))
+                && offer(&mut best, k, (v, self.at(i)))
+            {
+                floor = best[k - 1].0;
+            }
         });
         let mean = v0 as f64 + (s1 as f64) / n as f64;
         let var = if n < 2 {
@@ -389,7 +418,17 @@ impl<'a> Instances<'a> {
             }
         };
         let (min_at, max_at) = (loc(self.at(imin)), loc(self.at(imax)));
-        let dist = self.dist(min, max, grid, n);
+        // the values were outside the window, or off the grid: count (or sort) again
+        let dist = if spec_ok && base <= min {
+            Dist::Counts {
+                min: base,
+                grid: g,
+                counts: spec,
+            }
+        } else {
+            drop(spec);
+            self.dist(min, max, grid, n)
+        };
         let [p50, p90, p99, p999, p9999] =
             dist.at_ranks([50.0, 90.0, 99.0, 99.9, 99.99].map(|p| rank_index(p, n)));
         let sm = Summary {
@@ -406,7 +445,7 @@ impl<'a> Instances<'a> {
             min_at,
             max_at,
         };
-        (sm, dist)
+        (sm, dist, best)
     }
     /// Counts per grid step when the values span few steps (pass 2); else sorted values.
     fn dist(&mut self, min: i64, max: i64, grid: i64, n: u64) -> Dist {
@@ -502,7 +541,9 @@ mod tests {
             want_worst.truncate(7);
             let got: Vec<(i64, i64)> = inst.worst(7).iter().map(|(v, t)| (*v, t.0)).collect();
             assert_eq!(got, want_worst, "{name}");
-            let (got, dist) = inst.summary(loc, grid);
+            let (got, dist, worst) = inst.summary_worst(loc, grid, 7);
+            let worst: Vec<(i64, i64)> = worst.iter().map(|(v, t)| (*v, t.0)).collect();
+            assert_eq!(worst, want_worst, "{name}");
             let want = s.summary();
             let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * a.abs().max(b.abs()).max(1.0);
             assert!(
@@ -563,7 +604,7 @@ mod tests {
             .collect();
         for (first, step, span) in [(0, 2, 1), (1, 2, 1), (0, 1, 1), (1, 2, 2), (0, 3, 2)] {
             let n = (edges.len() - 1 - first - span) / step + 1;
-            let inst = Instances::on_edges(&edges, first, step, span, n);
+            let mut inst = Instances::on_edges(&edges, first, step, span, n);
             let mut own = Instances::new();
             for i in 0..n {
                 let b = first + step * i;
@@ -571,6 +612,11 @@ mod tests {
             }
             assert_eq!(inst.pairs(), own.pairs(), "{first} {step} {span}");
             assert_eq!(inst.worst(5), own.worst(5));
+            let grid = 1000;
+            let loc = |t: Picos| Location { at: t.0, source: 0 };
+            let (a, _, wa) = inst.summary_worst(loc, grid, 5);
+            let (b, _, wb) = own.summary_worst(loc, grid, 5);
+            assert_eq!((a, wa), (b, wb));
         }
         // an n that does not fit is empty, never out of bounds
         assert_eq!(Instances::on_edges(&edges, 0, 2, 1, 600).len(), 0);

@@ -574,22 +574,21 @@ fn measure(ctx: &Ctx, req: &Request) -> Result<Measurement> {
             .map(|(v, t)| (ctx.loc(t).at as f64 / PS_NS, v as f64 / scale))
             .collect(),
     };
-    // the worst instances (earliest first among equal values) need push order
-    let worst = s
-        .worst(ctx.set.worst)
-        .into_iter()
-        .map(|(v, t)| Instance {
-            value_ns: v as f64 / scale,
-            at_ns: ctx.loc(t).at as f64 / PS_NS,
-        })
-        .collect();
     // values are likely whole sample periods (counted per period, not sorted)
     let grid = if unit == "count" {
         1
     } else {
         ctx.res_ps.unwrap_or(1)
     };
-    let (sm, dist) = s.summary(|t| ctx.loc(t), grid);
+    // the worst instances (earliest first among equal values) in the same pass
+    let (sm, dist, worst) = s.summary_worst(|t| ctx.loc(t), grid, ctx.set.worst);
+    let worst = worst
+        .into_iter()
+        .map(|(v, t)| Instance {
+            value_ns: v as f64 / scale,
+            at_ns: ctx.loc(t).at as f64 / PS_NS,
+        })
+        .collect();
     if kind == "period" && sm.count > 0 {
         frequency = Some(1e12 / sm.mean);
     }
