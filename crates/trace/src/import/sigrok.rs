@@ -149,7 +149,6 @@ pub struct Decoder {
     unit: usize,
     mask: u64,
     prev: u64,
-    pat: u64,
     /// Samples consumed so far.
     pub samples: u64,
     /// First sample word (initial levels), once seen.
@@ -197,7 +196,6 @@ impl Decoder {
             unit: unit.clamp(1, 8),
             mask,
             prev: 0,
-            pat: 0,
             samples: 0,
             first: None,
             edges: vec![Vec::new(); 64],
@@ -215,7 +213,6 @@ impl Decoder {
             d &= d - 1;
         }
         self.prev = w;
-        self.pat = replicate(w, self.unit);
     }
 
     /// Feeds whole sample words (`buf.len()` must be a multiple of the unit size).
@@ -230,6 +227,72 @@ impl Decoder {
             7 => self.feed_u::<7>(buf),
             _ => self.feed_u::<8>(buf),
         }
+    }
+
+    /// The word-wide decoder for units of 1, 2, 4 or 8 bytes, from byte `i` while 8 bytes
+    /// remain; returns where it stopped. Only the kept bits (the mask) are looked at:
+    /// blocks of 32 bytes that repeat the last sample there are skipped with one compare;
+    /// otherwise each 8-byte word is compared with itself shifted by one sample (every
+    /// sample against the one before it, the first against the previous word's last), and
+    /// every set bit of the difference is one edge: no branch per sample, one per edge.
+    #[inline(always)]
+    fn feed_words<const U: usize>(
+        &mut self,
+        buf: &[u8],
+        mut i: usize,
+        n: usize,
+        base: u64,
+    ) -> usize {
+        let sh = 8 * U as u32; // bits per sample
+        let mrep = replicate(self.mask, U);
+        let mut last = self.prev; // the sample before byte i
+        let mut kept = 0u64;
+        let edges = &mut self.edges;
+        // one word at byte offset `off`: its edges, and its last sample
+        let mut word = |v: u64, off: usize, last: &mut u64| {
+            let before = if sh == 64 {
+                *last
+            } else {
+                (v << (sh % 64)) | *last
+            };
+            let mut x = (v ^ before) & mrep;
+            if x != 0 {
+                kept += x.count_ones() as u64;
+                let at = base + (off / U) as u64;
+                while x != 0 {
+                    let p = x.trailing_zeros();
+                    edges[(p % sh) as usize].push(at + (p / sh) as u64);
+                    x &= x - 1;
+                }
+            }
+            *last = if sh == 64 { v } else { v >> (64 - sh) };
+        };
+        while i + 32 <= n {
+            let w = [
+                u64_at(buf, i),
+                u64_at(buf, i + 8),
+                u64_at(buf, i + 16),
+                u64_at(buf, i + 24),
+            ];
+            let pat = replicate(last, U);
+            if ((w[0] ^ pat) | (w[1] ^ pat) | (w[2] ^ pat) | (w[3] ^ pat)) & mrep == 0 {
+                // nothing changes on the kept bits; the last sample may differ elsewhere
+                last = if sh == 64 { w[3] } else { w[3] >> (64 - sh) };
+                i += 32;
+                continue;
+            }
+            for (k, &v) in w.iter().enumerate() {
+                word(v, i + 8 * k, &mut last);
+            }
+            i += 32;
+        }
+        while i + 8 <= n {
+            word(u64_at(buf, i), i, &mut last);
+            i += 8;
+        }
+        self.kept += kept;
+        self.prev = last;
+        i
     }
 
     /// The decoder, specialised per unit size so word reads and index arithmetic are
@@ -247,40 +310,11 @@ impl Decoder {
             let w = word(buf, 0, u);
             self.first = Some(w);
             self.prev = w;
-            self.pat = replicate(w, u);
             i = u;
         }
-        let mut pat32 = [0u8; 32];
-        let mut pat_of: Option<u64> = None;
-        // the word-wide skip needs a unit that divides 8
-        let fast = 8 % u == 0;
-        while fast && i + 8 <= n {
-            // fast skip of unchanged samples: 32 bytes at a time (vector compare), then 8
-            if pat_of != Some(self.pat) {
-                for k in 0..4 {
-                    pat32[k * 8..k * 8 + 8].copy_from_slice(&self.pat.to_le_bytes());
-                }
-                pat_of = Some(self.pat);
-            }
-            while let Some(blk) = buf.get(i..i + 32) {
-                if blk != pat32 {
-                    break;
-                }
-                i += 32;
-            }
-            if i + 8 > n {
-                break;
-            }
-            let v = u64_at(buf, i);
-            if v == self.pat {
-                i += 8;
-                continue;
-            }
-            let k = ((v ^ self.pat).trailing_zeros() as usize / 8) / u * u;
-            i += k;
-            let w = word(buf, i, u);
-            self.change(w, base + (i / u) as u64);
-            i += u;
+        // the word-wide path needs a unit that divides 8
+        if 8 % u == 0 && i + 8 <= n {
+            i = self.feed_words::<U>(buf, i, n, base);
         }
         while i < n {
             let w = word(buf, i, u);
@@ -752,15 +786,23 @@ mod tests {
     #[test]
     fn decoder_matches_naive_for_every_unit_and_split() {
         let mut x: u64 = 12345;
-        for &u in &[1usize, 2, 4, 8] {
+        // a change every ~2, ~7 and ~97 samples (long runs exercise the block skip, and
+        // changes of the unkept bit 2 alone must not make edges)
+        for (u, every) in [1usize, 2, 3, 4, 5, 8]
+            .into_iter()
+            .flat_map(|u| [(u, 2u64), (u, 7), (u, 97)])
+        {
             let mut data = Vec::new();
             let mut w = 0u64;
             for _ in 0..3000 {
                 x ^= x << 13;
                 x ^= x >> 7;
                 x ^= x << 17;
-                if x.checked_rem(7) == Some(0) {
+                if x.checked_rem(every) == Some(0) {
                     w ^= 1 << (x % (u as u64 * 8));
+                }
+                if x.is_multiple_of(61) {
+                    w ^= 4;
                 }
                 data.extend_from_slice(&w.to_le_bytes()[..u]);
             }
@@ -770,7 +812,7 @@ mod tests {
                 (1u64 << (u * 8)) - 1
             } & !4;
             let want = naive(&data, u, mask);
-            for split in [u, 3 * u, 40 * u, data.len()] {
+            for split in [u, 3 * u, 40 * u, 1000 * u, data.len()] {
                 let mut d = Decoder::new(u, mask);
                 for c in data.chunks(split) {
                     d.feed(c);

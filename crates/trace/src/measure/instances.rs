@@ -1,159 +1,488 @@
-//! The instances of one measurement, kept small: one `i64` value each, plus where it
-//! happened only when that cannot be derived (a pulse's start is an edge of the channel,
-//! a period's start is its first edge). A pulse measurement therefore costs 8 bytes per
-//! pulse on top of the channel's 8 bytes per edge (12 bytes per measured edge), a period
-//! 16 bytes per edge; every statistic stays exact (percentiles by sorting the values in
-//! place once everything that needs their order has been read).
+//! The instances of one measurement, kept small. Pulses and periods keep nothing at all:
+//! each value is the difference of two edges of the channel, read in place (a pulse's
+//! start and end, a period's two starts), so they cost only the channel's 8 bytes per
+//! edge. Latencies and windows keep one `i64` value and its place each.
+//!
+//! Every statistic stays exact: moments from exact integer sums (the variance from one
+//! rounding of an exact integer ratio), extremes with their first place, and nearest-rank
+//! percentiles, mode and histogram from a [`Dist`]: a count per value on the value grid
+//! (the sample period) when the values span few grid steps — no sort, 4 bytes per step —
+//! and otherwise the values sorted.
 
-use latscope_core::stats::{rank_index, Location, Moments, Summary};
+use latscope_core::stats::{rank_index, Location, Summary};
 use latscope_core::time::Picos;
 
-/// Where instance `i` happened.
-pub(crate) enum At<'a> {
-    /// Stored per instance (latencies, windows).
-    Own(Vec<i64>),
-    /// `edges[first + step × i]` (pulses: step 2; periods: step 1).
+/// Where the values come from.
+enum Vals<'a> {
+    /// Stored with their places (latencies, windows).
+    Own { vals: Vec<i64>, at: Vec<i64> },
+    /// Instance i is `edges[b + span] − edges[b]` at `edges[b]`, `b = first + step × i`
+    /// (pulses: step 2, span 1; periods: span = step).
     Edges {
         edges: &'a [Picos],
         first: usize,
         step: usize,
+        span: usize,
+        n: usize,
     },
 }
 
 pub(crate) struct Instances<'a> {
-    vals: Vec<i64>,
-    at: At<'a>,
+    vals: Vals<'a>,
+    /// Places never decrease in push order (always so for values read from edges).
+    monotone: bool,
+    /// `Own` values were sorted in place (push order is gone).
     sorted: bool,
 }
+
+/// The distribution of the values, ascending: what percentiles, mode and histogram read.
+pub(crate) enum Dist {
+    /// `counts[k]` values equal `min + k × grid`.
+    Counts {
+        min: i64,
+        grid: i64,
+        counts: Vec<u32>,
+    },
+    /// Every value, sorted.
+    Sorted(Vec<i64>),
+    Empty,
+}
+
+impl Dist {
+    pub fn is_empty(&self) -> bool {
+        match self {
+            Dist::Counts { counts, .. } => counts.iter().all(|&c| c == 0),
+            Dist::Sorted(v) => v.is_empty(),
+            Dist::Empty => true,
+        }
+    }
+    /// Calls `f(value, count)` for every distinct value, ascending.
+    pub fn for_each_run(&self, mut f: impl FnMut(i64, u64)) {
+        match self {
+            Dist::Counts { min, grid, counts } => {
+                for (k, &c) in counts.iter().enumerate() {
+                    if c > 0 {
+                        f(min + k as i64 * grid, c as u64);
+                    }
+                }
+            }
+            Dist::Sorted(v) => {
+                let mut i = 0;
+                while i < v.len() {
+                    let x = v[i];
+                    let mut j = i + 1;
+                    while j < v.len() && v[j] == x {
+                        j += 1;
+                    }
+                    f(x, (j - i) as u64);
+                    i = j;
+                }
+            }
+            Dist::Empty => {}
+        }
+    }
+    /// The values at 0-based ranks `ranks` (ascending).
+    fn at_ranks<const N: usize>(&self, ranks: [u64; N]) -> [i64; N] {
+        let mut out = [0i64; N];
+        match self {
+            Dist::Sorted(v) => {
+                for (o, r) in out.iter_mut().zip(ranks) {
+                    *o = v.get(r as usize).copied().unwrap_or(0);
+                }
+            }
+            _ => {
+                let mut seen = 0u64;
+                let mut k = 0;
+                self.for_each_run(|x, c| {
+                    seen += c;
+                    while k < N && ranks[k] < seen {
+                        out[k] = x;
+                        k += 1;
+                    }
+                });
+            }
+        }
+        out
+    }
+    /// The most frequent value after rounding down to `resolution`; ties go to the smaller
+    /// value.
+    pub fn mode(&self, resolution: i64) -> Option<i64> {
+        let r = resolution.max(1);
+        let mut best = (0u64, 0i64);
+        let mut cur = (0u64, i64::MIN);
+        let mut any = false;
+        self.for_each_run(|x, c| {
+            any = true;
+            let b = x.div_euclid(r) * r;
+            if b == cur.1 {
+                cur.0 += c;
+            } else {
+                cur = (c, b);
+            }
+            if cur.0 > best.0 {
+                best = cur;
+            }
+        });
+        any.then_some(best.1)
+    }
+}
+
+/// Exact division by a constant that is known to divide: multiplication by the inverse of
+/// its odd part modulo 2⁶⁴ after shifting out its power of two (Granlund & Montgomery),
+/// with the test that tells whether it did divide.
+struct ExactDiv {
+    shift: u32,
+    low: u64,
+    inv: u64,
+    lim: u64,
+}
+
+impl ExactDiv {
+    fn new(d: u64) -> ExactDiv {
+        let d = d.max(1);
+        let shift = d.trailing_zeros();
+        let odd = d >> shift;
+        // Newton's iteration doubles the correct low bits of the inverse each step
+        let mut inv = odd;
+        for _ in 0..6 {
+            inv = inv.wrapping_mul(2u64.wrapping_sub(odd.wrapping_mul(inv)));
+        }
+        ExactDiv {
+            shift,
+            low: (1u64 << shift) - 1,
+            inv,
+            lim: u64::MAX / odd,
+        }
+    }
+    /// `(x / d, whether d divides x)`.
+    #[inline(always)]
+    fn div(&self, x: u64) -> (u64, bool) {
+        let q = (x >> self.shift).wrapping_mul(self.inv);
+        (q, x & self.low == 0 && q <= self.lim)
+    }
+}
+
+/// Puts `c` into `best` (the k largest values, largest first, earliest first among equal
+/// ones) if it belongs there; true when `best` is full.
+#[cold]
+#[inline(never)]
+fn offer(best: &mut Vec<(i64, Picos)>, k: usize, c: (i64, Picos)) -> bool {
+    let key = |x: &(i64, Picos)| (std::cmp::Reverse(x.0), x.1);
+    if best.len() == k && key(&c) >= key(&best[k - 1]) {
+        return true;
+    }
+    let pos = best.partition_point(|b| key(b) <= key(&c));
+    best.insert(pos, c);
+    best.truncate(k);
+    best.len() == k
+}
+
+/// Most count buckets of a [`Dist::Counts`]: 16 Mi (64 MiB), and never more than
+/// max(64 Ki, the number of values) — at most 4 bytes per value.
+const MAX_BUCKETS: u64 = 1 << 24;
 
 impl<'a> Instances<'a> {
     /// Instances whose place is pushed with each value.
     pub fn new() -> Instances<'static> {
         Instances {
-            vals: Vec::new(),
-            at: At::Own(Vec::new()),
+            vals: Vals::Own {
+                vals: Vec::new(),
+                at: Vec::new(),
+            },
+            monotone: true,
             sorted: false,
         }
     }
-    /// Instances whose place is an edge: instance i at `edges[first + step × i]`.
-    pub fn on_edges(edges: &'a [Picos], first: usize, step: usize, n: usize) -> Instances<'a> {
+    /// `n` instances read from the edges: instance i is `edges[b + span] − edges[b]` at
+    /// `edges[b]`, `b = first + step × i` (the caller checks the last one is inside).
+    pub fn on_edges(
+        edges: &'a [Picos],
+        first: usize,
+        step: usize,
+        span: usize,
+        n: usize,
+    ) -> Instances<'a> {
+        let n = if n == 0 || first + step * (n - 1) + span < edges.len() {
+            n
+        } else {
+            0
+        };
         Instances {
-            vals: Vec::with_capacity(n),
-            at: At::Edges { edges, first, step },
+            vals: Vals::Edges {
+                edges,
+                first,
+                step,
+                span,
+                n,
+            },
+            monotone: true,
             sorted: false,
         }
     }
-    /// Adds a value (at `t` when places are stored; ignored otherwise).
+    /// Adds a value at `t` (instances made by [`Instances::new`] only).
     #[inline]
     pub fn push(&mut self, v: i64, t: Picos) {
-        self.vals.push(v);
-        if let At::Own(a) = &mut self.at {
-            a.push(t.0);
+        if let Vals::Own { vals, at } = &mut self.vals {
+            self.monotone &= at.last().is_none_or(|&l| l <= t.0);
+            vals.push(v);
+            at.push(t.0);
         }
     }
     pub fn len(&self) -> usize {
-        self.vals.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.vals.is_empty()
+        match &self.vals {
+            Vals::Own { vals, .. } => vals.len(),
+            Vals::Edges { n, .. } => *n,
+        }
     }
     /// Place of instance `i` (push order; only before sorting).
     #[inline]
     pub fn at(&self, i: usize) -> Picos {
-        match &self.at {
-            At::Own(a) => Picos(a[i]),
-            At::Edges { edges, first, step } => edges[first + step * i],
+        match &self.vals {
+            Vals::Own { at, .. } => Picos(at[i]),
+            Vals::Edges {
+                edges, first, step, ..
+            } => edges[first + step * i],
         }
     }
-    /// Values with their places, in push order (None after sorting).
-    pub fn iter(&self) -> Option<impl Iterator<Item = (i64, Picos)> + '_> {
-        (!self.sorted).then(|| self.vals.iter().enumerate().map(|(i, &v)| (v, self.at(i))))
-    }
-    /// Sum of the values as f64, in push order.
-    pub fn sum_f64(&self) -> f64 {
-        self.vals.iter().map(|&v| v as f64).sum()
-    }
-    /// Exact moments, extremes (first occurrence) and, after sorting the values, exact
-    /// nearest-rank percentiles. `loc` maps a time to a location. Sorts the values: call
-    /// it after everything that needs push order.
-    pub fn summary(&mut self, loc: impl Fn(Picos) -> Location) -> Summary {
-        let mut m = Moments::default();
-        if !self.sorted {
-            for i in 0..self.vals.len() {
-                m.add(self.vals[i], loc(self.at(i)));
+    /// Calls `f(i, value)` for every instance in push order (nothing after sorting).
+    /// Specialised per layout so the edge reads are plain strided loads.
+    #[inline(always)]
+    fn for_each(&self, mut f: impl FnMut(usize, i64)) {
+        if self.sorted {
+            return;
+        }
+        match &self.vals {
+            Vals::Own { vals, .. } => {
+                for (i, &v) in vals.iter().enumerate() {
+                    f(i, v);
+                }
+            }
+            &Vals::Edges {
+                edges,
+                first,
+                step,
+                span,
+                n,
+            } => {
+                if n == 0 {
+                    return;
+                }
+                let e = &edges[first..first + step * (n - 1) + span + 1];
+                match (step, span) {
+                    (2, 1) => {
+                        for (i, p) in e.chunks_exact(2).enumerate() {
+                            f(i, p[1].0 - p[0].0);
+                        }
+                    }
+                    (1, 1) => {
+                        for (i, p) in e.windows(2).enumerate() {
+                            f(i, p[1].0 - p[0].0);
+                        }
+                    }
+                    (2, 2) => {
+                        for (i, (a, b)) in e
+                            .iter()
+                            .step_by(2)
+                            .zip(e[2..].iter().step_by(2))
+                            .enumerate()
+                        {
+                            f(i, b.0 - a.0);
+                        }
+                    }
+                    _ => {
+                        for i in 0..n {
+                            let b = step * i;
+                            f(i, e[b + span].0 - e[b].0);
+                        }
+                    }
+                }
             }
         }
-        if m.count() == 0 {
-            return Summary::default();
-        }
-        self.vals.sort_unstable();
-        self.sorted = true;
-        let n = self.vals.len() as u64;
-        let at = |p: f64| self.vals[rank_index(p, n) as usize];
-        Summary {
-            count: n,
-            min: m.min().unwrap_or(0),
-            max: m.max().unwrap_or(0),
-            mean: m.mean(),
-            stdev: m.stdev(),
-            p50: at(50.0),
-            p90: at(90.0),
-            p99: at(99.0),
-            p999: at(99.9),
-            p9999: at(99.99),
-            min_at: m.min_at(),
-            max_at: m.max_at(),
-        }
+    }
+    /// Values with their places, in push order (empty after sorting).
+    pub fn pairs(&self) -> Vec<(i64, Picos)> {
+        let mut out = Vec::with_capacity(if self.sorted { 0 } else { self.len() });
+        self.for_each(|i, v| out.push((v, self.at(i))));
+        out
     }
     /// The k largest values with their places, largest first, the earliest first among
     /// equal values (push order needed: call before [`summary`](Self::summary)).
+    #[cfg(test)]
     pub fn worst(&self, k: usize) -> Vec<(i64, Picos)> {
         let mut best: Vec<(i64, Picos)> = Vec::with_capacity(k + 1);
-        if k == 0 || self.sorted {
+        if k == 0 {
             return best;
         }
-        let key = |x: &(i64, Picos)| (std::cmp::Reverse(x.0), x.1);
-        for i in 0..self.vals.len() {
-            let c = (self.vals[i], self.at(i));
-            if best.len() == k && key(&c) >= key(&best[k - 1]) {
-                continue;
+        // below the k-th value nothing can enter, nor at it when places only grow: one
+        // compare per value
+        let mut floor = i64::MIN;
+        let ties_enter = !self.monotone;
+        self.for_each(|i, v| {
+            if v < floor || (v == floor && !ties_enter) {
+                return;
             }
-            let pos = best.partition_point(|b| key(b) <= key(&c));
-            best.insert(pos, c);
-            best.truncate(k);
-        }
+            if offer(&mut best, k, (v, self.at(i))) {
+                floor = best[k - 1].0;
+            }
+        });
         best
     }
-    /// Sorted values (after [`summary`](Self::summary)).
-    pub fn sorted_values(&self) -> &[i64] {
-        if self.sorted {
-            &self.vals
+    /// Exact moments, extremes (first occurrence), nearest-rank percentiles, the
+    /// distribution (for mode and histogram) and the `k` largest values with their places
+    /// (largest first, earliest first among equal values), in one pass over the values; the
+    /// distribution is counted in that pass when the values stay within 32 Ki grid steps of
+    /// the first one, else in a second. `loc` maps a time to a location; `grid` is the step
+    /// the values are likely multiples of (the sample period; 1 when unknown). Own values
+    /// may be sorted in place: call it after everything that needs push order.
+    pub fn summary_worst(
+        &mut self,
+        loc: impl Fn(Picos) -> Location,
+        grid: i64,
+        k: usize,
+    ) -> (Summary, Dist, Vec<(i64, Picos)>) {
+        let n = self.len() as u64;
+        if n == 0 || self.sorted {
+            return (Summary::default(), Dist::Empty, Vec::new());
+        }
+        // pass 1: extremes, the worst k, exact sums of the values and of their squares
+        // (both relative to the first value, so they stay small for values that cluster),
+        // and counts per grid step around the first value
+        let v0 = match &self.vals {
+            Vals::Own { vals, .. } => vals[0],
+            Vals::Edges {
+                edges, first, span, ..
+            } => edges[first + span].0 - edges[*first].0,
+        };
+        let (mut min, mut max, mut imin, mut imax) = (i64::MAX, i64::MIN, 0usize, 0usize);
+        let mut s1: i128 = 0;
+        let mut s2: u128 = 0;
+        let mut s2_over = false;
+        let mut best: Vec<(i64, Picos)> = Vec::with_capacity(k + 1);
+        let mut floor = if k == 0 { i64::MAX } else { i64::MIN };
+        let ties_enter = !self.monotone;
+        let g = grid.max(1);
+        const HALF: i64 = 1 << 15;
+        let base = (v0 as i128 - (HALF as i128) * g as i128)
+            .clamp(i64::MIN as i128, i64::MAX as i128) as i64;
+        let div = ExactDiv::new(g as u64);
+        let mut spec = vec![0u32; 2 * HALF as usize];
+        let mut spec_ok = n <= u32::MAX as u64;
+        self.for_each(|i, v| {
+            if v < min {
+                min = v;
+                imin = i;
+            }
+            if v > max {
+                max = v;
+                imax = i;
+            }
+            let d = v as i128 - v0 as i128;
+            s1 += d;
+            let a = d.unsigned_abs() as u64 as u128;
+            let (sum, o) = s2.overflowing_add(a * a);
+            s2 = sum;
+            s2_over |= o;
+            let (q, fits) = div.div(v.wrapping_sub(base) as u64);
+            let q = q as usize;
+            spec_ok &= fits & (q < spec.len());
+            let slot = q.min(spec.len() - 1);
+            spec[slot] += 1;
+            if (v > floor || (v == floor && ties_enter && k > 0))
+                && offer(&mut best, k, (v, self.at(i)))
+            {
+                floor = best[k - 1].0;
+            }
+        });
+        let mean = v0 as f64 + (s1 as f64) / n as f64;
+        let var = if n < 2 {
+            0.0
         } else {
-            &[]
-        }
+            // n·Σd² − (Σd)², exact when it fits; otherwise a second pass in floating point
+            let exact = (!s2_over)
+                .then(|| {
+                    let a = s2.checked_mul(n as u128)?;
+                    let b = s1.unsigned_abs().checked_mul(s1.unsigned_abs())?;
+                    a.checked_sub(b)
+                })
+                .flatten();
+            match exact {
+                Some(num) => num as f64 / (n as f64 * (n - 1) as f64),
+                None => {
+                    let mut m2 = 0.0f64;
+                    self.for_each(|_, v| {
+                        let d = v as f64 - mean;
+                        m2 += d * d;
+                    });
+                    m2 / (n - 1) as f64
+                }
+            }
+        };
+        let (min_at, max_at) = (loc(self.at(imin)), loc(self.at(imax)));
+        // the values were outside the window, or off the grid: count (or sort) again
+        let dist = if spec_ok && base <= min {
+            Dist::Counts {
+                min: base,
+                grid: g,
+                counts: spec,
+            }
+        } else {
+            drop(spec);
+            self.dist(min, max, grid, n)
+        };
+        let [p50, p90, p99, p999, p9999] =
+            dist.at_ranks([50.0, 90.0, 99.0, 99.9, 99.99].map(|p| rank_index(p, n)));
+        let sm = Summary {
+            count: n,
+            min,
+            max,
+            mean,
+            stdev: var.max(0.0).sqrt(),
+            p50,
+            p90,
+            p99,
+            p999,
+            p9999,
+            min_at,
+            max_at,
+        };
+        (sm, dist, best)
     }
-    /// The most frequent value after rounding down to `resolution`; ties go to the smaller
-    /// value (after [`summary`](Self::summary)).
-    pub fn mode(&self, resolution: i64) -> Option<i64> {
-        let v = self.sorted_values();
-        if v.is_empty() {
-            return None;
-        }
-        let r = resolution.max(1);
-        let mut best = (0u64, 0i64);
-        let mut cur = (0u64, i64::MIN);
-        for &x in v {
-            let b = x.div_euclid(r) * r;
-            if b == cur.1 {
-                cur.0 += 1;
-            } else {
-                cur = (1, b);
+    /// Counts per grid step when the values span few steps (pass 2); else sorted values.
+    fn dist(&mut self, min: i64, max: i64, grid: i64, n: u64) -> Dist {
+        let span = (max as i128 - min as i128) as u128;
+        let cap = n.clamp(1 << 16, MAX_BUCKETS) as u128;
+        let grid = if span < cap { 1 } else { grid.max(1) as u64 };
+        if n <= u32::MAX as u64 && span / (grid as u128) < cap {
+            let buckets = (span / grid as u128 + 1) as usize;
+            let mut counts = vec![0u32; buckets];
+            let div = ExactDiv::new(grid);
+            let mut ok = true;
+            self.for_each(|_, v| {
+                let (q, fits) = div.div(v.wrapping_sub(min) as u64);
+                ok &= fits;
+                counts[(q as usize).min(buckets - 1)] += 1;
+            });
+            if ok {
+                return Dist::Counts {
+                    min,
+                    grid: grid as i64,
+                    counts,
+                };
             }
-            if cur.0 > best.0 {
-                best = cur;
-            }
         }
-        Some(best.1)
+        let mut v = match &mut self.vals {
+            Vals::Own { vals, .. } => std::mem::take(vals),
+            Vals::Edges { .. } => {
+                let mut v = Vec::with_capacity(n as usize);
+                self.for_each(|_, x| v.push(x));
+                v
+            }
+        };
+        if matches!(self.vals, Vals::Own { .. }) {
+            self.sorted = true;
+        }
+        v.sort_unstable();
+        Dist::Sorted(v)
     }
 }
 
@@ -162,38 +491,164 @@ mod tests {
     use super::*;
     use latscope_core::stats::Samples;
 
-    /// Same figures as core's `Samples` (which keeps a 24-byte pair per instance).
+    fn xorshift(x: &mut u64) -> u64 {
+        *x ^= *x << 13;
+        *x ^= *x >> 7;
+        *x ^= *x << 17;
+        *x
+    }
+
+    /// The same figures as core's `Samples` (a 24-byte pair per instance, Welford moments,
+    /// percentiles by sorting): exactly, but the mean and deviation, which are computed
+    /// more exactly here, to within 1e-12 relative. Over value sets that take every path:
+    /// few distinct values (counted at 1 ps), values on a grid (counted per grid step) and
+    /// values spread wide (sorted), negative values and a value set too wide for exact
+    /// squares.
     #[test]
-    fn matches_samples_exactly() {
+    fn matches_samples_on_every_path() {
         let mut x: u64 = 7;
-        let mut vals = Vec::new();
-        for i in 0..5000i64 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            vals.push(((x % 97) as i64 - 20, Picos(i * 10)));
+        type Shape = (&'static str, Box<dyn Fn(u64) -> i64>, i64);
+        let shapes: [Shape; 5] = [
+            ("few", Box::new(|r| (r % 97) as i64 - 20), 1),
+            (
+                "grid",
+                Box::new(|r| (r % 100_000) as i64 * 1000 + 5000),
+                1000,
+            ),
+            (
+                "off-grid",
+                Box::new(|r| (r % 100_000) as i64 * 1000 + (r % 7) as i64),
+                1000,
+            ),
+            ("wide", Box::new(|r| (r >> 20) as i64 - (1 << 42)), 1000),
+            ("huge", Box::new(|r| (r as i64) >> 2), 1),
+        ];
+        for (name, f, grid) in shapes {
+            let mut vals = Vec::new();
+            for i in 0..200_000i64 {
+                vals.push((f(xorshift(&mut x)), Picos(i * 10)));
+            }
+            let loc = |t: Picos| Location { at: t.0, source: 0 };
+            let mut s = Samples::new();
+            let mut inst = Instances::new();
+            for &(v, t) in &vals {
+                s.push(v, loc(t));
+                inst.push(v, t);
+            }
+            let mut want_worst: Vec<(i64, i64)> =
+                s.values().iter().map(|(v, l)| (*v, l.at)).collect();
+            want_worst.sort_by_key(|&(v, a)| (std::cmp::Reverse(v), a));
+            want_worst.truncate(7);
+            let got: Vec<(i64, i64)> = inst.worst(7).iter().map(|(v, t)| (*v, t.0)).collect();
+            assert_eq!(got, want_worst, "{name}");
+            let (got, dist, worst) = inst.summary_worst(loc, grid, 7);
+            let worst: Vec<(i64, i64)> = worst.iter().map(|(v, t)| (*v, t.0)).collect();
+            assert_eq!(worst, want_worst, "{name}");
+            let want = s.summary();
+            let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * a.abs().max(b.abs()).max(1.0);
+            assert!(
+                close(got.mean, want.mean),
+                "{name}: {} {}",
+                got.mean,
+                want.mean
+            );
+            assert!(
+                close(got.stdev, want.stdev),
+                "{name}: {} {}",
+                got.stdev,
+                want.stdev
+            );
+            assert_eq!(
+                Summary {
+                    mean: 0.0,
+                    stdev: 0.0,
+                    ..got
+                },
+                Summary {
+                    mean: 0.0,
+                    stdev: 0.0,
+                    ..want
+                },
+                "{name}"
+            );
+            let counted = matches!(dist, Dist::Counts { .. });
+            assert_eq!(counted, matches!(name, "few" | "grid"), "{name}");
+            for r in [1, 3, 1000] {
+                assert_eq!(dist.mode(r), s.mode(r), "{name}");
+            }
+            let mut runs = Vec::new();
+            dist.for_each_run(|v, c| runs.push((v, c)));
+            let mut sorted: Vec<i64> = vals.iter().map(|p| p.0).collect();
+            sorted.sort_unstable();
+            let mut want_runs: Vec<(i64, u64)> = Vec::new();
+            for v in sorted {
+                match want_runs.last_mut() {
+                    Some((w, c)) if *w == v => *c += 1,
+                    _ => want_runs.push((v, 1)),
+                }
+            }
+            assert_eq!(runs, want_runs, "{name}");
         }
-        let loc = |t: Picos| Location { at: t.0, source: 0 };
-        let mut s = Samples::new();
-        let mut inst = Instances::new();
-        for &(v, t) in &vals {
-            s.push(v, loc(t));
-            inst.push(v, t);
+    }
+
+    /// Values read from edges: the same as pushing the differences, for every layout.
+    #[test]
+    fn edge_layouts_read_the_right_differences() {
+        let mut x: u64 = 99;
+        let mut t = 0i64;
+        let edges: Vec<Picos> = (0..1001)
+            .map(|_| {
+                t += 1 + (xorshift(&mut x) % 50) as i64;
+                Picos(t * 1000)
+            })
+            .collect();
+        for (first, step, span) in [(0, 2, 1), (1, 2, 1), (0, 1, 1), (1, 2, 2), (0, 3, 2)] {
+            let n = (edges.len() - 1 - first - span) / step + 1;
+            let mut inst = Instances::on_edges(&edges, first, step, span, n);
+            let mut own = Instances::new();
+            for i in 0..n {
+                let b = first + step * i;
+                own.push(edges[b + span].0 - edges[b].0, edges[b]);
+            }
+            assert_eq!(inst.pairs(), own.pairs(), "{first} {step} {span}");
+            assert_eq!(inst.worst(5), own.worst(5));
+            let grid = 1000;
+            let loc = |t: Picos| Location { at: t.0, source: 0 };
+            let (a, _, wa) = inst.summary_worst(loc, grid, 5);
+            let (b, _, wb) = own.summary_worst(loc, grid, 5);
+            assert_eq!((a, wa), (b, wb));
         }
-        let mut want_worst: Vec<(i64, i64)> = s.values().iter().map(|(v, l)| (*v, l.at)).collect();
-        want_worst.sort_by_key(|&(v, a)| (std::cmp::Reverse(v), a));
-        want_worst.truncate(7);
-        let got: Vec<(i64, i64)> = inst.worst(7).iter().map(|(v, t)| (*v, t.0)).collect();
-        assert_eq!(got, want_worst);
-        assert_eq!(inst.summary(loc), s.summary());
-        assert_eq!(inst.mode(3), s.mode(3));
-        // derived places: pulses on edges
-        let edges: Vec<Picos> = (0..10).map(|i| Picos(i * 100)).collect();
-        let mut p = Instances::on_edges(&edges, 1, 2, 4);
-        for k in 0..4 {
-            p.push(50 + k, Picos(0));
+        // an n that does not fit is empty, never out of bounds
+        assert_eq!(Instances::on_edges(&edges, 0, 2, 1, 600).len(), 0);
+    }
+
+    /// Places that go back in push order: among equal values the earliest place still wins.
+    #[test]
+    fn worst_with_places_out_of_order() {
+        let mut own = Instances::new();
+        for (v, t) in [(5, 50), (9, 40), (9, 30), (5, 10), (9, 20), (1, 0)] {
+            own.push(v, Picos(t));
         }
-        assert_eq!(p.at(2), Picos(500));
-        assert_eq!(p.worst(1), vec![(53, Picos(700))]);
+        assert_eq!(
+            own.worst(3),
+            vec![(9, Picos(20)), (9, Picos(30)), (9, Picos(40))]
+        );
+        assert_eq!(own.worst(4)[3], (5, Picos(10)));
+    }
+
+    #[test]
+    fn exact_division() {
+        for d in [1u64, 2, 3, 1000, 100_000, 41_666, 1 << 40, u64::MAX / 3] {
+            let e = ExactDiv::new(d);
+            for q in [0u64, 1, 2, 7, 1 << 20, u64::MAX / d]
+                .into_iter()
+                .filter(|&q| q <= u64::MAX / d)
+            {
+                assert_eq!(e.div(q * d), (q, true), "{d} {q}");
+                if d > 1 && q < u64::MAX / d {
+                    assert!(!e.div(q * d + 1).1, "{d} {q}");
+                }
+            }
+        }
     }
 }

@@ -422,10 +422,7 @@ fn measure(ctx: &Ctx, req: &Request) -> Result<Measurement> {
             // a pulse's place is its first edge: nothing stored but the width
             let first = if ch.level_after(0) == *level { 0 } else { 1 };
             let n = ch.edges.len().saturating_sub(first) / 2;
-            s = Instances::on_edges(&ch.edges, first, 2, n);
-            for (a, b) in ch.pulses(*level) {
-                s.push(b.0 - a.0, a);
-            }
+            s = Instances::on_edges(&ch.edges, first, 2, 1, n);
         }
         Kind::Latency { from, to, window } => {
             kind = "latency";
@@ -466,22 +463,17 @@ fn measure(ctx: &Ctx, req: &Request) -> Result<Measurement> {
             };
             let n_edges = ch.edges.len().saturating_sub(first).div_ceil(step);
             let n = n_edges.saturating_sub(1);
-            s = Instances::on_edges(&ch.edges, first, step, n);
+            s = Instances::on_edges(&ch.edges, first, step, step, n);
             // jitter: exact moments and RMS, streamed (no second list)
             let mut jm = Moments::default();
             let mut sq = 0.0f64;
-            for k in 0..n {
-                let (a, b) = (ch.edges[first + step * k], ch.edges[first + step * (k + 1)]);
-                let p = b.0 - a.0;
-                s.push(p, a);
-                if let Some(nom) = nominal {
+            if let Some(nom) = nominal {
+                for k in 0..n {
+                    let a = ch.edges[first + step * k];
+                    let p = ch.edges[first + step * (k + 1)].0 - a.0;
                     jm.add(p - nom.0, ctx.loc(a));
                     sq += ((p - nom.0) as f64).powi(2);
                 }
-            }
-            if !s.is_empty() {
-                let mean = s.sum_f64() / s.len() as f64;
-                frequency = Some(1e12 / mean);
             }
             if let (Some(n), Some(min), Some(max)) = (nominal, jm.min(), jm.max()) {
                 let rms = (sq / jm.count() as f64).sqrt();
@@ -577,29 +569,36 @@ fn measure(ctx: &Ctx, req: &Request) -> Result<Measurement> {
             .map(|p| (p.at_ns, p.percent.unwrap_or(0.0)))
             .collect(),
         _ => s
-            .iter()
+            .pairs()
             .into_iter()
-            .flatten()
             .map(|(v, t)| (ctx.loc(t).at as f64 / PS_NS, v as f64 / scale))
             .collect(),
     };
-    // the worst instances (earliest first among equal values) need push order
-    let worst = s
-        .worst(ctx.set.worst)
+    // values are likely whole sample periods (counted per period, not sorted)
+    let grid = if unit == "count" {
+        1
+    } else {
+        ctx.res_ps.unwrap_or(1)
+    };
+    // the worst instances (earliest first among equal values) in the same pass
+    let (sm, dist, worst) = s.summary_worst(|t| ctx.loc(t), grid, ctx.set.worst);
+    let worst = worst
         .into_iter()
         .map(|(v, t)| Instance {
             value_ns: v as f64 / scale,
             at_ns: ctx.loc(t).at as f64 / PS_NS,
         })
         .collect();
-    let sm = s.summary(|t| ctx.loc(t));
+    if kind == "period" && sm.count > 0 {
+        frequency = Some(1e12 / sm.mean);
+    }
     let res = if unit == "count" {
         1
     } else {
         ctx.res_ps.unwrap_or(1000)
     };
-    let mode = s.mode(res).unwrap_or(0);
-    let histogram = hist(s.sorted_values(), res, ctx.set.bins, scale);
+    let mode = dist.mode(res).unwrap_or(0);
+    let histogram = hist(&dist, sm.min, sm.max, res, ctx.set.bins, scale);
     // No instance: NaN (JSON null), never a made-up 0 "at 0 ns".
     let stat = |v: f64| if sm.count == 0 { f64::NAN } else { v };
     Ok(Measurement {
@@ -635,12 +634,17 @@ fn measure(ctx: &Ctx, req: &Request) -> Result<Measurement> {
 }
 
 /// Linear histogram from min to max with bins a whole number of resolutions wide.
-fn hist(v: &[i64], res: i64, max_bins: usize, scale: f64) -> Vec<Bin> {
-    if v.is_empty() {
+fn hist(
+    d: &instances::Dist,
+    min: i64,
+    max: i64,
+    res: i64,
+    max_bins: usize,
+    scale: f64,
+) -> Vec<Bin> {
+    if d.is_empty() {
         return vec![];
     }
-    let min = v.iter().copied().min().unwrap_or(0);
-    let max = v.iter().copied().max().unwrap_or(0);
     let res = res.max(1);
     let lo = min.div_euclid(res) * res;
     let span = (max - lo) / res + 1; // in resolutions
@@ -648,10 +652,10 @@ fn hist(v: &[i64], res: i64, max_bins: usize, scale: f64) -> Vec<Bin> {
     let w = per_bin * res;
     let n = ((max - lo) / w + 1) as usize;
     let mut counts = vec![0u64; n];
-    for &x in v {
+    d.for_each_run(|x, c| {
         let k = ((x - lo) / w) as usize;
-        counts[k.min(n - 1)] += 1;
-    }
+        counts[k.min(n - 1)] += c;
+    });
     counts
         .into_iter()
         .enumerate()
