@@ -47,6 +47,8 @@ enum Command {
     Scenario(cmd::scenario::Args),
     /// Build an HTML or Markdown report from latscope JSON results
     Report(cmd::report::Args),
+    /// Schedulability over generated task sets x configurations, parallel and sharded
+    Sweep(cmd::sweep::Args),
 }
 
 fn main() -> ExitCode {
@@ -68,6 +70,7 @@ fn main() -> ExitCode {
         Command::Simulate(a) => cmd::simulate::run(a),
         Command::Scenario(a) => cmd::scenario::run(a),
         Command::Report(a) => cmd::report::run(a),
+        Command::Sweep(a) => cmd::sweep::run(a),
     };
     match result {
         Ok(code) => code,

@@ -12,6 +12,7 @@ pub mod measure;
 pub mod report;
 pub mod scenario;
 pub mod simulate;
+pub mod sweep;
 pub mod trace;
 
 /// Fails early, before any work, when `path` cannot be created for writing: a run of
