@@ -4,12 +4,14 @@
 //!   parsing of `1.5us`-style durations;
 //! * [`stats`]: the one statistics module (moments, HDR histogram, exact samples);
 //! * [`capture`]: the one capture model (digital edge lists, analog samples);
+//! * [`labels`]: the `labels` object of every result (user labels and host facts);
 //! * [`outfile`]: outputs written through a temporary file and a rename;
 //! * [`summary`]: the typed summary every result's JSON carries, for reading results back.
 //!
 //! No CLI concerns live here: functions return errors, never print or exit.
 
 pub mod capture;
+pub mod labels;
 pub mod outfile;
 pub mod stats;
 pub mod summary;

@@ -155,6 +155,10 @@ pub struct Report {
     /// Wall-clock start, seconds since the Unix epoch.
     pub started_unix_s: f64,
     pub kernel: String,
+    /// `--label` pairs plus `host`, `kernel`, `cpu_model`, `latscope_version`
+    /// (latscope_core::labels); empty in results written before labels existed.
+    #[serde(default)]
+    pub labels: latscope_core::labels::Labels,
     pub settings: SettingsJson,
     /// True when SIGINT/SIGTERM ended the run early.
     pub interrupted: bool,

@@ -48,6 +48,8 @@ pub struct Plan {
     /// Measure the idle states' cost first (two short runs, without and with a PM QoS
     /// hold of 0 µs).
     pub probe_idle: bool,
+    /// The result's `labels` (user labels and host facts).
+    pub labels: latscope_core::labels::Labels,
 }
 
 impl Plan {
@@ -64,6 +66,7 @@ impl Plan {
             rounds: None,
             trace_above_ns: None,
             probe_idle: false,
+            labels: Default::default(),
         }
     }
 
@@ -691,6 +694,7 @@ pub fn execute(
         kernel: std::fs::read_to_string(plan.root.join("proc/sys/kernel/osrelease"))
             .map(|s| s.trim().to_string())
             .unwrap_or_default(),
+        labels: plan.labels.clone(),
         settings,
         interrupted,
         elapsed_ns: elapsed,

@@ -93,9 +93,12 @@ pub struct Args {
     /// the `priority` keys change; comments and layout stay)
     #[arg(long, requires = "assign_priorities")]
     pub write: bool,
+    #[command(flatten)]
+    pub labels: crate::labels::LabelArgs,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let labels = args.labels.resolve()?;
     let sys = System::from_path(&args.system)
         .with_context(|| format!("reading system description {}", args.system.display()))?;
     let opts = AnalysisOptions {
@@ -170,6 +173,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             obj.insert("assignment".into(), serde_json::to_value(&a.order)?);
             obj.insert("assignment_detail".into(), serde_json::to_value(a)?);
         }
+        crate::labels::insert(&mut value, &labels)?;
         let text = serde_json::to_string_pretty(&value)?;
         if to_stdout {
             println!("{text}");

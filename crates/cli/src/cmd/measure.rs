@@ -193,6 +193,9 @@ pub struct Args {
     /// Print nothing on the terminal except errors (outputs are still written)
     #[arg(long, short = 'q')]
     quiet: bool,
+
+    #[command(flatten)]
+    labels: crate::labels::LabelArgs,
 }
 
 fn build_plan(a: &Args) -> anyhow::Result<Plan> {
@@ -227,6 +230,7 @@ fn build_plan(a: &Args) -> anyhow::Result<Plan> {
         lock_memory: !a.no_mlock,
     };
     let mut plan = Plan::new(s);
+    plan.labels = a.labels.resolve()?;
     plan.root = a.sysroot.clone();
     plan.rounds = a.rounds;
     plan.probe_idle = a.probe_idle;

@@ -52,6 +52,8 @@ struct RunArgs {
     /// Scaled-down run for tests and CI (shorter simulations and measurements)
     #[arg(long)]
     quick: bool,
+    #[command(flatten)]
+    labels: crate::labels::LabelArgs,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -75,6 +77,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 }
 
 fn run_one(a: RunArgs) -> anyhow::Result<ExitCode> {
+    let labels = a.labels.resolve()?;
     let json_stdout = a.json.as_ref().is_some_and(|j| j.as_os_str() == "-");
     let md_stdout = a.markdown.as_ref().is_some_and(|m| m.as_os_str() == "-");
     if json_stdout && md_stdout {
@@ -133,7 +136,9 @@ fn run_one(a: RunArgs) -> anyhow::Result<ExitCode> {
             crate::out::write(m, "--markdown", md)?;
         }
     }
-    let text = serde_json::to_string_pretty(&out)? + "\n";
+    let mut value = serde_json::to_value(&out)?;
+    crate::labels::insert(&mut value, &labels)?;
+    let text = serde_json::to_string_pretty(&value)? + "\n";
     if json_stdout {
         use std::io::Write as _;
         std::io::stdout()

@@ -89,9 +89,13 @@ pub struct Args {
     /// No terminal summary, no progress bar
     #[arg(long, short = 'q')]
     quiet: bool,
+
+    #[command(flatten)]
+    labels: crate::labels::LabelArgs,
 }
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
+    let labels = a.labels.resolve()?;
     let exec = match a.exec.as_str() {
         "auto" => ExecMode::Auto,
         "wcet" => ExecMode::Wcet,
@@ -171,7 +175,9 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let report = sim.report();
 
     if let Some(p) = &a.json {
-        let text = serde_json::to_string_pretty(&report)? + "\n";
+        let mut value = serde_json::to_value(&report)?;
+        crate::labels::insert(&mut value, &labels)?;
+        let text = serde_json::to_string_pretty(&value)? + "\n";
         if p.as_os_str() == "-" {
             std::io::stdout().write_all(text.as_bytes())?;
         } else {

@@ -201,6 +201,8 @@ pub struct Args {
     /// Maximum number of histogram bins in the JSON output
     #[arg(long, value_name = "N", default_value_t = 50)]
     pub bins: usize,
+    #[command(flatten)]
+    pub labels: crate::labels::LabelArgs,
 }
 
 fn dur(s: &Option<String>, flag: &str) -> Result<Option<Picos>> {
@@ -210,6 +212,7 @@ fn dur(s: &Option<String>, flag: &str) -> Result<Option<Picos>> {
 }
 
 pub fn run(a: Args) -> Result<ExitCode> {
+    let labels = a.labels.resolve()?;
     if a.list {
         let (cap, format, _) = a.input.load(&a.files, None)?;
         println!(
@@ -320,7 +323,9 @@ pub fn run(a: Args) -> Result<ExitCode> {
     rep.set_decoded_flags(&cap, &decoded);
     let json_stdout = a.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
     if let Some(p) = &a.json {
-        let text = serde_json::to_string_pretty(&rep)?;
+        let mut value = serde_json::to_value(&rep)?;
+        crate::labels::insert(&mut value, &labels)?;
+        let text = serde_json::to_string_pretty(&value)?;
         if json_stdout {
             println!("{text}");
         } else {

@@ -1,0 +1,33 @@
+//! `--label KEY=VALUE`, shared by every command that writes a result (measure, trace,
+//! analyze, simulate, scenario, sweep): checked before any work, and written into the
+//! result's top-level `labels` object with the machine's own keys
+//! (latscope_core::labels).
+
+use latscope_core::labels::{parse_labels, Labels};
+
+/// The `--label` option; flatten it into a command's `Args`.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct LabelArgs {
+    /// Attach KEY=VALUE to the result (repeatable), e.g. --label board=rpi4 --label
+    /// rack=b7. Stored in the JSON's top-level `labels` object next to `host`,
+    /// `kernel`, `cpu_model` and `latscope_version`, which latscope fills in itself.
+    /// Keys: letters, digits and '_' (they become Prometheus labels and column names)
+    #[arg(long = "label", value_name = "KEY=VALUE")]
+    pub label: Vec<String>,
+}
+
+impl LabelArgs {
+    /// The user's labels, checked, plus this machine's facts. A bad label is an error
+    /// (exit 2) naming it.
+    pub fn resolve(&self) -> anyhow::Result<Labels> {
+        Ok(Labels::with_host(parse_labels(&self.label)?))
+    }
+}
+
+/// Sets the top-level `labels` of a JSON result (an object) to `labels`.
+pub fn insert(value: &mut serde_json::Value, labels: &Labels) -> anyhow::Result<()> {
+    if let Some(obj) = value.as_object_mut() {
+        obj.insert("labels".into(), serde_json::to_value(labels)?);
+    }
+    Ok(())
+}
