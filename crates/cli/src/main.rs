@@ -50,6 +50,8 @@ enum Command {
     Report(cmd::report::Args),
     /// Schedulability over generated task sets x configurations, parallel and sharded
     Sweep(cmd::sweep::Args),
+    /// Results as flat rows in Parquet or CSV (for DuckDB, ClickHouse, Spark, pandas)
+    Export(cmd::export::Args),
 }
 
 fn main() -> ExitCode {
@@ -72,6 +74,7 @@ fn main() -> ExitCode {
         Command::Scenario(a) => cmd::scenario::run(a),
         Command::Report(a) => cmd::report::run(a),
         Command::Sweep(a) => cmd::sweep::run(a),
+        Command::Export(a) => cmd::export::run(a),
     };
     match result {
         Ok(code) => code,

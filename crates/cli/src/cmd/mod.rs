@@ -6,6 +6,7 @@ pub mod analyze;
 pub mod analyze_margins;
 pub mod compare;
 pub mod convert;
+pub mod export;
 pub mod fit;
 pub mod generate;
 pub mod measure;

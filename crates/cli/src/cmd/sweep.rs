@@ -101,6 +101,11 @@ pub struct Args {
     /// No progress and no summary on standard error
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Attach KEY=VALUE to every row as a column of its own (repeatable). Only your
+    /// labels: the host's name and kernel are left out so shards run on different
+    /// machines still concatenate to the same file
+    #[arg(long = "label", value_name = "KEY=VALUE")]
+    pub label: Vec<String>,
 }
 
 /// The longest --simulate per set: a sweep simulates thousands of sets.
@@ -139,6 +144,15 @@ fn dur(text: &str, flag: &str) -> anyhow::Result<Picos> {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let format = format_of(&args.out)?;
+    let labels: Vec<(String, String)> = latscope_core::labels::parse_labels(&args.label)?
+        .into_iter()
+        .collect();
+    if let Some((k, _)) = labels
+        .iter()
+        .find(|(k, _)| sweep::COLUMNS.iter().any(|(c, _)| c == k))
+    {
+        anyhow::bail!("--label {k}=…: {k} is a column of the sweep; choose another key");
+    }
     let template = match &args.template {
         Some(p) => {
             System::from_path(p).with_context(|| format!("reading template {}", p.display()))?
@@ -228,7 +242,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     });
     let t0 = Instant::now();
     let mut last_line = t0;
-    let schema = sweep::schema();
+    let schema = sweep::schema(&labels);
     let mut progress = |done: usize| {
         if let Some(pb) = &bar {
             pb.set_position(done as u64);
@@ -246,7 +260,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Format::Csv => {
                 let mut sink = CsvSink::new(w, &schema, shard.is_first())?;
                 sweep::run(&spec, items.clone(), jobs, &INTERRUPTED, |rows, done| {
-                    sink.push(&sweep::table(rows)).map_err(|e| out_err(&e))?;
+                    sink.push(&sweep::table(rows, &labels))
+                        .map_err(|e| out_err(&e))?;
                     progress(done);
                     Ok(())
                 })?;
@@ -255,7 +270,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Format::Parquet => {
                 let mut sink = ParquetSink::new(w, &schema)?;
                 sweep::run(&spec, items.clone(), jobs, &INTERRUPTED, |rows, done| {
-                    sink.push(&sweep::table(rows)).map_err(|e| out_err(&e))?;
+                    sink.push(&sweep::table(rows, &labels))
+                        .map_err(|e| out_err(&e))?;
                     progress(done);
                     Ok(())
                 })?;

@@ -11,12 +11,14 @@
 
 mod axes;
 mod range;
+mod read;
 mod rows;
 mod run;
 mod shard;
 
 pub use axes::{configs, Axis, Config};
 pub use range::UtilRange;
+pub use read::{is_sweep_csv, read, ReadError};
 pub use rows::{schema, table, SimFigures, SweepRow, COLUMNS};
 pub use run::{run, run_item};
 pub use shard::Shard;

@@ -22,9 +22,12 @@ pub const COLUMNS: [(&str, ColumnType); 14] = [
     ("sim_worst_response_ratio", ColumnType::Float),
 ];
 
-/// An empty table with the sweep's columns.
-pub fn schema() -> Table {
-    Table::new(&COLUMNS)
+/// An empty table with the sweep's columns, then one text column per user label
+/// (`--label KEY=VALUE`; the same value on every row).
+pub fn schema(labels: &[(String, String)]) -> Table {
+    let mut cols: Vec<(&str, ColumnType)> = COLUMNS.to_vec();
+    cols.extend(labels.iter().map(|(k, _)| (k.as_str(), ColumnType::Text)));
+    Table::new(&cols)
 }
 
 /// One analysed (and perhaps simulated) set under one configuration.
@@ -85,12 +88,14 @@ impl SweepRow {
     }
 }
 
-/// The rows as a table.
-pub fn table(rows: &[SweepRow]) -> Table {
-    let mut t = schema();
+/// The rows as a table, with the label columns of [`schema`].
+pub fn table(rows: &[SweepRow], labels: &[(String, String)]) -> Table {
+    let mut t = schema(labels);
     for r in rows {
+        let mut cells = r.cells();
+        cells.extend(labels.iter().map(|(_, v)| Cell::Text(v.clone())));
         // The cells are built to the schema above: the types always match.
-        if let Err(e) = t.push_row(r.cells()) {
+        if let Err(e) = t.push_row(cells) {
             debug_assert!(false, "{e}");
         }
     }
