@@ -293,3 +293,46 @@ fn an_interrupted_sweep_writes_nothing() {
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "earlier result\n");
     assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
 }
+
+/// `latscope report` on a sweep (CSV and Parquet) tabulates the ratio per configuration
+/// and utilisation from the rows.
+#[test]
+fn report_counts_the_rows() {
+    let d = tempfile::tempdir().unwrap();
+    let csv = sweep(d.path(), "r.csv", &[]);
+    let pq = d.path().join("r.parquet");
+    sweep(d.path(), "r.parquet", &[]);
+    let text = String::from_utf8(csv).unwrap();
+    // Count by hand: config "kernel.tick_hz=1000 kernel.task_selection=optimised" at 0.8.
+    let want_cfg = "kernel.tick_hz=1000 kernel.task_selection=optimised";
+    let (mut n, mut ok_) = (0, 0);
+    for l in text.lines().skip(1) {
+        let f: Vec<&str> = l.split(',').collect();
+        if f[0] == want_cfg && f[2] == "0.8" {
+            n += 1;
+            ok_ += usize::from(f[8] == "true");
+        }
+    }
+    assert_eq!(n, 7);
+    for input in [d.path().join("r.csv"), pq] {
+        let md = d.path().join("r.md");
+        ok(&[
+            "report",
+            input.to_str().unwrap(),
+            "-o",
+            md.to_str().unwrap(),
+        ]);
+        let page = std::fs::read_to_string(&md).unwrap();
+        let header = page
+            .lines()
+            .find(|l| l.starts_with("| utilisation"))
+            .unwrap();
+        let col = header
+            .split('|')
+            .position(|c| c.trim() == want_cfg)
+            .unwrap();
+        let row = page.lines().find(|l| l.starts_with("| 80.0 %")).unwrap();
+        let cell = row.split('|').nth(col).unwrap().trim();
+        assert!(cell.ends_with(&format!("({ok_}/{n})")), "{cell}");
+    }
+}

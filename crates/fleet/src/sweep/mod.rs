@@ -15,6 +15,7 @@ mod read;
 mod rows;
 mod run;
 mod shard;
+mod summary;
 
 pub use axes::{configs, Axis, Config};
 pub use range::UtilRange;
@@ -22,6 +23,7 @@ pub use read::{is_sweep_csv, read, ReadError};
 pub use rows::{schema, table, SimFigures, SweepRow, COLUMNS};
 pub use run::{run, run_item};
 pub use shard::Shard;
+pub use summary::{ratios, report_doc, RatioPoint};
 
 use latscope_core::Picos;
 use latscope_model::generate::Method;
