@@ -28,6 +28,9 @@ pub enum Format {
   latscope scenario run tickless-idle --out out/t && latscope report out/t/scenario.json -o t.html
   latscope report out/t/tickless.vcd -o vcd.html                (a capture's timeline on its own)
 
+A `latscope sweep` file (CSV or Parquet) gives the schedulability ratio against
+utilisation, one line per configuration (docs/sweep.md).
+
 Inputs are the --json files of measure, trace, analyze, simulate and scenario (each has a
 \"kind\" and \"schema_version\": 1). Also accepted: the CSV series of `simulate --series` and
 `trace --series`, the raw samples of `measure --samples` (CSV or binary), Perfetto

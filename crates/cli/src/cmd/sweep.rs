@@ -215,10 +215,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     // Check the generator settings once, before any work (the first item of the sweep).
     let items = shard.items(spec.items());
-    sweep::run_item(&spec, 0).map_err(|e| match e {
-        SweepError::Item { what, .. } => anyhow::anyhow!("{what}"),
-        e => e.into(),
-    })?;
+    sweep::run_item(&spec, 0)?;
     super::check_writable(&args.out)?;
 
     // SIGINT / SIGTERM (Ctrl-C, a batch system's time limit): stop cleanly and leave no
