@@ -32,6 +32,8 @@ enum Command {
     Measure(cmd::measure::Args),
     /// Compare two `measure` JSON results; exit 1 when B is worse than A
     Compare(cmd::compare::Args),
+    /// Combine `measure` results of the same settings (runs, hosts, boards) exactly
+    Merge(cmd::merge::Args),
     /// Import a capture (sigrok, Saleae, VCD, CSV, cycle log) and measure its timing
     Trace(cmd::trace::Args),
     /// Convert a capture to VCD, latscope's own format or Perfetto JSON
@@ -65,6 +67,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Measure(a) => cmd::measure::run(a),
         Command::Compare(a) => cmd::compare::run(a),
+        Command::Merge(a) => cmd::merge::run(a),
         Command::Trace(a) => cmd::trace::run(a),
         Command::Convert(a) => cmd::convert::run(a),
         Command::Analyze(a) => cmd::analyze::run(a),

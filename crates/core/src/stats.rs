@@ -232,6 +232,32 @@ impl Histogram {
         }
         self.highest
     }
+    /// The HdrHistogram inside (for its standard serialisation; values are clamped to
+    /// `[0, highest]` as recorded, the out-of-range counts are [`overflow`](Self::overflow)
+    /// and [`underflow`](Self::underflow)).
+    pub fn hdr(&self) -> &hdrhistogram::Histogram<u64> {
+        &self.h
+    }
+    /// Adds the counts of an HdrHistogram (e.g. one decoded from its serialised form)
+    /// and the out-of-range counts that went with it; fails when its values do not fit.
+    pub fn add_hdr(
+        &mut self,
+        h: &hdrhistogram::Histogram<u64>,
+        overflow: u64,
+        underflow: u64,
+    ) -> Result<(), MergeError> {
+        if h.max() > self.h.highest_equivalent(self.highest as u64) {
+            return Err(MergeError(format!(
+                "values up to {} beyond this histogram's {}",
+                h.max(),
+                self.highest
+            )));
+        }
+        self.h.add(h).map_err(|e| MergeError(format!("{e:?}")))?;
+        self.overflow += overflow;
+        self.underflow += underflow;
+        Ok(())
+    }
     pub fn merge(&mut self, o: &Histogram) -> Result<(), MergeError> {
         self.h.add(&o.h).map_err(|e| MergeError(format!("{e:?}")))?;
         self.overflow += o.overflow;

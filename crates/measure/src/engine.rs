@@ -248,6 +248,8 @@ struct Ctx {
     start_barrier: Barrier,
     finished: AtomicUsize,
     live: Vec<Live>,
+    /// `--listen` / `--openmetrics` counters, cumulative over the phases of a run.
+    metrics: Option<Arc<crate::metrics::LiveMetrics>>,
 }
 
 /// Runs one measurement phase on every selected CPU and returns when it ends (duration,
@@ -261,6 +263,20 @@ pub fn run_phase(
     producers: &mut [Option<SampleProducer>],
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<PhaseResult, MeasureError> {
+    run_phase_live(settings, eff, phase, stop, producers, progress, None)
+}
+
+/// [`run_phase`] that also counts every sample and overrun in `metrics` (same CPU
+/// order as `settings.cpus`), for live metrics read while the phase runs.
+pub fn run_phase_live(
+    settings: &Settings,
+    eff: &Effective,
+    phase: u16,
+    stop: &Arc<AtomicBool>,
+    producers: &mut [Option<SampleProducer>],
+    progress: &mut dyn FnMut(&Progress),
+    metrics: Option<&Arc<crate::metrics::LiveMetrics>>,
+) -> Result<PhaseResult, MeasureError> {
     let n = settings.cpus.len();
     let ctx = Arc::new(Ctx {
         settings: settings.clone(),
@@ -273,6 +289,7 @@ pub fn run_phase(
         start_barrier: Barrier::new(n + 1),
         finished: AtomicUsize::new(0),
         live: (0..n).map(|_| Live::default()).collect(),
+        metrics: metrics.cloned(),
     });
 
     // The measuring threads must not take SIGINT/SIGTERM: block them while spawning so
@@ -457,6 +474,7 @@ fn measure_thread(
             res: &mut res,
             prod: prod.as_mut(),
             live: &ctx.live[idx],
+            metrics: ctx.metrics.as_ref().and_then(|m| m.cpu(idx)),
             t0,
             phase: ctx.phase,
             cycle: 0,
@@ -480,6 +498,7 @@ struct Recorder<'a> {
     res: &'a mut CpuResult,
     prod: Option<&'a mut SampleProducer>,
     live: &'a Live,
+    metrics: Option<&'a crate::metrics::CpuCounters>,
     t0: i64,
     phase: u16,
     cycle: u64,
@@ -505,6 +524,9 @@ impl Recorder<'_> {
             }
         }
         self.cycle += 1;
+        if let Some(m) = self.metrics {
+            m.record(lat);
+        }
         self.live
             .samples
             .store(r.acc.moments.count(), Ordering::Relaxed);
@@ -552,6 +574,9 @@ impl Recorder<'_> {
             return;
         }
         self.res.overruns += missed as u64;
+        if let Some(m) = self.metrics {
+            m.add_overruns(missed as u64);
+        }
         self.res.longest_overrun_run = self.res.longest_overrun_run.max(missed as u64);
         match policy {
             OverrunPolicy::CatchUp => {
@@ -751,6 +776,7 @@ mod tests {
             res: &mut res,
             prod: None,
             live: &live,
+            metrics: None,
             t0: 0,
             phase: 0,
             cycle: 0,
@@ -774,6 +800,7 @@ mod tests {
             res: &mut res,
             prod: None,
             live: &live,
+            metrics: None,
             t0: 0,
             phase: 0,
             cycle: 0,
@@ -803,6 +830,7 @@ mod tests {
             res: &mut res,
             prod: None,
             live: &live,
+            metrics: None,
             t0: 0,
             phase: 0,
             cycle: 0,
@@ -821,6 +849,7 @@ mod tests {
             res: &mut res,
             prod: None,
             live: &live,
+            metrics: None,
             t0: 0,
             phase: 0,
             cycle: 0,
@@ -843,6 +872,7 @@ mod tests {
             res: &mut res,
             prod: None,
             live: &live,
+            metrics: None,
             t0: 0,
             phase: 0,
             cycle: 0,
@@ -874,6 +904,30 @@ mod tests {
             lock_memory: false,
             ..Settings::default()
         }
+    }
+
+    #[test]
+    fn live_metrics_count_every_sample_and_overrun_over_phases() {
+        let stop = Arc::new(AtomicBool::new(false));
+        // Catch-up at 20 us: overruns and catch-up records are likely on a busy machine.
+        let s = other_settings(TimerMode::Absolute, OverrunPolicy::CatchUp, 20_000, 300);
+        let eff = decide_policy(&s).unwrap();
+        let m = Arc::new(crate::metrics::LiveMetrics::new(&s.cpus));
+        let mut prods: Vec<Option<SampleProducer>> = vec![None];
+        let (mut n, mut over, mut sum) = (0u64, 0u64, 0f64);
+        for phase in 0..2 {
+            let r =
+                run_phase_live(&s, &eff, phase, &stop, &mut prods, &mut |_| {}, Some(&m)).unwrap();
+            let c = &r.cpus[0];
+            n += c.acc.moments.count();
+            over += c.overruns;
+            sum += c.acc.moments.mean() * c.acc.moments.count() as f64;
+        }
+        let snap = m.snapshot();
+        let k = &snap.cpus[0];
+        assert_eq!(k.count, n, "every recorded sample, both phases");
+        assert_eq!(k.overruns, over);
+        assert!((k.sum_ns as f64 - sum).abs() <= 1e-6 * sum.max(1.0) + 1.0);
     }
 
     #[test]

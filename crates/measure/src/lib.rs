@@ -5,13 +5,17 @@
 //! * [`engine`]: the pinned, locked, allocation-free measuring threads;
 //! * [`env`]: the environment diagnosis, read from a root directory (fixtures in tests);
 //! * [`ftrace`]: spike attribution from kernel tracepoints;
-//! * [`merge`]: results merged from their JSON (`--append`);
+//! * [`merge`]: results merged from their JSON (`--append`, `latscope merge`);
+//! * [`hdr`]: histograms in HdrHistogram's standard serialised form (`hdr` keys);
 //! * [`idlecost`]: the idle states' cost measured with and without a PM QoS hold;
 //! * [`load`]: built-in background load and the PM QoS hold;
 //! * [`samples`]: raw samples through a lock-free ring to a writer thread;
 //! * [`outfile`]: outputs written to a temporary file and renamed when complete;
 //! * [`rivals`]: other real-time threads competing on the measured CPUs;
+//! * [`metrics`], [`exposition`], [`publish`]: live metrics for Prometheus (`--listen`,
+//!   `--openmetrics`): lock-free counters, their text format, the server and file;
 //! * [`output`]: the versioned JSON report and cyclictest's histogram format;
+//! * [`combine`]: `latscope merge`: runs of the same settings combined exactly;
 //! * [`compare`]: two reports side by side with a regression verdict;
 //! * [`gate`]: the rank test over per-round figures that decides that verdict;
 //! * [`underload`]: why a loaded run can be faster than an idle one;
@@ -20,16 +24,21 @@
 //!
 //! Nothing here prints or exits; errors carry their context.
 
+pub mod combine;
 pub mod compare;
 pub mod engine;
 pub mod env;
+pub mod exposition;
 pub mod ftrace;
 pub mod gate;
+pub mod hdr;
 pub mod idlecost;
 pub mod load;
 pub mod merge;
+pub mod metrics;
 pub mod outfile;
 pub mod output;
+pub mod publish;
 pub mod rivals;
 pub mod samples;
 pub mod schema;

@@ -76,6 +76,7 @@ pub fn merge_stats(a: &Stats, b: &Stats) -> Stats {
         histogram_underflow: a.histogram_underflow + b.histogram_underflow,
         histogram_highest_ns: a.histogram_highest_ns.max(b.histogram_highest_ns),
         histogram: hist,
+        hdr: None,
         irq_latency_ns: None,
         thread_latency_ns: None,
     }
@@ -114,21 +115,28 @@ pub fn append(old: &Report, new: &Report) -> Result<Report, MeasureError> {
     );
     out.settings.rounds = Some(rounds.len());
     out.rounds = Some(rounds);
-    out.total = merge_stats(&old.total, &new.total);
-    out.cpus = new
-        .cpus
-        .iter()
-        .map(|c| match old.cpus.iter().find(|o| o.cpu == c.cpu) {
+    // Exact, and keeps `hdr` (crate::combine).
+    let both = |a: &Stats, b: &Stats, what: &str| {
+        crate::combine::merge_stats(&[
+            (a, format!("--append: earlier result, {what}")),
+            (b, format!("--append: this run, {what}")),
+        ])
+    };
+    out.total = both(&old.total, &new.total, "total")?;
+    let mut cpus = Vec::with_capacity(new.cpus.len());
+    for c in &new.cpus {
+        cpus.push(match old.cpus.iter().find(|o| o.cpu == c.cpu) {
             Some(o) => CpuStats {
                 cpu: c.cpu,
-                stats: merge_stats(&o.stats, &c.stats),
+                stats: both(&o.stats, &c.stats, &format!("cpu {}", c.cpu))?,
                 wakes: o.wakes + c.wakes,
                 timer_slack_ns: c.timer_slack_ns,
                 dropped_samples: o.dropped_samples + c.dropped_samples,
             },
             None => c.clone(),
-        })
-        .collect();
+        });
+    }
+    out.cpus = cpus;
     out.elapsed_ns = old.elapsed_ns + new.elapsed_ns;
     out.started_unix_s = old.started_unix_s;
     out.interrupted = old.interrupted || new.interrupted;
@@ -172,6 +180,7 @@ mod tests {
             histogram_overflow: 0,
             histogram_underflow: 0,
             histogram_highest_ns: 10_000_000_000,
+            hdr: None,
             irq_latency_ns: None,
             thread_latency_ns: None,
         }

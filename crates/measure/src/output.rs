@@ -46,6 +46,11 @@ pub struct Stats {
     /// Negative samples (counted in the bucket at 0).
     pub histogram_underflow: u64,
     pub histogram_highest_ns: i64,
+    /// The same histogram, lossless, in HdrHistogram's standard V2 encoding (base64):
+    /// results merge exactly from it (`latscope merge`). Absent in results written
+    /// before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hdr: Option<String>,
     /// When tracepoints were used: timer expiry → hrtimer handler, per sample.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub irq_latency_ns: Option<Box<Stats>>,
@@ -271,6 +276,7 @@ pub fn stats_of(acc: &Accumulator, overruns: u64, longest: u64) -> Stats {
         histogram_overflow: acc.hist.overflow(),
         histogram_underflow: acc.hist.underflow(),
         histogram_highest_ns: acc.hist.highest(),
+        hdr: Some(crate::hdr::encode(&acc.hist)),
         irq_latency_ns: None,
         thread_latency_ns: None,
     }

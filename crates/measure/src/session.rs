@@ -50,6 +50,8 @@ pub struct Plan {
     pub probe_idle: bool,
     /// The result's `labels` (user labels and host facts).
     pub labels: latscope_core::labels::Labels,
+    /// Live counters for `--listen` / `--openmetrics`, fed by the measuring threads.
+    pub live: Option<Arc<crate::metrics::LiveMetrics>>,
 }
 
 impl Plan {
@@ -67,6 +69,7 @@ impl Plan {
             trace_above_ns: None,
             probe_idle: false,
             labels: Default::default(),
+            live: None,
         }
     }
 
@@ -348,22 +351,29 @@ pub fn execute(
                 ps.interval_ns = iv;
                 ps.stop = st;
                 let label = format!("sweep {} ns", iv);
-                let r = engine::run_phase(
+                let r = engine::run_phase_live(
                     &ps,
                     &prep.effective,
                     i as u16,
                     stop,
                     &mut producers,
                     &mut |p| progress(&label, p),
+                    plan.live.as_ref(),
                 )?;
                 phases.push(r);
                 intervals.push(iv);
             }
         } else if let Some(cl) = plan.compare_load {
             phase_snaps.push((Snapshot::take(&plan.root), engine::now_ns()));
-            let idle = engine::run_phase(s, &prep.effective, 0, stop, &mut producers, &mut |p| {
-                progress("idle", p)
-            })?;
+            let idle = engine::run_phase_live(
+                s,
+                &prep.effective,
+                0,
+                stop,
+                &mut producers,
+                &mut |p| progress("idle", p),
+                plan.live.as_ref(),
+            )?;
             phase_snaps.push((Snapshot::take(&plan.root), engine::now_ns()));
             phases.push(idle);
             if !stop.load(Ordering::SeqCst) {
@@ -371,10 +381,15 @@ pub fn execute(
                 std::thread::sleep(Duration::from_millis(100));
                 let label = format!("loaded {cl}");
                 let t = (Snapshot::take(&plan.root), engine::now_ns());
-                let loaded =
-                    engine::run_phase(s, &prep.effective, 1, stop, &mut producers, &mut |p| {
-                        progress(&label, p)
-                    });
+                let loaded = engine::run_phase_live(
+                    s,
+                    &prep.effective,
+                    1,
+                    stop,
+                    &mut producers,
+                    &mut |p| progress(&label, p),
+                    plan.live.as_ref(),
+                );
                 phase_snaps.push(t);
                 phase_snaps.push((Snapshot::take(&plan.root), engine::now_ns()));
                 extra.stop();
@@ -388,23 +403,25 @@ pub fn execute(
                     break;
                 }
                 let label = format!("round {}/{r}", i + 1);
-                phases.push(engine::run_phase(
+                phases.push(engine::run_phase_live(
                     &rs,
                     &prep.effective,
                     i as u16,
                     stop,
                     &mut producers,
                     &mut |p| progress(&label, p),
+                    plan.live.as_ref(),
                 )?);
             }
         } else {
-            phases.push(engine::run_phase(
+            phases.push(engine::run_phase_live(
                 s,
                 &prep.effective,
                 0,
                 stop,
                 &mut producers,
                 &mut |p| progress("measuring", p),
+                plan.live.as_ref(),
             )?);
         }
         Ok((phases, intervals))

@@ -2,10 +2,14 @@
 //! output files. The measuring itself lives in latscope-measure.
 
 use anyhow::Context;
+use latscope_core::labels::HOST_KEYS;
 use latscope_measure::engine::Progress;
 use latscope_measure::env::{Item, Status};
+use latscope_measure::exposition::Meta;
+use latscope_measure::metrics::LiveMetrics;
 use latscope_measure::outfile;
 use latscope_measure::output::{self, CpuStats, Report, Stats};
+use latscope_measure::publish::Publisher;
 use latscope_measure::settings::{
     self, OverrunPolicy, Policy, SampleFormat, Settings, Stop, TimerMode,
 };
@@ -39,6 +43,12 @@ Examples:
       ten rounds of 2 s, each summarised: what `latscope compare` needs for a
       verdict that accounts for run-to-run spread
   latscope compare before.json after.json --threshold 10%
+  latscope measure --cpus 1-3 --label board=rpi4 --listen 0.0.0.0:9466
+      until SIGINT/SIGTERM: live metrics at http://HOST:9466/metrics for Prometheus
+  latscope measure --cpus 1-3 --openmetrics /var/lib/node_exporter/textfile_collector/latscope.prom
+      the same metrics for node_exporter's textfile collector, rewritten every 5 s
+  latscope merge a.json b.json --json all.json
+      runs (or hosts) of the same settings as one result, exactly
 
 Latency is the time the thread woke minus the time it asked to wake, in ns. Missed
 periods are counted as overruns, never hidden. PM QoS (/dev/cpu_dma_latency) is left
@@ -48,7 +58,8 @@ Outputs are checked for writability before the run, written to a temporary file 
 to the target and renamed over it only when complete: a failed or killed run leaves an
 earlier result intact. SIGINT/SIGTERM end the run within about 50 ms whatever the
 interval and still write every requested output; a second SIGINT exits at once (exit
-130) without writing. Schema of --json: docs/measure.md.")]
+130) without writing. Schema of --json: docs/measure.md. Labels, merging and
+Prometheus: docs/fleets.md.")]
 pub struct Args {
     /// CPUs to measure on, one pinned thread each, e.g. `0,2-3` [default: all online]
     #[arg(long, value_name = "LIST")]
@@ -194,9 +205,27 @@ pub struct Args {
     #[arg(long, short = 'q')]
     quiet: bool,
 
+    /// Serve live metrics at http://ADDR:PORT/metrics while measuring, for Prometheus
+    /// (its text format, or OpenMetrics when the scraper asks for it): the latency
+    /// histogram, samples and overruns per CPU, the diagnosis verdicts. Without
+    /// --duration or --loops the run then lasts until SIGINT/SIGTERM. E.g.
+    /// --listen 127.0.0.1:9466 (port 0: any free port, printed at the start)
+    #[arg(long, value_name = "ADDR:PORT")]
+    listen: Option<String>,
+
+    /// Rewrite FILE atomically every 5 s with the same metrics, in the Prometheus text
+    /// format that node_exporter's textfile collector reads (name it *.prom in the
+    /// collector's directory); the last write says latscope_measure_running 0. Without
+    /// --duration or --loops the run lasts until SIGINT/SIGTERM
+    #[arg(long, value_name = "FILE")]
+    openmetrics: Option<PathBuf>,
+
     #[command(flatten)]
     labels: crate::labels::LabelArgs,
 }
+
+/// The "duration" of a run with live metrics and no stop rule: 100 years.
+const UNTIL_STOPPED_NS: i64 = 100 * 365 * 86_400 * 1_000_000_000;
 
 fn build_plan(a: &Args) -> anyhow::Result<Plan> {
     let policy = Policy::parse(&a.policy)?;
@@ -215,6 +244,10 @@ fn build_plan(a: &Args) -> anyhow::Result<Plan> {
     let stop = match (a.loops, &a.duration) {
         (Some(l), _) => Stop::Loops(l),
         (None, Some(d)) => Stop::Duration(settings::parse_positive_ns("--duration", d)?),
+        // Live metrics without a stop rule: until SIGINT/SIGTERM.
+        (None, None) if a.listen.is_some() || a.openmetrics.is_some() => {
+            Stop::Duration(UNTIL_STOPPED_NS)
+        }
         (None, None) => Stop::Duration(10_000_000_000),
     };
     let s = Settings {
@@ -331,8 +364,14 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
     if a.json.as_ref().is_some_and(|p| p.as_os_str() == "-") {
         a.quiet = true;
     }
-    let plan = build_plan(&a)?;
+    let mut plan = build_plan(&a)?;
     session::validate(&plan)?;
+    let live = a.listen.is_some() || a.openmetrics.is_some();
+    if live && (plan.sweep.is_some() || plan.compare_load.is_some()) {
+        anyhow::bail!(
+            "--listen and --openmetrics publish one configuration's histogram; they cannot be combined with --sweep or --compare-load"
+        );
+    }
     if !a.diagnose_only {
         // Probed, not created: nothing is touched until the run has a result.
         if let Some(p) = a.json.as_ref().filter(|p| p.as_os_str() != "-") {
@@ -346,6 +385,9 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
         }
         if let Some(p) = &a.samples {
             outfile::probe_writable(p, "--samples")?;
+        }
+        if let Some(p) = &a.openmetrics {
+            outfile::probe_writable(p, "--openmetrics")?;
         }
     }
     let prep = session::prepare(&plan)?;
@@ -361,6 +403,49 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
 
+    let publisher = if live {
+        let counters = Arc::new(LiveMetrics::new(&plan.settings.cpus));
+        plan.live = Some(counters.clone());
+        let meta = Meta {
+            policy: prep.effective.policy.as_str().to_string(),
+            interval_ns: plan.settings.interval_ns,
+            labels: plan
+                .labels
+                .user()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            host: plan
+                .labels
+                .iter()
+                .filter(|(k, _)| HOST_KEYS.contains(k))
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            verdicts: prep
+                .items
+                .iter()
+                .map(|i| {
+                    (
+                        i.name.clone(),
+                        i.status.as_str().to_string(),
+                        i.value.clone(),
+                    )
+                })
+                .collect(),
+        };
+        let p = Publisher::start(counters, meta, a.listen.as_deref(), a.openmetrics.clone())?;
+        if !a.quiet {
+            if let Some(addr) = p.addr {
+                println!("Serving metrics at http://{addr}/metrics");
+            }
+            if let Some(f) = &a.openmetrics {
+                println!("Rewriting {} every 5 s", f.display());
+            }
+        }
+        Some(p)
+    } else {
+        None
+    };
+
     let stop = Arc::new(AtomicBool::new(false));
     latscope_measure::stop_on_signals(&stop).context("cannot install signal handlers")?;
     let show_progress = !a.quiet && std::io::stderr().is_terminal();
@@ -369,6 +454,7 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
         if show_progress {
             let planned = p
                 .planned_ns
+                .filter(|&n| n < UNTIL_STOPPED_NS / 2)
                 .map(|n| format!(" / {:.1} s", n as f64 / 1e9))
                 .unwrap_or_default();
             let _ = write!(
@@ -384,6 +470,9 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
     let outcome = session::execute(&plan, &prep, &stop, &mut progress);
     if show_progress {
         eprint!("\r\x1b[K");
+    }
+    if let Some(w) = publisher.and_then(|p| p.finish()) {
+        eprintln!("latscope: warning: --openmetrics: {w}");
     }
     let outcome = outcome?;
     let report = &outcome.report;
@@ -473,6 +562,7 @@ pub fn fmt_ns(ns: f64) -> String {
 fn print_header(plan: &Plan, eff: &latscope_measure::engine::Effective, ui: &Ui) {
     let s = &plan.settings;
     let what = match s.stop {
+        Stop::Duration(d) if d >= UNTIL_STOPPED_NS / 2 => "until SIGINT/SIGTERM".to_string(),
         Stop::Duration(d) => format!("{:.1} s", d as f64 / 1e9),
         Stop::Loops(l) => format!("{l} wake-ups per CPU"),
     };
@@ -588,6 +678,11 @@ fn cpu_rows(total: &Stats, cpus: &[CpuStats]) -> Vec<(String, Vec<String>)> {
         rows.push(("all".into(), stat_cells(total)));
     }
     rows
+}
+
+/// The terminal summary of a result (for `latscope merge`).
+pub fn print_summary(r: &Report, color: bool) {
+    print_results(r, &Ui { color });
 }
 
 fn print_results(r: &Report, ui: &Ui) {

@@ -10,6 +10,7 @@ pub mod export;
 pub mod fit;
 pub mod generate;
 pub mod measure;
+pub mod merge;
 pub mod report;
 pub mod scenario;
 pub mod simulate;

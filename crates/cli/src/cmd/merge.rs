@@ -1,0 +1,90 @@
+//! `latscope merge`: measure results of the same settings combined into one, exactly
+//! (latscope_measure::combine).
+
+use anyhow::Context;
+use latscope_measure::combine;
+use latscope_measure::output::Report;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(clap::Args)]
+#[command(after_help = "\
+Examples:
+  latscope merge rpi4-a.json rpi4-b.json rpi4-c.json --json rpi4-all.json
+      three boards' runs as one result: counts and percentiles of all samples together
+  latscope merge night/*.json -o night.json
+      a night of hourly runs on one host
+
+Only results that measured the same thing merge: policy, priority, interval, timer
+mode, CPUs, overrun policy, load and PM QoS must agree (otherwise exit 2, naming the
+first setting that differs and the two files). Durations and loop counts may differ.
+
+Counts, minimum, maximum, overruns and histograms add up exactly (from each result's
+`hdr` key, HdrHistogram's standard encoding, or its bucket list), and percentiles are
+read from the merged histogram exactly as `measure` reads them, so merging the halves of
+a run gives the whole run's figures. Each input becomes one round (or contributes its
+own rounds), so `latscope compare` can weigh the spread between them. Labels common to
+all inputs are kept in `labels`; the others are listed, with every value, in
+`merged.differing_labels`, and `merged.from` names the inputs. Spikes and raw-sample
+references belong to their own runs and are not carried over. See docs/fleets.md.")]
+pub struct Args {
+    /// `measure --json` results to combine (at least two)
+    #[arg(value_name = "RESULTS", required = true, num_args = 1..)]
+    results: Vec<PathBuf>,
+
+    /// Write the merged result here (`-` for standard output)
+    #[arg(long, short = 'o', value_name = "OUT")]
+    json: PathBuf,
+
+    /// Print nothing on the terminal except errors
+    #[arg(long, short = 'q')]
+    quiet: bool,
+}
+
+pub fn run(a: Args) -> anyhow::Result<ExitCode> {
+    let to_stdout = a.json.as_os_str() == "-";
+    if !to_stdout {
+        latscope_core::outfile::probe_writable(&a.json, "--json")?;
+    }
+    let mut results = Vec::with_capacity(a.results.len());
+    let mut seen = Vec::new();
+    for p in &a.results {
+        // The same run twice would count its samples twice.
+        let canon = std::fs::canonicalize(p).unwrap_or_else(|_| p.clone());
+        if seen.contains(&canon) {
+            anyhow::bail!("merge: {} given twice", p.display());
+        }
+        seen.push(canon);
+        let r = Report::load(p).with_context(|| format!("merge: reading {}", p.display()))?;
+        results.push((p.display().to_string(), r));
+    }
+    let (merged, info) = combine::merge(&results)?;
+    let mut value = serde_json::to_value(&merged)?;
+    if let Some(obj) = value.as_object_mut() {
+        obj.insert("merged".into(), serde_json::to_value(&info)?);
+    }
+    let text = serde_json::to_string_pretty(&value)? + "\n";
+    if to_stdout {
+        std::io::stdout()
+            .lock()
+            .write_all(text.as_bytes())
+            .context("--json -: cannot write to standard output")?;
+    } else {
+        crate::out::write(&a.json, "--json", text)?;
+    }
+    if !a.quiet && !to_stdout {
+        let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+        println!(
+            "merged {} results ({} samples) into {}",
+            results.len(),
+            merged.total.count,
+            a.json.display()
+        );
+        for (k, v) in &info.differing_labels {
+            println!("  label {k} differs: {}", v.join(", "));
+        }
+        super::measure::print_summary(&merged, color);
+    }
+    Ok(ExitCode::SUCCESS)
+}
