@@ -50,6 +50,10 @@ enum Command {
     Scenario(cmd::scenario::Args),
     /// Build an HTML or Markdown report from latscope JSON results
     Report(cmd::report::Args),
+    /// Schedulability over generated task sets x configurations, parallel and sharded
+    Sweep(cmd::sweep::Args),
+    /// Results as flat rows in Parquet or CSV (for DuckDB, ClickHouse, Spark, pandas)
+    Export(cmd::export::Args),
 }
 
 fn main() -> ExitCode {
@@ -72,6 +76,8 @@ fn main() -> ExitCode {
         Command::Simulate(a) => cmd::simulate::run(a),
         Command::Scenario(a) => cmd::scenario::run(a),
         Command::Report(a) => cmd::report::run(a),
+        Command::Sweep(a) => cmd::sweep::run(a),
+        Command::Export(a) => cmd::export::run(a),
     };
     match result {
         Ok(code) => code,

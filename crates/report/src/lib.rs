@@ -42,6 +42,10 @@ pub enum Kind {
     /// The raw samples of `measure --samples` (CSV `phase,cpu,intended_ns,latency_ns,missed`
     /// or the binary `LATSCOPESMP1` file): latency over time per CPU, overruns marked.
     Samples,
+    /// A design-space sweep (`latscope sweep`, CSV or Parquet), aggregated by the command
+    /// line into schedulability counts per configuration and utilisation
+    /// ([`blocks::sweep`]).
+    Sweep,
 }
 
 impl Kind {
@@ -63,6 +67,7 @@ impl Kind {
             Kind::Series => "series",
             Kind::Capture => "capture",
             Kind::Samples => "samples",
+            Kind::Sweep => "sweep",
         }
     }
 

@@ -6,6 +6,7 @@ pub mod analyze;
 pub mod analyze_margins;
 pub mod compare;
 pub mod convert;
+pub mod export;
 pub mod fit;
 pub mod generate;
 pub mod measure;
@@ -13,6 +14,7 @@ pub mod merge;
 pub mod report;
 pub mod scenario;
 pub mod simulate;
+pub mod sweep;
 pub mod trace;
 
 /// Fails early, before any work, when `path` cannot be created for writing: a run of

@@ -28,6 +28,9 @@ pub enum Format {
   latscope scenario run tickless-idle --out out/t && latscope report out/t/scenario.json -o t.html
   latscope report out/t/tickless.vcd -o vcd.html                (a capture's timeline on its own)
 
+A `latscope sweep` file (CSV or Parquet) gives the schedulability ratio against
+utilisation, one line per configuration (docs/sweep.md).
+
 Inputs are the --json files of measure, trace, analyze, simulate and scenario (each has a
 \"kind\" and \"schema_version\": 1). Also accepted: the CSV series of `simulate --series` and
 `trace --series`, the raw samples of `measure --samples` (CSV or binary), Perfetto
@@ -99,6 +102,13 @@ pub fn load_input(path: &Path) -> anyhow::Result<Input> {
     let text_start = String::from_utf8_lossy(head);
     let t = text_start.trim_start_matches('\u{feff}').trim_start();
     let json_like = t.starts_with('{') || t.starts_with('[');
+    // A `latscope sweep` file (Parquet, or CSV with the sweep's header): counted per
+    // configuration and utilisation here, drawn as the schedulability ratio.
+    if head.starts_with(b"PAR1") || latscope_fleet::sweep::is_sweep_csv(t) {
+        let table = latscope_fleet::sweep::read(path)?;
+        let doc = latscope_fleet::sweep::report_doc(&table, &name);
+        return Ok(Input::new(&name, Kind::Sweep, doc));
+    }
     if !json_like {
         if let Some(
             fmt @ (CapFormat::Vcd | CapFormat::Native | CapFormat::Sigrok | CapFormat::SaleaeBin),

@@ -13,6 +13,7 @@ mod layout;
 mod measure;
 mod scenario;
 mod simulate;
+pub mod sweep;
 mod trace;
 
 use crate::charts::Chart;
@@ -320,6 +321,7 @@ fn render(b: &mut Builder, input: &View, level: u8, captures: &[&View]) -> Resul
         Kind::Series => simulate::series_input(b, d, level),
         Kind::Capture => simulate::capture_input(b, d, level),
         Kind::Samples => measure::samples(b, d, level),
+        Kind::Sweep => sweep::sweep(b, d, level),
     }
 }
 
@@ -391,6 +393,7 @@ fn headline(input: &View) -> (String, Option<Tone>) {
             ),
             None => ("no samples".into(), None),
         },
+        Kind::Sweep => (format!("{} configurations", arr(d, "curves").len()), None),
     }
 }
 
