@@ -658,6 +658,24 @@ mod tests {
         assert_eq!(c.end, Picos::from_us(10));
     }
 
+    /// Found by fuzzing: a channel may be named `#0`; selecting `#0` then decodes the
+    /// channel at index 0 and the one of that name, both with the edges of a whole read.
+    #[test]
+    fn selection_by_index_and_a_channel_named_like_one() {
+        let v = "$var wire 1 ! a $end $var wire 1 \" b $end $var wire 1 # #0 $end \
+                 $enddefinitions $end #0 0! 0\" 0# #5 1! 1\" 1# #9 0! 0\" 0#\n";
+        let whole = rd(v).unwrap();
+        let opts = crate::import::Options {
+            only_channels: Some(vec!["#0".into()]),
+            ..Default::default()
+        };
+        let one = read_opts(v.as_bytes(), "t.vcd", &opts).unwrap();
+        assert_eq!(one.channels[0], whole.channels[0]);
+        assert_eq!(whole.channels[0].edges.len(), 2);
+        assert!(one.channels[1].edges.is_empty());
+        assert_eq!(one.channels[2], whole.channels[2]);
+    }
+
     #[test]
     fn vectors_shared_ids_and_errors() {
         let v = "$timescale 10ns $end $var wire 2 # bus [1:0] $end $var wire 1 # alias $end $enddefinitions $end #0 $dumpvars b00 # $end #3 b10 # #4 b1 #\n";
