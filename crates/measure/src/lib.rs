@@ -35,6 +35,7 @@ pub mod samples;
 pub mod schema;
 pub mod session;
 pub mod settings;
+mod stats_json;
 pub mod underload;
 
 pub use output::Report;
