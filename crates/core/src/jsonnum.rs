@@ -43,7 +43,10 @@ pub fn whole<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
 mod tests {
     #[derive(serde::Serialize, serde::Deserialize)]
     struct T {
-        #[serde(serialize_with = "super::whole", deserialize_with = "super::null_as_nan")]
+        #[serde(
+            serialize_with = "super::whole",
+            deserialize_with = "super::null_as_nan"
+        )]
         x: f64,
     }
 

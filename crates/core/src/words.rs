@@ -55,6 +55,9 @@ mod tests {
         let t: T = serde_json::from_value(serde_json::json!({"u": "count"})).unwrap();
         assert_eq!(t.u, "count");
         let e = serde_json::from_str::<T>(r#"{"u":"s"}"#).err().unwrap();
-        assert!(e.to_string().contains(r#""s" is not one of "ns", "count""#), "{e}");
+        assert!(
+            e.to_string().contains(r#""s" is not one of "ns", "count""#),
+            "{e}"
+        );
     }
 }

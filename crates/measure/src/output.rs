@@ -1,5 +1,5 @@
 //! The JSON result (schema version 1, documented in docs/measure.md and
-//! docs/measure-schema.json) and cyclictest's `-h` histogram text format.
+//! docs/measure.schema.json, generated from these types) and cyclictest's `-h` histogram text format.
 
 use crate::engine::{CpuResult, PhaseResult};
 use crate::env::Item;
@@ -24,7 +24,10 @@ pub struct HistBucket {
 /// through the shared summary (`latscope_core::summary::ResultSummary`, see
 /// `stats_json.rs`) with measure's own figures beside it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(into = "crate::stats_json::StatsJson", try_from = "crate::stats_json::StatsJson")]
+#[serde(
+    into = "crate::stats_json::StatsJson",
+    try_from = "crate::stats_json::StatsJson"
+)]
 pub struct Stats {
     pub count: u64,
     pub min_ns: i64,
@@ -150,6 +153,7 @@ pub struct SamplesJson {
 /// The whole `measure --json` document.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Report {
+    #[schemars(extend("const" = "measure"))]
     pub kind: String,
     pub schema_version: u32,
     pub tool: String,

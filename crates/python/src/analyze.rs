@@ -50,7 +50,6 @@ pub fn analyze(
         .iter()
         .any(|t| t.offset != latscope_core::Picos::ZERO)
         .then(|| py.detach(|| latscope_sim::offsets::offset_aware(&sys)));
-    let mut value = serde_json::to_value(&res).map_err(err)?;
-    value["offset_aware"] = serde_json::to_value(&offset_aware).map_err(err)?;
-    serde_json::to_string_pretty(&value).map_err(err)
+    let doc = latscope_sim::analysis::AnalyzeDocument::new(res, offset_aware, None, None);
+    serde_json::to_string_pretty(&doc).map_err(err)
 }

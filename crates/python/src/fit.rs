@@ -89,12 +89,8 @@ pub fn fit(
     let t = target(target_name)?;
     let (name, s) = samples(x, y_ns, traces, measurement, stat)?;
     let r = fit_result(t, &name, &s, residuals)?;
-    let mut v = serde_json::to_value(&r).map_err(err)?;
-    v["kind"] = "fit".into();
-    v["schema_version"] = 1.into();
-    v["source"] = name.into();
-    v["target"] = t.name().into();
-    serde_json::to_string_pretty(&v).map_err(err)
+    let doc = latscope_model::fit::FitDocument::new(r, name, t);
+    serde_json::to_string_pretty(&doc).map_err(err)
 }
 
 /// apply_fit(kind, text, name, target, line, x=None, y_ns=None, traces=None,

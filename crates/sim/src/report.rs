@@ -359,6 +359,7 @@ latscope_core::words!(fn kernel_word = ["tick", "list-scan"]);
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct SimReport {
     #[serde(deserialize_with = "kind_word")]
+    #[schemars(extend("const" = "simulate"))]
     pub kind: Word,
     pub schema_version: u32,
     pub source: String,

@@ -66,7 +66,14 @@ fn summaries_keep_their_keys() {
     // Every response summary has the same nine keys; a task without a completed job
     // has them null, not absent.
     let want = [
-        "count", "max_at_ns", "max_ns", "mean_ns", "min_ns", "p50_ns", "p90_ns", "p999_ns",
+        "count",
+        "max_at_ns",
+        "max_ns",
+        "mean_ns",
+        "min_ns",
+        "p50_ns",
+        "p90_ns",
+        "p999_ns",
         "p99_ns",
     ];
     for t in v["tasks"].as_array().unwrap() {
@@ -75,13 +82,25 @@ fn summaries_keep_their_keys() {
     let never = &v["tasks"][2]["response"];
     assert_eq!(never["count"], 0);
     assert!(never["max_ns"].is_null() && never["p99_ns"].is_null());
-    assert_eq!(v["tasks"][0]["response"]["count"].as_u64(), Some(r.tasks[0].jobs));
+    assert_eq!(
+        v["tasks"][0]["response"]["count"].as_u64(),
+        Some(r.tasks[0].jobs)
+    );
     assert_eq!(
         v["tick"]["max_ns"].as_f64(),
         r.tick.max_ns,
         "tick max written from the report"
     );
-    for k in ["count", "min_ns", "max_ns", "mean_ns", "p50_ns", "p99_ns", "lost", "peak_count"] {
+    for k in [
+        "count",
+        "min_ns",
+        "max_ns",
+        "mean_ns",
+        "p50_ns",
+        "p99_ns",
+        "lost",
+        "peak_count",
+    ] {
         assert!(v["tick"].get(k).is_some(), "tick.{k}");
     }
     for k in ["count", "min_ns", "mean_ns", "max_ns", "by_pair"] {
@@ -93,6 +112,11 @@ fn summaries_keep_their_keys() {
 fn a_wrong_word_is_an_error() {
     let mut v = serde_json::to_value(report()).unwrap();
     v["kernel"] = "rr".into();
-    let e = SimReport::from_json(&v.to_string()).unwrap_err().to_string();
-    assert!(e.contains(r#""rr" is not one of "tick", "list-scan""#), "{e}");
+    let e = SimReport::from_json(&v.to_string())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains(r#""rr" is not one of "tick", "list-scan""#),
+        "{e}"
+    );
 }

@@ -83,6 +83,7 @@ latscope_core::words!(fn kind_word = ["trace"]);
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Report {
     #[serde(deserialize_with = "kind_word")]
+    #[schemars(extend("const" = "trace"))]
     pub kind: latscope_core::words::Word,
     pub schema_version: u32,
     pub capture: CaptureInfo,

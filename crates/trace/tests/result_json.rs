@@ -56,7 +56,10 @@ fn round_trips_through_json() {
     assert_eq!(serde_json::to_string_pretty(&back).unwrap(), text);
     assert_eq!(back.measurements.len(), 5);
     assert_eq!(back.measurements[0].max_ns, r.measurements[0].max_ns);
-    assert!(back.measurements[1].max_ns.is_nan(), "no instance reads back as NaN");
+    assert!(
+        back.measurements[1].max_ns.is_nan(),
+        "no instance reads back as NaN"
+    );
     assert_eq!(back.limits, r.limits);
     assert!(!back.pass);
 }
@@ -66,9 +69,27 @@ fn measurements_keep_their_keys() {
     let v = serde_json::to_value(report()).unwrap();
     let m = &v["measurements"][0];
     for k in [
-        "name", "kind", "definition", "unit", "count", "min_ns", "max_ns", "mean_ns",
-        "stdev_ns", "mode_ns", "p50_ns", "p90_ns", "p99_ns", "p999_ns", "min_at_ns",
-        "max_at_ns", "min_at_sample", "max_at_sample", "resolution_ns", "unmatched", "worst",
+        "name",
+        "kind",
+        "definition",
+        "unit",
+        "count",
+        "min_ns",
+        "max_ns",
+        "mean_ns",
+        "stdev_ns",
+        "mode_ns",
+        "p50_ns",
+        "p90_ns",
+        "p99_ns",
+        "p999_ns",
+        "min_at_ns",
+        "max_at_ns",
+        "min_at_sample",
+        "max_at_sample",
+        "resolution_ns",
+        "unmatched",
+        "worst",
         "histogram",
     ] {
         assert!(m.get(k).is_some(), "measurements[0].{k} missing: {m}");

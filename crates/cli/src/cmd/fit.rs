@@ -304,12 +304,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     if let Some(path) = &args.json {
-        let mut v = serde_json::to_value(&r)?;
-        v["kind"] = "fit".into();
-        v["schema_version"] = 1.into();
-        v["source"] = name.clone().into();
-        v["target"] = target.name().into();
-        let text = serde_json::to_string_pretty(&v)?;
+        let doc = latscope_model::fit::FitDocument::new(r.clone(), name.clone(), target);
+        let text = serde_json::to_string_pretty(&doc)?;
         if to_stdout {
             println!("{text}");
         } else {

@@ -22,15 +22,14 @@ pub mod parse;
 use crate::error::{Error, Result};
 use instances::Instances;
 use latscope_core::capture::{Capture, DigitalChannel, Edge};
+use latscope_core::jsonnum::{nan_as_null, null_as_nan};
 use latscope_core::stats::{Location, Moments, Samples};
 use latscope_core::time::Picos;
-use latscope_core::jsonnum::{nan_as_null, null_as_nan};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub use limit::{check_limits, Limit, LimitOutcome};
 pub use parse::{parse_busy, parse_count, parse_latency, parse_period, parse_pulse};
-
 
 /// A channel reference with an edge or level qualifier: `SysTick:rise`, `#2:high`.
 #[derive(Clone, Debug, PartialEq)]
