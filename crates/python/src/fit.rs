@@ -56,14 +56,13 @@ fn samples(
         }
         (None, None, Some(traces)) => {
             let meas = measurement.ok_or_else(|| err("give measurement=NAME with traces"))?;
-            let mut s = Vec::new();
-            for (k, (xv, text, file)) in traces.iter().enumerate() {
-                s.push(
-                    mfit::sample_from_trace_json(text, file, meas, stat, *xv, k + 1)
-                        .map_err(err)?,
-                );
-            }
-            Ok((format!("{} trace results ({meas} {stat})", s.len()), s))
+            // The library's sample building, as `latscope fit --trace` does it.
+            mfit::samples_from_traces(
+                traces.iter().map(|(x, t, f)| (*x, t.as_str(), f.as_str())),
+                meas,
+                stat,
+            )
+            .map_err(err)
         }
         _ => Err(err("give x and y_ns, or traces (not both)")),
     }

@@ -27,7 +27,7 @@ pub mod values;
 pub use csv::{csv_text, samples_from_csv, CsvError, XColumn};
 pub use line::{envelope, EnvelopePoint, Line};
 pub use piecewise::{TickFits, TickModel};
-pub use trace::{parse_trace_spec, sample_from_trace_json, TraceInputError};
+pub use trace::{parse_trace_spec, sample_from_trace_json, samples_from_traces, TraceInputError};
 pub use update::{apply, update_toml_text, ApplyError, EditError, Fitted, Target};
 pub use values::{parse_count, parse_sample_duration, CountError, MAX_COUNT};
 

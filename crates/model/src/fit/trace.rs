@@ -157,6 +157,29 @@ pub fn sample_from_trace_json(
     })
 }
 
+/// The samples of `latscope fit --trace X=FILE ...` (and the Python binding's
+/// `fit(traces=...)`): one per `(x, trace result text, file name)`, the statistic `stat`
+/// of `measurement`, with the name the fit reports them under.
+pub fn samples_from_traces<'a>(
+    traces: impl IntoIterator<Item = (u64, &'a str, &'a str)>,
+    measurement: &str,
+    stat: &str,
+) -> Result<(String, Vec<Sample>), TraceInputError> {
+    let mut samples = Vec::new();
+    for (k, (x, text, file)) in traces.into_iter().enumerate() {
+        samples.push(sample_from_trace_json(
+            text,
+            file,
+            measurement,
+            stat,
+            x,
+            k + 1,
+        )?);
+    }
+    let name = format!("{} trace results ({measurement} {stat})", samples.len());
+    Ok((name, samples))
+}
+
 /// Why a trace result did not read as the typed result: the measurement and key at
 /// fault (`measurements[2].max_ns`) when one is, else serde's message.
 fn bad_measurement(v: &serde_json::Value, file: &str, e: serde_json::Error) -> TraceInputError {
