@@ -34,7 +34,7 @@ def test_same_structure_and_settings_as_cli():
 
 def test_validates_against_the_schema():
     jsonschema = pytest.importorskip("jsonschema")
-    schema = json.loads((ROOT / "docs" / "measure-schema.json").read_text())
+    schema = json.loads((ROOT / "docs" / "measure.schema.json").read_text())
     jsonschema.validate(latscope.measure(**ARGS).to_dict(), schema)
 
 

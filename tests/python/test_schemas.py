@@ -60,3 +60,23 @@ def test_the_schema_rejects_a_wrong_summary():
         _check({"count": -1})
     with pytest.raises(jsonschema.ValidationError):
         _check({"count": 1, "histogram": [{"low_ns": 0, "high_ns": 1}]})
+
+
+def _kind_schema(kind):
+    return json.loads((ROOT / "docs" / f"{kind}.schema.json").read_text())
+
+
+@pytest.mark.parametrize("path", sorted(str(p) for p in SCENARIOS.glob("*/system.toml"))[:3])
+def test_whole_results_validate_against_their_generated_schemas(path):
+    """to_dict() of every API is a whole result of its kind (docs/<kind>.schema.json,
+    generated from the Rust result types)."""
+    for r in (latscope.analyze(path), latscope.simulate(path, duration="1s")):
+        d = r.to_dict()
+        jsonschema.validate(d, _kind_schema(d["kind"]))
+    d = latscope.trace(SR, pulse="D0", period="D1:rise").to_dict()
+    jsonschema.validate(d, _kind_schema("trace"))
+    d = latscope.fit("tick", x=[0, 1, 2, 3], y_ns=[5000, 6100, 7000, 8200]).to_dict()
+    jsonschema.validate(d, _kind_schema("fit"))
+    d["kind"] = "trace"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(d, _kind_schema("fit"))

@@ -6,16 +6,20 @@
 //! * [`capture`]: the one capture model (digital edge lists, analog samples);
 //! * [`labels`]: the `labels` object of every result (user labels and host facts);
 //! * [`outfile`]: outputs written through a temporary file and a rename;
-//! * [`summary`]: the typed summary every result's JSON carries, for reading results back.
+//! * [`summary`]: the typed summary every result's JSON carries (measure, trace and
+//!   simulate write it; report and fit read it back);
+//! * [`jsonnum`]: how results write numbers (NaN as `null`, whole numbers without fraction).
 //!
 //! No CLI concerns live here: functions return errors, never print or exit.
 
 pub mod capture;
+pub mod jsonnum;
 pub mod labels;
 pub mod outfile;
 pub mod stats;
 pub mod summary;
 pub mod time;
+pub mod words;
 
 pub use capture::{AnalogChannel, Capture, CaptureError, DigitalChannel, Edge};
 pub use stats::{Accumulator, Bucket, Histogram, Location, Moments, Samples, Summary};

@@ -9,8 +9,9 @@
 //! can tell "not computed here" from "no instances". Its JSON Schema is
 //! docs/summary.schema.json, generated from this type (see [`schema_json`]).
 
+use crate::jsonnum;
 use schemars::JsonSchema;
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// A statistic: absent (`None`), `null` (`Some(None)`: no instances) or a value in ns.
 pub type Stat = Option<Option<f64>>;
@@ -19,11 +20,32 @@ fn stat<'de, D: Deserializer<'de>>(d: D) -> Result<Stat, D::Error> {
     Option::<f64>::deserialize(d).map(Some)
 }
 
+// Only called for `Some` (the fields skip `None`): `null`, or the number as
+// [`jsonnum::write`] writes it (whole nanoseconds without a fraction).
+fn put<S: Serializer>(v: &Stat, s: S) -> Result<S::Ok, S::Error> {
+    match v {
+        Some(Some(x)) => jsonnum::write(*x, s),
+        _ => s.serialize_none(),
+    }
+}
+
+/// A computed statistic as the summary holds it: NaN (no instances) is `Some(None)`.
+pub fn val(x: f64) -> Stat {
+    Some(x.is_finite().then_some(x))
+}
+
+/// A statistic back as a plain number: NaN when absent or null.
+pub fn nan(s: Stat) -> f64 {
+    s.flatten().unwrap_or(f64::NAN)
+}
+
 /// One histogram bin: values in `[low_ns, high_ns)` (measure: 1 µs bins from the
 /// histogram; trace: equal-width bins over the range).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct HistogramBin {
+    #[serde(serialize_with = "jsonnum::whole")]
     pub low_ns: f64,
+    #[serde(serialize_with = "jsonnum::whole")]
     pub high_ns: f64,
     pub count: u64,
 }
@@ -39,30 +61,35 @@ pub struct ResultSummary {
     #[serde(
         default,
         deserialize_with = "stat",
+        serialize_with = "put",
         skip_serializing_if = "Option::is_none"
     )]
     pub min_ns: Stat,
     #[serde(
         default,
         deserialize_with = "stat",
+        serialize_with = "put",
         skip_serializing_if = "Option::is_none"
     )]
     pub max_ns: Stat,
     #[serde(
         default,
         deserialize_with = "stat",
+        serialize_with = "put",
         skip_serializing_if = "Option::is_none"
     )]
     pub min_at_ns: Stat,
     #[serde(
         default,
         deserialize_with = "stat",
+        serialize_with = "put",
         skip_serializing_if = "Option::is_none"
     )]
     pub max_at_ns: Stat,
     #[serde(
         default,
         deserialize_with = "stat",
+        serialize_with = "put",
         skip_serializing_if = "Option::is_none"
     )]
     pub mean_ns: Stat,
@@ -70,6 +97,7 @@ pub struct ResultSummary {
     #[serde(
         default,
         deserialize_with = "stat",
+        serialize_with = "put",
         skip_serializing_if = "Option::is_none"
     )]
     pub stdev_ns: Stat,
@@ -77,6 +105,7 @@ pub struct ResultSummary {
     #[serde(
         default,
         deserialize_with = "stat",
+        serialize_with = "put",
         skip_serializing_if = "Option::is_none"
     )]
     pub mode_ns: Stat,
@@ -84,35 +113,42 @@ pub struct ResultSummary {
     #[serde(
         default,
         deserialize_with = "stat",
+        serialize_with = "put",
         skip_serializing_if = "Option::is_none"
     )]
     pub p50_ns: Stat,
     #[serde(
         default,
         deserialize_with = "stat",
+        serialize_with = "put",
         skip_serializing_if = "Option::is_none"
     )]
     pub p90_ns: Stat,
     #[serde(
         default,
         deserialize_with = "stat",
+        serialize_with = "put",
         skip_serializing_if = "Option::is_none"
     )]
     pub p99_ns: Stat,
     #[serde(
         default,
         deserialize_with = "stat",
+        serialize_with = "put",
         skip_serializing_if = "Option::is_none"
     )]
     pub p999_ns: Stat,
     #[serde(
         default,
         deserialize_with = "stat",
+        serialize_with = "put",
         skip_serializing_if = "Option::is_none"
     )]
     pub p9999_ns: Stat,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub histogram: Vec<HistogramBin>,
+    /// Non-empty bins in increasing order (measure: its log-linear histogram; trace:
+    /// equal-width bins); absent where a result keeps no histogram (simulate).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub histogram: Option<Vec<HistogramBin>>,
 }
 
 impl ResultSummary {
@@ -137,6 +173,16 @@ impl ResultSummary {
             "p9999" => self.p9999_ns,
             _ => None,
         }
+    }
+
+    /// A statistic by name as a number: `None` when absent or null.
+    pub fn get(&self, name: &str) -> Option<f64> {
+        self.stat(name).flatten()
+    }
+
+    /// True when the summary carries nothing (an empty object).
+    pub fn is_blank(&self) -> bool {
+        self.count == 0 && self.present().is_empty() && self.histogram.is_none()
     }
 
     /// The names of the statistics this summary carries (present, null or not).
@@ -233,7 +279,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(m.p9999_ns, Some(Some(8.0)));
-        assert_eq!(m.histogram.len(), 1);
+        assert_eq!(m.histogram.as_ref().map(Vec::len), Some(1));
         assert_eq!(m.stat("mode"), None);
         let t: ResultSummary =
             serde_json::from_str(r#"{"count":0,"max_ns":null,"mode_ns":null}"#).unwrap();
@@ -252,6 +298,30 @@ mod tests {
         let text = serde_json::to_string(&t).unwrap();
         assert_eq!(text, r#"{"count":0,"max_ns":null}"#);
         assert_eq!(serde_json::from_str::<ResultSummary>(&text).unwrap(), t);
+    }
+
+    #[test]
+    fn writes_whole_numbers_as_integers() {
+        let s = ResultSummary {
+            count: 2,
+            min_ns: val(1500.0),
+            max_ns: val(2500.5),
+            mode_ns: val(f64::NAN),
+            histogram: Some(vec![HistogramBin {
+                low_ns: 1000.0,
+                high_ns: 2000.0,
+                count: 1,
+            }]),
+            ..Default::default()
+        };
+        let text = serde_json::to_string(&s).unwrap();
+        assert_eq!(
+            text,
+            r#"{"count":2,"min_ns":1500,"max_ns":2500.5,"mode_ns":null,"histogram":[{"low_ns":1000,"high_ns":2000,"count":1}]}"#
+        );
+        assert_eq!(serde_json::from_str::<ResultSummary>(&text).unwrap(), s);
+        assert!(nan(s.mode_ns).is_nan() && nan(s.p99_ns).is_nan());
+        assert_eq!(s.get("max"), Some(2500.5));
     }
 
     #[test]

@@ -20,7 +20,6 @@
 //! * [`gate`]: the rank test over per-round figures that decides that verdict;
 //! * [`underload`]: why a loaded run can be faster than an idle one;
 //! * [`session`]: one whole `measure` invocation;
-//! * [`schema`]: a checker for the JSON Schema subset of docs/measure-schema.json.
 //!
 //! Nothing here prints or exits; errors carry their context.
 
@@ -41,9 +40,9 @@ pub mod output;
 pub mod publish;
 pub mod rivals;
 pub mod samples;
-pub mod schema;
 pub mod session;
 pub mod settings;
+mod stats_json;
 pub mod underload;
 
 pub use output::Report;

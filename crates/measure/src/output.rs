@@ -1,5 +1,5 @@
 //! The JSON result (schema version 1, documented in docs/measure.md and
-//! docs/measure-schema.json) and cyclictest's `-h` histogram text format.
+//! docs/measure.schema.json, generated from these types) and cyclictest's `-h` histogram text format.
 
 use crate::engine::{CpuResult, PhaseResult};
 use crate::env::Item;
@@ -13,15 +13,21 @@ pub const KIND: &str = "measure";
 pub const SCHEMA_VERSION: u32 = 1;
 
 /// One histogram bucket: latencies in `[low_ns, high_ns]` occurred `count` times.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct HistBucket {
     pub low_ns: i64,
     pub high_ns: i64,
     pub count: u64,
 }
 
-/// Summary statistics of a set of latencies (one CPU or all merged).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// Summary statistics of a set of latencies (one CPU or all merged), written and read
+/// through the shared summary (`latscope_core::summary::ResultSummary`, see
+/// `stats_json.rs`) with measure's own figures beside it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(
+    into = "crate::stats_json::StatsJson",
+    try_from = "crate::stats_json::StatsJson"
+)]
 pub struct Stats {
     pub count: u64,
     pub min_ns: i64,
@@ -52,15 +58,13 @@ pub struct Stats {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hdr: Option<String>,
     /// When tracepoints were used: timer expiry → hrtimer handler, per sample.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub irq_latency_ns: Option<Box<Stats>>,
     /// When tracepoints were used: hrtimer handler → the measuring thread running.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thread_latency_ns: Option<Box<Stats>>,
 }
 
 /// Per-CPU statistics.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CpuStats {
     pub cpu: u32,
     #[serde(flatten)]
@@ -73,12 +77,12 @@ pub struct CpuStats {
     pub dropped_samples: u64,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Environment {
     pub items: Vec<Item>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SettingsJson {
     pub cpus: Vec<u32>,
     pub policy_requested: String,
@@ -108,7 +112,7 @@ pub struct SettingsJson {
     pub trace_above_ns: Option<i64>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SweepPoint {
     pub interval_ns: i64,
     pub elapsed_ns: i64,
@@ -116,7 +120,7 @@ pub struct SweepPoint {
     pub cpus: Vec<CpuStats>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PhaseJson {
     pub elapsed_ns: i64,
     pub total: Stats,
@@ -124,7 +128,7 @@ pub struct PhaseJson {
 }
 
 /// loaded − idle.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Difference {
     pub mean_ns: f64,
     pub p50_ns: i64,
@@ -135,7 +139,7 @@ pub struct Difference {
     pub overruns: i64,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CompareJson {
     pub load: String,
     pub idle: PhaseJson,
@@ -143,7 +147,7 @@ pub struct CompareJson {
     pub difference: Difference,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SamplesJson {
     pub path: String,
     pub format: String,
@@ -152,8 +156,9 @@ pub struct SamplesJson {
 }
 
 /// The whole `measure --json` document.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Report {
+    #[schemars(extend("const" = "measure"))]
     pub kind: String,
     pub schema_version: u32,
     pub tool: String,

@@ -31,7 +31,7 @@ use serde::Serialize;
 
 /// The outcome (`assignment` and `assignment_detail` in `analyze --assign-priorities
 /// --json`).
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct Assignment {
     /// Tasks in descending priority with their new numbers, or `None` when no order was
     /// found.
@@ -41,19 +41,20 @@ pub struct Assignment {
     /// Whether the analysis is OPA-compatible for this system (then "none found" means
     /// "none exists").
     pub opa_compatible: bool,
-    pub tick_mode: &'static str,
+    #[serde(deserialize_with = "crate::rta::json::tick_mode_word")]
+    pub tick_mode: latscope_core::words::Word,
     pub notes: Vec<String>,
 }
 
 /// A task and its assigned priority number.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 pub struct Assigned {
     pub name: String,
     pub priority: u32,
 }
 
 /// The level no unassigned task can take.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct Failure {
     /// The priority number of the level (the lowest not yet filled).
     pub priority: u32,
@@ -67,7 +68,7 @@ pub struct Failure {
 }
 
 /// A task tried at the failing level.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct Candidate {
     pub name: String,
     pub wcrt_ns: Option<f64>,

@@ -26,6 +26,7 @@ use latscope_core::Picos;
 use serde::Serialize;
 use std::sync::Arc;
 
+pub(crate) mod json;
 pub mod offsets;
 
 /// What to analyse.
@@ -84,14 +85,18 @@ impl Default for AnalysisOptions {
 }
 
 /// The whole analysis, serialisable as `latscope analyze --json`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct AnalysisResult {
-    pub kind: &'static str,
+    #[serde(deserialize_with = "json::kind_word")]
+    #[schemars(extend("const" = "analyze"))]
+    pub kind: latscope_core::words::Word,
     pub schema_version: u32,
     pub source: String,
-    pub model: &'static str,
+    #[serde(deserialize_with = "json::model_word")]
+    pub model: latscope_core::words::Word,
     /// The tick mode of `tasks`.
-    pub tick_mode: &'static str,
+    #[serde(deserialize_with = "json::tick_mode_word")]
+    pub tick_mode: latscope_core::words::Word,
     pub overheads: bool,
     pub tick_release_delay: bool,
     /// Every task schedulable in the reported tick mode.
@@ -105,14 +110,14 @@ pub struct AnalysisResult {
     pub notes: Vec<std::borrow::Cow<'static, str>>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct TickModes {
     pub pessimistic: Vec<TaskResult>,
     pub partitioned: Vec<TaskResult>,
 }
 
 /// One task's result.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct TaskResult {
     pub name: String,
     pub priority: u32,
@@ -144,7 +149,7 @@ pub struct TaskResult {
 }
 
 /// The parts of a task's release jitter.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, serde::Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct JitterParts {
     pub file_ns: f64,
     pub tick_delay_ns: f64,
@@ -157,7 +162,7 @@ pub struct JitterParts {
 }
 
 /// Where the WCRT goes; the items add up to `wcrt_ns` (when it is known).
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, serde::Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct Breakdown {
     pub wcet_ns: f64,
     /// Earlier jobs of the same task in the busy window, `q * C_i`.
@@ -271,7 +276,7 @@ impl Serialize for Interference {
 }
 
 /// Per task: pessimistic WCRT minus partitioned WCRT.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct Reduction {
     pub name: Arc<str>,
     pub pessimistic_ns: Option<f64>,
@@ -281,7 +286,7 @@ pub struct Reduction {
 }
 
 /// Whole-system figures.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct Totals {
     pub tasks: usize,
     pub interrupts: usize,

@@ -33,10 +33,11 @@ use latscope_core::Picos;
 use serde::Serialize;
 
 /// The margins of a system (`sensitivity` in `analyze --sensitivity --json`).
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct Sensitivity {
     /// The tick mode the margins were computed in.
-    pub tick_mode: &'static str,
+    #[serde(deserialize_with = "crate::rta::json::tick_mode_word")]
+    pub tick_mode: latscope_core::words::Word,
     /// Critical scaling factor of all task WCETs (null: no task set scaling helps, the
     /// system misses even with every WCET at zero).
     pub scaling_factor: Option<f64>,
@@ -54,18 +55,20 @@ pub struct Sensitivity {
     /// How the tick rate answer is to be read.
     pub max_tick_note: String,
     /// Assumptions (human-readable).
-    pub notes: Vec<&'static str>,
+    pub notes: Vec<std::borrow::Cow<'static, str>>,
 }
 
 /// `numerator / denominator`.
-#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[derive(
+    Debug, Clone, Copy, Serialize, serde::Deserialize, PartialEq, Eq, schemars::JsonSchema,
+)]
 pub struct Ratio {
     pub numerator: i64,
     pub denominator: i64,
 }
 
 /// One task's WCET margin.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct TaskMargin {
     pub name: String,
     /// How much the task's WCET may grow (negative: must shrink) with the system still
@@ -294,6 +297,9 @@ pub fn sensitivity(
             "schedulability is not monotone in the tick rate (the tick-driven release delay \
              is smaller for periods on the tick grid): max_tick_hz is the first boundary \
              from the file's rate",
-        ],
+        ]
+        .into_iter()
+        .map(Into::into)
+        .collect(),
     })
 }

@@ -315,8 +315,21 @@ fn trace_json_errors_name_file_and_key() {
         {"name":"IRQ","unit":"ns","count":3,"max_ns":900.0},
         {"name":"SysTick","unit":"ns","count":0,"max_ns":null,"p99_ns":null,"min_at_ns":null},
         {"name":"Task.count","unit":"count","count":5,"max_ns":4.0},
-        {"name":"Neg","unit":"ns","count":1,"max_ns":-3.0},
-        {"name":"Str","unit":"ns","count":1,"max_ns":"3us"}]}"#;
+        {"name":"Neg","unit":"ns","count":1,"max_ns":-3.0}]}"#;
+    // A statistic that is not a number makes the file no trace result at all (it is read
+    // as the typed result): whichever measurement is asked for, the key at fault is named.
+    let bad = t.replace(
+        r#"-3.0}]}"#,
+        r#"-3.0},{"name":"Str","unit":"ns","count":1,"max_ns":"3us"}]}"#,
+    );
+    for want in ["Str", "IRQ"] {
+        let e = sample_from_trace_json(&bad, "a.json", want, "max", 0, 1).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("a.json: `measurements[4].max_ns`: \"3us\" is not a number"),
+            "{e}"
+        );
+    }
     let s = sample_from_trace_json(t, "a.json", "IRQ", "max", 4, 2).unwrap();
     assert_eq!((s.x, s.y_ns, s.row), (4.0, 900.0, 2));
     let e = sample_from_trace_json(t, "a.json", "SysTick", "max", 0, 1).unwrap_err();
@@ -336,8 +349,6 @@ fn trace_json_errors_name_file_and_key() {
         e.to_string().contains("`measurements[3].max_ns`: -3 ns"),
         "{e}"
     );
-    let e = sample_from_trace_json(t, "a.json", "Str", "max", 0, 1).unwrap_err();
-    assert!(e.to_string().contains("`measurements[4].max_ns`"), "{e}");
     let e = sample_from_trace_json(t, "a.json", "SysTick", "p42", 0, 1).unwrap_err();
     assert!(
         e.to_string().contains("`p42_ns`") && e.to_string().contains("statistics: max, p99)"),

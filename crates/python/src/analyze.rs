@@ -65,8 +65,7 @@ pub fn analyze(
         ),
         false => None,
     };
-    let mut value = serde_json::to_value(&res).map_err(err)?;
-    value["offset_aware"] = serde_json::to_value(&offset_aware).map_err(err)?;
-    value["offset_bound"] = serde_json::to_value(&offset_bound).map_err(err)?;
-    crate::labels::json_with(&value, &labels)
+    let doc =
+        latscope_sim::analysis::AnalyzeDocument::new(res, offset_aware, offset_bound, None, None);
+    crate::labels::json_with(&doc, &labels)
 }

@@ -56,14 +56,13 @@ fn samples(
         }
         (None, None, Some(traces)) => {
             let meas = measurement.ok_or_else(|| err("give measurement=NAME with traces"))?;
-            let mut s = Vec::new();
-            for (k, (xv, text, file)) in traces.iter().enumerate() {
-                s.push(
-                    mfit::sample_from_trace_json(text, file, meas, stat, *xv, k + 1)
-                        .map_err(err)?,
-                );
-            }
-            Ok((format!("{} trace results ({meas} {stat})", s.len()), s))
+            // The library's sample building, as `latscope fit --trace` does it.
+            mfit::samples_from_traces(
+                traces.iter().map(|(x, t, f)| (*x, t.as_str(), f.as_str())),
+                meas,
+                stat,
+            )
+            .map_err(err)
         }
         _ => Err(err("give x and y_ns, or traces (not both)")),
     }
@@ -89,12 +88,8 @@ pub fn fit(
     let t = target(target_name)?;
     let (name, s) = samples(x, y_ns, traces, measurement, stat)?;
     let r = fit_result(t, &name, &s, residuals)?;
-    let mut v = serde_json::to_value(&r).map_err(err)?;
-    v["kind"] = "fit".into();
-    v["schema_version"] = 1.into();
-    v["source"] = name.into();
-    v["target"] = t.name().into();
-    serde_json::to_string_pretty(&v).map_err(err)
+    let doc = latscope_model::fit::FitDocument::new(r, name, t);
+    serde_json::to_string_pretty(&doc).map_err(err)
 }
 
 /// apply_fit(kind, text, name, target, line, x=None, y_ns=None, traces=None,

@@ -1,10 +1,15 @@
-//! Lenient, typed views of latscope JSON results.
+//! Typed views of latscope JSON results for the report's sections.
 //!
-//! The producers (measure, trace, analyze, simulate, scenario) evolve independently, so the
-//! report reads their output through `serde_json::Value` and these small accessors: the keys
-//! of each command's documented contract are used when present, a few common alternatives are
-//! accepted, and a missing section yields an empty vector or `None` (the section is skipped).
+//! Summaries (`Stats`), histogram bins, worst instances, sweep points and environment
+//! items are read as the types the producers write (the shared
+//! `latscope_core::summary::ResultSummary` and its bins, under their documented keys;
+//! `Input::from_value` has already checked every summary of a result, naming the key at
+//! fault). A section a result does not carry yields an empty vector or `None` (the
+//! section is skipped). The remaining accessors read generic shapes: CSV time series and
+//! the named parts of an analysis breakdown.
 
+use latscope_core::summary::{HistogramBin, ResultSummary};
+use serde::Deserialize;
 use serde_json::Value;
 
 /// A numeric member, also accepting numbers written as strings.
@@ -76,32 +81,47 @@ pub struct Stats {
     pub resolution: Option<f64>,
 }
 
+/// What a summary carries beside the shared statistics: measure's overruns and trace's
+/// resolution.
+#[derive(serde::Deserialize)]
+struct StatsDoc {
+    #[serde(flatten)]
+    summary: ResultSummary,
+    #[serde(default)]
+    overruns: Option<f64>,
+    #[serde(default)]
+    resolution_ns: Option<f64>,
+}
+
 impl Stats {
-    /// Reads `count`, `min_ns`, `mean_ns`, … from an object; `None` when it holds none of them.
+    /// Reads a summary as the typed summary every result writes
+    /// ([`ResultSummary`]: `count`, `min_ns`, …, `p9999_ns`, `max_at_ns`) with measure's
+    /// `overruns` and trace's `resolution_ns`; `None` when it is not one (not an object,
+    /// a value of the wrong type, or no statistic at all).
     pub fn from_value(v: &Value) -> Option<Stats> {
         if !v.is_object() {
             return None;
         }
-        let s = Stats {
-            count: num_any(v, &["count", "samples"]),
-            min: num_any(v, &["min_ns", "min"]),
-            mean: num_any(v, &["mean_ns", "mean", "avg_ns"]),
-            stdev: num_any(v, &["stdev_ns", "stdev", "std_ns"]),
-            p50: num_any(v, &["p50_ns", "p50", "median_ns"]),
-            p90: num_any(v, &["p90_ns", "p90"]),
-            p99: num_any(v, &["p99_ns", "p99"]),
-            p999: num_any(v, &["p999_ns", "p99_9_ns", "p999"]),
-            p9999: num_any(v, &["p9999_ns", "p99_99_ns", "p9999"]),
-            max: num_any(v, &["max_ns", "max"]),
-            overruns: num_any(v, &["overruns", "missed"]),
-            max_at: num_any(v, &["max_at_ns"]),
-            resolution: num_any(v, &["resolution_ns"]).filter(|r| r.is_finite() && *r > 0.0),
-        };
-        if s.count.is_none() && s.min.is_none() && s.max.is_none() && s.mean.is_none() {
-            None
-        } else {
-            Some(s)
+        let d = StatsDoc::deserialize(v).ok()?;
+        let s = d.summary;
+        if v.get("count").is_none() && s.present().is_empty() {
+            return None;
         }
+        Some(Stats {
+            count: Some(s.count as f64),
+            min: s.get("min"),
+            mean: s.get("mean"),
+            stdev: s.get("stdev"),
+            p50: s.get("p50"),
+            p90: s.get("p90"),
+            p99: s.get("p99"),
+            p999: s.get("p999"),
+            p9999: s.get("p9999"),
+            max: s.get("max"),
+            overruns: d.overruns,
+            max_at: s.max_at_ns.flatten(),
+            resolution: d.resolution_ns.filter(|r| r.is_finite() && *r > 0.0),
+        })
     }
 
     /// Named percentile points present in this summary, as (fraction, ns).
@@ -161,32 +181,20 @@ pub fn quantised(b: &[Bucket], res: Option<f64>) -> Option<Vec<(f64, f64, f64)>>
     }
 }
 
-/// Histogram buckets from an array of `{low_ns, high_ns, count}` (also `{low, high, count}`
-/// or `[low, high, count]`). Buckets with a non-finite or inverted range are dropped.
+/// Histogram buckets of a summary's `histogram` (`[{low_ns, high_ns, count}]`, the
+/// shared summary's bins), in increasing order; empty when absent or not bins. Buckets
+/// with a non-finite or inverted range are dropped.
 pub fn buckets(v: Option<&Value>) -> Vec<Bucket> {
-    let items = match v {
-        Some(Value::Array(a)) => a.as_slice(),
-        Some(Value::Object(_)) => return buckets(v.and_then(|o| o.get("buckets"))),
-        _ => return Vec::new(),
+    let Some(bins) = v.and_then(|v| Vec::<HistogramBin>::deserialize(v).ok()) else {
+        return Vec::new();
     };
-    let mut out: Vec<Bucket> = items
-        .iter()
-        .filter_map(|b| {
-            let (low, high, count) = match b {
-                Value::Array(t) if t.len() >= 3 => (t[0].as_f64()?, t[1].as_f64()?, t[2].as_f64()?),
-                Value::Object(_) => (
-                    num_any(b, &["low_ns", "low", "lo_ns", "from_ns"])?,
-                    num_any(b, &["high_ns", "high", "hi_ns", "to_ns"])?,
-                    num_any(b, &["count", "n"])?,
-                ),
-                _ => return None,
-            };
-            (low.is_finite()
-                && high.is_finite()
-                && count.is_finite()
-                && high >= low
-                && count >= 0.0)
-                .then_some(Bucket { low, high, count })
+    let mut out: Vec<Bucket> = bins
+        .into_iter()
+        .filter(|b| b.low_ns.is_finite() && b.high_ns.is_finite() && b.high_ns >= b.low_ns)
+        .map(|b| Bucket {
+            low: b.low_ns,
+            high: b.high_ns,
+            count: b.count as f64,
         })
         .collect();
     out.sort_by(|a, b| a.low.total_cmp(&b.low));
@@ -202,30 +210,29 @@ pub struct EnvItem {
     pub explanation: String,
 }
 
-/// `environment.items[]` (or an `environment` array).
+/// One item of measure's environment diagnosis as written (`environment.items[]`).
+#[derive(Deserialize)]
+struct EnvDoc {
+    name: String,
+    status: String,
+    #[serde(default)]
+    value: Option<String>,
+    #[serde(default)]
+    effect: Option<String>,
+}
+
+/// `environment.items[]` of a measure result; empty when absent or not items.
 pub fn env_items(doc: &Value) -> Vec<EnvItem> {
-    let env = match doc.get("environment") {
-        Some(e) => e,
-        None => return Vec::new(),
-    };
-    let items = if env.is_array() {
-        env.as_array().map(Vec::as_slice).unwrap_or(&[])
-    } else {
-        arr(env, "items")
-    };
-    items
-        .iter()
-        .filter(|i| i.is_object())
+    doc.get("environment")
+        .and_then(|e| e.get("items"))
+        .and_then(|i| Vec::<EnvDoc>::deserialize(i).ok())
+        .unwrap_or_default()
+        .into_iter()
         .map(|i| EnvItem {
-            name: text_any(i, &["name", "item", "key"]).unwrap_or_default(),
-            status: text_any(i, &["status", "verdict", "level"]).unwrap_or_else(|| "info".into()),
-            value: match i.get("value") {
-                Some(Value::String(s)) => s.clone(),
-                Some(Value::Null) | None => String::new(),
-                Some(other) => other.to_string(),
-            },
-            explanation: text_any(i, &["explanation", "effect", "note", "detail"])
-                .unwrap_or_default(),
+            name: i.name,
+            status: i.status,
+            value: i.value.unwrap_or_default(),
+            explanation: i.effect.unwrap_or_default(),
         })
         .collect()
 }
@@ -298,16 +305,22 @@ pub fn series(v: Option<&Value>) -> Vec<Point> {
     out
 }
 
+/// One worst-case instance of a trace measurement (`worst[]`).
+#[derive(Deserialize)]
+struct Instance {
+    value_ns: f64,
+    at_ns: f64,
+}
+
 /// `worst[]`: `{value_ns, at_ns}` instances, largest first.
 pub fn worst(v: &Value) -> Vec<Point> {
-    let mut w: Vec<Point> = arr(v, "worst")
-        .iter()
-        .filter_map(|p| {
-            Some((
-                num_any(p, &["at_ns", "t_ns", "time_ns"])?,
-                num_any(p, &["value_ns", "value", "duration_ns"])?,
-            ))
-        })
+    let mut w: Vec<Point> = v
+        .get("worst")
+        .and_then(|w| Vec::<Instance>::deserialize(w).ok())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|i| (i.at_ns, i.value_ns))
+        .filter(|(t, v)| t.is_finite() && v.is_finite())
         .collect();
     // Largest first; equal values in time order (the first is the one a table names).
     w.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.total_cmp(&b.0)));
@@ -321,22 +334,15 @@ pub struct SweepPoint {
     pub stats: Stats,
 }
 
-/// `sweep[]`: `{interval_ns, total: {...}}` (statistics also accepted inline).
+/// `sweep[]` of a measure result: `{interval_ns, total: {...}}`, by interval.
 pub fn sweep(doc: &Value) -> Vec<SweepPoint> {
-    let items = match doc.get("sweep") {
-        Some(Value::Array(a)) => a.as_slice(),
-        Some(o @ Value::Object(_)) => arr(o, "points"),
-        _ => &[],
-    };
-    let mut out: Vec<SweepPoint> = items
+    let mut out: Vec<SweepPoint> = arr(doc, "sweep")
         .iter()
         .filter_map(|p| {
-            let interval_ns = num_any(p, &["interval_ns", "sleep_ns", "period_ns"])?;
-            let stats = p
-                .get("total")
-                .and_then(Stats::from_value)
-                .or_else(|| Stats::from_value(p))?;
-            Some(SweepPoint { interval_ns, stats })
+            Some(SweepPoint {
+                interval_ns: p.get("interval_ns")?.as_f64()?,
+                stats: p.get("total").and_then(Stats::from_value)?,
+            })
         })
         .collect();
     out.sort_by(|a, b| a.interval_ns.total_cmp(&b.interval_ns));
@@ -480,20 +486,28 @@ mod tests {
         assert_eq!(s.max, Some(10.0));
         assert_eq!(s.percentile_points().len(), 3);
         assert!(Stats::from_value(&json!({"foo": 1})).is_none());
+        // Typed: the guessed alternatives of old are not read, a wrong type is no summary.
+        let s = Stats::from_value(&json!({"count": 3, "min": 1, "max_ns": 4})).unwrap();
+        assert_eq!((s.min, s.max), (None, Some(4.0)));
+        assert!(Stats::from_value(&json!({"count": 3, "max_ns": "4"})).is_none());
+        // null statistics (no instance) read as absent values.
+        let s = Stats::from_value(&json!({"count": 0, "max_ns": null})).unwrap();
+        assert_eq!((s.count, s.max), (Some(0.0), None));
     }
 
     #[test]
-    fn buckets_accept_shapes_and_drop_bad_ones() {
+    fn buckets_are_the_summary_bins() {
         let b = buckets(Some(&json!([
             {"low_ns": 10, "high_ns": 20, "count": 3},
-            [0, 10, 1],
-            {"low_ns": 30, "high_ns": 20, "count": 3},
-            "junk"
+            {"low_ns": 0, "high_ns": 10, "count": 1},
+            {"low_ns": 30, "high_ns": 20, "count": 3}
         ])));
         assert_eq!(b.len(), 2);
         assert_eq!(b[0].low, 0.0);
         assert_eq!(b[1].count, 3.0);
         assert!(buckets(None).is_empty());
+        // Not bins: nothing drawn (Input::from_value reports it with the file and key).
+        assert!(buckets(Some(&json!([{"low_ns": 0}, "junk"]))).is_empty());
     }
 
     #[test]

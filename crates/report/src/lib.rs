@@ -22,6 +22,7 @@ pub mod charts;
 pub mod data;
 mod inputs;
 pub mod render;
+pub mod summaries;
 pub mod units;
 
 use serde_json::Value;
@@ -110,6 +111,12 @@ pub enum ReportError {
     },
     #[error("{file}: schema_version {found} is not supported (this latscope reads version {SCHEMA_VERSION})")]
     SchemaVersion { file: String, found: String },
+    #[error("{file}: `{key}`: {message}")]
+    Summary {
+        file: String,
+        key: String,
+        message: String,
+    },
     #[error("{file}: line {line}: {message}")]
     Csv {
         file: String,
@@ -249,6 +256,9 @@ impl Input {
                     found: v.to_string(),
                 })
             }
+        }
+        if let Some((key, message)) = summaries::first_bad(kind.name(), &doc) {
+            return Err(ReportError::Summary { file, key, message });
         }
         Ok(Input::new(name, kind, doc))
     }

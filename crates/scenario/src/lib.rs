@@ -6,7 +6,7 @@
 //! `latscope report` can plot them. The bundled files live in `scenarios/NAME/` and are
 //! compiled in, so the binary runs a scenario from any directory.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 mod audit;
@@ -50,10 +50,14 @@ pub struct Info {
     pub live: bool,
 }
 
-/// What a scenario run produced.
-#[derive(Clone, Debug, Serialize)]
+latscope_core::words!(fn kind_word = ["scenario"]);
+
+/// What a scenario run produced: the `scenario run --json` document (docs/scenario.schema.json is generated from it).
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Outcome {
-    pub kind: &'static str,
+    #[serde(deserialize_with = "kind_word")]
+    #[schemars(extend("const" = "scenario"))]
+    pub kind: latscope_core::words::Word,
     pub schema_version: u32,
     pub name: String,
     pub title: String,
@@ -74,7 +78,9 @@ pub struct Outcome {
     pub artifacts: Vec<PathBuf>,
 }
 
-#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
+#[derive(
+    Clone, Copy, Debug, Default, Serialize, Deserialize, schemars::JsonSchema, PartialEq, Eq,
+)]
 pub struct Tally {
     pub predictions: usize,
     /// Predictions within their tolerance.

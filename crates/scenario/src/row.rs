@@ -12,8 +12,9 @@
 //! * only predictions are counted as reproduced, and only they decide the exit status.
 
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     /// Taken from the document (or calibrated on it): shown, never counted as reproduced.
@@ -40,13 +41,23 @@ impl Role {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Row {
     /// What is compared, in words.
     pub figure: String,
     /// The document's figure.
+    #[serde(
+        serialize_with = "latscope_core::jsonnum::nan_as_null",
+        deserialize_with = "latscope_core::jsonnum::null_as_nan"
+    )]
+    #[schemars(with = "Option<f64>")]
     pub published: f64,
     /// latscope's figure (null when it cannot be computed here: `explanation` says why).
+    #[serde(
+        serialize_with = "latscope_core::jsonnum::nan_as_null",
+        deserialize_with = "latscope_core::jsonnum::null_as_nan"
+    )]
+    #[schemars(with = "Option<f64>")]
     pub latscope: f64,
     pub unit: String,
     pub role: Role,
@@ -78,14 +89,14 @@ pub struct Row {
 }
 
 /// A figure a document publishes, with a name rows refer to.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Figure {
     /// Short unique name within its document, e.g. "Table 4, 5 iterations".
-    pub id: &'static str,
+    pub id: Cow<'static, str>,
     pub value: f64,
-    pub unit: &'static str,
+    pub unit: Cow<'static, str>,
     /// Where in the document, and its words where they matter.
-    pub place: &'static str,
+    pub place: Cow<'static, str>,
 }
 
 impl Figure {
@@ -98,10 +109,10 @@ impl Figure {
         place: &'static str,
     ) -> Figure {
         Figure {
-            id,
+            id: Cow::Borrowed(id),
             value,
-            unit,
-            place,
+            unit: Cow::Borrowed(unit),
+            place: Cow::Borrowed(place),
         }
     }
 }
@@ -121,7 +132,7 @@ impl Figures {
     fn base(&self, words: &str, id: &str, latscope: f64, role: Role, uses: &[&str]) -> Row {
         // An unknown name gives a NaN published value: the scenario tests reject it.
         let (published, unit, place) = match self.get(id) {
-            Some(f) => (f.value, f.unit, f.place),
+            Some(f) => (f.value, &*f.unit, &*f.place),
             None => (f64::NAN, "", "unknown figure"),
         };
         Row {
@@ -212,24 +223,9 @@ mod tests {
     use super::*;
 
     const FIGS: &[Figure] = &[
-        Figure {
-            id: "a",
-            value: 32.0,
-            unit: "us",
-            place: "test case 9",
-        },
-        Figure {
-            id: "b",
-            value: 10.0,
-            unit: "us",
-            place: "here",
-        },
-        Figure {
-            id: "yes",
-            value: 1.0,
-            unit: "yes=1",
-            place: "there",
-        },
+        Figure::new("a", 32.0, "us", "test case 9"),
+        Figure::new("b", 10.0, "us", "here"),
+        Figure::new("yes", 1.0, "yes=1", "there"),
     ];
     fn f() -> Figures {
         Figures {

@@ -8,6 +8,7 @@
 //! * [`report`]: the results (`--json`);
 //! * [`offsets`]: the offset-aware worst responses of a deterministic set.
 
+pub mod analysis;
 pub mod config;
 pub mod engine;
 pub mod from_system;

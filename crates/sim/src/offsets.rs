@@ -18,13 +18,14 @@
 use crate::{from_system, FromSystemOptions, Sim, SimOptions};
 use latscope_core::Picos;
 use latscope_model::system::{Arrival, System};
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// The largest simulated span accepted (10 minutes of simulated time).
 pub const MAX_HORIZON: Picos = Picos(600 * 1_000_000_000_000);
 
 /// One task's offset-aware worst response.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct OffsetTask {
     pub name: String,
     /// The largest response over the feasibility interval; null when a job did not
@@ -34,18 +35,21 @@ pub struct OffsetTask {
 }
 
 /// The offset-aware result, or why there is none.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct OffsetAware {
     /// `simulated feasibility interval`, or `none`.
-    pub method: &'static str,
+    #[serde(deserialize_with = "method_word")]
+    pub method: latscope_core::words::Word,
     /// Why the exact check was not made (method `none`).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// `O + 2H` (ns).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub horizon_ns: Option<f64>,
     pub tasks: Vec<OffsetTask>,
 }
+
+latscope_core::words!(fn method_word = ["none", "simulated feasibility interval"]);
 
 fn none(reason: String) -> OffsetAware {
     OffsetAware {

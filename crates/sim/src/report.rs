@@ -1,7 +1,10 @@
 //! The simulation's results: what `--json` writes (schema in docs/simulator.md).
 
 use latscope_core::stats::{Histogram, Location, Moments};
-use serde::Serialize;
+use latscope_core::summary::ResultSummary;
+use latscope_core::words::Word;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// Picoseconds to JSON nanoseconds (fractional).
 pub(crate) fn ns(ps: i64) -> f64 {
@@ -65,8 +68,11 @@ impl Dist {
     }
 }
 
-/// Count, extremes, mean and nearest-rank percentiles (from `latscope_core::stats`).
-#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+/// Count, extremes, mean and nearest-rank percentiles (from `latscope_core::stats`),
+/// written and read as the shared [`ResultSummary`] (every key present, `null` when
+/// there is no value).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(into = "ResultSummary", from = "ResultSummary")]
 pub struct DistSummary {
     pub count: u64,
     pub min_ns: Option<f64>,
@@ -80,7 +86,40 @@ pub struct DistSummary {
     pub max_at_ns: Option<f64>,
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+impl From<DistSummary> for ResultSummary {
+    fn from(d: DistSummary) -> ResultSummary {
+        ResultSummary {
+            count: d.count,
+            min_ns: Some(d.min_ns),
+            mean_ns: Some(d.mean_ns),
+            p50_ns: Some(d.p50_ns),
+            p90_ns: Some(d.p90_ns),
+            p99_ns: Some(d.p99_ns),
+            p999_ns: Some(d.p999_ns),
+            max_ns: Some(d.max_ns),
+            max_at_ns: Some(d.max_at_ns),
+            ..ResultSummary::default()
+        }
+    }
+}
+
+impl From<ResultSummary> for DistSummary {
+    fn from(s: ResultSummary) -> DistSummary {
+        DistSummary {
+            count: s.count,
+            min_ns: s.min_ns.flatten(),
+            mean_ns: s.mean_ns.flatten(),
+            p50_ns: s.p50_ns.flatten(),
+            p90_ns: s.p90_ns.flatten(),
+            p99_ns: s.p99_ns.flatten(),
+            p999_ns: s.p999_ns.flatten(),
+            max_ns: s.max_ns.flatten(),
+            max_at_ns: s.max_at_ns.flatten(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct TaskReport {
     pub name: String,
     pub priority: u32,
@@ -107,15 +146,17 @@ pub struct TaskReport {
     /// Execution time consumed by the task.
     pub cpu_ns: f64,
     /// Time the task spent waiting for a resource another task held, over the run.
+    #[serde(default)]
     pub blocked_ns: f64,
     /// Largest blocking of one job: the time lower-priority tasks ran (holding a
     /// resource, at an inherited or ceiling priority, in a critical section) while the
     /// job was released and unfinished. Comparable to the analysis's `blocking_ns`.
+    #[serde(default)]
     pub max_blocking_ns: f64,
 }
 
 /// One time a task found a resource taken.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct BlockEpisode {
     /// When the task found it taken (after its lock and inherit calls).
     pub at_ns: f64,
@@ -131,11 +172,14 @@ pub struct BlockEpisode {
     pub wait_ns: Option<f64>,
 }
 
+latscope_core::words!(fn protocol_word = ["inheritance", "ceiling", "critical"]);
+
 /// What happened to one shared resource.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct ResourceReport {
     pub name: String,
-    pub protocol: &'static str,
+    #[serde(deserialize_with = "protocol_word")]
+    pub protocol: latscope_core::words::Word,
     /// Highest priority of the tasks using it (the ceiling protocol's priority).
     pub ceiling: u32,
     /// Times it was taken (by tasks and handlers).
@@ -155,7 +199,10 @@ pub struct ResourceReport {
     pub episodes: Vec<BlockEpisode>,
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq, Default)]
+/// The tick handler's durations (the shared summary: count, min, max, mean, p50, p99)
+/// and the tick's own figures.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Default)]
+#[serde(into = "TickJson", from = "TickJson")]
 pub struct TickReport {
     /// Tick handler runs (list-scan: scheduler runs).
     pub count: u64,
@@ -176,7 +223,58 @@ pub struct TickReport {
     pub peak_count: u64,
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+struct TickJson {
+    #[serde(flatten)]
+    summary: ResultSummary,
+    lost: u64,
+    max_latency_ns: Option<f64>,
+    max_released: u32,
+    peaks_at_ns: Vec<f64>,
+    peak_count: u64,
+}
+
+impl From<TickReport> for TickJson {
+    fn from(t: TickReport) -> TickJson {
+        TickJson {
+            summary: ResultSummary {
+                count: t.count,
+                min_ns: Some(t.min_ns),
+                max_ns: Some(t.max_ns),
+                mean_ns: Some(t.mean_ns),
+                p50_ns: Some(t.p50_ns),
+                p99_ns: Some(t.p99_ns),
+                ..ResultSummary::default()
+            },
+            lost: t.lost,
+            max_latency_ns: t.max_latency_ns,
+            max_released: t.max_released,
+            peaks_at_ns: t.peaks_at_ns,
+            peak_count: t.peak_count,
+        }
+    }
+}
+
+impl From<TickJson> for TickReport {
+    fn from(t: TickJson) -> TickReport {
+        let s = t.summary;
+        TickReport {
+            count: s.count,
+            min_ns: s.min_ns.flatten(),
+            max_ns: s.max_ns.flatten(),
+            mean_ns: s.mean_ns.flatten(),
+            p50_ns: s.p50_ns.flatten(),
+            p99_ns: s.p99_ns.flatten(),
+            lost: t.lost,
+            max_latency_ns: t.max_latency_ns,
+            max_released: t.max_released,
+            peaks_at_ns: t.peaks_at_ns,
+            peak_count: t.peak_count,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct SwitchGroup {
     /// "from" and "to" task names (by_pair), or null.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -195,7 +293,10 @@ pub struct SwitchGroup {
     pub max_ns: f64,
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq, Default)]
+/// Context-switch durations (the shared summary: count, min, mean, max) and their
+/// groupings.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Default)]
+#[serde(into = "SwitchJson", from = "SwitchJson")]
 pub struct SwitchReport {
     pub count: u64,
     pub min_ns: Option<f64>,
@@ -206,7 +307,48 @@ pub struct SwitchReport {
     pub by_priority_distance: Vec<SwitchGroup>,
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+struct SwitchJson {
+    #[serde(flatten)]
+    summary: ResultSummary,
+    by_pair: Vec<SwitchGroup>,
+    by_levels: Vec<SwitchGroup>,
+    by_priority_distance: Vec<SwitchGroup>,
+}
+
+impl From<SwitchReport> for SwitchJson {
+    fn from(t: SwitchReport) -> SwitchJson {
+        SwitchJson {
+            summary: ResultSummary {
+                count: t.count,
+                min_ns: Some(t.min_ns),
+                mean_ns: Some(t.mean_ns),
+                max_ns: Some(t.max_ns),
+                ..ResultSummary::default()
+            },
+            by_pair: t.by_pair,
+            by_levels: t.by_levels,
+            by_priority_distance: t.by_priority_distance,
+        }
+    }
+}
+
+impl From<SwitchJson> for SwitchReport {
+    fn from(t: SwitchJson) -> SwitchReport {
+        let s = t.summary;
+        SwitchReport {
+            count: s.count,
+            min_ns: s.min_ns.flatten(),
+            mean_ns: s.mean_ns.flatten(),
+            max_ns: s.max_ns.flatten(),
+            by_pair: t.by_pair,
+            by_levels: t.by_levels,
+            by_priority_distance: t.by_priority_distance,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct IrqReport {
     pub name: String,
     pub count: u64,
@@ -219,7 +361,7 @@ pub struct IrqReport {
 }
 
 /// Where the CPU's time went (nanoseconds; `fraction` of the simulated duration).
-#[derive(Clone, Debug, Serialize, PartialEq, Default)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Default)]
 pub struct CpuSplit {
     pub tasks_ns: f64,
     pub tick_ns: f64,
@@ -239,7 +381,7 @@ pub struct CpuSplit {
     pub wake_fraction: f64,
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq, Default)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Default)]
 pub struct SleepReport {
     pub state: Option<String>,
     pub sleeps: u64,
@@ -250,7 +392,7 @@ pub struct SleepReport {
     pub interrupt_wakeups: u64,
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq, Default)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Default)]
 pub struct ListScanReport {
     pub scheduler_runs: u64,
     /// Tick flags set while the previous one was still unconsumed (scheduler runs lost).
@@ -263,13 +405,19 @@ pub struct ListScanReport {
     pub overruns: u64,
 }
 
-/// The whole result.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+latscope_core::words!(fn kind_word = ["simulate"]);
+latscope_core::words!(fn kernel_word = ["tick", "list-scan"]);
+
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct SimReport {
-    pub kind: &'static str,
+    #[serde(deserialize_with = "kind_word")]
+    #[schemars(extend("const" = "simulate"))]
+    pub kind: Word,
     pub schema_version: u32,
     pub source: String,
-    pub kernel: &'static str,
+    /// `tick` or `list-scan`.
+    #[serde(deserialize_with = "kernel_word")]
+    pub kernel: Word,
     pub seed: u64,
     pub duration_ns: f64,
     pub hyperperiod_ns: Option<f64>,
@@ -283,7 +431,15 @@ pub struct SimReport {
     pub cpu: CpuSplit,
     pub sleep: SleepReport,
     /// Shared resources, in file order (empty without `[[resource]]`).
+    #[serde(default)]
     pub resources: Vec<ResourceReport>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub list_scan: Option<ListScanReport>,
+}
+
+impl SimReport {
+    /// Reads a `simulate --json` result back.
+    pub fn from_json(text: &str) -> Result<SimReport, serde_json::Error> {
+        serde_json::from_str(text)
+    }
 }

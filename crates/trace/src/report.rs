@@ -5,10 +5,11 @@ use crate::export::perfetto::CounterTrack;
 use crate::measure::{LimitOutcome, Measurement};
 use latscope_core::capture::Capture;
 use latscope_core::time::{format_ns_f64, Picos};
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use std::io::{self, Write};
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ChannelInfo {
     pub index: usize,
     pub name: String,
@@ -19,7 +20,7 @@ pub struct ChannelInfo {
     pub decoded: bool,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CaptureInfo {
     pub source: String,
     pub format: String,
@@ -69,16 +70,21 @@ impl CaptureInfo {
     }
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Range {
     pub from_ns: Option<f64>,
     pub to_ns: Option<f64>,
 }
 
-/// The whole JSON document.
-#[derive(Clone, Debug, Serialize)]
+latscope_core::words!(fn kind_word = ["trace"]);
+
+/// The whole JSON document (`latscope trace --json`; docs/trace.schema.json is generated
+/// from it).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Report {
-    pub kind: &'static str,
+    #[serde(deserialize_with = "kind_word")]
+    #[schemars(extend("const" = "trace"))]
+    pub kind: latscope_core::words::Word,
     pub schema_version: u32,
     pub capture: CaptureInfo,
     pub range: Range,
@@ -89,6 +95,11 @@ pub struct Report {
 }
 
 impl Report {
+    /// Reads a `trace --json` result back (per-instance values are not in the JSON).
+    pub fn from_json(text: &str) -> std::result::Result<Report, serde_json::Error> {
+        serde_json::from_str(text.strip_prefix('\u{feff}').unwrap_or(text))
+    }
+
     pub fn new(
         cap: &Capture,
         format: &str,

@@ -178,16 +178,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let to_stdout = args.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
     if let Some(path) = &args.json {
-        let mut value = serde_json::to_value(&res)?;
-        value["offset_aware"] = serde_json::to_value(&offset_aware)?;
-        value["offset_bound"] = serde_json::to_value(&offset_bound)?;
-        if let (Some(m), Some(obj)) = (&margins, value.as_object_mut()) {
-            obj.insert("sensitivity".into(), serde_json::to_value(m)?);
-        }
-        if let (Some(a), Some(obj)) = (&assignment, value.as_object_mut()) {
-            obj.insert("assignment".into(), serde_json::to_value(&a.order)?);
-            obj.insert("assignment_detail".into(), serde_json::to_value(a)?);
-        }
+        let doc = latscope_sim::analysis::AnalyzeDocument::new(
+            res.clone(),
+            offset_aware.clone(),
+            offset_bound.clone(),
+            margins.clone(),
+            assignment.clone(),
+        );
+        let mut value = serde_json::to_value(&doc)?;
         crate::labels::insert(&mut value, &labels)?;
         let text = serde_json::to_string_pretty(&value)?;
         if to_stdout {

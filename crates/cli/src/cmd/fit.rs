@@ -5,7 +5,7 @@
 
 use anyhow::Context;
 use latscope_model::fit::{
-    apply, csv_text, fit_target, parse_trace_spec, sample_from_trace_json, samples_from_csv,
+    apply, csv_text, fit_target, parse_trace_spec, samples_from_csv, samples_from_traces,
     update_toml_text, FitResult, Fitted, Target, XColumn,
 };
 use latscope_model::System;
@@ -260,23 +260,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .measurement
             .as_deref()
             .context("give --measurement NAME with --trace")?;
-        let mut samples = Vec::new();
-        for (k, spec) in args.trace.iter().enumerate() {
+        let mut inputs = Vec::new();
+        for spec in &args.trace {
             let (x, file) = parse_trace_spec(spec)?;
             let text = std::fs::read_to_string(&file).with_context(|| format!("reading {file}"))?;
-            samples.push(sample_from_trace_json(
-                &text,
-                &file,
-                meas,
-                &args.stat,
-                x,
-                k + 1,
-            )?);
+            inputs.push((x, text, file));
         }
-        (
-            format!("{} trace results ({meas} {})", samples.len(), args.stat),
-            samples,
-        )
+        samples_from_traces(
+            inputs.iter().map(|(x, t, f)| (*x, t.as_str(), f.as_str())),
+            meas,
+            &args.stat,
+        )?
     };
     let r =
         fit_target(&samples, target, args.residuals).with_context(|| format!("fitting {name}"))?;
@@ -316,12 +310,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     if let Some(path) = &args.json {
-        let mut v = serde_json::to_value(&r)?;
-        v["kind"] = "fit".into();
-        v["schema_version"] = 1.into();
-        v["source"] = name.clone().into();
-        v["target"] = target.name().into();
-        let text = serde_json::to_string_pretty(&v)?;
+        let doc = latscope_model::fit::FitDocument::new(r.clone(), name.clone(), target);
+        let text = serde_json::to_string_pretty(&doc)?;
         if to_stdout {
             println!("{text}");
         } else {

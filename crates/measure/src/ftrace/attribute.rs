@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 pub const MEASURING_COMM: &str = "latscope-cpu";
 
 /// One thing that held the CPU during a spike.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Blocker {
     /// `irq`, `softirq`, `task`, `idle`, `steal` or `unknown`.
     pub kind: String,
@@ -27,7 +27,7 @@ pub struct Blocker {
 }
 
 /// One sample above `--trace-above`, explained.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Spike {
     pub cpu: u32,
     /// Intended wake time, ns since the phase start.

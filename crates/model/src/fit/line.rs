@@ -18,7 +18,7 @@ use super::Sample;
 use serde::Serialize;
 
 /// A straight line `y = intercept + slope * x` (y in nanoseconds).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct Line {
     pub intercept_ns: f64,
     pub slope_ns: f64,
@@ -31,7 +31,7 @@ impl Line {
 }
 
 /// One distinct x of the samples: how many there are and the largest y (the envelope).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct EnvelopePoint {
     pub x: f64,
     pub samples: usize,

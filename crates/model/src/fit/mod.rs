@@ -27,7 +27,7 @@ pub mod values;
 pub use csv::{csv_text, samples_from_csv, CsvError, XColumn};
 pub use line::{envelope, EnvelopePoint, Line};
 pub use piecewise::{TickFits, TickModel};
-pub use trace::{parse_trace_spec, sample_from_trace_json, TraceInputError};
+pub use trace::{parse_trace_spec, sample_from_trace_json, samples_from_traces, TraceInputError};
 pub use update::{apply, update_toml_text, ApplyError, EditError, Fitted, Target};
 pub use values::{parse_count, parse_sample_duration, CountError, MAX_COUNT};
 
@@ -35,7 +35,7 @@ use crate::overheads::tick::levels_scanned;
 use serde::Serialize;
 
 /// One sample as read (row is 1-based in the input, for messages).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct Sample {
     pub x: f64,
     pub y_ns: f64,
@@ -48,7 +48,7 @@ pub fn switch_levels(from: u32, to: u32) -> f64 {
 }
 
 /// The safe (or least-squares) model at one distinct x against the envelope there.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct ExcessAt {
     pub x: f64,
     pub samples: usize,
@@ -61,7 +61,7 @@ pub struct ExcessAt {
 }
 
 /// Residual statistics of a least-squares model.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct Residuals {
     pub r2: f64,
     pub max_residual_ns: f64,
@@ -70,7 +70,7 @@ pub struct Residuals {
 }
 
 /// The piecewise tick fit, when the samples determine it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct PiecewiseReport {
     pub least_squares: TickModel,
     pub safe: TickModel,
@@ -80,14 +80,51 @@ pub struct PiecewiseReport {
     pub max_excess_ns: f64,
 }
 
+latscope_core::words!(fn fit_model_word = ["line", "piecewise", "constant"]);
+latscope_core::words!(fn fit_kind_word = ["fit"]);
+
+/// The `fit --json` document: the fit with what was fitted (docs/fit.schema.json is
+/// generated from it).
+#[derive(Debug, Clone, Serialize, serde::Deserialize, schemars::JsonSchema)]
+pub struct FitDocument {
+    #[serde(deserialize_with = "fit_kind_word")]
+    #[schemars(extend("const" = "fit"))]
+    pub kind: latscope_core::words::Word,
+    pub schema_version: u32,
+    /// The samples' file(s).
+    pub source: String,
+    /// `tick`, `switch`, `insert` or `switch-optimised`.
+    pub target: String,
+    #[serde(flatten)]
+    pub result: FitResult,
+}
+
+impl FitDocument {
+    pub fn new(result: FitResult, source: String, target: Target) -> FitDocument {
+        FitDocument {
+            kind: "fit",
+            schema_version: 1,
+            source,
+            target: target.name().to_string(),
+            result,
+        }
+    }
+
+    /// Reads a `fit --json` result back.
+    pub fn from_json(text: &str) -> Result<FitDocument, serde_json::Error> {
+        serde_json::from_str(text.strip_prefix('\u{feff}').unwrap_or(text))
+    }
+}
+
 /// Everything `latscope fit` reports. The straight-line keys are always present (for the
 /// port-optimised switch the "lines" are flat: the mean and the maximum).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct FitResult {
     pub samples: usize,
     /// `line`, `piecewise` (tick) or `constant` (port-optimised switch): the model whose
     /// safe fit `--write` stores.
-    pub model: &'static str,
+    #[serde(deserialize_with = "fit_model_word")]
+    pub model: latscope_core::words::Word,
     pub least_squares: Line,
     /// Coefficient of determination of the least-squares line (1 when every y is equal
     /// and the line fits exactly).

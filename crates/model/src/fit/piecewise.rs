@@ -21,7 +21,7 @@ use super::Sample;
 use serde::Serialize;
 
 /// Piecewise tick parameters in nanoseconds.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct TickModel {
     pub base_ns: f64,
     pub first_ns: f64,
@@ -43,7 +43,7 @@ impl TickModel {
 }
 
 /// Both piecewise fits.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct TickFits {
     pub least_squares: TickModel,
     pub safe: TickModel,

@@ -2,7 +2,8 @@
 
 use super::values::{parse_count, CountError, MAX_COUNT, MAX_DURATION_NS};
 use super::Sample;
-use latscope_core::summary::ResultSummary;
+use latscope_core::summary::{ResultSummary, TraceMeasurement, TraceResultView};
+use serde::Deserialize;
 
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum TraceInputError {
@@ -93,46 +94,36 @@ pub fn sample_from_trace_json(
         Some(k) => return Err(fmt(format!("its \"kind\" is \"{k}\", not \"trace\""))),
         None => return Err(fmt("no \"kind\": \"trace\"".into())),
     }
-    // The measurements are read as the typed summary every result shares
-    // (latscope_core::summary), one at a time so that an error names its index.
-    let ms = v
-        .get("measurements")
-        .and_then(|m| m.as_array())
-        .ok_or_else(|| fmt("no \"measurements\" array".into()))?;
-    fn name_of(m: &serde_json::Value) -> Option<&str> {
-        m.get("name").and_then(|n| n.as_str())
-    }
+    // The result is read as the typed trace result (latscope_core::summary): the
+    // measurements with the summary every result shares. When that fails, the
+    // measurement and the key at fault are named.
+    let view = TraceResultView::deserialize(&v).map_err(|e| bad_measurement(&v, file, e))?;
+    let ms = &view.measurements;
     let (i, m) = ms
         .iter()
         .enumerate()
-        .find(|(_, m)| name_of(m) == Some(measurement))
+        .find(|(_, m)| m.name == measurement)
         .ok_or_else(|| TraceInputError::NoMeasurement {
             file: file.to_string(),
             want: measurement.to_string(),
-            have: ms.iter().filter_map(name_of).collect::<Vec<_>>().join(", "),
+            have: ms
+                .iter()
+                .map(|m| m.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
         })?;
     // Older results have no `unit`: their statistics are nanoseconds.
-    if let Some(unit) = m.get("unit").and_then(|u| u.as_str()) {
-        if unit != "ns" {
-            return Err(TraceInputError::NotDuration {
-                file: file.to_string(),
-                key: format!("measurements[{i}].unit"),
-                name: measurement.to_string(),
-                unit: unit.to_string(),
-            });
-        }
+    if let Some(unit) = m.unit.as_deref().filter(|u| *u != "ns") {
+        return Err(TraceInputError::NotDuration {
+            file: file.to_string(),
+            key: format!("measurements[{i}].unit"),
+            name: measurement.to_string(),
+            unit: unit.to_string(),
+        });
     }
     let field = format!("{stat}_ns");
     let key = format!("measurements[{i}].{field}");
-    let summary = ResultSummary::from_json(m).map_err(|e| TraceInputError::BadValue {
-        file: file.to_string(),
-        key: if e.key.is_empty() {
-            format!("measurements[{i}]")
-        } else {
-            format!("measurements[{i}].{}", e.key)
-        },
-        message: e.message,
-    })?;
+    let summary = &m.summary;
     let y = match summary.stat(stat) {
         Some(Some(y)) => y,
         Some(None) => {
@@ -164,6 +155,65 @@ pub fn sample_from_trace_json(
         y_ns: y,
         row,
     })
+}
+
+/// The samples of `latscope fit --trace X=FILE ...` (and the Python binding's
+/// `fit(traces=...)`): one per `(x, trace result text, file name)`, the statistic `stat`
+/// of `measurement`, with the name the fit reports them under.
+pub fn samples_from_traces<'a>(
+    traces: impl IntoIterator<Item = (u64, &'a str, &'a str)>,
+    measurement: &str,
+    stat: &str,
+) -> Result<(String, Vec<Sample>), TraceInputError> {
+    let mut samples = Vec::new();
+    for (k, (x, text, file)) in traces.into_iter().enumerate() {
+        samples.push(sample_from_trace_json(
+            text,
+            file,
+            measurement,
+            stat,
+            x,
+            k + 1,
+        )?);
+    }
+    let name = format!("{} trace results ({measurement} {stat})", samples.len());
+    Ok((name, samples))
+}
+
+/// Why a trace result did not read as the typed result: the measurement and key at
+/// fault (`measurements[2].max_ns`) when one is, else serde's message.
+fn bad_measurement(v: &serde_json::Value, file: &str, e: serde_json::Error) -> TraceInputError {
+    let fmt = |message: String| TraceInputError::Format {
+        file: file.to_string(),
+        message,
+    };
+    let Some(ms) = v.get("measurements").and_then(|m| m.as_array()) else {
+        return fmt(match v.get("measurements") {
+            None => "no \"measurements\" array".into(),
+            Some(_) => "\"measurements\" is not an array".into(),
+        });
+    };
+    for (i, m) in ms.iter().enumerate() {
+        if let Err(f) = ResultSummary::from_json(m) {
+            return TraceInputError::BadValue {
+                file: file.to_string(),
+                key: if f.key.is_empty() {
+                    format!("measurements[{i}]")
+                } else {
+                    format!("measurements[{i}].{}", f.key)
+                },
+                message: f.message,
+            };
+        }
+        if let Err(e) = TraceMeasurement::deserialize(m) {
+            return TraceInputError::BadValue {
+                file: file.to_string(),
+                key: format!("measurements[{i}]"),
+                message: e.to_string(),
+            };
+        }
+    }
+    fmt(e.to_string())
 }
 
 #[cfg(test)]

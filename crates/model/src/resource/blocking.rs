@@ -30,7 +30,7 @@ use latscope_core::Picos;
 use serde::Serialize;
 
 /// One section that makes up a task's computed blocking.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct BlockingPart {
     pub task: String,
     pub resource: String,

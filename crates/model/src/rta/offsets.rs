@@ -26,10 +26,17 @@
 use super::{analyse_task, prepare, priority_order, Demand, ModeCtx, TICK_ENTITY};
 use crate::range::{self, AnalysisError};
 use crate::system::{Arrival, KernelCosts, System, TickMode};
-use serde::Serialize;
+use latscope_core::words::Word;
+use serde::{Deserialize, Serialize};
+
+latscope_core::words!(fn method_word = [METHOD]);
+latscope_core::words!(fn mode_word = ["pessimistic", "partitioned"]);
+
+/// The method named in the result.
+const METHOD: &str = "offset-based busy windows (one per first-released task)";
 
 /// One task's offset-based bound.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct OffsetBoundTask {
     pub name: String,
     /// The offset-based bound (ns); null when unbounded.
@@ -43,14 +50,16 @@ pub struct OffsetBoundTask {
 }
 
 /// The offset-based bounds of one tick mode, in descending priority order.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct OffsetBound {
-    pub method: &'static str,
-    pub tick_mode: &'static str,
+    #[serde(deserialize_with = "method_word")]
+    pub method: Word,
+    #[serde(deserialize_with = "mode_word")]
+    pub tick_mode: Word,
     /// `Z`: the longest busy period of the ticks and interrupts alone (ns).
     pub overhead_busy_ns: Option<f64>,
     /// Why the bound equals the offset-free one, when it does for every task.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     pub tasks: Vec<OffsetBoundTask>,
 }
@@ -83,7 +92,7 @@ pub fn offset_bound(
     range::check(sys, opts)?;
     let order = priority_order(sys);
     let mut out = OffsetBound {
-        method: "offset-based busy windows (one per first-released task)",
+        method: METHOD,
         tick_mode: mode.name(),
         overhead_busy_ns: None,
         reason: None,

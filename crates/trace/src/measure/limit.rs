@@ -11,9 +11,10 @@
 
 use super::Measurement;
 use crate::error::{Error, Result};
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub enum Op {
     #[serde(rename = "<")]
     Lt,
@@ -26,7 +27,7 @@ pub enum Op {
 }
 
 /// A parsed limit.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Limit {
     pub text: String,
     pub name: String,
@@ -36,8 +37,10 @@ pub struct Limit {
     pub value: f64,
 }
 
+latscope_core::words!(fn unit_word = ["ns", "percent", "count"]);
+
 /// The outcome of one limit.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LimitOutcome {
     pub limit: String,
     /// The measured value, in `unit`; `null` when the measurement has no instance
@@ -46,10 +49,11 @@ pub struct LimitOutcome {
     /// The bound, in `unit`.
     pub bound: f64,
     /// Unit of `actual` and `bound`: "ns", "percent" or "count".
-    pub unit: &'static str,
+    #[serde(deserialize_with = "unit_word")]
+    pub unit: latscope_core::words::Word,
     pub pass: bool,
     /// Why the limit failed without a value ("no instances of X in the range").
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
 }
 

@@ -15,28 +15,21 @@
 //! place only where that is not an edge (see `instances`).
 
 mod instances;
+mod json;
 pub mod limit;
 pub mod parse;
 
 use crate::error::{Error, Result};
 use instances::Instances;
 use latscope_core::capture::{Capture, DigitalChannel, Edge};
+use latscope_core::jsonnum::{nan_as_null, null_as_nan};
 use latscope_core::stats::{Location, Moments, Samples};
 use latscope_core::time::Picos;
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 pub use limit::{check_limits, Limit, LimitOutcome};
 pub use parse::{parse_busy, parse_count, parse_latency, parse_period, parse_pulse};
-
-/// Serializes a statistic that has no value (NaN: the measurement has no instances)
-/// as JSON `null`, so a consumer never mistakes "nothing measured" for 0 ns.
-fn nan_as_null<S: serde::Serializer>(v: &f64, s: S) -> std::result::Result<S::Ok, S::Error> {
-    if v.is_nan() {
-        s.serialize_none()
-    } else {
-        s.serialize_f64(*v)
-    }
-}
 
 /// A channel reference with an edge or level qualifier: `SysTick:rise`, `#2:high`.
 #[derive(Clone, Debug, PartialEq)]
@@ -165,14 +158,14 @@ impl Request {
 }
 
 /// One worst-case instance.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct Instance {
     pub value_ns: f64,
     pub at_ns: f64,
 }
 
 /// A histogram bin [low, high).
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct Bin {
     pub low_ns: f64,
     pub high_ns: f64,
@@ -180,7 +173,7 @@ pub struct Bin {
 }
 
 /// Jitter of a period against its nominal value.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct Jitter {
     pub nominal_ns: f64,
     pub min_ns: f64,
@@ -193,67 +186,63 @@ pub struct Jitter {
 }
 
 /// One window of a busy/count series.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct WindowPoint {
     pub at_ns: f64,
     pub window_ns: f64,
     /// Busy time (busy) or number of pulses (count) in the window.
     pub value: f64,
     /// Busy share of the window in percent (busy only).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub percent: Option<f64>,
 }
 
 /// Percent statistics of a busy series. The per-window figures are NaN (JSON `null`)
 /// when there is no window; `overall` is always defined.
-#[derive(Clone, Debug, Serialize, PartialEq, Default)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Default)]
 pub struct PercentStats {
     pub overall: f64,
-    #[serde(serialize_with = "nan_as_null")]
+    #[serde(serialize_with = "nan_as_null", deserialize_with = "null_as_nan")]
+    #[schemars(with = "Option<f64>")]
     pub min: f64,
-    #[serde(serialize_with = "nan_as_null")]
+    #[serde(serialize_with = "nan_as_null", deserialize_with = "null_as_nan")]
+    #[schemars(with = "Option<f64>")]
     pub max: f64,
-    #[serde(serialize_with = "nan_as_null")]
+    #[serde(serialize_with = "nan_as_null", deserialize_with = "null_as_nan")]
+    #[schemars(with = "Option<f64>")]
     pub mean: f64,
-    #[serde(serialize_with = "nan_as_null")]
+    #[serde(serialize_with = "nan_as_null", deserialize_with = "null_as_nan")]
+    #[schemars(with = "Option<f64>")]
     pub p50: f64,
-    #[serde(serialize_with = "nan_as_null")]
+    #[serde(serialize_with = "nan_as_null", deserialize_with = "null_as_nan")]
+    #[schemars(with = "Option<f64>")]
     pub p99: f64,
 }
 
-/// A measurement's result: the JSON element of `measurements[]`.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+/// A measurement's result: the JSON element of `measurements[]`, written and read
+/// through the shared summary (`latscope_core::summary`; see `json.rs`).
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(try_from = "json::MeasurementJson")]
 pub struct Measurement {
     pub name: String,
-    pub kind: &'static str,
+    pub kind: latscope_core::words::Word,
     pub definition: String,
     /// Unit of the `*_ns` statistics: "ns", or "count" for count measurements (their
     /// `*_ns` fields then hold pulse counts).
-    pub unit: &'static str,
+    pub unit: latscope_core::words::Word,
     pub count: u64,
     // The statistics below are NaN when `count` is 0 (no instances in the range) and
     // are then written as JSON `null`: see [`Measurement::is_empty`].
-    #[serde(serialize_with = "nan_as_null")]
     pub min_ns: f64,
-    #[serde(serialize_with = "nan_as_null")]
     pub max_ns: f64,
-    #[serde(serialize_with = "nan_as_null")]
     pub mean_ns: f64,
-    #[serde(serialize_with = "nan_as_null")]
     pub stdev_ns: f64,
-    #[serde(serialize_with = "nan_as_null")]
     pub mode_ns: f64,
-    #[serde(serialize_with = "nan_as_null")]
     pub p50_ns: f64,
-    #[serde(serialize_with = "nan_as_null")]
     pub p90_ns: f64,
-    #[serde(serialize_with = "nan_as_null")]
     pub p99_ns: f64,
-    #[serde(serialize_with = "nan_as_null")]
     pub p999_ns: f64,
-    #[serde(serialize_with = "nan_as_null")]
     pub min_at_ns: f64,
-    #[serde(serialize_with = "nan_as_null")]
     pub max_at_ns: f64,
     /// Sample index (from the capture start) of the min / max, when the rate is known.
     pub min_at_sample: Option<i64>,
@@ -261,20 +250,14 @@ pub struct Measurement {
     /// One sample period: every edge time is uncertain by ±1 sample.
     pub resolution_ns: Option<f64>,
     pub unmatched: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub unmatched_to: Option<u64>,
     pub worst: Vec<Instance>,
     pub histogram: Vec<Bin>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub frequency_hz: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub jitter: Option<Jitter>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub busy_percent: Option<PercentStats>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub series: Option<Vec<WindowPoint>>,
     /// Every value with its time (ns from capture start), for `--series`.
-    #[serde(skip)]
     pub values: Vec<(f64, f64)>,
 }
 
