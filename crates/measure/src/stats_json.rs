@@ -22,6 +22,11 @@ pub struct StatsJson {
     /// Negative samples (counted in the bucket at 0).
     pub histogram_underflow: u64,
     pub histogram_highest_ns: i64,
+    /// The same histogram, lossless, in HdrHistogram's standard V2 encoding (base64):
+    /// results merge exactly from it (`latscope merge`). Absent in results written
+    /// before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hdr: Option<String>,
     /// When tracepoints were used: timer expiry → hrtimer handler, per sample.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub irq_latency_ns: Option<Box<Stats>>,
@@ -67,6 +72,7 @@ impl From<Stats> for StatsJson {
             histogram_overflow: s.histogram_overflow,
             histogram_underflow: s.histogram_underflow,
             histogram_highest_ns: s.histogram_highest_ns,
+            hdr: s.hdr,
             irq_latency_ns: s.irq_latency_ns,
             thread_latency_ns: s.thread_latency_ns,
         }
@@ -128,6 +134,7 @@ impl TryFrom<StatsJson> for Stats {
             histogram_overflow: j.histogram_overflow,
             histogram_underflow: j.histogram_underflow,
             histogram_highest_ns: j.histogram_highest_ns,
+            hdr: j.hdr,
             irq_latency_ns: j.irq_latency_ns,
             thread_latency_ns: j.thread_latency_ns,
         })

@@ -22,7 +22,9 @@ pub fn parse_marker(line: &str) -> Option<(u32, Option<u64>)> {
 }
 
 /// The loss counters of one CPU's ring buffer (`per_cpu/cpuN/stats`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct RingStats {
     /// Events overwritten before they were read.
     pub overrun: u64,
@@ -144,7 +146,7 @@ impl Gaps {
 }
 
 /// Per-run loss figures of one traced CPU (the `trace.cpus` entries of the JSON).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CpuLoss {
     pub cpu: u32,
     /// `trace_pipe` lost-events markers seen, and the events they counted.

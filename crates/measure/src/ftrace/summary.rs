@@ -4,7 +4,7 @@
 use super::lost::CpuLoss;
 use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TraceSummary {
     /// `timerlat` (the kernel's timerlat tracer) or `tracepoints`: where the
     /// interrupt/thread split of `total.irq_latency_ns`/`thread_latency_ns` came from.
