@@ -33,6 +33,7 @@ pub enum MethodArg {
       --jobs 4 --out sweep.parquet
   latscope sweep ... --shard 3/8 --out part-3.csv      (one of 8 shards: cat part-*.csv = whole)
   latscope sweep ... --simulate 2s --out sweep.csv     (also simulate each set for 2 s)
+  latscope sweep ... --periods choice:1,2,5,10,20,50,100,200,1000ms   (automotive-style periods)
   latscope report sweep.parquet -o sweep.html          (schedulability ratio per configuration)
 
 Each (utilisation, set) pair is one work item; set s at utilisation index u is generated
