@@ -376,3 +376,82 @@ fn analyze_reports_the_offset_aware_result() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(v["offset_aware"].is_null());
 }
+
+/// `generate --periods`: listed periods only (a bare number takes the last unit), uniform
+/// periods within the range on the granularity, the default unchanged by naming it, and
+/// bad lists refused naming the flag and the value.
+#[test]
+fn generate_period_distributions() {
+    let periods_of = |extra: &[&str]| -> Vec<String> {
+        let mut args = vec![
+            "generate", "-n", "40", "-u", "0.5", "--seed", "3", "--out", "-",
+        ];
+        args.extend_from_slice(extra);
+        let o = latscope(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout)
+            .unwrap()
+            .lines()
+            .filter_map(|l| l.strip_prefix("period = "))
+            .map(|p| p.trim_matches('"').to_string())
+            .collect()
+    };
+    let choice = periods_of(&["--periods", "choice:2,20,200ms"]);
+    assert_eq!(choice.len(), 40);
+    assert!(
+        choice
+            .iter()
+            .all(|p| ["2ms", "20ms", "200ms"].contains(&p.as_str())),
+        "{choice:?}"
+    );
+    for want in ["2ms", "20ms", "200ms"] {
+        assert!(
+            choice.iter().any(|p| p == want),
+            "{want} never drawn: {choice:?}"
+        );
+    }
+    let uniform = periods_of(&[
+        "--periods",
+        "uniform",
+        "--period-min",
+        "30ms",
+        "--period-max",
+        "60ms",
+        "--granularity",
+        "10ms",
+    ]);
+    assert!(
+        uniform
+            .iter()
+            .all(|p| ["30ms", "40ms", "50ms", "60ms"].contains(&p.as_str())),
+        "{uniform:?}"
+    );
+    assert_eq!(periods_of(&[]), periods_of(&["--periods", "log-uniform"]));
+    assert_ne!(periods_of(&[]), choice);
+    for (bad, said) in [
+        ("choice:2,x", "choice:2,x"),
+        ("normal", "normal"),
+        ("choice:3ms,2500us", "2.50 ms"),
+    ] {
+        let o = latscope(&[
+            "generate",
+            "-n",
+            "4",
+            "-u",
+            "0.5",
+            "--periods",
+            bad,
+            "--out",
+            "-",
+        ]);
+        assert!(!o.status.success());
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(e.contains(said), "{bad}: {e}");
+        assert!(o.stdout.is_empty());
+    }
+    let help = String::from_utf8(latscope(&["generate", "--help"]).stdout).unwrap();
+    assert!(
+        help.contains("--periods") && help.contains("choice:"),
+        "{help}"
+    );
+}

@@ -5,9 +5,11 @@
 //!   (R. I. Davis and A. Burns, "Priority assignment for global fixed priority
 //!   pre-emptive scheduling in multiprocessor real-time systems", RTSS 2009), which
 //!   redraws a vector until every task utilisation is at most a cap.
-//! * Periods: log-uniform between a minimum and a maximum, rounded down to a granularity
-//!   (P. Emberson, R. Stafford and R. I. Davis, "Techniques for the synthesis of
-//!   multiprocessor tasksets", WATERS 2010).
+//! * Periods ([`PeriodDist`]): log-uniform between a minimum and a maximum, rounded down
+//!   to a granularity (P. Emberson, R. Stafford and R. I. Davis, "Techniques for the
+//!   synthesis of multiprocessor tasksets", WATERS 2010), the default; uniform over the
+//!   multiples of the granularity between the minimum and the maximum; or drawn uniformly
+//!   from a given list (e.g. the automotive-style 1, 2, 5, 10, 20, 50, 100, 200, 1000 ms).
 //! * WCET = utilisation x period, rounded down to whole nanoseconds (at least 1 ns); a
 //!   set whose total utilisation this moves by more than 0.1 % is refused, and so is a
 //!   drawn per-task utilisation above 1 (audit D15);
@@ -17,6 +19,7 @@
 //! Seeded with ChaCha8 so a seed gives the same sets on every platform.
 
 use crate::system::{Arrival, System, Task};
+use latscope_core::time::parse_duration;
 use latscope_core::Picos;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -27,6 +30,69 @@ pub enum Method {
     UUniFast,
     /// UUniFast, redrawn until every task's utilisation is at most `max_task_utilisation`.
     UUniFastDiscard,
+}
+
+/// How periods are drawn. Every period is a multiple of the spec's granularity.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum PeriodDist {
+    /// Log-uniform between the minimum and the maximum, rounded down to the granularity.
+    #[default]
+    LogUniform,
+    /// Uniform over the multiples of the granularity between the minimum and the maximum
+    /// (both included).
+    Uniform,
+    /// One of these periods, each equally likely (the minimum and maximum are not used).
+    /// Each must be a multiple of the granularity (a period that is not is refused rather
+    /// than silently changed).
+    Choice(Vec<Picos>),
+}
+
+impl PeriodDist {
+    /// Parses `log-uniform`, `uniform` or `choice:P1,P2,…` (each a duration with a unit,
+    /// e.g. `choice:1ms,2ms,5ms,10ms`; a bare number takes the unit of the last value,
+    /// so `choice:1,2,5,10ms` is the same).
+    pub fn parse(text: &str) -> Result<PeriodDist, GenerateError> {
+        let t = text.trim();
+        let bad = |m: String| Err(GenerateError::Invalid(format!("periods {t:?}: {m}")));
+        match t {
+            "log-uniform" | "loguniform" => return Ok(PeriodDist::LogUniform),
+            "uniform" => return Ok(PeriodDist::Uniform),
+            _ => {}
+        }
+        let Some(list) = t.strip_prefix("choice:") else {
+            return bad(
+                "give log-uniform, uniform or choice:P1,P2,… (e.g. choice:1ms,10ms,100ms)".into(),
+            );
+        };
+        let items: Vec<&str> = list.split(',').map(str::trim).collect();
+        if items.iter().any(|i| i.is_empty()) {
+            return bad("an empty value in the list (give choice:P1,P2,… with durations)".into());
+        }
+        // The unit of the last value applies to bare numbers before it.
+        let unit: String = items
+            .last()
+            .map(|l| l.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == '_'))
+            .unwrap_or("")
+            .trim()
+            .to_string();
+        let mut out = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            let bare = item
+                .chars()
+                .all(|c| c.is_ascii_digit() || c == '.' || c == '_');
+            let text = if bare && !unit.is_empty() {
+                format!("{item}{unit}")
+            } else {
+                item.to_string()
+            };
+            match parse_duration(&text) {
+                Ok(p) if p.0 > 0 => out.push(p),
+                Ok(_) => return bad(format!("value {} ({item}) must be greater than 0", i + 1)),
+                Err(e) => return bad(format!("value {} ({item}): {e}", i + 1)),
+            }
+        }
+        Ok(PeriodDist::Choice(out))
+    }
 }
 
 /// What to generate.
@@ -42,6 +108,8 @@ pub struct GenerateSpec {
     pub period_max: Picos,
     /// Periods are multiples of this (use the tick period for tick-aligned sets).
     pub granularity: Picos,
+    /// How periods are drawn (default log-uniform).
+    pub periods: PeriodDist,
     pub seed: u64,
 }
 
@@ -128,7 +196,37 @@ pub fn log_uniform_period(rng: &mut impl Rng, min: Picos, max: Picos, granularit
     Picos(p.clamp(((min.0 + g - 1) / g * g).max(g), max.0 / g * g))
 }
 
+/// A period drawn uniformly from the multiples of `granularity` in `[min, max]` (never
+/// below one granule).
+pub fn uniform_period(rng: &mut impl Rng, min: Picos, max: Picos, granularity: Picos) -> Picos {
+    let g = granularity.0.max(1);
+    let lo = (min.0.max(1).saturating_add(g - 1) / g).max(1);
+    let hi = (max.0 / g).max(lo);
+    Picos(rng.gen_range(lo..=hi) * g)
+}
+
+/// A period drawn uniformly from `choices`, rounded down to a multiple of `granularity`
+/// (never below one granule). `choices` must not be empty.
+pub fn choice_period(rng: &mut impl Rng, choices: &[Picos], granularity: Picos) -> Picos {
+    let g = granularity.0.max(1);
+    let p = choices[rng.gen_range(0..choices.len())];
+    Picos((p.0 / g).max(1) * g)
+}
+
 impl GenerateSpec {
+    /// One period drawn as [`GenerateSpec::periods`] says.
+    fn period(&self, rng: &mut impl Rng) -> Picos {
+        match &self.periods {
+            PeriodDist::LogUniform => {
+                log_uniform_period(rng, self.period_min, self.period_max, self.granularity)
+            }
+            PeriodDist::Uniform => {
+                uniform_period(rng, self.period_min, self.period_max, self.granularity)
+            }
+            PeriodDist::Choice(c) => choice_period(rng, c, self.granularity),
+        }
+    }
+
     fn check(&self) -> Result<(), GenerateError> {
         let bad = |m: &str| Err(GenerateError::Invalid(m.to_string()));
         if self.tasks == 0 {
@@ -140,10 +238,26 @@ impl GenerateSpec {
         if self.granularity.0 <= 0 {
             return bad("the period granularity must be greater than 0");
         }
-        if self.period_min.0 <= 0 || self.period_max < self.period_min {
+        if let PeriodDist::Choice(c) = &self.periods {
+            if c.is_empty() {
+                return bad("choice: give at least one period");
+            }
+            if let Some(p) = c.iter().find(|p| p.0 <= 0) {
+                return bad(&format!("choice: the period {p} must be greater than 0"));
+            }
+            if let Some(p) = c.iter().find(|p| p.0 % self.granularity.0 != 0) {
+                return bad(&format!(
+                    "choice: the period {p} is not a multiple of the granularity {} \
+                     (give --granularity that divides every listed period)",
+                    self.granularity
+                ));
+            }
+        } else if self.period_min.0 <= 0 || self.period_max < self.period_min {
             return bad("periods need 0 < min <= max");
         }
-        if self.period_max.0 / self.granularity.0 < 1
+        if matches!(self.periods, PeriodDist::Choice(_)) {
+            // Checked above; the minimum and maximum are not used.
+        } else if self.period_max.0 / self.granularity.0 < 1
             || (self.period_min.0 + self.granularity.0 - 1) / self.granularity.0
                 * self.granularity.0
                 > self.period_max.0
@@ -197,12 +311,7 @@ pub fn generate(
             .iter()
             .enumerate()
             .map(|(i, &u)| {
-                let period = log_uniform_period(
-                    &mut rng,
-                    spec.period_min,
-                    spec.period_max,
-                    spec.granularity,
-                );
+                let period = spec.period(&mut rng);
                 let ns = ((u * period.0 as f64) / 1000.0).floor() as i64;
                 let wcet = Picos::from_ns(ns.max(1)).min(period);
                 Task {
@@ -291,6 +400,7 @@ mod tests {
             period_min: Picos::from_ms(1),
             period_max: Picos::from_ms(1000),
             granularity: Picos::from_ms(1),
+            periods: PeriodDist::LogUniform,
             seed: 7,
         }
     }
@@ -383,4 +493,128 @@ mod tests {
         s.period_max = Picos::from_ms(5);
         assert!(generate(&t, &s, 1).is_err());
     }
+
+    /// Uniform periods: every draw a multiple of the granularity within the range, and
+    /// the mean of many draws near the middle (log-uniform's mean is far lower).
+    #[test]
+    fn uniform_periods_are_uniform_and_in_range() {
+        let t = freertos_template();
+        let mut s = spec(50, 0.5);
+        s.periods = PeriodDist::Uniform;
+        s.period_min = Picos::from_ms(10);
+        s.period_max = Picos::from_ms(200);
+        s.granularity = Picos::from_ms(5);
+        let sets = generate(&t, &s, 80).unwrap();
+        let periods: Vec<i64> = sets
+            .iter()
+            .flat_map(|x| x.tasks.iter().map(|t| t.period().0))
+            .collect();
+        assert_eq!(periods.len(), 4000);
+        for &p in &periods {
+            assert_eq!(p % Picos::from_ms(5).0, 0, "{p}");
+            assert!(
+                (Picos::from_ms(10).0..=Picos::from_ms(200).0).contains(&p),
+                "{p}"
+            );
+        }
+        // Uniform over 10, 15, ..., 200 ms: mean 105 ms, sd ~55 ms; 4000 draws put the
+        // sample mean within ~0.9 ms (1 sigma) of it. A log-uniform draw would give ~63 ms.
+        let mean = periods.iter().map(|&p| p as f64).sum::<f64>() / periods.len() as f64;
+        let want = Picos::from_ms(105).0 as f64;
+        assert!((mean - want).abs() < 0.05 * want, "mean {mean} vs {want}");
+        // Both ends occur.
+        assert!(periods.contains(&Picos::from_ms(10).0));
+        assert!(periods.contains(&Picos::from_ms(200).0));
+        // Seeded.
+        assert_eq!(generate(&t, &s, 1).unwrap()[0].tasks, sets[0].tasks);
+    }
+
+    /// Choice periods: only the listed values, each of them appearing, roughly equally.
+    #[test]
+    fn choice_periods_use_only_and_all_the_list() {
+        let t = freertos_template();
+        let list: Vec<Picos> = [1, 2, 5, 10, 20, 50, 100, 200, 1000]
+            .iter()
+            .map(|&m| Picos::from_ms(m))
+            .collect();
+        let mut s = spec(30, 0.6);
+        s.periods = PeriodDist::Choice(list.clone());
+        let sets = generate(&t, &s, 60).unwrap();
+        let mut counts = std::collections::BTreeMap::new();
+        for set in &sets {
+            for task in &set.tasks {
+                *counts.entry(task.period()).or_insert(0usize) += 1;
+            }
+        }
+        let seen: Vec<Picos> = counts.keys().copied().collect();
+        assert_eq!(seen, list, "only and all of the listed periods");
+        // 1800 draws over 9 values: 200 each expected, sd ~13.
+        for (p, &n) in &counts {
+            assert!((140..=260).contains(&n), "{p}: {n} draws");
+        }
+        assert_eq!(generate(&t, &s, 1).unwrap()[0].tasks, sets[0].tasks);
+        // Not a multiple of the granularity: refused, naming the period.
+        s.periods = PeriodDist::Choice(vec![Picos::from_ms(10), Picos::from_us(2500)]);
+        let e = generate(&t, &s, 1).unwrap_err();
+        assert!(e.to_string().contains("2.50 ms"), "{e}");
+        s.periods = PeriodDist::Choice(vec![]);
+        assert!(generate(&t, &s, 1).is_err());
+    }
+
+    /// The default (log-uniform) draws exactly what it drew before the period option
+    /// existed: the periods of seed 7, set 0, recorded from the earlier generator.
+    #[test]
+    fn log_uniform_default_is_unchanged() {
+        let t = freertos_template();
+        let sets = generate(&t, &spec(8, 0.7), 2).unwrap();
+        let ms: Vec<Vec<i64>> = sets
+            .iter()
+            .map(|s| {
+                s.tasks
+                    .iter()
+                    .map(|t| t.period().0 / Picos::from_ms(1).0)
+                    .collect()
+            })
+            .collect();
+        assert_eq!(ms, RECORDED_LOG_UNIFORM_MS);
+        assert_eq!(PeriodDist::default(), PeriodDist::LogUniform);
+    }
+
+    #[test]
+    fn period_options_parse() {
+        assert_eq!(
+            PeriodDist::parse("log-uniform").unwrap(),
+            PeriodDist::LogUniform
+        );
+        assert_eq!(PeriodDist::parse("uniform").unwrap(), PeriodDist::Uniform);
+        let want = PeriodDist::Choice(vec![
+            Picos::from_ms(1),
+            Picos::from_ms(2),
+            Picos::from_us(500),
+            Picos::from_ms(10),
+        ]);
+        assert_eq!(PeriodDist::parse("choice:1,2ms,500us,10ms").unwrap(), want);
+        assert_eq!(
+            PeriodDist::parse("choice:1,2,5,10ms").unwrap(),
+            PeriodDist::Choice([1, 2, 5, 10].iter().map(|&m| Picos::from_ms(m)).collect())
+        );
+        for bad in [
+            "normal",
+            "choice:",
+            "choice:1,,2ms",
+            "choice:0ms",
+            "choice:1,2",
+            "choice:1xs",
+        ] {
+            let e = PeriodDist::parse(bad).unwrap_err().to_string();
+            assert!(e.contains(bad.trim()), "{bad}: {e}");
+        }
+    }
+
+    /// Periods (ms) of seed 7 and 8 (8 tasks, U = 0.7, 1 ms .. 1 s by 1 ms), written by
+    /// `latscope generate` before `--periods` existed.
+    const RECORDED_LOG_UNIFORM_MS: [[i64; 8]; 2] = [
+        [353, 12, 934, 3, 14, 36, 5, 19],
+        [254, 14, 525, 6, 1, 57, 6, 94],
+    ];
 }

@@ -78,6 +78,7 @@ fn never_above_the_offset_free_bound() {
             period_min: Picos::from_ms(2),
             period_max: Picos::from_ms(50),
             granularity: Picos::from_ms(1),
+            periods: Default::default(),
             seed: 9100 + k,
         };
         let mut sys = generate(&freertos_template(), &spec, 1).unwrap().remove(0);

@@ -36,6 +36,7 @@ fn spec(k: usize, gran: Picos) -> GenerateSpec {
         period_min: Picos::from_ms(2),
         period_max: Picos::from_ms(200),
         granularity: gran,
+        periods: Default::default(),
         seed: 1000 + k as u64,
     }
 }

@@ -25,6 +25,7 @@ fn offset_bound_is_above_every_simulated_response() {
             period_max: Picos::from_ms(40),
             // Periods with large common divisors, so that offsets keep tasks apart.
             granularity: Picos::from_ms(if k % 2 == 0 { 2 } else { 5 }),
+            periods: Default::default(),
             seed: 8800 + k,
         };
         let mut sys = generate(&freertos_template(), &spec, 1).unwrap().remove(0);

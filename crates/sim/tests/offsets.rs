@@ -106,6 +106,7 @@ fn random_offsets_stay_below_the_offset_free_bound() {
             period_min: Picos::from_ms(2),
             period_max: Picos::from_ms(50),
             granularity: Picos::from_ms(1),
+            periods: Default::default(),
             seed: 7000 + k as u64,
         };
         let mut sys = generate(&freertos_template(), &spec, 1).unwrap().remove(0);

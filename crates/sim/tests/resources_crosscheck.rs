@@ -37,6 +37,7 @@ fn spec(k: usize) -> GenerateSpec {
         period_min: Picos::from_ms(2),
         period_max: Picos::from_ms(200),
         granularity: Picos::from_ms(1),
+        periods: Default::default(),
         seed: 7000 + k as u64,
     }
 }

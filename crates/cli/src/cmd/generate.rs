@@ -1,10 +1,10 @@
 //! `latscope generate`: random task sets (UUniFast / UUniFast-Discard utilisations,
-//! log-uniform periods) written as system descriptions. Logic: `latscope_model::generate`.
+//! log-uniform, uniform or listed periods) written as system descriptions. Logic: `latscope_model::generate`.
 
 use anyhow::Context;
 use latscope_core::time::parse_duration;
 use latscope_core::Picos;
-use latscope_model::generate::{freertos_template, generate, GenerateSpec, Method};
+use latscope_model::generate::{freertos_template, generate, GenerateSpec, Method, PeriodDist};
 use latscope_model::System;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -30,9 +30,12 @@ pub enum FormatArg {
   latscope generate --tasks 8 --utilisation 1.5 --method discard --max-task-util 0.5 --out -
   latscope generate --tasks 20 --utilisation 0.6 --template board.toml --period-min 5ms \\
       --period-max 500ms --granularity 5ms --out sets/ --format json
+  latscope generate --tasks 10 --utilisation 0.7 --periods choice:1,2,5,10,20,50,100,200,1000ms \
+      --out set.toml                  (automotive-style periods, each equally likely)
 
-Periods are log-uniform between --period-min and --period-max, multiples of
---granularity; WCET = utilisation x period (whole ns); priorities are rate-monotonic and
+Periods are log-uniform between --period-min and --period-max (the default), uniform
+over the same range (--periods uniform) or drawn from a list (--periods choice:…), always
+multiples of --granularity; WCET = utilisation x period (whole ns); priorities are rate-monotonic and
 distinct (larger = higher); deadlines equal periods. Platform, kernel, interrupts and
 critical sections come from --template (default: FreeRTOS on a Cortex-M4 at 84 MHz with
 the tick and switch costs of Miranda, de Oliveira, Carminati: Analysis of FreeRTOS
@@ -65,6 +68,16 @@ pub struct Args {
     /// Periods are multiples of this (duration with unit; the tick period keeps releases tick-aligned)
     #[arg(long, default_value = "1ms")]
     pub granularity: String,
+    /// How periods are drawn: log-uniform (between --period-min and --period-max),
+    /// uniform (the same range) or choice:P1,P2,… (each listed period equally likely;
+    /// --period-min/--period-max unused), e.g. choice:1,2,5,10,20,50,100,200,1000ms (a bare
+    /// number takes the last value's unit). Always multiples of --granularity
+    #[arg(
+        long,
+        default_value = "log-uniform",
+        value_name = "log-uniform|uniform|choice:P1,P2,…"
+    )]
+    pub periods: String,
     /// System file whose platform, kernel, interrupts and critical sections are reused
     #[arg(long)]
     pub template: Option<PathBuf>,
@@ -99,6 +112,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         period_min: dur(&args.period_min, "period-min")?,
         period_max: dur(&args.period_max, "period-max")?,
         granularity: dur(&args.granularity, "granularity")?,
+        periods: PeriodDist::parse(&args.periods).context("--periods")?,
         seed: args.seed,
     };
     if args.count == 0 {

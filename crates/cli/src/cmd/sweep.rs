@@ -9,7 +9,7 @@ use latscope_core::Picos;
 use latscope_fleet::csv_file::CsvSink;
 use latscope_fleet::parquet_file::ParquetSink;
 use latscope_fleet::sweep::{self, Axis, Shard, SweepError, SweepSpec, UtilRange};
-use latscope_model::generate::{freertos_template, Method};
+use latscope_model::generate::{freertos_template, Method, PeriodDist};
 use latscope_model::System;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -33,12 +33,14 @@ pub enum MethodArg {
       --jobs 4 --out sweep.parquet
   latscope sweep ... --shard 3/8 --out part-3.csv      (one of 8 shards: cat part-*.csv = whole)
   latscope sweep ... --simulate 2s --out sweep.csv     (also simulate each set for 2 s)
+  latscope sweep ... --periods choice:1,2,5,10,20,50,100,200,1000ms   (automotive-style periods)
   latscope report sweep.parquet -o sweep.html          (schedulability ratio per configuration)
 
 Each (utilisation, set) pair is one work item; set s at utilisation index u is generated
-(UUniFast utilisations, log-uniform periods, rate-monotonic priorities, deadlines =
-periods, as `latscope generate`) with its own seed, written in the `seed` column, so
-`latscope generate --seed SEED --tasks N --utilisation U` gives the same set again. Every
+(UUniFast utilisations, periods as --periods says, rate-monotonic priorities, deadlines
+= periods, as `latscope generate`) with its own seed, written in the `seed` column, so
+`latscope generate --seed SEED --tasks N --utilisation U` with the same --periods,
+--period-min, --period-max and --granularity gives the same set again. Every
 set is analysed under every configuration: the product of the --set axes (first axis
 varies slowest), each the template with those keys replaced (keys under platform, kernel,
 kernel.costs, critical_sections). One row per set and configuration.
@@ -89,7 +91,7 @@ pub struct Args {
     /// Per-task utilisation cap for --method discard
     #[arg(long, default_value_t = 1.0)]
     pub max_task_util: f64,
-    /// Shortest period (log-uniform periods)
+    /// Shortest period (log-uniform and uniform periods)
     #[arg(long, default_value = "1ms")]
     pub period_min: String,
     /// Longest period
@@ -98,6 +100,16 @@ pub struct Args {
     /// Periods are multiples of this (the tick period keeps releases tick-aligned)
     #[arg(long, default_value = "1ms")]
     pub granularity: String,
+    /// How periods are drawn: log-uniform (between --period-min and --period-max),
+    /// uniform (the same range) or choice:P1,P2,… (each listed period equally likely;
+    /// --period-min/--period-max unused), e.g. choice:1,2,5,10,20,50,100,200,1000ms (a bare
+    /// number takes the last value's unit). Always multiples of --granularity
+    #[arg(
+        long,
+        default_value = "log-uniform",
+        value_name = "log-uniform|uniform|choice:P1,P2,…"
+    )]
+    pub periods: String,
     /// No progress and no summary on standard error
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -211,6 +223,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         period_min: dur(&args.period_min, "period-min")?,
         period_max: dur(&args.period_max, "period-max")?,
         granularity: dur(&args.granularity, "granularity")?,
+        periods: PeriodDist::parse(&args.periods).context("--periods")?,
         simulate,
     };
     // Check the generator settings once, before any work (the first item of the sweep).

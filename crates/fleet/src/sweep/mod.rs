@@ -1,4 +1,4 @@
-//! Design-space sweeps: generated task sets (UUniFast, log-uniform periods) at a range of
+//! Design-space sweeps: generated task sets (UUniFast; log-uniform, uniform or listed periods) at a range of
 //! utilisations × configuration axes (any key of the system file), each analysed (and
 //! optionally simulated for a bounded time).
 //!
@@ -26,7 +26,7 @@ pub use shard::Shard;
 pub use summary::{ratios, report_doc, RatioPoint};
 
 use latscope_core::Picos;
-use latscope_model::generate::Method;
+use latscope_model::generate::{Method, PeriodDist};
 
 /// Why a sweep cannot run.
 #[derive(Debug, thiserror::Error)]
@@ -60,6 +60,8 @@ pub struct SweepSpec {
     pub period_min: Picos,
     pub period_max: Picos,
     pub granularity: Picos,
+    /// How periods are drawn.
+    pub periods: PeriodDist,
     /// Simulate each set under each configuration for this long.
     pub simulate: Option<Picos>,
 }

@@ -28,6 +28,7 @@ pub fn run_item(spec: &SweepSpec, item: usize) -> Result<Vec<SweepRow>, SweepErr
         period_min: spec.period_min,
         period_max: spec.period_max,
         granularity: spec.granularity,
+        periods: spec.periods.clone(),
         seed,
     };
     let first = &spec
