@@ -2029,9 +2029,18 @@ pub fn analyze(sys: &System, opts: &AnalysisOptions) -> Result<AnalysisResult, A
     } else {
         notes.push("kernel overheads are not charged (--no-overheads)".into());
     }
-    for why in [
-        crate::resource::blocking::NESTED_INHERITANCE,
-        crate::resource::blocking::INHERITANCE_DEADLOCK,
+    for (why, detail) in [
+        (
+            crate::resource::blocking::NESTED_INHERITANCE,
+            "a lower-priority task can hold a mutex they take while it waits for another \
+             inheritance mutex, and FreeRTOS and Zephyr raise only the direct holder, so tasks \
+             of middle priority can run while they wait",
+        ),
+        (
+            crate::resource::blocking::INHERITANCE_DEADLOCK,
+            "some task takes mutex B inside A while another takes A inside B (or a longer \
+             cycle), so the tasks that take inheritance mutexes can wait forever",
+        ),
     ] {
         let exposed: Vec<&str> = (0..sys.tasks.len())
             .filter(|&i| p.nested_inheritance[i] == Some(why))
@@ -2040,11 +2049,9 @@ pub fn analyze(sys: &System, opts: &AnalysisOptions) -> Result<AnalysisResult, A
         if !exposed.is_empty() {
             notes.push(
                 format!(
-                    "warning: {}: {why}: FreeRTOS and Zephyr raise only the direct holder of a \
-                     mutex, so while a lower-priority holder waits for another inheritance \
-                     mutex, tasks of middle priority run (and mutexes nested in opposite \
-                     orders can deadlock); no sound bound is given (check by simulation, or \
-                     use ceiling resources)",
+                    "warning: {}: {why}: {detail}; no sound bound is given (check by \
+                     simulation, or use ceiling resources for nested locking; \
+                     docs/resources.md)",
                     exposed.join(", "),
                 )
                 .into(),
