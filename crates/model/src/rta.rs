@@ -834,6 +834,9 @@ struct Prep {
     /// Blocking computed from the resources, per task, and its parts.
     res_blocking: Vec<i64>,
     res_from: Vec<Vec<crate::resource::blocking::BlockingPart>>,
+    /// Per task (file order): exposed to a chain of nested inheritance mutexes, so
+    /// given no bound ([`crate::resource::blocking::nested_inheritance_exposed`]).
+    nested_inheritance: Vec<Option<&'static str>>,
     /// The longest kernel critical section (a masked tick runs that much late).
     masking: Picos,
     /// The highest priority shared by two or more tasks: round-robin switches at that
@@ -1069,6 +1072,7 @@ fn prepare(sys: &System, opts: &AnalysisOptions) -> Prep {
         blocking_cs,
         res_blocking: res.tasks.iter().map(|b| b.total.0).collect(),
         res_from: res.tasks.into_iter().map(|b| b.from).collect(),
+        nested_inheritance: unbounded_by_nesting(sys),
         masking: res.masking,
         irq_jitter: if ov { max_wake } else { Picos::ZERO } + res.masking,
         irq_path: match (&sys.kernel.costs, ov) {
@@ -1779,6 +1783,51 @@ fn analyze_mode_with(
     mode: TickMode,
     dem: &mut Demand,
 ) -> Vec<TaskResult> {
+    let mut out = analyze_mode_bounds(sys, opts, p, mode, dem);
+    for (r, &i) in out.iter_mut().zip(&p.order) {
+        if let Some(why) = p.nested_inheritance.get(i).copied().flatten() {
+            r.wcrt_ns = None;
+            r.wcrt_ps = None;
+            r.slack_ns = None;
+            r.schedulable = false;
+            r.unbounded_reason = Some(why.into());
+        }
+    }
+    out
+}
+
+/// Per task: why nested inheritance mutexes leave it without a sound bound, if they do
+/// (docs/resources.md, "Nested inheritance mutexes").
+fn unbounded_by_nesting(sys: &System) -> Vec<Option<&'static str>> {
+    use crate::resource::{blocking as b, Protocol};
+    let r = &sys.resources;
+    let deadlock = b::inheritance_deadlock_possible(sys);
+    b::nested_inheritance_exposed(sys)
+        .into_iter()
+        .enumerate()
+        .map(|(i, exposed)| {
+            let takes = r
+                .of_task(i)
+                .iter()
+                .any(|s| r.protocol(s) == Protocol::Inheritance);
+            if deadlock && takes {
+                Some(b::INHERITANCE_DEADLOCK)
+            } else if exposed {
+                Some(b::NESTED_INHERITANCE)
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+fn analyze_mode_bounds(
+    sys: &System,
+    opts: &AnalysisOptions,
+    p: &Prep,
+    mode: TickMode,
+    dem: &mut Demand,
+) -> Vec<TaskResult> {
     if let KernelCosts::Listscan(c) = &sys.kernel.costs {
         // Cooperative: both tick modes charge the scheduler run the same way.
         return p
@@ -1979,6 +2028,35 @@ pub fn analyze(sys: &System, opts: &AnalysisOptions) -> Result<AnalysisResult, A
         );
     } else {
         notes.push("kernel overheads are not charged (--no-overheads)".into());
+    }
+    for (why, detail) in [
+        (
+            crate::resource::blocking::NESTED_INHERITANCE,
+            "a lower-priority task can hold a mutex they take while it waits for another \
+             inheritance mutex, and FreeRTOS and Zephyr raise only the direct holder, so tasks \
+             of middle priority can run while they wait",
+        ),
+        (
+            crate::resource::blocking::INHERITANCE_DEADLOCK,
+            "some task takes mutex B inside A while another takes A inside B (or a longer \
+             cycle), so the tasks that take inheritance mutexes can wait forever",
+        ),
+    ] {
+        let exposed: Vec<&str> = (0..sys.tasks.len())
+            .filter(|&i| p.nested_inheritance[i] == Some(why))
+            .map(|i| sys.tasks[i].name.as_str())
+            .collect();
+        if !exposed.is_empty() {
+            notes.push(
+                format!(
+                    "warning: {}: {why}: {detail}; no sound bound is given (check by \
+                     simulation, or use ceiling resources for nested locking; \
+                     docs/resources.md)",
+                    exposed.join(", "),
+                )
+                .into(),
+            );
+        }
     }
 
     let tasks = match mode {

@@ -363,3 +363,57 @@ proptest! {
         }
     }
 }
+
+/// Which tasks nested inheritance mutexes leave without a bound (docs/resources.md,
+/// "Nested inheritance mutexes"): `lo` (1) takes B inside A. `hi` (3) takes A: exposed.
+/// `mid` (2) takes only B (the inner mutex: its holder is raised to `mid`): not exposed;
+/// `lo` itself: nothing below it. Nesting the other way round in `mid` (A inside B)
+/// makes a cycle: every task that takes an inheritance mutex is unbounded.
+#[test]
+fn nested_inheritance_exposure_and_deadlock() {
+    use latscope_model::resource::blocking::{
+        inheritance_deadlock_possible, nested_inheritance_exposed, INHERITANCE_DEADLOCK,
+        NESTED_INHERITANCE,
+    };
+    let sys = |mid: &str| {
+        let t = format!(
+            "{HEAD}\
+             [[resource]]\nname = \"A\"\nprotocol = \"inheritance\"\n\
+             [[resource]]\nname = \"B\"\nprotocol = \"inheritance\"\n\
+             [[task]]\nname = \"hi\"\nperiod = \"100ms\"\nwcet = \"1ms\"\npriority = 3\n\
+             critical = [{{ resource = \"A\", duration = \"500us\" }}]\n\
+             [[task]]\nname = \"mid\"\nperiod = \"100ms\"\nwcet = \"2ms\"\npriority = 2\n\
+             critical = [{mid}]\n\
+             [[task]]\nname = \"lo\"\nperiod = \"100ms\"\nwcet = \"4ms\"\npriority = 1\n\
+             critical = [{{ resource = \"A\", duration = \"2ms\" }}, \
+             {{ resource = \"B\", duration = \"1ms\", at = \"500us\", inside = \"A\" }}]\n"
+        );
+        System::from_toml_str(&t, "nest.toml").unwrap()
+    };
+    let plain = sys("{ resource = \"B\", duration = \"1ms\" }");
+    assert_eq!(nested_inheritance_exposed(&plain), [true, false, false]);
+    assert!(!inheritance_deadlock_possible(&plain));
+    let r = analyze(&plain, &AnalysisOptions::default()).unwrap();
+    let why: Vec<Option<&str>> = r
+        .tasks
+        .iter()
+        .map(|t| t.unbounded_reason.as_deref())
+        .collect();
+    assert_eq!(why, [Some(NESTED_INHERITANCE), None, None]);
+    assert!(r.tasks[0].wcrt_ns.is_none() && !r.tasks[0].schedulable);
+    assert!(r.tasks[1].wcrt_ns.is_some() && r.tasks[2].wcrt_ns.is_some());
+    assert!(r.notes.iter().any(|n| n.starts_with("warning: hi: ")));
+
+    let cycle = sys("{ resource = \"B\", duration = \"1ms\" }, \
+         { resource = \"A\", duration = \"500us\", at = \"200us\", inside = \"B\" }");
+    assert!(inheritance_deadlock_possible(&cycle));
+    let r = analyze(&cycle, &AnalysisOptions::default()).unwrap();
+    assert!(r
+        .tasks
+        .iter()
+        .all(|t| t.unbounded_reason.as_deref() == Some(INHERITANCE_DEADLOCK)));
+    assert!(r
+        .notes
+        .iter()
+        .any(|n| n.starts_with("warning: hi, mid, lo: ")));
+}

@@ -370,6 +370,9 @@ fn print_table(out: &mut impl Write, r: &AnalysisResult, breakdown: bool) -> any
     for row in &rows {
         writeln!(out, "{}", line(row.iter().map(String::as_str).collect()))?;
     }
+    for n in r.notes.iter().filter(|n| n.starts_with("warning:")) {
+        writeln!(out, "{n}")?;
+    }
     if breakdown {
         writeln!(out)?;
         for a in &r.tasks {

@@ -245,3 +245,107 @@ pub fn with_lock_costs(sys: &System) -> Option<System> {
     }
     Some(s)
 }
+
+/// Why a task exposed to a chain of inheritance mutexes gets no bound (docs/resources.md,
+/// "Nested inheritance mutexes").
+pub const NESTED_INHERITANCE: &str =
+    "unbounded (nested inheritance mutexes: FreeRTOS does not pass inheritance along the chain)";
+
+/// Why a task taking an inheritance mutex gets no bound when mutexes are nested in
+/// opposite orders (a possible deadlock).
+pub const INHERITANCE_DEADLOCK: &str =
+    "unbounded (inheritance mutexes nested in opposite orders: the tasks can deadlock)";
+
+/// Whether inheritance mutexes are nested in orders that form a cycle (task 1 takes B
+/// inside A, task 2 A inside B): the tasks can deadlock, and every task that takes an
+/// inheritance mutex may wait forever.
+pub fn inheritance_deadlock_possible(sys: &System) -> bool {
+    let r = &sys.resources;
+    let m = r.list.len();
+    let mut edge = vec![vec![false; m]; m];
+    for j in 0..sys.tasks.len() {
+        let secs = r.of_task(j);
+        for (k, o) in secs.iter().enumerate() {
+            for (q, s) in secs.iter().enumerate() {
+                if r.protocol(o) == Protocol::Inheritance
+                    && r.protocol(s) == Protocol::Inheritance
+                    && is_inside(secs, q, k)
+                    && o.resource < m
+                    && s.resource < m
+                {
+                    edge[o.resource][s.resource] = true;
+                }
+            }
+        }
+    }
+    // Transitive closure (a handful of resources): a cycle is a resource reaching itself.
+    for k in 0..m {
+        for a in 0..m {
+            if edge[a][k] {
+                let via = edge[k].clone();
+                for (e, v) in edge[a].iter_mut().zip(via) {
+                    *e |= v;
+                }
+            }
+        }
+    }
+    (0..m).any(|a| edge[a][a])
+}
+
+/// The tasks (file order) whose blocking the Sha–Rajkumar–Lehoczky bound does not cover
+/// because FreeRTOS and Zephyr raise only the direct holder of a mutex: task `i` is
+/// exposed when a lower-priority task can hold an inheritance mutex that `i` takes while
+/// it waits for another inheritance mutex (a section nested, at any depth, inside that
+/// section). The holder of the inner mutex is then raised only to the waiter's priority
+/// at the time it blocked, so tasks between that priority and `i`'s run while `i` waits.
+pub fn nested_inheritance_exposed(sys: &System) -> Vec<bool> {
+    let r = &sys.resources;
+    let n = sys.tasks.len();
+    // Per task: the inheritance resources it holds while it may wait for another one.
+    let holds_waiting: Vec<Vec<usize>> = (0..n)
+        .map(|j| {
+            let secs = r.of_task(j);
+            (0..secs.len())
+                .filter(|&k| {
+                    r.protocol(&secs[k]) == Protocol::Inheritance
+                        && secs.iter().enumerate().any(|(m, s)| {
+                            r.protocol(s) == Protocol::Inheritance && is_inside(secs, m, k)
+                        })
+                })
+                .map(|k| secs[k].resource)
+                .collect()
+        })
+        .collect();
+    if holds_waiting.iter().all(Vec::is_empty) {
+        return vec![false; n];
+    }
+    (0..n)
+        .map(|i| {
+            let p = sys.tasks[i].priority;
+            let mine = r.of_task(i);
+            (0..n).any(|j| {
+                sys.tasks[j].priority < p
+                    && holds_waiting[j]
+                        .iter()
+                        .any(|&res| mine.iter().any(|s| s.resource == res))
+            })
+        })
+        .collect()
+}
+
+/// Whether section `m` is nested, at any depth, inside section `k` of the same job.
+fn is_inside(secs: &[super::Section], m: usize, k: usize) -> bool {
+    let mut up = secs.get(m).and_then(|s| s.inside);
+    let mut hops = 0;
+    while let Some(u) = up {
+        if u == k {
+            return true;
+        }
+        hops += 1;
+        if hops > secs.len() {
+            return false;
+        }
+        up = secs.get(u).and_then(|x| x.inside);
+    }
+    false
+}
