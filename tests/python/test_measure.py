@@ -80,7 +80,7 @@ REFUSALS = [
     (dict(sweep="10us..1ms", sweep_points=0), ["--sweep", "10us..1ms", "--sweep-points", "0"]),
     (dict(rounds=0), ["--rounds", "0"]),
     (dict(rounds=5, loops=4), ["--rounds", "5", "--loops", "4"]),
-    (dict(trace_above="-5us"), ["--trace-above", "-5us"]),
+    (dict(trace_above="-5us"), ["--trace-above=-5us"]),
     (dict(histogram_us=0), ["--histogram-us", "0"]),
     (dict(samples="raw.bin", samples_format="parquet"), ["--samples", "raw.bin", "--samples-format", "parquet"]),
     (dict(labels={"host": "x"}), ["--label", "host=x"]),
