@@ -439,11 +439,16 @@ def measure(
     lock_memory=True,
     sysroot=None,
     labels=None,
+    rounds=None,
+    trace_above=None,
+    probe_idle=False,
+    samples_format=None,
 ):
     """Timer wake-up latency on this Linux host, as ``latscope measure`` (Linux only).
     ``cpus`` like '0,2-3' (default: all online); give ``loops`` instead of a duration
-    to stop after that many wake-ups per CPU. Ctrl-C stops the measuring threads and
-    raises KeyboardInterrupt."""
+    to stop after that many wake-ups per CPU. The keywords are the CLI's flags, parsed
+    and checked by the same code, so a refusal carries the CLI's message. Ctrl-C stops
+    the measuring threads and raises KeyboardInterrupt."""
     if not hasattr(_ext, "measure"):
         raise LatscopeError("measure is only available on Linux")
     if loops is not None and duration == "10s":
@@ -468,6 +473,10 @@ def measure(
         lock_memory=lock_memory,
         sysroot=None if sysroot is None else os.fspath(sysroot),
         labels=_labels(labels),
+        rounds=rounds,
+        trace_above=None if trace_above is None else _dur(trace_above),
+        probe_idle=probe_idle,
+        samples_format=samples_format,
     )
     return MeasureResult(j)
 

@@ -58,3 +58,44 @@ def test_errors_carry_the_cli_message():
     with pytest.raises(latscope.LatscopeError) as ei:
         latscope.measure(cpus="9999", loops=1)
     assert str(ei.value) == cli_error("measure", "--cpus", "9999", "--loops", "1")
+
+
+# Each refusal through the Python keywords and through the CLI's flags: the measure
+# library's PlanSpec checks both, so the messages must be identical.
+REFUSALS = [
+    (dict(pm_qos_us=-1), ["--pm-qos", "-1"]),
+    (dict(pm_qos_us=2**31), ["--pm-qos", str(2**31)]),
+    (dict(interval="500ns"), ["--interval", "500ns"]),
+    (dict(interval="2h"), ["--interval", "2h"]),
+    (dict(duration="1ms", interval="1ms"), ["--duration", "1ms", "--interval", "1ms"]),
+    (dict(sysroot="/nonexistent-latscope-root", loops=1), ["--sysroot", "/nonexistent-latscope-root", "--loops", "1"]),
+    (dict(policy="other", priority=5), ["--policy", "other", "--priority", "5"]),
+    (dict(priority=100), ["--priority", "100"]),
+    (dict(mode="busy"), ["--mode", "busy"]),
+    (dict(overrun="drop"), ["--overrun", "drop"]),
+    (dict(cpus="3-1"), ["--cpus", "3-1"]),
+    (dict(load="gpu:1"), ["--load", "gpu:1"]),
+    (dict(sweep="1ms..10us"), ["--sweep", "1ms..10us"]),
+    (dict(sweep="10us..1ms", compare_load="cpu:1"), ["--sweep", "10us..1ms", "--compare-load", "cpu:1"]),
+    (dict(sweep="10us..1ms", sweep_points=0), ["--sweep", "10us..1ms", "--sweep-points", "0"]),
+    (dict(rounds=0), ["--rounds", "0"]),
+    (dict(rounds=5, loops=4), ["--rounds", "5", "--loops", "4"]),
+    (dict(trace_above="-5us"), ["--trace-above=-5us"]),
+    (dict(histogram_us=0), ["--histogram-us", "0"]),
+    (dict(samples="raw.bin", samples_format="parquet"), ["--samples", "raw.bin", "--samples-format", "parquet"]),
+    (dict(labels={"host": "x"}), ["--label", "host=x"]),
+]
+
+
+@pytest.mark.parametrize("kw,flags", REFUSALS, ids=[" ".join(f) for _, f in REFUSALS])
+def test_refusals_are_the_clis(kw, flags):
+    with pytest.raises(latscope.LatscopeError) as ei:
+        latscope.measure(**kw)
+    assert str(ei.value) == cli_error("measure", *flags)
+
+
+def test_new_keywords_reach_the_plan():
+    d = latscope.measure(rounds=2, **ARGS).to_dict()
+    ref = cli_json("measure", "--rounds", "2", *CLI_ARGS)
+    assert len(d["rounds"]) == len(ref["rounds"]) == 2
+    assert sum(r["count"] for r in d["rounds"]) == d["total"]["count"] == 200

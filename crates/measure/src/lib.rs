@@ -19,6 +19,7 @@
 //! * [`compare`]: two reports side by side with a regression verdict;
 //! * [`gate`]: the rank test over per-round figures that decides that verdict;
 //! * [`underload`]: why a loaded run can be faster than an idle one;
+//! * [`plan_spec`]: the user's choices as given → a checked [`Plan`] (CLI and Python);
 //! * [`session`]: one whole `measure` invocation;
 //!
 //! Nothing here prints or exits; errors carry their context.
@@ -37,6 +38,7 @@ pub mod merge;
 pub mod metrics;
 pub mod outfile;
 pub mod output;
+pub mod plan_spec;
 pub mod publish;
 pub mod rivals;
 pub mod samples;
@@ -46,6 +48,7 @@ mod stats_json;
 pub mod underload;
 
 pub use output::Report;
+pub use plan_spec::PlanSpec;
 pub use session::{execute, prepare, Outcome, Plan, Prepared};
 pub use settings::Settings;
 

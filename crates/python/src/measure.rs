@@ -4,17 +4,16 @@
 
 use crate::errors::err;
 use crate::interrupt::{interruptible, Join};
-use latscope_measure::settings::{
-    self, OverrunPolicy, Policy, SampleFormat, Settings, Stop, TimerMode,
-};
-use latscope_measure::{session, Plan};
+use latscope_measure::{session, PlanSpec};
 use pyo3::prelude::*;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// measure(...) -> (JSON text, interrupted). Keywords are the CLI's flags.
+/// measure(...) -> (JSON text, interrupted). Keywords are the CLI's flags, parsed and
+/// checked by the same `PlanSpec` as `latscope measure`, so the refusals are the same.
 #[pyfunction]
-#[pyo3(signature = (duration=None, interval="1ms", cpus=None, policy="fifo", priority=None, allow_fallback=false, mode="absolute", loops=None, overrun="skip", pm_qos_us=None, load=vec![], compare_load=None, sweep=None, sweep_points=8, histogram_us=10000, samples=None, lock_memory=true, sysroot=None, labels=None))]
+#[pyo3(signature = (duration=None, interval="1ms", cpus=None, policy="fifo", priority=None, allow_fallback=false, mode="absolute", loops=None, overrun="skip", pm_qos_us=None, load=vec![], compare_load=None, sweep=None, sweep_points=8, histogram_us=10000, samples=None, lock_memory=true, sysroot=None, labels=None, rounds=None, trace_above=None, probe_idle=false, samples_format=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn measure(
     py: Python<'_>,
@@ -27,7 +26,7 @@ pub fn measure(
     mode: &str,
     loops: Option<u64>,
     overrun: &str,
-    pm_qos_us: Option<i32>,
+    pm_qos_us: Option<i64>,
     load: Vec<String>,
     compare_load: Option<&str>,
     sweep: Option<&str>,
@@ -36,74 +35,45 @@ pub fn measure(
     samples: Option<PathBuf>,
     lock_memory: bool,
     sysroot: Option<PathBuf>,
-    labels: Option<std::collections::BTreeMap<String, String>>,
+    labels: Option<BTreeMap<String, String>>,
+    rounds: Option<usize>,
+    trace_above: Option<&str>,
+    probe_idle: bool,
+    samples_format: Option<&str>,
 ) -> PyResult<(String, bool)> {
-    let labels = crate::labels::resolve(labels)?;
-    let root = sysroot.unwrap_or_else(|| PathBuf::from("/"));
-    let policy = Policy::parse(policy).map_err(err)?;
-    let priority = priority.unwrap_or(match policy {
-        Policy::Other => 0,
-        _ => 80,
-    });
-    let online = latscope_measure::env::online_cpus(&root)
-        .or_else(|| latscope_measure::env::online_cpus(std::path::Path::new("/")))
-        .unwrap_or_else(|| vec![0]);
-    let cpus = match cpus {
-        Some(t) => settings::parse_cpu_list(t).map_err(err)?,
-        None => online,
-    };
-    let interval_ns = settings::parse_positive_ns("--interval", interval).map_err(err)?;
-    if loops.is_some() && duration.is_some() {
-        return Err(err("give duration or loops, not both"));
-    }
-    let stop = match (loops, duration) {
-        (Some(l), _) => Stop::Loops(l),
-        (None, Some(d)) => {
-            Stop::Duration(settings::parse_positive_ns("--duration", d).map_err(err)?)
-        }
-        (None, None) => Stop::Duration(10_000_000_000),
-    };
-    let s = Settings {
-        cpus,
-        policy,
+    let spec = PlanSpec {
+        cpus: cpus.map(str::to_string),
+        policy: policy.to_string(),
         priority,
         allow_fallback,
-        mode: TimerMode::parse(mode).map_err(err)?,
-        interval_ns,
-        stop,
-        overrun: OverrunPolicy::parse(overrun).map_err(err)?,
-        us_bins: histogram_us,
+        mode: mode.to_string(),
+        interval: interval.to_string(),
+        duration: duration.map(str::to_string),
+        loops,
+        overrun: overrun.to_string(),
+        // `pm_qos_us=N` is the CLI's `--pm-qos N` (a bare number is µs).
+        pm_qos: pm_qos_us.map(|us| us.to_string()),
+        loads: load,
+        compare_load: compare_load.map(str::to_string),
+        sweep: sweep.map(str::to_string),
+        sweep_points,
+        trace_above: trace_above.map(str::to_string),
+        probe_idle,
+        rounds,
+        histogram_us,
+        samples,
+        samples_format: samples_format.map(str::to_string),
         lock_memory,
+        sysroot: sysroot.unwrap_or_else(|| PathBuf::from("/")),
+        labels: labels
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect(),
+        live: false,
     };
-    let mut plan = Plan::new(s);
-    plan.root = root;
-    plan.labels = labels;
-    for l in &load {
-        plan.loads.extend(settings::parse_loads(l).map_err(err)?);
-    }
-    if let Some(c) = compare_load {
-        plan.compare_load = Some(settings::parse_load(c.trim()).map_err(err)?);
-    }
-    if let Some(sw) = sweep {
-        let (lo, hi) = settings::parse_sweep(sw).map_err(err)?;
-        plan.sweep = Some((lo, hi, sweep_points));
-        plan.sweep_text = Some(sw.to_string());
-    }
-    if let Some(us) = pm_qos_us {
-        if us < 0 {
-            return Err(err(format!("pm_qos_us {us} must be 0..={} µs", i32::MAX)));
-        }
-        plan.pm_qos_us = Some(us);
-    }
-    if let Some(p) = samples {
-        let fmt = if p.extension().map(|e| e.eq_ignore_ascii_case("csv")) == Some(true) {
-            SampleFormat::Csv
-        } else {
-            SampleFormat::Binary
-        };
-        plan.samples = Some((p, fmt));
-    }
-    session::validate(&plan).map_err(err)?;
+    let plan = spec.build().map_err(err)?;
+    let interval_ns = plan.settings.interval_ns;
     let prep = session::prepare(&plan).map_err(err)?;
     // Wait for the measuring threads after Ctrl-C (they stop within one interval), so no
     // load thread or PM QoS hold outlives the call.

@@ -9,11 +9,10 @@ use latscope_measure::exposition::Meta;
 use latscope_measure::metrics::LiveMetrics;
 use latscope_measure::outfile;
 use latscope_measure::output::{self, CpuStats, Report, Stats};
+use latscope_measure::plan_spec::UNTIL_STOPPED_NS;
 use latscope_measure::publish::Publisher;
-use latscope_measure::settings::{
-    self, OverrunPolicy, Policy, SampleFormat, Settings, Stop, TimerMode,
-};
-use latscope_measure::{session, Plan};
+use latscope_measure::settings::{self, Stop};
+use latscope_measure::{session, Plan, PlanSpec};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -227,95 +226,35 @@ pub struct Args {
     labels: crate::labels::LabelArgs,
 }
 
-/// The "duration" of a run with live metrics and no stop rule: 100 years.
-const UNTIL_STOPPED_NS: i64 = 100 * 365 * 86_400 * 1_000_000_000;
-
-fn build_plan(a: &Args) -> anyhow::Result<Plan> {
-    let policy = Policy::parse(&a.policy)?;
-    let priority = a.priority.unwrap_or(match policy {
-        Policy::Other => 0,
-        _ => 80,
-    });
-    let online = latscope_measure::env::online_cpus(&a.sysroot)
-        .or_else(|| latscope_measure::env::online_cpus(std::path::Path::new("/")))
-        .unwrap_or_else(|| vec![0]);
-    let cpus = match &a.cpus {
-        Some(t) => settings::parse_cpu_list(t)?,
-        None => online,
-    };
-    let interval_ns = settings::parse_positive_ns("--interval", &a.interval)?;
-    let stop = match (a.loops, &a.duration) {
-        (Some(l), _) => Stop::Loops(l),
-        (None, Some(d)) => Stop::Duration(settings::parse_positive_ns("--duration", d)?),
-        // Live metrics without a stop rule: until SIGINT/SIGTERM.
-        (None, None) if a.listen.is_some() || a.openmetrics.is_some() => {
-            Stop::Duration(UNTIL_STOPPED_NS)
-        }
-        (None, None) => Stop::Duration(10_000_000_000),
-    };
-    let s = Settings {
-        cpus,
-        policy,
-        priority,
+/// The flags as the measure library's [`PlanSpec`], which parses and checks them (the
+/// Python binding goes through the same, so both refuse alike).
+fn spec(a: &Args) -> PlanSpec {
+    PlanSpec {
+        cpus: a.cpus.clone(),
+        policy: a.policy.clone(),
+        priority: a.priority,
         allow_fallback: a.allow_fallback,
-        mode: TimerMode::parse(&a.mode)?,
-        interval_ns,
-        stop,
-        overrun: OverrunPolicy::parse(&a.overrun)?,
-        us_bins: a.histogram_us,
+        mode: a.mode.clone(),
+        interval: a.interval.clone(),
+        duration: a.duration.clone(),
+        loops: a.loops,
+        overrun: a.overrun.clone(),
+        pm_qos: a.pm_qos.clone(),
+        loads: a.load.clone(),
+        compare_load: a.compare_load.clone(),
+        sweep: a.sweep.clone(),
+        sweep_points: a.sweep_points,
+        trace_above: a.trace_above.clone(),
+        probe_idle: a.probe_idle,
+        rounds: a.rounds,
+        histogram_us: a.histogram_us,
+        samples: a.samples.clone(),
+        samples_format: a.samples_format.clone(),
         lock_memory: !a.no_mlock,
-    };
-    let mut plan = Plan::new(s);
-    plan.labels = a.labels.resolve()?;
-    plan.root = a.sysroot.clone();
-    plan.rounds = a.rounds;
-    plan.probe_idle = a.probe_idle;
-    if let Some(t) = &a.trace_above {
-        plan.trace_above_ns = Some(settings::parse_positive_ns("--trace-above", t)?);
+        sysroot: a.sysroot.clone(),
+        labels: a.labels.label.clone(),
+        live: a.listen.is_some() || a.openmetrics.is_some(),
     }
-    for l in &a.load {
-        plan.loads.extend(settings::parse_loads(l)?);
-    }
-    if let Some(c) = &a.compare_load {
-        plan.compare_load = Some(settings::parse_load(c.trim())?);
-    }
-    if let Some(sw) = &a.sweep {
-        let (lo, hi) = settings::parse_sweep(sw)?;
-        plan.sweep = Some((lo, hi, a.sweep_points));
-        plan.sweep_text = Some(sw.clone());
-    }
-    if let Some(q) = &a.pm_qos {
-        let t = q.trim();
-        let us: i64 = match t.parse::<i64>() {
-            Ok(v) => v,
-            Err(_) => {
-                let ns = latscope_core::time::parse_duration_ns(t)
-                    .map_err(|e| anyhow::anyhow!("--pm-qos '{q}': {e}"))?
-                    .0;
-                if ns % 1000 != 0 {
-                    anyhow::bail!("--pm-qos '{q}': PM QoS is set in whole µs");
-                }
-                ns / 1000
-            }
-        };
-        if !(0..=i32::MAX as i64).contains(&us) {
-            anyhow::bail!("--pm-qos '{q}' must be 0..={} µs", i32::MAX);
-        }
-        plan.pm_qos_us = Some(us as i32);
-    }
-    if let Some(p) = &a.samples {
-        let fmt = match a.samples_format.as_deref() {
-            Some("binary") | Some("bin") => SampleFormat::Binary,
-            Some("csv") => SampleFormat::Csv,
-            Some(o) => anyhow::bail!("--samples-format '{o}': use binary or csv"),
-            None if p.extension().map(|e| e.eq_ignore_ascii_case("csv")) == Some(true) => {
-                SampleFormat::Csv
-            }
-            None => SampleFormat::Binary,
-        };
-        plan.samples = Some((p.clone(), fmt));
-    }
-    Ok(plan)
 }
 
 /// `--append`: the earlier result must exist as a readable result of the same kind of
@@ -367,14 +306,9 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
     if a.json.as_ref().is_some_and(|p| p.as_os_str() == "-") {
         a.quiet = true;
     }
-    let mut plan = build_plan(&a)?;
-    session::validate(&plan)?;
-    let live = a.listen.is_some() || a.openmetrics.is_some();
-    if live && (plan.sweep.is_some() || plan.compare_load.is_some()) {
-        anyhow::bail!(
-            "--listen and --openmetrics publish one configuration's histogram; they cannot be combined with --sweep or --compare-load"
-        );
-    }
+    let spec = spec(&a);
+    let live = spec.live;
+    let mut plan = spec.build()?;
     if !a.diagnose_only {
         // Probed, not created: nothing is touched until the run has a result.
         if let Some(p) = a.json.as_ref().filter(|p| p.as_os_str() != "-") {

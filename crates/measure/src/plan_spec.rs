@@ -1,0 +1,613 @@
+//! The user's choices for one `measure` run as given (strings and options, exactly what
+//! the command line and the Python binding receive) turned into a checked [`Plan`]:
+//! parsing, defaults and every refusal in one place, so that `latscope measure` and
+//! `latscope.measure()` cannot drift apart. Errors name the option as the command line
+//! spells it (`--interval '-1ms' must be greater than zero`).
+
+use crate::session::{self, Plan};
+use crate::settings::{self, OverrunPolicy, Policy, SampleFormat, Settings, Stop, TimerMode};
+use crate::MeasureError;
+use latscope_core::labels::{parse_labels, Labels};
+use std::path::PathBuf;
+
+/// The "duration" of a run with live metrics and no stop rule: 100 years.
+pub const UNTIL_STOPPED_NS: i64 = 100 * 365 * 86_400 * 1_000_000_000;
+
+/// Duration of a run given neither a duration nor a loop count: 10 s.
+pub const DEFAULT_DURATION_NS: i64 = 10_000_000_000;
+
+/// Priority used when none is given for `fifo` and `rr`.
+pub const DEFAULT_RT_PRIORITY: i32 = 80;
+
+/// One `measure` request as the user wrote it. `Default` is the command line's defaults.
+#[derive(Clone, Debug)]
+pub struct PlanSpec {
+    /// `--cpus`, e.g. `0,2-3`; `None`: every online CPU (read under `sysroot`, else `/`).
+    pub cpus: Option<String>,
+    /// `--policy`: fifo, rr or other.
+    pub policy: String,
+    /// `--priority`; `None`: 80 for fifo/rr, 0 for other.
+    pub priority: Option<i32>,
+    pub allow_fallback: bool,
+    /// `--mode`: absolute, relative or timerfd.
+    pub mode: String,
+    /// `--interval`, with a unit.
+    pub interval: String,
+    /// `--duration`, with a unit; with `loops` too it is refused.
+    pub duration: Option<String>,
+    /// `--loops`: wake-ups per CPU.
+    pub loops: Option<u64>,
+    /// `--overrun`: skip or catch-up.
+    pub overrun: String,
+    /// `--pm-qos`: a bare number of µs, or a duration with a unit in whole µs.
+    pub pm_qos: Option<String>,
+    /// `--load`, each comma-separated.
+    pub loads: Vec<String>,
+    /// `--compare-load`.
+    pub compare_load: Option<String>,
+    /// `--sweep LOW..HIGH`.
+    pub sweep: Option<String>,
+    /// `--sweep-points`.
+    pub sweep_points: usize,
+    /// `--trace-above`, with a unit.
+    pub trace_above: Option<String>,
+    pub probe_idle: bool,
+    /// `--rounds`.
+    pub rounds: Option<usize>,
+    /// `--histogram-us`: 1 µs bins of the exact histogram.
+    pub histogram_us: usize,
+    /// `--samples FILE`.
+    pub samples: Option<PathBuf>,
+    /// `--samples-format`: binary (or bin) or csv; `None`: csv when the file ends in
+    /// `.csv`, else binary.
+    pub samples_format: Option<String>,
+    /// `false` for `--no-mlock`.
+    pub lock_memory: bool,
+    /// `--sysroot`: must be an existing directory.
+    pub sysroot: PathBuf,
+    /// `--label KEY=VALUE`, each.
+    pub labels: Vec<String>,
+    /// Live metrics are published (`--listen`, `--openmetrics`): without a duration or
+    /// loop count the run lasts until stopped, and sweeps and compare runs are refused.
+    pub live: bool,
+}
+
+impl Default for PlanSpec {
+    fn default() -> Self {
+        PlanSpec {
+            cpus: None,
+            policy: "fifo".into(),
+            priority: None,
+            allow_fallback: false,
+            mode: "absolute".into(),
+            interval: "1ms".into(),
+            duration: None,
+            loops: None,
+            overrun: "skip".into(),
+            pm_qos: None,
+            loads: Vec::new(),
+            compare_load: None,
+            sweep: None,
+            sweep_points: 8,
+            trace_above: None,
+            probe_idle: false,
+            rounds: None,
+            histogram_us: 10_000,
+            samples: None,
+            samples_format: None,
+            lock_memory: true,
+            sysroot: PathBuf::from("/"),
+            labels: Vec::new(),
+            live: false,
+        }
+    }
+}
+
+fn input(msg: String) -> MeasureError {
+    MeasureError::Input(msg)
+}
+
+impl PlanSpec {
+    /// The checked plan: every option parsed, defaults filled in, and the plan checked
+    /// against this machine ([`session::validate`]: CPUs online, priority range,
+    /// interval 1 µs..1 h, at least two intervals of duration, sysroot, rounds, sweep).
+    /// Nothing is started. The first problem found is the error.
+    pub fn build(&self) -> Result<Plan, MeasureError> {
+        let plan = self.parse()?;
+        session::validate(&plan)?;
+        if self.live && (plan.sweep.is_some() || plan.compare_load.is_some()) {
+            return Err(input(
+                "--listen and --openmetrics publish one configuration's histogram; they cannot be combined with --sweep or --compare-load".into(),
+            ));
+        }
+        Ok(plan)
+    }
+
+    /// Parsing and defaults only, in the order the command line has always reported them.
+    fn parse(&self) -> Result<Plan, MeasureError> {
+        let policy = Policy::parse(&self.policy)?;
+        let priority = self.priority.unwrap_or(match policy {
+            Policy::Other => 0,
+            _ => DEFAULT_RT_PRIORITY,
+        });
+        let online = crate::env::online_cpus(&self.sysroot)
+            .or_else(|| crate::env::online_cpus(std::path::Path::new("/")))
+            .unwrap_or_else(|| vec![0]);
+        let cpus = match &self.cpus {
+            Some(t) => settings::parse_cpu_list(t)?,
+            None => online,
+        };
+        let interval_ns = settings::parse_positive_ns("--interval", &self.interval)?;
+        let stop = match (self.loops, &self.duration) {
+            (Some(_), Some(_)) => {
+                return Err(input(
+                    "--duration and --loops cannot be used together".into(),
+                ))
+            }
+            (Some(l), None) => Stop::Loops(l),
+            (None, Some(d)) => Stop::Duration(settings::parse_positive_ns("--duration", d)?),
+            // Live metrics without a stop rule: until SIGINT/SIGTERM.
+            (None, None) if self.live => Stop::Duration(UNTIL_STOPPED_NS),
+            (None, None) => Stop::Duration(DEFAULT_DURATION_NS),
+        };
+        let s = Settings {
+            cpus,
+            policy,
+            priority,
+            allow_fallback: self.allow_fallback,
+            mode: TimerMode::parse(&self.mode)?,
+            interval_ns,
+            stop,
+            overrun: OverrunPolicy::parse(&self.overrun)?,
+            us_bins: self.histogram_us,
+            lock_memory: self.lock_memory,
+        };
+        let mut plan = Plan::new(s);
+        plan.labels =
+            Labels::with_host(parse_labels(&self.labels).map_err(|e| input(e.to_string()))?);
+        plan.root = self.sysroot.clone();
+        plan.rounds = self.rounds;
+        plan.probe_idle = self.probe_idle;
+        if let Some(t) = &self.trace_above {
+            plan.trace_above_ns = Some(settings::parse_positive_ns("--trace-above", t)?);
+        }
+        for l in &self.loads {
+            plan.loads.extend(settings::parse_loads(l)?);
+        }
+        if let Some(c) = &self.compare_load {
+            plan.compare_load = Some(settings::parse_load(c.trim())?);
+        }
+        if let Some(sw) = &self.sweep {
+            let (lo, hi) = settings::parse_sweep(sw)?;
+            plan.sweep = Some((lo, hi, self.sweep_points));
+            plan.sweep_text = Some(sw.clone());
+        }
+        if let Some(q) = &self.pm_qos {
+            plan.pm_qos_us = Some(parse_pm_qos(q)?);
+        }
+        if let Some(p) = &self.samples {
+            let fmt = match self.samples_format.as_deref() {
+                Some("binary") | Some("bin") => SampleFormat::Binary,
+                Some("csv") => SampleFormat::Csv,
+                Some(o) => return Err(input(format!("--samples-format '{o}': use binary or csv"))),
+                None if p.extension().map(|e| e.eq_ignore_ascii_case("csv")) == Some(true) => {
+                    SampleFormat::Csv
+                }
+                None => SampleFormat::Binary,
+            };
+            plan.samples = Some((p.clone(), fmt));
+        }
+        Ok(plan)
+    }
+}
+
+/// `--pm-qos`: a bare number is µs; a duration with a unit must be whole µs; 0..=i32::MAX.
+fn parse_pm_qos(q: &str) -> Result<i32, MeasureError> {
+    let t = q.trim();
+    let us: i64 = match t.parse::<i64>() {
+        Ok(v) => v,
+        Err(_) => {
+            let ns = latscope_core::time::parse_duration_ns(t)
+                .map_err(|e| input(format!("--pm-qos '{q}': {e}")))?
+                .0;
+            if ns % 1000 != 0 {
+                return Err(input(format!("--pm-qos '{q}': PM QoS is set in whole µs")));
+            }
+            ns / 1000
+        }
+    };
+    i32::try_from(us)
+        .ok()
+        .filter(|v| *v >= 0)
+        .ok_or_else(|| input(format!("--pm-qos '{q}' must be 0..={} µs", i32::MAX)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A sysroot whose online CPUs are 0-3, and a spec measuring in it.
+    fn fixture() -> (tempfile::TempDir, PlanSpec) {
+        let d = tempfile::tempdir().unwrap();
+        let cpu = d.path().join("sys/devices/system/cpu");
+        std::fs::create_dir_all(&cpu).unwrap();
+        std::fs::write(cpu.join("online"), "0-3\n").unwrap();
+        let spec = PlanSpec {
+            sysroot: d.path().to_path_buf(),
+            ..PlanSpec::default()
+        };
+        (d, spec)
+    }
+
+    /// The refusal of `spec` with `f` applied, as the command line prints it.
+    fn refusal(f: impl FnOnce(&mut PlanSpec)) -> String {
+        let (_d, mut spec) = fixture();
+        f(&mut spec);
+        match spec.build() {
+            Ok(p) => panic!("accepted: {p:?}"),
+            Err(e) => {
+                assert!(matches!(e, MeasureError::Input(_)), "{e:?}");
+                e.to_string()
+            }
+        }
+    }
+
+    #[test]
+    fn defaults_are_the_command_lines() {
+        let (_d, spec) = fixture();
+        let p = spec.build().unwrap();
+        let s = &p.settings;
+        assert_eq!(s.cpus, vec![0, 1, 2, 3], "all online CPUs of the sysroot");
+        assert_eq!((s.policy, s.priority), (Policy::Fifo, 80));
+        assert_eq!(s.mode, TimerMode::Absolute);
+        assert_eq!(s.overrun, OverrunPolicy::Skip);
+        assert_eq!(s.interval_ns, 1_000_000);
+        assert_eq!(s.stop, Stop::Duration(DEFAULT_DURATION_NS));
+        assert_eq!(s.us_bins, 10_000);
+        assert!(s.lock_memory && !s.allow_fallback);
+        assert!(p.sweep.is_none() && p.compare_load.is_none() && p.pm_qos_us.is_none());
+        assert!(p.labels.iter().any(|(k, _)| k == "latscope_version"));
+    }
+
+    #[test]
+    fn other_defaults_to_priority_zero_and_rr_to_80() {
+        let (_d, mut spec) = fixture();
+        spec.policy = "other".into();
+        assert_eq!(spec.build().unwrap().settings.priority, 0);
+        spec.policy = "rr".into();
+        assert_eq!(spec.build().unwrap().settings.priority, 80);
+        spec.priority = Some(10);
+        assert_eq!(spec.build().unwrap().settings.priority, 10);
+    }
+
+    #[test]
+    fn everything_given_is_parsed() {
+        let (_d, mut spec) = fixture();
+        spec.cpus = Some("1,3".into());
+        spec.interval = "250us".into();
+        spec.loops = Some(1000);
+        spec.mode = "timerfd".into();
+        spec.overrun = "catch-up".into();
+        spec.pm_qos = Some("20us".into());
+        spec.loads = vec!["cpu:2,mem:1".into()];
+        spec.trace_above = Some("500us".into());
+        spec.rounds = Some(10);
+        spec.samples = Some(PathBuf::from("raw.CSV"));
+        spec.labels = vec!["board=rpi4".into()];
+        let p = spec.build().unwrap();
+        assert_eq!(p.settings.cpus, vec![1, 3]);
+        assert_eq!(p.settings.interval_ns, 250_000);
+        assert_eq!(p.settings.stop, Stop::Loops(1000));
+        assert_eq!(p.settings.mode, TimerMode::Timerfd);
+        assert_eq!(p.settings.overrun, OverrunPolicy::CatchUp);
+        assert_eq!(p.pm_qos_us, Some(20));
+        assert_eq!(p.loads.len(), 2);
+        assert_eq!(p.trace_above_ns, Some(500_000));
+        assert_eq!(p.rounds, Some(10));
+        assert_eq!(p.samples.as_ref().unwrap().1, SampleFormat::Csv);
+        assert!(p.labels.user().any(|(k, v)| k == "board" && v == "rpi4"));
+        spec.pm_qos = Some("7".into());
+        spec.samples_format = Some("bin".into());
+        let p = spec.build().unwrap();
+        assert_eq!(p.pm_qos_us, Some(7), "a bare number is µs");
+        assert_eq!(p.samples.unwrap().1, SampleFormat::Binary);
+    }
+
+    #[test]
+    fn a_sweep_shares_the_duration() {
+        let (_d, mut spec) = fixture();
+        spec.sweep = Some("10us..1ms".into());
+        spec.sweep_points = 3;
+        spec.duration = Some("3s".into());
+        let p = spec.build().unwrap();
+        assert_eq!(p.sweep, Some((10_000, 1_000_000, 3)));
+        assert_eq!(p.sweep_text.as_deref(), Some("10us..1ms"));
+    }
+
+    #[test]
+    fn live_without_a_stop_rule_runs_until_stopped() {
+        let (_d, mut spec) = fixture();
+        spec.live = true;
+        assert_eq!(
+            spec.build().unwrap().settings.stop,
+            Stop::Duration(UNTIL_STOPPED_NS)
+        );
+        spec.duration = Some("2s".into());
+        assert_eq!(
+            spec.build().unwrap().settings.stop,
+            Stop::Duration(2_000_000_000)
+        );
+    }
+
+    #[test]
+    fn refuses_an_unknown_policy() {
+        let m = refusal(|s| s.policy = "deadline".into());
+        assert!(m.contains("deadline"), "{m}");
+    }
+
+    #[test]
+    fn refuses_an_unknown_mode() {
+        let m = refusal(|s| s.mode = "busy".into());
+        assert!(m.contains("busy"), "{m}");
+    }
+
+    #[test]
+    fn refuses_an_unknown_overrun_policy() {
+        let m = refusal(|s| s.overrun = "drop".into());
+        assert!(m.contains("drop"), "{m}");
+    }
+
+    #[test]
+    fn refuses_a_malformed_cpu_list() {
+        let m = refusal(|s| s.cpus = Some("3-1".into()));
+        assert!(m.contains("3-1"), "{m}");
+    }
+
+    #[test]
+    fn refuses_a_cpu_that_is_not_online() {
+        let m = refusal(|s| s.cpus = Some("9".into()));
+        assert_eq!(m, "CPU 9 is not online (online CPUs: 0-3)");
+    }
+
+    #[test]
+    fn refuses_a_negative_interval() {
+        let m = refusal(|s| s.interval = "-1ms".into());
+        assert_eq!(m, "--interval '-1ms' must be greater than zero");
+    }
+
+    #[test]
+    fn refuses_an_interval_without_unit_or_number() {
+        let m = refusal(|s| s.interval = "fast".into());
+        assert!(m.starts_with("--interval 'fast': "), "{m}");
+    }
+
+    #[test]
+    fn refuses_an_interval_below_one_microsecond() {
+        let m = refusal(|s| s.interval = "999ns".into());
+        assert!(
+            m.starts_with("interval 999 ns is below the smallest accepted, 1 us"),
+            "{m}"
+        );
+    }
+
+    #[test]
+    fn refuses_an_interval_above_one_hour() {
+        assert_eq!(
+            refusal(|s| s.interval = "2h".into()),
+            "interval must be at most 1 h"
+        );
+    }
+
+    #[test]
+    fn refuses_a_duration_shorter_than_two_intervals() {
+        let m = refusal(|s| {
+            s.interval = "1s".into();
+            s.duration = Some("1500ms".into());
+        });
+        assert!(m.contains("shorter than two intervals"), "{m}");
+    }
+
+    #[test]
+    fn refuses_a_duration_of_zero() {
+        assert_eq!(
+            refusal(|s| s.duration = Some("0s".into())),
+            "--duration '0s' must be greater than zero"
+        );
+    }
+
+    #[test]
+    fn refuses_duration_and_loops_together() {
+        let m = refusal(|s| {
+            s.duration = Some("1s".into());
+            s.loops = Some(10);
+        });
+        assert_eq!(m, "--duration and --loops cannot be used together");
+    }
+
+    #[test]
+    fn refuses_zero_loops() {
+        assert_eq!(
+            refusal(|s| s.loops = Some(0)),
+            "loops must be greater than zero"
+        );
+    }
+
+    #[test]
+    fn refuses_a_priority_out_of_range() {
+        let m = refusal(|s| s.priority = Some(100));
+        assert!(
+            m.starts_with("priority 100 is out of range for policy fifo"),
+            "{m}"
+        );
+        let m = refusal(|s| {
+            s.policy = "other".into();
+            s.priority = Some(5);
+        });
+        assert!(
+            m.starts_with("priority 5 is out of range for policy other"),
+            "{m}"
+        );
+    }
+
+    #[test]
+    fn refuses_a_histogram_of_no_bins() {
+        let m = refusal(|s| s.histogram_us = 0);
+        assert!(m.starts_with("histogram size must be"), "{m}");
+    }
+
+    #[test]
+    fn refuses_a_missing_sysroot() {
+        let (d, mut spec) = fixture();
+        spec.sysroot = d.path().join("nowhere");
+        spec.cpus = Some("0".into());
+        let m = spec.build().unwrap_err().to_string();
+        assert_eq!(
+            m,
+            format!(
+                "--sysroot {}: not an existing directory",
+                spec.sysroot.display()
+            )
+        );
+    }
+
+    #[test]
+    fn refuses_a_bad_load() {
+        let m = refusal(|s| s.loads = vec!["gpu:2".into()]);
+        assert!(m.contains("gpu"), "{m}");
+    }
+
+    #[test]
+    fn refuses_a_bad_compare_load() {
+        let m = refusal(|s| s.compare_load = Some("cpu:x".into()));
+        assert!(m.contains("cpu:x") || m.contains("'x'"), "{m}");
+    }
+
+    #[test]
+    fn refuses_a_malformed_sweep() {
+        let m = refusal(|s| s.sweep = Some("1ms".into()));
+        assert!(m.starts_with("malformed --sweep '1ms'"), "{m}");
+        let m = refusal(|s| s.sweep = Some("1ms..10us".into()));
+        assert!(m.contains("the high end must be larger"), "{m}");
+    }
+
+    #[test]
+    fn refuses_a_sweep_outside_one_microsecond_to_one_hour() {
+        let m = refusal(|s| s.sweep = Some("100ns..1ms".into()));
+        assert!(m.starts_with("--sweep range must be increasing"), "{m}");
+    }
+
+    #[test]
+    fn refuses_zero_sweep_points() {
+        let m = refusal(|s| {
+            s.sweep = Some("10us..1ms".into());
+            s.sweep_points = 0;
+        });
+        assert!(m.starts_with("--sweep-points must be 1..="), "{m}");
+    }
+
+    #[test]
+    fn refuses_a_sweep_with_a_compare_load() {
+        let m = refusal(|s| {
+            s.sweep = Some("10us..1ms".into());
+            s.compare_load = Some("cpu:1".into());
+        });
+        assert_eq!(m, "--sweep and --compare-load cannot be combined");
+    }
+
+    #[test]
+    fn refuses_zero_rounds() {
+        let m = refusal(|s| s.rounds = Some(0));
+        assert!(m.starts_with("--rounds must be 1..="), "{m}");
+    }
+
+    #[test]
+    fn refuses_rounds_with_a_sweep() {
+        let m = refusal(|s| {
+            s.rounds = Some(2);
+            s.sweep = Some("10us..1ms".into());
+        });
+        assert_eq!(
+            m,
+            "--rounds cannot be combined with --sweep or --compare-load"
+        );
+    }
+
+    #[test]
+    fn refuses_fewer_loops_than_rounds() {
+        let m = refusal(|s| {
+            s.rounds = Some(5);
+            s.loops = Some(4);
+        });
+        assert!(
+            m.starts_with("--loops must be at least --rounds (5)"),
+            "{m}"
+        );
+    }
+
+    #[test]
+    fn refuses_rounds_shorter_than_two_intervals() {
+        let m = refusal(|s| {
+            s.rounds = Some(10);
+            s.duration = Some("10ms".into());
+        });
+        assert!(m.starts_with("--duration shared among 10 rounds"), "{m}");
+    }
+
+    #[test]
+    fn refuses_a_bad_trace_threshold() {
+        let m = refusal(|s| s.trace_above = Some("-5us".into()));
+        assert_eq!(m, "--trace-above '-5us' must be greater than zero");
+    }
+
+    #[test]
+    fn refuses_a_pm_qos_out_of_range() {
+        let m = refusal(|s| s.pm_qos = Some("-1".into()));
+        assert_eq!(m, format!("--pm-qos '-1' must be 0..={} µs", i32::MAX));
+        let m = refusal(|s| s.pm_qos = Some("3000000000".into()));
+        assert_eq!(
+            m,
+            format!("--pm-qos '3000000000' must be 0..={} µs", i32::MAX)
+        );
+    }
+
+    #[test]
+    fn refuses_a_pm_qos_in_fractions_of_a_microsecond() {
+        let m = refusal(|s| s.pm_qos = Some("1500ns".into()));
+        assert_eq!(m, "--pm-qos '1500ns': PM QoS is set in whole µs");
+    }
+
+    #[test]
+    fn refuses_a_pm_qos_that_is_no_duration() {
+        let m = refusal(|s| s.pm_qos = Some("low".into()));
+        assert!(m.starts_with("--pm-qos 'low': "), "{m}");
+    }
+
+    #[test]
+    fn refuses_an_unknown_sample_format() {
+        let m = refusal(|s| {
+            s.samples = Some(PathBuf::from("raw.bin"));
+            s.samples_format = Some("parquet".into());
+        });
+        assert_eq!(m, "--samples-format 'parquet': use binary or csv");
+    }
+
+    #[test]
+    fn refuses_a_bad_label() {
+        let m = refusal(|s| s.labels = vec!["host=x".into()]);
+        assert!(m.contains("reserved"), "{m}");
+    }
+
+    #[test]
+    fn refuses_live_metrics_with_a_sweep_or_compare_load() {
+        for f in [
+            (|s: &mut PlanSpec| s.sweep = Some("10us..1ms".into())) as fn(&mut PlanSpec),
+            |s: &mut PlanSpec| s.compare_load = Some("cpu:1".into()),
+        ] {
+            let m = refusal(|s| {
+                s.live = true;
+                f(s)
+            });
+            assert!(m.starts_with("--listen and --openmetrics publish"), "{m}");
+        }
+    }
+}
