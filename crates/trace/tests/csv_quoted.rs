@@ -61,3 +61,13 @@ fn a_bad_level_names_line_and_column() {
     assert!(e.contains("line 4"), "{e}");
     assert!(e.contains("column 2 ('a'): '2'"), "{e}");
 }
+
+#[test]
+fn a_space_before_a_quote_still_quotes() {
+    let csv = "Time [s], \"a,b\",  \"Clock, main\"\n0, 0, \"1\"\n1e-6, 1,0\n";
+    let c = import::csv::read(csv.as_bytes(), "sp.csv", None).unwrap();
+    let names: Vec<&str> = c.channels.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["a,b", "Clock, main"]);
+    assert_eq!(c.channels[0].edges, vec![Picos::from_us(1)]);
+    assert_eq!(c.channels[1].edges, vec![Picos::from_us(1)]);
+}
