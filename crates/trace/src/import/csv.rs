@@ -19,7 +19,7 @@ use super::text::{header_unit_exp, parse_iso8601_ps, parse_scaled, sniff_sep, sp
 use crate::error::{Error, Place, Result};
 use latscope_core::capture::Capture;
 use latscope_core::time::{Picos, PS_PER_S};
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 
 /// True when the data rows (after any header) hold only 0/1/X in every column but
 /// the first.
@@ -154,31 +154,63 @@ pub fn channel_names<R: BufRead>(r: R, file: &str, samplerate: Option<u64>) -> R
     Ok(c.channels.into_iter().map(|c| c.name).collect())
 }
 
-pub(crate) fn read_core<R: BufRead>(r: R, file: &str, s: CsvSettings) -> Result<Capture> {
+/// A logic level from a raw field: as [`level`], on bytes (no UTF-8 check in the hot loop).
+#[inline]
+fn level_bytes(v: &[u8]) -> Option<Option<bool>> {
+    match v {
+        b"0" | b"0.0" => Some(Some(false)),
+        b"1" | b"1.0" => Some(Some(true)),
+        b"" | b"X" | b"x" | b"-" => Some(None),
+        _ => std::str::from_utf8(unquote(v)).ok().and_then(level),
+    }
+}
+
+/// A trimmed field without surrounding quotes the csv reader left in place (it takes a
+/// quote as quoting only right after the separator: ` "CLK" ` keeps them).
+fn unquote(v: &[u8]) -> &[u8] {
+    let v = v.trim_ascii();
+    match v {
+        [b'"', inner @ .., b'"'] => inner.trim_ascii(),
+        _ => v,
+    }
+}
+
+/// A field as trimmed text, or an error naming the line and column.
+fn field_str<'a>(file: &str, ln: u64, col: usize, v: &'a [u8]) -> Result<&'a str> {
+    std::str::from_utf8(unquote(v)).map_err(|_| {
+        Error::format(
+            file,
+            Place::Line(ln),
+            format!("column {}: not UTF-8 text", col + 1),
+        )
+    })
+}
+
+/// Reads the rows with the `csv` crate (RFC 4180 quoting: `"Clock, main"` is one field,
+/// `""` a quote inside it), one reused [`csv::ByteRecord`] for all rows. The comment and
+/// blank lines before the header are read line by line first (sigrok-cli's `;` header
+/// carries the sample rate and channel names); the header line is then chained back in
+/// front of the rest of the stream, so a pipe loses nothing.
+pub(crate) fn read_core<R: BufRead>(mut r: R, file: &str, s: CsvSettings) -> Result<Capture> {
     let mut sigrok = false;
     let mut sr_names: Vec<String> = Vec::new();
     let mut rate = s.samplerate;
-    let mut header: Option<(Vec<String>, char, u64)> = None;
-    let mut b: Option<Builder> = None;
-    let mut tcol = TimeCol::Row;
-    let mut tix = 0usize;
-    let mut chan_cols: Vec<usize> = Vec::new();
-    let mut row: u64 = 0;
-    let mut first_t: Option<i64> = None;
-    let mut iso = false;
-    let mut iso0: i128 = 0;
-    let mut last_t: i64 = 0;
-    let mut ln: u64 = 0;
     let ferr = |ln: u64, msg: String| Error::format(file, Place::Line(ln), msg);
     let budget = s.max_edges.unwrap_or(super::limits::DEFAULT_MAX_EDGES);
-    for line in r.lines() {
+    // preamble: blank and comment lines up to the first row (header or data)
+    let mut ln: u64 = 0;
+    let mut raw = Vec::new();
+    let head = loop {
+        raw.clear();
+        let n = r
+            .read_until(b'\n', &mut raw)
+            .map_err(|e| Error::io(file, e))?;
+        if n == 0 {
+            return Err(Error::format(file, Place::File, "no header or data rows"));
+        }
         ln += 1;
-        let line = line.map_err(|e| match e.kind() {
-            std::io::ErrorKind::InvalidData => ferr(ln, "not UTF-8 text".into()),
-            _ => Error::io(file, e),
-        })?;
+        let line = std::str::from_utf8(&raw).map_err(|_| ferr(ln, "not UTF-8 text".into()))?;
         let line = line.trim_start_matches('\u{feff}').trim();
-        let mut fields: Vec<&str> = Vec::new();
         if line.is_empty() {
             continue;
         }
@@ -202,121 +234,178 @@ pub(crate) fn read_core<R: BufRead>(r: R, file: &str, s: CsvSettings) -> Result<
             }
             continue;
         }
-        if header.is_none() {
-            let sep = sniff_sep(line);
-            split(line, sep, &mut fields);
-            let numeric = fields.iter().all(|f| parse_scaled(f, 0).is_some());
-            let names: Vec<String> = if numeric {
-                (0..fields.len())
-                    .map(|i| {
-                        if i == 0 {
-                            "time".to_string()
-                        } else {
-                            format!("D{}", i - 1)
-                        }
-                    })
-                    .collect()
-            } else {
-                fields.iter().map(|f| f.to_string()).collect()
-            };
-            // time column
-            let mut found = None;
-            for (i, h) in names.iter().enumerate() {
-                let l = h.to_ascii_lowercase();
-                if l.contains("sample") || l == "index" || l == "#" {
-                    found = Some((i, TimeCol::Index));
-                    break;
+        break format!("{line}\n");
+    };
+    let head_ln = ln;
+    let sep = sniff_sep(&head);
+    // sniff_sep answers `,`, `;` or tab: one byte each
+    let sepb = sep as u32 as u8;
+    // `a, "b,c"`: the csv crate takes a quote as quoting only right after the separator
+    let spaced_quote = head
+        .as_bytes()
+        .windows(2)
+        .any(|w| w[0] == sepb && (w[1] == b' ' || w[1] == b'\t'));
+    let mut rdr = ::csv::ReaderBuilder::new()
+        .delimiter(sepb)
+        .has_headers(false)
+        .flexible(true)
+        // comment lines among the rows are skipped below, not by the reader: it would
+        // not count their lines
+        .comment(None)
+        .buffer_capacity(1 << 16)
+        // a line break after the end, so every record ends with one (line numbers below)
+        .from_reader(SpaceBeforeQuote::new(
+            std::io::Cursor::new(head.into_bytes())
+                .chain(r)
+                .chain(&b"\n"[..]),
+            sepb,
+            spaced_quote,
+        ));
+    let mut rec = ::csv::ByteRecord::new();
+    let csv_err = |e: ::csv::Error| {
+        let at = e
+            .position()
+            .map(|p| head_ln - 1 + p.line())
+            .unwrap_or(head_ln);
+        match e.into_kind() {
+            ::csv::ErrorKind::Io(io) => Error::io(file, io),
+            k => ferr(at, format!("{k:?}")),
+        }
+    };
+    if !rdr.read_byte_record(&mut rec).map_err(csv_err)? {
+        return Err(Error::format(file, Place::File, "no header or data rows"));
+    }
+    let fields: Vec<String> = rec
+        .iter()
+        .map(|f| String::from_utf8_lossy(unquote(f)).into_owned())
+        .collect();
+    let line = fields.join(&sep.to_string());
+    let ln = head_ln;
+    let numeric = fields.iter().all(|f| parse_scaled(f, 0).is_some());
+    let names: Vec<String> = if numeric {
+        (0..fields.len())
+            .map(|i| {
+                if i == 0 {
+                    "time".to_string()
+                } else {
+                    format!("D{}", i - 1)
                 }
-                if l.contains("time") || header_unit_exp(h).is_some() && !l.contains("logic") {
-                    found = Some((
-                        i,
-                        TimeCol::Time(header_unit_exp(h).unwrap_or(s.default_exp)),
-                    ));
-                    break;
-                }
-            }
-            if numeric {
-                found = Some((0, TimeCol::Time(s.default_exp)));
-            }
-            match found {
-                Some((i, t)) => {
-                    tix = i;
-                    tcol = t;
-                }
-                None => {
-                    if sigrok || names.iter().all(|n| n == "logic") {
-                        tcol = TimeCol::Row;
-                    } else {
-                        return Err(ferr(
-                            ln,
-                            format!("no time column in the header '{line}' (expected a column named like 'Time [s]', 'time_ns' or 'sample')"),
-                        ));
-                    }
-                }
-            }
-            if sigrok && rate.is_some() {
-                // sigrok-cli's time column is one sample late: use the row index.
-                tcol = TimeCol::Row;
-            }
-            let has_time = found.is_some();
-            chan_cols = (0..names.len())
-                .filter(|&i| !(has_time && i == tix))
-                .collect();
-            if chan_cols.is_empty() {
-                return Err(ferr(ln, "the header names no channel columns".into()));
-            }
-            if chan_cols.len() > super::limits::MAX_CHANNELS {
+            })
+            .collect()
+    } else {
+        fields.clone()
+    };
+    // time column
+    let mut tcol = TimeCol::Row;
+    let mut tix = 0usize;
+    let mut found = None;
+    for (i, h) in names.iter().enumerate() {
+        let l = h.to_ascii_lowercase();
+        if l.contains("sample") || l == "index" || l == "#" {
+            found = Some((i, TimeCol::Index));
+            break;
+        }
+        if l.contains("time") || header_unit_exp(h).is_some() && !l.contains("logic") {
+            found = Some((
+                i,
+                TimeCol::Time(header_unit_exp(h).unwrap_or(s.default_exp)),
+            ));
+            break;
+        }
+    }
+    if numeric {
+        found = Some((0, TimeCol::Time(s.default_exp)));
+    }
+    match found {
+        Some((i, t)) => {
+            tix = i;
+            tcol = t;
+        }
+        None => {
+            if !(sigrok || names.iter().all(|n| n == "logic")) {
                 return Err(ferr(
                     ln,
-                    format!(
-                        "{} channel columns: more than {} are refused",
-                        chan_cols.len(),
-                        super::limits::MAX_CHANNELS
-                    ),
+                    format!("no time column in the header '{line}' (expected a column named like 'Time [s]', 'time_ns' or 'sample')"),
                 ));
-            }
-            let mut chnames: Vec<String> = chan_cols.iter().map(|&i| names[i].clone()).collect();
-            if sr_names.len() == chnames.len()
-                && chnames.iter().all(|n| n == "logic" || n.is_empty())
-            {
-                chnames = sr_names.clone();
-            }
-            for (k, n) in chnames.iter_mut().enumerate() {
-                if n.is_empty() {
-                    *n = format!("D{k}");
-                }
-            }
-            if matches!(tcol, TimeCol::Index | TimeCol::Row) && rate.is_none() {
-                return Err(ferr(
-                    ln,
-                    "times are sample numbers but the sample rate is unknown; give --samplerate"
-                        .into(),
-                ));
-            }
-            header = Some((chnames.clone(), sep, ln));
-            let mut bld = Builder::new(chnames, Picos(0));
-            if s.names_only {
-                return Ok(Capture {
-                    source: file.to_string(),
-                    samplerate_hz: rate,
-                    start: Picos(0),
-                    end: Picos(0),
-                    channels: bld.finish(),
-                    analog: vec![],
-                });
-            }
-            bld.select(s.only.as_deref());
-            b = Some(bld);
-            if !numeric {
-                continue;
             }
         }
-        let Some((names, sep, _)) = header.as_ref() else {
-            continue;
-        };
-        let bld = b
-            .as_mut()
-            .ok_or_else(|| ferr(ln, "internal: no builder".into()))?;
+    }
+    if sigrok && rate.is_some() {
+        // sigrok-cli's time column is one sample late: use the row index.
+        tcol = TimeCol::Row;
+    }
+    let has_time = found.is_some();
+    let chan_cols: Vec<usize> = (0..names.len())
+        .filter(|&i| !(has_time && i == tix))
+        .collect();
+    if chan_cols.is_empty() {
+        return Err(ferr(ln, "the header names no channel columns".into()));
+    }
+    if chan_cols.len() > super::limits::MAX_CHANNELS {
+        return Err(ferr(
+            ln,
+            format!(
+                "{} channel columns: more than {} are refused",
+                chan_cols.len(),
+                super::limits::MAX_CHANNELS
+            ),
+        ));
+    }
+    let mut chnames: Vec<String> = chan_cols.iter().map(|&i| names[i].clone()).collect();
+    if sr_names.len() == chnames.len() && chnames.iter().all(|n| n == "logic" || n.is_empty()) {
+        chnames = sr_names.clone();
+    }
+    for (k, n) in chnames.iter_mut().enumerate() {
+        if n.is_empty() {
+            *n = format!("D{k}");
+        }
+    }
+    if matches!(tcol, TimeCol::Index | TimeCol::Row) && rate.is_none() {
+        return Err(ferr(
+            ln,
+            "times are sample numbers but the sample rate is unknown; give --samplerate".into(),
+        ));
+    }
+    let mut bld = Builder::new(chnames.clone(), Picos(0));
+    if s.names_only {
+        return Ok(Capture {
+            source: file.to_string(),
+            samplerate_hz: rate,
+            start: Picos(0),
+            end: Picos(0),
+            channels: bld.finish(),
+            analog: vec![],
+        });
+    }
+    bld.select(s.only.as_deref());
+    let names = chnames;
+    let need = names.len() + usize::from(tcol != TimeCol::Row);
+    let mut row: u64 = 0;
+    let mut first_t: Option<i64> = None;
+    let mut iso = false;
+    let mut iso0: i128 = 0;
+    let mut last_t: i64 = 0;
+    // a numeric first line is a data row: it is in `rec` already
+    let mut pending = numeric;
+    loop {
+        if !pending && !rdr.read_byte_record(&mut rec).map_err(csv_err)? {
+            break;
+        }
+        pending = false;
+        // the line the record ends on: the reader stands at the start of the next one
+        // (a record's own position is where the previous one ended, before any blank
+        // lines)
+        let ln = (head_ln + rdr.position().line()).saturating_sub(2);
+        let f0 = rec.get(0).unwrap_or(b"").trim_ascii();
+        if rec.len() == 1 && f0.is_empty() {
+            continue; // a line of spaces
+        }
+        if f0.first().is_some_and(|&c| c == b'#' || c == b';')
+            || (sepb == b';' && f0.is_empty() && rec.len() > 1 && rec[1].starts_with(b" "))
+        // (with `;` separating, `; text` is a comment when the text follows a space)
+        {
+            continue; // a comment line (`; …`, `# …`)
+        }
         if bld.kept > budget {
             return Err(ferr(
                 ln,
@@ -326,42 +415,40 @@ pub(crate) fn read_core<R: BufRead>(r: R, file: &str, s: CsvSettings) -> Result<
                 ),
             ));
         }
-        split(line, *sep, &mut fields);
-        if fields.len() < names.len() + usize::from(tcol != TimeCol::Row) {
-            return Err(ferr(
-                ln,
-                format!(
-                    "{} fields, expected {}",
-                    fields.len(),
-                    names.len() + usize::from(tcol != TimeCol::Row)
-                ),
-            ));
+        if rec.len() < need {
+            return Err(ferr(ln, format!("{} fields, expected {need}", rec.len())));
         }
         let t: i64 = match tcol {
             TimeCol::Row => sample_ps(row, rate.unwrap_or(1)),
             TimeCol::Index => {
-                let v = fields[tix];
-                let n: u64 = v
-                    .parse()
-                    .map_err(|_| ferr(ln, format!("sample number '{v}' is not a whole number")))?;
+                let v = field_str(file, ln, tix, &rec[tix])?;
+                let n: u64 = v.parse().map_err(|_| {
+                    ferr(
+                        ln,
+                        format!(
+                            "column {}: sample number '{v}' is not a whole number",
+                            tix + 1
+                        ),
+                    )
+                })?;
                 sample_ps(n, rate.unwrap_or(1))
             }
             TimeCol::Time(exp) => {
-                let v = fields[tix];
+                let v = field_str(file, ln, tix, &rec[tix])?;
                 let ps = match parse_scaled(v, exp) {
                     Some(p) if !iso => p,
                     _ => {
                         let p = parse_iso8601_ps(v).ok_or_else(|| {
                             // a well-formed number that does not fit i64 picoseconds
-                            if v.trim().parse::<f64>().is_ok_and(|x| !x.is_nan()) {
+                            if v.parse::<f64>().is_ok_and(|x| !x.is_nan()) {
                                 ferr(
                                     ln,
-                                    format!("time '{v}' is out of range (times must lie within ±106 days of 0, in picoseconds)"),
+                                    format!("column {}: time '{v}' is out of range (times must lie within ±106 days of 0, in picoseconds)", tix + 1),
                                 )
                             } else {
                                 ferr(
                                     ln,
-                                    format!("time '{v}' is neither a number nor an ISO-8601 timestamp"),
+                                    format!("column {}: time '{v}' is neither a number nor an ISO-8601 timestamp", tix + 1),
                                 )
                             }
                         })?;
@@ -369,14 +456,23 @@ pub(crate) fn read_core<R: BufRead>(r: R, file: &str, s: CsvSettings) -> Result<
                             if first_t.is_some() {
                                 return Err(ferr(
                                     ln,
-                                    format!("time '{v}': numbers and timestamps are mixed"),
+                                    format!(
+                                        "column {}: time '{v}': numbers and timestamps are mixed",
+                                        tix + 1
+                                    ),
                                 ));
                             }
                             iso = true;
                             iso0 = p;
                         }
                         i64::try_from(p - iso0).map_err(|_| {
-                            ferr(ln, format!("time '{v}' is too far from the first row"))
+                            ferr(
+                                ln,
+                                format!(
+                                    "column {}: time '{v}' is too far from the first row",
+                                    tix + 1
+                                ),
+                            )
                         })?
                     }
                 };
@@ -401,24 +497,25 @@ pub(crate) fn read_core<R: BufRead>(r: R, file: &str, s: CsvSettings) -> Result<
         }
         last_t = t;
         for (ci, &col) in chan_cols.iter().enumerate() {
-            let v = fields.get(col).copied().unwrap_or("");
-            match level(v) {
+            let v = rec.get(col).unwrap_or(b"").trim_ascii();
+            match level_bytes(v) {
                 Some(Some(lv)) => bld.set(ci, Picos(t), lv),
                 Some(None) => {}
                 None => {
                     return Err(ferr(
                         ln,
-                        format!("column '{}': '{v}' is not a logic level (0/1/X)", names[ci]),
+                        format!(
+                            "column {} ('{}'): '{}' is not a logic level (0/1/X)",
+                            col + 1,
+                            names[ci],
+                            String::from_utf8_lossy(v)
+                        ),
                     ))
                 }
             }
         }
         row += 1;
     }
-    let Some((_, _, _)) = header else {
-        return Err(Error::format(file, Place::File, "no header or data rows"));
-    };
-    let bld = b.ok_or_else(|| Error::format(file, Place::File, "no data rows"))?;
     if first_t.is_none() {
         return Err(Error::format(
             file,
@@ -442,6 +539,58 @@ pub(crate) fn read_core<R: BufRead>(r: R, file: &str, s: CsvSettings) -> Result<
     };
     cap.validate()?;
     Ok(cap)
+}
+
+/// Drops the spaces and tabs at the start of each field (outside quotes), so
+/// `a, "b,c"` reads as `a,"b,c"`: the csv crate takes a quote as quoting only right after
+/// the separator, the hand-written splitter before it did not care. Leading spaces are
+/// trimmed from every field anyway. Only used when the header has a space after a
+/// separator.
+struct SpaceBeforeQuote<R> {
+    inner: R,
+    sep: u8,
+    on: bool,
+    at_start: bool,
+    quoted: bool,
+}
+
+impl<R: Read> SpaceBeforeQuote<R> {
+    fn new(inner: R, sep: u8, on: bool) -> Self {
+        SpaceBeforeQuote {
+            inner,
+            sep,
+            on,
+            at_start: true,
+            quoted: false,
+        }
+    }
+}
+
+impl<R: Read> Read for SpaceBeforeQuote<R> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        loop {
+            let n = self.inner.read(out)?;
+            if !self.on || n == 0 {
+                return Ok(n);
+            }
+            let mut w = 0usize;
+            for i in 0..n {
+                let c = out[i];
+                if self.at_start && (c == b' ' || c == b'\t') {
+                    continue;
+                }
+                if c == b'"' {
+                    self.quoted = !self.quoted;
+                }
+                self.at_start = !self.quoted && (c == self.sep || c == b'\n');
+                out[w] = c;
+                w += 1;
+            }
+            if w > 0 {
+                return Ok(w);
+            }
+        }
+    }
 }
 
 /// Picoseconds of sample `n` at `rate`.
