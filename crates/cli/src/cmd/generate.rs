@@ -2,20 +2,10 @@
 //! log-uniform, uniform or listed periods) written as system descriptions. Logic: `latscope_model::generate`.
 
 use anyhow::Context;
-use latscope_core::time::parse_duration;
-use latscope_core::Picos;
-use latscope_model::generate::{freertos_template, generate, GenerateSpec, Method, PeriodDist};
+use latscope_model::generate::{freertos_template, generate, GenerateSpec};
 use latscope_model::System;
 use std::path::PathBuf;
 use std::process::ExitCode;
-
-#[derive(Clone, Copy, clap::ValueEnum)]
-pub enum MethodArg {
-    /// UUniFast (Bini & Buttazzo 2005): uniform over all vectors summing to U
-    Uunifast,
-    /// UUniFast-Discard (Davis & Burns 2009): redraw until every task is under --max-task-util
-    Discard,
-}
 
 #[derive(Clone, Copy, PartialEq, clap::ValueEnum)]
 pub enum FormatArg {
@@ -53,31 +43,8 @@ pub struct Args {
     /// Random seed (ChaCha8); the same seed gives the same sets everywhere
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// How utilisations are drawn
-    #[arg(long, value_enum, default_value = "uunifast")]
-    pub method: MethodArg,
-    /// Per-task utilisation cap for --method discard
-    #[arg(long, default_value_t = 1.0)]
-    pub max_task_util: f64,
-    /// Shortest period (duration with unit)
-    #[arg(long, default_value = "1ms")]
-    pub period_min: String,
-    /// Longest period (duration with unit)
-    #[arg(long, default_value = "1s")]
-    pub period_max: String,
-    /// Periods are multiples of this (duration with unit; the tick period keeps releases tick-aligned)
-    #[arg(long, default_value = "1ms")]
-    pub granularity: String,
-    /// How periods are drawn: log-uniform (between --period-min and --period-max),
-    /// uniform (the same range) or choice:P1,P2,… (each listed period equally likely;
-    /// --period-min/--period-max unused), e.g. choice:1,2,5,10,20,50,100,200,1000ms (a bare
-    /// number takes the last value's unit). Always multiples of --granularity
-    #[arg(
-        long,
-        default_value = "log-uniform",
-        value_name = "log-uniform|uniform|choice:P1,P2,…"
-    )]
-    pub periods: String,
+    #[command(flatten)]
+    pub shape: super::set_shape::ShapeArgs,
     /// System file whose platform, kernel, interrupts and critical sections are reused
     #[arg(long)]
     pub template: Option<PathBuf>,
@@ -90,10 +57,6 @@ pub struct Args {
     pub format: Option<FormatArg>,
 }
 
-fn dur(text: &str, flag: &str) -> anyhow::Result<Picos> {
-    parse_duration(text).with_context(|| format!("--{flag} {text}"))
-}
-
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let template = match &args.template {
         Some(p) => {
@@ -101,18 +64,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         None => freertos_template(),
     };
+    let shape = args.shape.parse()?;
     let spec = GenerateSpec {
         tasks: args.tasks,
         utilisation: args.utilisation,
-        method: match args.method {
-            MethodArg::Uunifast => Method::UUniFast,
-            MethodArg::Discard => Method::UUniFastDiscard,
-        },
-        max_task_utilisation: args.max_task_util,
-        period_min: dur(&args.period_min, "period-min")?,
-        period_max: dur(&args.period_max, "period-max")?,
-        granularity: dur(&args.granularity, "granularity")?,
-        periods: PeriodDist::parse(&args.periods).context("--periods")?,
+        method: shape.method,
+        max_task_utilisation: shape.max_task_utilisation,
+        period_min: shape.period_min,
+        period_max: shape.period_max,
+        granularity: shape.granularity,
+        periods: shape.periods,
         seed: args.seed,
     };
     if args.count == 0 {

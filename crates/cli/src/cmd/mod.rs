@@ -13,6 +13,7 @@ pub mod measure;
 pub mod merge;
 pub mod report;
 pub mod scenario;
+pub mod set_shape;
 pub mod simulate;
 pub mod sweep;
 pub mod trace;

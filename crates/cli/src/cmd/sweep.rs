@@ -3,27 +3,19 @@
 //! flags, shows progress and writes the file (atomically: an interrupted or failed run
 //! leaves no partial output and an earlier file as it was).
 
+use super::set_shape::dur;
 use anyhow::Context;
-use latscope_core::time::parse_duration;
 use latscope_core::Picos;
 use latscope_fleet::csv_file::CsvSink;
 use latscope_fleet::parquet_file::ParquetSink;
 use latscope_fleet::sweep::{self, Axis, Shard, SweepError, SweepSpec, UtilRange};
-use latscope_model::generate::{freertos_template, Method, PeriodDist};
+use latscope_model::generate::freertos_template;
 use latscope_model::System;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
-
-#[derive(Clone, Copy, clap::ValueEnum)]
-pub enum MethodArg {
-    /// UUniFast (Bini & Buttazzo 2005): uniform over all vectors summing to U
-    Uunifast,
-    /// UUniFast-Discard (Davis & Burns 2009): redraw until every task is under --max-task-util
-    Discard,
-}
 
 #[derive(clap::Args)]
 #[command(after_help = "Examples:
@@ -85,31 +77,8 @@ pub struct Args {
     /// Output file: .csv or .parquet
     #[arg(long, short = 'o')]
     pub out: PathBuf,
-    /// How utilisations are drawn
-    #[arg(long, value_enum, default_value = "uunifast")]
-    pub method: MethodArg,
-    /// Per-task utilisation cap for --method discard
-    #[arg(long, default_value_t = 1.0)]
-    pub max_task_util: f64,
-    /// Shortest period (log-uniform and uniform periods)
-    #[arg(long, default_value = "1ms")]
-    pub period_min: String,
-    /// Longest period
-    #[arg(long, default_value = "1s")]
-    pub period_max: String,
-    /// Periods are multiples of this (the tick period keeps releases tick-aligned)
-    #[arg(long, default_value = "1ms")]
-    pub granularity: String,
-    /// How periods are drawn: log-uniform (between --period-min and --period-max),
-    /// uniform (the same range) or choice:P1,P2,… (each listed period equally likely;
-    /// --period-min/--period-max unused), e.g. choice:1,2,5,10,20,50,100,200,1000ms (a bare
-    /// number takes the last value's unit). Always multiples of --granularity
-    #[arg(
-        long,
-        default_value = "log-uniform",
-        value_name = "log-uniform|uniform|choice:P1,P2,…"
-    )]
-    pub periods: String,
+    #[command(flatten)]
+    pub shape: super::set_shape::ShapeArgs,
     /// No progress and no summary on standard error
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -148,10 +117,6 @@ fn format_of(path: &Path) -> anyhow::Result<Format> {
             path.display()
         ),
     }
-}
-
-fn dur(text: &str, flag: &str) -> anyhow::Result<Picos> {
-    parse_duration(text).with_context(|| format!("--{flag} {text}"))
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -209,21 +174,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Some(n) => n,
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
+    let shape = args.shape.parse()?;
     let spec = SweepSpec {
         configs,
         tasks: args.tasks,
         utilisations: range.points(),
         sets: args.sets,
         seed: args.seed,
-        method: match args.method {
-            MethodArg::Uunifast => Method::UUniFast,
-            MethodArg::Discard => Method::UUniFastDiscard,
-        },
-        max_task_utilisation: args.max_task_util,
-        period_min: dur(&args.period_min, "period-min")?,
-        period_max: dur(&args.period_max, "period-max")?,
-        granularity: dur(&args.granularity, "granularity")?,
-        periods: PeriodDist::parse(&args.periods).context("--periods")?,
+        method: shape.method,
+        max_task_utilisation: shape.max_task_utilisation,
+        period_min: shape.period_min,
+        period_max: shape.period_max,
+        granularity: shape.granularity,
+        periods: shape.periods,
         simulate,
     };
     // Check the generator settings once, before any work (the first item of the sweep).
