@@ -6,22 +6,14 @@
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-const BIN: &str = env!("CARGO_BIN_EXE_latscope");
-
-fn latscope(args: &[&str]) -> Output {
-    Command::new(BIN).args(args).output().unwrap()
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+mod common;
+use common::{run, s};
 
 /// One real short run with 4 rounds (loop counts: robust on a busy machine).
 fn base_run(dir: &Path) -> Value {
     let p = dir.join("base.json");
-    let out = latscope(&[
+    let out = run(&[
         "measure",
         "--allow-fallback",
         "-q",
@@ -77,7 +69,7 @@ fn rounds_are_summarised_and_add_up() {
     ] {
         let mut args = vec!["measure", "--allow-fallback", "-q"];
         args.extend(extra.iter().copied());
-        let out = latscope(&args);
+        let out = run(&args);
         assert_eq!(out.status.code(), Some(2), "{extra:?}");
         assert!(
             String::from_utf8_lossy(&out.stderr).contains("round"),
@@ -143,13 +135,13 @@ fn the_rounds_decide_with_their_spread() {
         &with_rounds(&v, &[25.0, 100.0, 40.0, 80.0], 500),
     );
 
-    let out = latscope(&["compare", s(&a), s(&b_same)]);
+    let out = run(&["compare", s(&a), s(&b_same)]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(text.contains("median of 10 rounds"), "{text}");
     assert!(text.contains("95% interval"), "{text}");
 
-    let out = latscope(&["compare", s(&a), s(&b_slow)]);
+    let out = run(&["compare", s(&a), s(&b_slow)]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(
@@ -158,19 +150,16 @@ fn the_rounds_decide_with_their_spread() {
     );
     assert!(text.contains("with 95% confidence"), "{text}");
     // The better run is never worse.
-    assert_eq!(
-        latscope(&["compare", s(&b_slow), s(&a)]).status.code(),
-        Some(0)
-    );
+    assert_eq!(run(&["compare", s(&b_slow), s(&a)]).status.code(), Some(0));
     // A threshold above the shift passes it.
     assert_eq!(
-        latscope(&["compare", s(&a), s(&b_slow), "--threshold", "40%"])
+        run(&["compare", s(&a), s(&b_slow), "--threshold", "40%"])
             .status
             .code(),
         Some(0)
     );
 
-    let out = latscope(&["compare", s(&wild_a), s(&wild_b)]);
+    let out = run(&["compare", s(&wild_a), s(&wild_b)]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{text}");
 
@@ -178,12 +167,12 @@ fn the_rounds_decide_with_their_spread() {
     let mut flat = v.clone();
     flat.as_object_mut().unwrap().remove("rounds");
     let fa = write(dir.path(), "flat_a.json", &flat);
-    let out = latscope(&["compare", s(&fa), s(&fa)]);
+    let out = run(&["compare", s(&fa), s(&fa)]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(text.contains("single figures"), "{text}");
     assert_eq!(
-        latscope(&["compare", s(&a), s(&a), "--confidence", "120"])
+        run(&["compare", s(&a), s(&a), "--confidence", "120"])
             .status
             .code(),
         Some(2)
@@ -203,7 +192,7 @@ fn max_joins_the_default_gate_only_with_enough_samples() {
     // Enough: 6 rounds of 5000 samples each.
     let a = write(dir.path(), "a.json", &with_rounds(&v, &p50, 5000));
     let b = write(dir.path(), "b.json", &b_max);
-    let out = latscope(&["compare", s(&a), s(&b)]);
+    let out = run(&["compare", s(&a), s(&b)]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(
@@ -220,7 +209,7 @@ fn max_joins_the_default_gate_only_with_enough_samples() {
     }
     let a = write(dir.path(), "a_few.json", &a_few);
     let b = write(dir.path(), "b_few.json", &b_few);
-    let out = latscope(&["compare", s(&a), s(&b)]);
+    let out = run(&["compare", s(&a), s(&b)]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(
@@ -229,7 +218,7 @@ fn max_joins_the_default_gate_only_with_enough_samples() {
     );
     // Asked for explicitly, it is gated whatever the counts.
     assert_eq!(
-        latscope(&["compare", s(&a), s(&b), "--metrics", "max"])
+        run(&["compare", s(&a), s(&b), "--metrics", "max"])
             .status
             .code(),
         Some(1)
@@ -268,7 +257,7 @@ fn runs_that_measured_different_things_are_refused() {
         let mut d = v.clone();
         edit(&mut d);
         let b = write(dir.path(), "b.json", &d);
-        let out = latscope(&["compare", s(&a), s(&b)]);
+        let out = run(&["compare", s(&a), s(&b)]);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{name}: {err}");
         assert!(
@@ -276,7 +265,7 @@ fn runs_that_measured_different_things_are_refused() {
             "{name}: {err}"
         );
         assert!(out.stdout.is_empty(), "{name}: no verdict printed");
-        let forced = latscope(&["compare", s(&a), s(&b), "--force"]);
+        let forced = run(&["compare", s(&a), s(&b), "--force"]);
         assert_ne!(forced.status.code(), Some(2), "{name}: --force compares");
     }
 }
@@ -303,7 +292,7 @@ fn append_gathers_interleaved_rounds() {
             s(&p),
         ];
         args.extend_from_slice(extra);
-        latscope(&args)
+        run(&args)
     };
     assert!(run(&[]).status.success());
     let first: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();

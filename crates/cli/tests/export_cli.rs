@@ -1,29 +1,8 @@
 //! End-to-end tests of `latscope export`: rows read back from the Parquet file agree with
 //! the JSON results they came from; sweep shards join to the unsharded file.
 
-use std::path::Path;
-use std::process::{Command, Output};
-
-fn latscope(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_latscope"))
-        .args(args)
-        .output()
-        .expect("run latscope")
-}
-
-fn ok(args: &[&str]) -> Output {
-    let o = latscope(args);
-    assert!(
-        o.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    o
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+mod common;
+use common::{ok, run, s};
 
 #[test]
 fn analyze_and_simulate_rows_match_the_json() {
@@ -86,7 +65,7 @@ fn analyze_and_simulate_rows_match_the_json() {
         "--json",
         s(&sim),
     ]);
-    let r = latscope(&["export", s(&jsons[0]), s(&sim), "--parquet", s(&pq)]);
+    let r = run(&["export", s(&jsons[0]), s(&sim), "--parquet", s(&pq)]);
     assert_eq!(r.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&r.stderr).contains("sim.json"));
     let st = d.path().join("sim.parquet");

@@ -2,14 +2,8 @@
 //! constants (the safe one is the largest sample) and written into `[kernel.costs]`,
 //! keeping the file's comments; the analysis then charges them.
 
-use std::process::Command;
-
-fn latscope(args: &[&std::ffi::OsStr]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_latscope"))
-        .args(args)
-        .output()
-        .expect("runs")
-}
+mod common;
+use common::run;
 
 const SYS: &str = r#"# a mutex shared by two tasks
 [platform]
@@ -46,7 +40,7 @@ fn lock_unlock_inherit_fitted_into_the_file() {
     let p = |n: &str| d.path().join(n);
     std::fs::write(p("sys.toml"), SYS).unwrap();
     let analyse = || -> serde_json::Value {
-        let out = latscope(&[
+        let out = run(&[
             "analyze".as_ref(),
             p("sys.toml").as_os_str(),
             "--json".as_ref(),
@@ -63,7 +57,7 @@ fn lock_unlock_inherit_fitted_into_the_file() {
     ] {
         let csv = p(&format!("{target}.csv"));
         std::fs::write(&csv, format!("duration\n{values}")).unwrap();
-        let out = latscope(&[
+        let out = run(&[
             "fit".as_ref(),
             csv.as_os_str(),
             "--target".as_ref(),

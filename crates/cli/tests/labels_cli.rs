@@ -4,13 +4,9 @@
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-const BIN: &str = env!("CARGO_BIN_EXE_latscope");
-
-fn latscope(args: &[&str]) -> Output {
-    Command::new(BIN).args(args).output().unwrap()
-}
+mod common;
+use common::run;
 
 fn table1() -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -94,7 +90,7 @@ fn every_result_carries_the_labels() {
         args.push(out.display().to_string());
         args.extend(l.iter().map(|s| s.to_string()));
         let a: Vec<&str> = args.iter().map(String::as_str).collect();
-        let o = latscope(&a);
+        let o = run(&a);
         // A scenario whose rows miss their tolerance exits 1 and still writes its JSON.
         let ok = o.status.success() || (name == "scenario" && o.status.code() == Some(1));
         assert!(ok, "{name}: {}", String::from_utf8_lossy(&o.stderr));
@@ -112,7 +108,7 @@ fn trace_result_carries_the_labels() {
     )
     .unwrap();
     let out = d.path().join("t.json");
-    let o = latscope(&[
+    let o = run(&[
         "trace",
         vcd.to_str().unwrap(),
         "--pulse",
@@ -152,7 +148,7 @@ fn bad_labels_exit_2_naming_the_label_and_write_nothing() {
                 args.push(b.to_string());
             }
             let a: Vec<&str> = args.iter().map(String::as_str).collect();
-            let o = latscope(&a);
+            let o = run(&a);
             let e = String::from_utf8_lossy(&o.stderr);
             assert_eq!(o.status.code(), Some(2), "{cmd} {bad:?}: {e}");
             assert!(e.contains(why), "{cmd} {bad:?}: {e}");

@@ -5,24 +5,11 @@
 use latscope_measure::output::parse_cyclictest_histogram;
 use latscope_measure::samples::read_binary;
 use serde_json::Value;
-use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_latscope");
-
-fn latscope(args: &[&str]) -> Output {
-    Command::new(BIN).args(args).output().unwrap()
-}
-
-fn read_json(p: &Path) -> Value {
-    let text = std::fs::read_to_string(p).unwrap();
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}\n{text}", p.display()))
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+mod common;
+use common::{read_json, run, s, BIN};
 
 /// The contract other tools rely on, plus internal consistency of one stats object.
 fn check_stats(st: &Value, what: &str) {
@@ -64,7 +51,7 @@ fn measure_one_second_writes_valid_outputs() {
     let json = dir.path().join("run.json");
     let hist = dir.path().join("hist.txt");
     let raw = dir.path().join("raw.bin");
-    let out = latscope(&[
+    let out = run(&[
         "measure",
         "--duration",
         "1s",
@@ -253,7 +240,7 @@ fn measure_sigint_still_writes_every_output() {
 fn measure_with_cpu_load() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("run.json");
-    let out = latscope(&[
+    let out = run(&[
         "measure",
         "--duration",
         "500ms",
@@ -285,7 +272,7 @@ fn measure_compare_load_and_sweep() {
     let json = dir.path().join("cmp.json");
     // Loop counts, not durations: each phase runs until it has its samples, however long
     // other real-time threads hold the CPU.
-    let out = latscope(&[
+    let out = run(&[
         "measure",
         "--loops",
         "100",
@@ -316,7 +303,7 @@ fn measure_compare_load_and_sweep() {
     );
 
     let json = dir.path().join("sweep.json");
-    let out = latscope(&[
+    let out = run(&[
         "measure",
         "--loops",
         "20",
@@ -382,7 +369,7 @@ fn measure_bad_input_exits_2_before_starting() {
         let mut args = vec!["measure", "--allow-fallback", "--json", s(&json)];
         args.extend(extra.iter().copied());
         let t = Instant::now();
-        let out = latscope(&args);
+        let out = run(&args);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{extra:?}: {err}");
         assert_eq!(err.lines().count(), 1, "{extra:?}: one line: {err}");
@@ -392,7 +379,7 @@ fn measure_bad_input_exits_2_before_starting() {
         assert!(!json.exists(), "{extra:?}: no output before validation");
     }
     // An unwritable output path is refused before any thread starts.
-    let out = latscope(&["measure", "--json", "/nonexistent-dir/x.json"]);
+    let out = run(&["measure", "--json", "/nonexistent-dir/x.json"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent-dir/x.json"));
 }
@@ -401,7 +388,7 @@ fn measure_bad_input_exits_2_before_starting() {
 fn measure_compare_gates_on_threshold() {
     let dir = tempfile::tempdir().unwrap();
     let a = dir.path().join("a.json");
-    let out = latscope(&[
+    let out = run(&[
         "measure",
         "--loops",
         "200",
@@ -427,14 +414,14 @@ fn measure_compare_gates_on_threshold() {
     let b = dir.path().join("b.json");
     std::fs::write(&b, v.to_string()).unwrap();
 
-    let same = latscope(&["compare", s(&a), s(&a)]);
+    let same = run(&["compare", s(&a), s(&a)]);
     assert_eq!(
         same.status.code(),
         Some(0),
         "{}",
         String::from_utf8_lossy(&same.stdout)
     );
-    let worse = latscope(&["compare", s(&a), s(&b)]);
+    let worse = run(&["compare", s(&a), s(&b)]);
     let text = String::from_utf8_lossy(&worse.stdout);
     assert_eq!(worse.status.code(), Some(1), "{text}");
     assert!(
@@ -443,16 +430,16 @@ fn measure_compare_gates_on_threshold() {
     );
     assert!(text.contains("Environment that differs"), "{text}");
     // B better than A is never a failure; a generous threshold passes.
-    assert_eq!(latscope(&["compare", s(&b), s(&a)]).status.code(), Some(0));
+    assert_eq!(run(&["compare", s(&b), s(&a)]).status.code(), Some(0));
     assert_eq!(
-        latscope(&["compare", s(&a), s(&b), "--threshold", "100000%"])
+        run(&["compare", s(&a), s(&b), "--threshold", "100000%"])
             .status
             .code(),
         Some(0)
     );
     // Only gated metrics count.
     assert_eq!(
-        latscope(&["compare", s(&a), s(&b), "--metrics", "max"])
+        run(&["compare", s(&a), s(&b), "--metrics", "max"])
             .status
             .code(),
         Some(0)
@@ -466,7 +453,7 @@ fn measure_compare_gates_on_threshold() {
         vec!["compare", s(&a), s(&a), "--threshold", "lots"],
         vec!["compare", s(&a), s(&a), "--metrics", "p42"],
     ] {
-        let out = latscope(&args);
+        let out = run(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
     }
 }
@@ -475,7 +462,7 @@ fn measure_compare_gates_on_threshold() {
 fn measure_probe_idle_reports_the_measured_idle_state_cost() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("p.json");
-    let out = latscope(&[
+    let out = run(&[
         "measure",
         "--loops",
         "50",

@@ -6,18 +6,11 @@
 //! printed).
 
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_latscope");
-
-fn latscope(args: &[&str]) -> Output {
-    Command::new(BIN).args(args).output().unwrap()
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+mod common;
+use common::{run, s, BIN};
 
 fn names_in(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir)
@@ -117,7 +110,7 @@ fn a_failed_run_leaves_earlier_results_intact() {
             args.extend(["--samples", s(&keep_raw)]);
         }
         args.extend(extra.iter().copied());
-        let out = latscope(&args);
+        let out = run(&args);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{what}: {err}");
         assert!(err.starts_with("latscope: error: "), "{what}: {err}");
@@ -132,7 +125,7 @@ fn a_failed_run_leaves_earlier_results_intact() {
         assert_eq!(names_in(dir.path()), before, "{what}: no file left behind");
     }
     // A run that succeeds replaces all three.
-    let out = latscope(&[
+    let out = run(&[
         "measure",
         "--allow-fallback",
         "-q",
@@ -190,7 +183,7 @@ fn absurd_settings_are_refused_up_front() {
         let mut args = vec!["measure", "--allow-fallback", "--json", s(&json)];
         args.extend(extra.iter().copied());
         let t = Instant::now();
-        let out = latscope(&args);
+        let out = run(&args);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{extra:?}: {err}");
         assert!(err.contains(needle), "{extra:?}: {err}");
@@ -208,7 +201,7 @@ fn absurd_settings_are_refused_up_front() {
         ("--cyclictest-histogram", "/proc/version"),
         ("--samples", "/dev/full"),
     ] {
-        let out = latscope(&["measure", "--allow-fallback", "-D", "60s", opt, path]);
+        let out = run(&["measure", "--allow-fallback", "-D", "60s", opt, path]);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{opt} {path}: {err}");
         assert!(

@@ -4,17 +4,9 @@
 
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Output};
 
-const BIN: &str = env!("CARGO_BIN_EXE_latscope");
-
-fn latscope(args: &[&str]) -> Output {
-    Command::new(BIN).args(args).output().unwrap()
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+mod common;
+use common::{run, s};
 
 fn measure(dir: &Path, name: &str, interval: &str, labels: &[&str]) -> (String, Vec<i64>) {
     let json = dir.join(format!("{name}.json"));
@@ -39,7 +31,7 @@ fn measure(dir: &Path, name: &str, interval: &str, labels: &[&str]) -> (String, 
         args.push("--label");
         args.push(l);
     }
-    let o = latscope(&args);
+    let o = run(&args);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let lat = std::fs::read_to_string(&csv)
         .unwrap()
@@ -67,7 +59,7 @@ fn merged_figures_are_those_of_all_raw_samples() {
     let (a, la) = measure(d.path(), "a", "100us", &["rack=r1", "board=a"]);
     let (b, lb) = measure(d.path(), "b", "100us", &["rack=r1", "board=b"]);
     let out = d.path().join("m.json");
-    let o = latscope(&["merge", &a, &b, "--json", s(&out)]);
+    let o = run(&["merge", &a, &b, "--json", s(&out)]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let m = read(&out);
     let mut all: Vec<i64> = la.iter().chain(&lb).copied().collect();
@@ -102,7 +94,7 @@ fn merged_figures_are_those_of_all_raw_samples() {
     assert!(t["hdr"].as_str().unwrap().starts_with("HISTEw"));
     // A merged result merges again: (a+b)+a has every count of a twice.
     let out2 = d.path().join("m2.json");
-    let o = latscope(&["merge", s(&out), &a, "-o", s(&out2), "-q"]);
+    let o = run(&["merge", s(&out), &a, "-o", s(&out2), "-q"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let m2 = read(&out2);
     assert_eq!(
@@ -118,7 +110,7 @@ fn different_settings_are_refused_naming_setting_and_files() {
     let (b, _) = measure(d.path(), "b", "200us", &[]);
     let out = d.path().join("m.json");
     std::fs::write(&out, "earlier").unwrap();
-    let o = latscope(&["merge", &a, &b, "--json", s(&out)]);
+    let o = run(&["merge", &a, &b, "--json", s(&out)]);
     let e = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{e}");
     assert!(
@@ -131,16 +123,16 @@ fn different_settings_are_refused_naming_setting_and_files() {
         "a refused merge leaves the earlier file alone"
     );
     // Same file twice, a file that is not a result, one result alone.
-    let o = latscope(&["merge", &a, &a, "--json", s(&out)]);
+    let o = run(&["merge", &a, &a, "--json", s(&out)]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("given twice"));
     let junk = d.path().join("junk.json");
     std::fs::write(&junk, "{\"kind\": \"trace\"}").unwrap();
-    let o = latscope(&["merge", &a, s(&junk), "--json", s(&out)]);
+    let o = run(&["merge", &a, s(&junk), "--json", s(&out)]);
     let e = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{e}");
     assert!(e.contains("junk.json"), "{e}");
-    let o = latscope(&["merge", &a, "--json", s(&out)]);
+    let o = run(&["merge", &a, "--json", s(&out)]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("at least two"));
 }
@@ -151,7 +143,7 @@ fn appended_results_keep_their_exact_histogram() {
     let ap = d.path().join("ap.json");
     let mut counts = Vec::new();
     for _ in 0..2 {
-        let o = latscope(&[
+        let o = run(&[
             "measure",
             "--cpus",
             "0",
@@ -185,7 +177,7 @@ fn appended_results_keep_their_exact_histogram() {
     // The appended file merges with another run; counts add up.
     let (b, lb) = measure(d.path(), "b", "100us", &[]);
     let out = d.path().join("m.json");
-    let o = latscope(&["merge", s(&ap), &b, "-o", s(&out), "-q"]);
+    let o = run(&["merge", s(&ap), &b, "-o", s(&out), "-q"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(
         read(&out)["total"]["count"].as_u64().unwrap(),

@@ -3,15 +3,11 @@
 
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-const BIN: &str = env!("CARGO_BIN_EXE_latscope");
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+mod common;
+use common::{s, BIN};
 
 /// `name{labels} value` lines of an exposition text whose labels contain `needle`.
 fn values<'a>(text: &'a str, name: &str, needle: &str) -> Vec<(&'a str, f64)> {

@@ -1,7 +1,9 @@
 //! End-to-end tests of `latscope analyze`, `generate` and `fit`.
 
 use std::path::Path;
-use std::process::{Command, Output};
+
+mod common;
+use common::{run, write};
 
 const EXAMPLE: &str = r#"
 [platform]
@@ -32,24 +34,11 @@ wcet = "3ms"
 priority = 1
 "#;
 
-fn latscope(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_latscope"))
-        .args(args)
-        .output()
-        .expect("run latscope")
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> String {
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p.to_str().unwrap().to_string()
-}
-
 #[test]
 fn analyze_json_contract() {
     let d = tempfile::tempdir().unwrap();
     let sys = write(d.path(), "sys.toml", EXAMPLE);
-    let out = latscope(&["analyze", &sys, "--json", "-"]);
+    let out = run(&["analyze", &sys, "--json", "-"]);
     assert!(
         out.status.success(),
         "{}",
@@ -83,7 +72,7 @@ fn analyze_json_contract() {
     );
 
     // Overrides.
-    let out = latscope(&[
+    let out = run(&[
         "analyze",
         &sys,
         "--json",
@@ -98,7 +87,7 @@ fn analyze_json_contract() {
 
     // Table on stdout, JSON file.
     let j = d.path().join("r.json");
-    let out = latscope(&[
+    let out = run(&[
         "analyze",
         &sys,
         "--json",
@@ -121,7 +110,7 @@ fn analyze_errors_and_check() {
         "bad.toml",
         &EXAMPLE.replace("wcet = \"3ms\"", "wcet = \"3 parsecs\""),
     );
-    let out = latscope(&["analyze", &bad]);
+    let out = run(&["analyze", &bad]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -134,9 +123,9 @@ fn analyze_errors_and_check() {
         "over.toml",
         &EXAMPLE.replace("wcet = \"3ms\"", "wcet = \"9ms\""),
     );
-    let out = latscope(&["analyze", &over, "--check"]);
+    let out = run(&["analyze", &over, "--check"]);
     assert_eq!(out.status.code(), Some(1));
-    let out = latscope(&["analyze", &over]);
+    let out = run(&["analyze", &over]);
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stdout).contains("MISS"));
 }
@@ -145,7 +134,7 @@ fn analyze_errors_and_check() {
 fn generate_then_analyze() {
     let d = tempfile::tempdir().unwrap();
     let dir = d.path().join("sets");
-    let out = latscope(&[
+    let out = run(&[
         "generate",
         "-n",
         "12",
@@ -165,7 +154,7 @@ fn generate_then_analyze() {
     );
     let a = std::fs::read_to_string(dir.join("set-0002.toml")).unwrap();
     let one = d.path().join("one.json");
-    let out = latscope(&[
+    let out = run(&[
         "generate",
         "-n",
         "12",
@@ -177,7 +166,7 @@ fn generate_then_analyze() {
         one.to_str().unwrap(),
     ]);
     assert!(out.status.success());
-    let out = latscope(&["analyze", one.to_str().unwrap(), "--json", "-"]);
+    let out = run(&["analyze", one.to_str().unwrap(), "--json", "-"]);
     assert!(
         out.status.success(),
         "{}",
@@ -186,11 +175,11 @@ fn generate_then_analyze() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["tasks"].as_array().unwrap().len(), 12);
     // Seed 9 + 2 is seed 11: the same tasks.
-    let b = latscope(&[
+    let b = run(&[
         "generate", "-n", "12", "-u", "0.5", "--seed", "11", "--out", "-",
     ]);
     assert_eq!(a, String::from_utf8_lossy(&b.stdout));
-    let out = latscope(&["generate", "-n", "0", "-u", "0.5", "--out", "-"]);
+    let out = run(&["generate", "-n", "0", "-u", "0.5", "--out", "-"]);
     assert_eq!(out.status.code(), Some(2));
 }
 
@@ -204,7 +193,7 @@ fn fit_writes_parameters() {
         "cs.csv",
         "levels,us\n1,1.5\n2,2.875\n3,3.255\n4,3.875\n5,4.375\n",
     );
-    let out = latscope(&[
+    let out = run(&[
         "fit", &csv, "--target", "switch", "--x", "levels", "--y", "us", "--unit", "us", "--write",
         &sys, "--json", "-",
     ]);
@@ -223,7 +212,7 @@ fn fit_writes_parameters() {
     assert!(text.contains("switch_per_level = \"718.75ns\""), "{text}");
     assert!(text.contains("switch_base = \"2.15625us\""), "{text}");
     assert!((v["upper_max_excess_ns"].as_f64().unwrap() - 656.25).abs() < 1e-6);
-    let out = latscope(&[
+    let out = run(&[
         "fit", &csv, "--target", "insert", "--x", "levels", "--y", "us", "--unit", "us", "--write",
         &sys,
     ]);
@@ -260,7 +249,7 @@ fn fit_from_trace_results() {
     args.push("--write".into());
     args.push(sys.clone());
     let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-    let out = latscope(&refs);
+    let out = run(&refs);
     assert!(
         out.status.success(),
         "{}",
@@ -270,7 +259,7 @@ fn fit_from_trace_results() {
     assert!(text.contains("tick_per_release = \"5.925us\""), "{text}");
     assert!(text.contains("tick_base = \"1.5us\""), "{text}");
     // A measurement that is not there names the ones that are.
-    let bad = latscope(&[
+    let bad = run(&[
         "fit",
         "--target",
         "tick",
@@ -289,7 +278,7 @@ fn generate_output_rules() {
     let d = dir.path();
     // A trailing slash names a directory that is created, even for one set.
     let newdir = format!("{}/newdir/", d.display());
-    let o = latscope(&[
+    let o = run(&[
         "generate",
         "--tasks",
         "3",
@@ -301,7 +290,7 @@ fn generate_output_rules() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(d.join("newdir/set-0000.toml").is_file());
     // Standard output takes one set only; --count 0 is an error.
-    let o = latscope(&[
+    let o = run(&[
         "generate",
         "--tasks",
         "3",
@@ -314,7 +303,7 @@ fn generate_output_rules() {
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(!Path::new("-").exists());
-    let o = latscope(&[
+    let o = run(&[
         "generate",
         "--tasks",
         "3",
@@ -340,7 +329,7 @@ fn analyze_reports_the_offset_aware_result() {
                 [[task]]\nname = \"L\"\nperiod = \"10ms\"\nwcet = \"4ms\"\npriority = 1\n\
                 offset = \"5ms\"\n";
     let sys = write(d.path(), "o.toml", text);
-    let out = latscope(&["analyze", &sys, "--json", "-"]);
+    let out = run(&["analyze", &sys, "--json", "-"]);
     assert!(
         out.status.success(),
         "{}",
@@ -367,12 +356,12 @@ fn analyze_reports_the_offset_aware_result() {
         .as_f64()
         .unwrap();
     assert!(worst < 0.6 * bound, "{worst} vs {bound}");
-    let out = latscope(&["analyze", &sys]);
+    let out = run(&["analyze", &sys]);
     let table = String::from_utf8_lossy(&out.stdout);
     assert!(table.contains("offset-free bound"), "{table}");
     // Without offsets: no offset-aware result (null).
     let sys = write(d.path(), "n.toml", &text.replace("offset = \"5ms\"\n", ""));
-    let out = latscope(&["analyze", &sys, "--json", "-"]);
+    let out = run(&["analyze", &sys, "--json", "-"]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(v["offset_aware"].is_null());
 }
@@ -387,7 +376,7 @@ fn generate_period_distributions() {
             "generate", "-n", "40", "-u", "0.5", "--seed", "3", "--out", "-",
         ];
         args.extend_from_slice(extra);
-        let o = latscope(&args);
+        let o = run(&args);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         String::from_utf8(o.stdout)
             .unwrap()
@@ -433,7 +422,7 @@ fn generate_period_distributions() {
         ("normal", "normal"),
         ("choice:3ms,2500us", "2.50 ms"),
     ] {
-        let o = latscope(&[
+        let o = run(&[
             "generate",
             "-n",
             "4",
@@ -449,7 +438,7 @@ fn generate_period_distributions() {
         assert!(e.contains(said), "{bad}: {e}");
         assert!(o.stdout.is_empty());
     }
-    let help = String::from_utf8(latscope(&["generate", "--help"]).stdout).unwrap();
+    let help = String::from_utf8(run(&["generate", "--help"]).stdout).unwrap();
     assert!(
         help.contains("--periods") && help.contains("choice:"),
         "{help}"

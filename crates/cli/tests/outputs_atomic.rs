@@ -3,14 +3,9 @@
 //! temporary file behind.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-fn latscope(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_latscope"))
-        .args(args)
-        .output()
-        .unwrap()
-}
+mod common;
+use common::run;
 
 fn repo(p: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -44,7 +39,7 @@ fn a_failed_run_keeps_the_earlier_result_and_a_good_one_leaves_no_temporary_file
     );
 
     // A good run writes each output whole and nothing else.
-    let o = latscope(&[
+    let o = run(&[
         "simulate",
         &sys,
         "--duration",
@@ -81,7 +76,7 @@ fn a_failed_run_keeps_the_earlier_result_and_a_good_one_leaves_no_temporary_file
         vec!["trace", bad.to_str().unwrap(), "--pulse", "D0", "--json", k],
         vec!["convert", bad.to_str().unwrap(), c],
     ] {
-        let o = latscope(&args);
+        let o = run(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
     }
     let after: Vec<Vec<u8>> = [&keep, &series, &cap]
@@ -95,7 +90,7 @@ fn a_failed_run_keeps_the_earlier_result_and_a_good_one_leaves_no_temporary_file
     );
 
     // An output into a directory that does not exist is an error naming it, not a panic.
-    let o = latscope(&[
+    let o = run(&[
         "analyze",
         &sys,
         "--json",

@@ -2,16 +2,14 @@
 //! gives exit status 2 and a message naming the file.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+
+mod common;
+use common::latscope;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../report/tests/fixtures")
         .join(name)
-}
-
-fn latscope() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_latscope"))
 }
 
 #[test]

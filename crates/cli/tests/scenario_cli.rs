@@ -2,11 +2,8 @@
 //! Markdown block the READMEs embed, and the exit status (1 when a prediction is outside
 //! its tolerance, explained or not).
 
-use std::process::Command;
-
-fn latscope() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_latscope"))
-}
+mod common;
+use common::latscope;
 
 #[test]
 fn run_writes_table_json_and_markdown() {

@@ -3,26 +3,12 @@
 //! and errors that name their cause.
 
 use std::path::PathBuf;
-use std::process::Command;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_latscope"))
-}
+mod common;
+use common::ok;
 
 fn table1() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../sim/tests/data/table1.toml")
-}
-
-fn run_ok(args: &[&std::ffi::OsStr]) -> std::process::Output {
-    let out = bin().args(args).output().expect("runs");
-    assert!(
-        out.status.success(),
-        "{:?}\nstdout:\n{}\nstderr:\n{}",
-        args,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
 }
 
 #[test]
@@ -30,7 +16,7 @@ fn contract_json_series_and_captures() {
     let d = tempfile::tempdir().unwrap();
     let p = |n: &str| d.path().join(n);
     let t1 = table1();
-    let out = run_ok(&[
+    let out = ok(&[
         "simulate".as_ref(),
         t1.as_os_str(),
         "--duration".as_ref(),
@@ -82,7 +68,7 @@ fn contract_json_series_and_captures() {
         serde_json::from_str(&std::fs::read_to_string(p("a.pf.json")).unwrap()).unwrap();
     assert!(pf["traceEvents"].as_array().unwrap().len() > 1000);
     // latscope trace measures the simulated capture like a real one: same tick widths
-    let out = run_ok(&[
+    let out = ok(&[
         "trace".as_ref(),
         p("a.lscap").as_os_str(),
         "--pulse".as_ref(),
@@ -104,7 +90,7 @@ fn same_seed_same_bytes() {
     let go = |name: &str, seed: &str| {
         let j = d.path().join(format!("{name}.json"));
         let v = d.path().join(format!("{name}.vcd"));
-        run_ok(&[
+        ok(&[
             "simulate".as_ref(),
             t1.as_os_str(),
             "-q".as_ref(),
@@ -131,7 +117,7 @@ fn same_seed_same_bytes() {
 #[test]
 fn default_duration_is_one_hyperperiod() {
     let t1 = table1();
-    let out = run_ok(&[
+    let out = ok(&[
         "simulate".as_ref(),
         t1.as_os_str(),
         "--json".as_ref(),
@@ -142,7 +128,7 @@ fn default_duration_is_one_hyperperiod() {
     assert_eq!(j["hyperperiod_ns"], 41.4e9);
     // the critical instant at 41.4 s is the end of the run (exclusive): not simulated
     assert!(j["tick"]["max_released"].as_u64().unwrap() < 10);
-    let out = run_ok(&[
+    let out = ok(&[
         "simulate".as_ref(),
         t1.as_os_str(),
         "--max-duration".as_ref(),
@@ -154,7 +140,7 @@ fn default_duration_is_one_hyperperiod() {
 
 #[test]
 fn errors_name_their_cause() {
-    let out = bin()
+    let out = common::latscope()
         .args(["simulate", "/nonexistent/sys.toml"])
         .output()
         .unwrap();
@@ -168,7 +154,7 @@ fn errors_name_their_cause() {
         ("--irq-arrivals", "x", "--irq-arrivals"),
         ("--sleep-state", "deep", "no sleep states"),
     ] {
-        let out = bin()
+        let out = common::latscope()
             .arg("simulate")
             .arg(&t1)
             .args([flag, val])
@@ -192,12 +178,17 @@ fn errors_name_the_right_flag_task_and_line() {
         ),
         (vec!["--duration", "0s"], "--duration must be positive"),
     ] {
-        let out = bin().arg("simulate").arg(&t1).args(&args).output().unwrap();
+        let out = common::latscope()
+            .arg("simulate")
+            .arg(&t1)
+            .args(&args)
+            .output()
+            .unwrap();
         let e = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {e}");
         assert!(e.contains(want), "{args:?}: {e}");
     }
-    let out = bin()
+    let out = common::latscope()
         .arg("simulate")
         .arg(&t1)
         .args(["--sleep-state", "deep"])
@@ -206,7 +197,7 @@ fn errors_name_the_right_flag_task_and_line() {
     let e = String::from_utf8_lossy(&out.stderr);
     assert_eq!(e.matches("table1.toml").count(), 1, "{e}");
     // --max-duration only caps the default duration
-    run_ok(&[
+    ok(&[
         "simulate".as_ref(),
         t1.as_os_str(),
         "--max-duration".as_ref(),
@@ -227,7 +218,7 @@ fn errors_name_the_right_flag_task_and_line() {
     };
     let p = d.path().join("big.toml");
     std::fs::write(&p, sys(70_000, "")).unwrap();
-    let out = bin()
+    let out = common::latscope()
         .arg("simulate")
         .arg(&p)
         .args(["--duration", "10ms", "-q"])
@@ -239,7 +230,7 @@ fn errors_name_the_right_flag_task_and_line() {
     assert_eq!(e.matches("big.toml").count(), 1, "{e}");
     // priorities above the old 4096 limit simulate
     std::fs::write(&p, sys(5000, "")).unwrap();
-    run_ok(&[
+    ok(&[
         "simulate".as_ref(),
         p.as_os_str(),
         "--duration".as_ref(),
@@ -249,7 +240,7 @@ fn errors_name_the_right_flag_task_and_line() {
 
     std::fs::write(d.path().join("et2.txt"), "500us\n2ms\n").unwrap();
     std::fs::write(&p, sys(1, "exec_time_file = \"et2.txt\"\n")).unwrap();
-    let out = bin()
+    let out = common::latscope()
         .arg("simulate")
         .arg(&p)
         .args(["--duration", "10ms", "-q"])
@@ -263,7 +254,7 @@ fn errors_name_the_right_flag_task_and_line() {
     );
     // a missing execution-time file: the OS error once
     std::fs::remove_file(d.path().join("et2.txt")).unwrap();
-    let out = bin().arg("simulate").arg(&p).output().unwrap();
+    let out = common::latscope().arg("simulate").arg(&p).output().unwrap();
     let e = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{e}");
     assert_eq!(e.matches("No such file").count(), 1, "{e}");

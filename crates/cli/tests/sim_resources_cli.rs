@@ -3,22 +3,8 @@
 //! analysed ones), and the capture's `held_<resource>` channel, measured back by
 //! `latscope trace`, has one pulse per take and the longest hold the JSON reports.
 
-use std::process::Command;
-
-fn run_ok(args: &[&std::ffi::OsStr]) -> std::process::Output {
-    let out = Command::new(env!("CARGO_BIN_EXE_latscope"))
-        .args(args)
-        .output()
-        .expect("runs");
-    assert!(
-        out.status.success(),
-        "{:?}\nstdout:\n{}\nstderr:\n{}",
-        args,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
+mod common;
+use common::ok;
 
 /// lo (priority 1) holds the uart 0.5..1.5 ms into each job; hi (2), released 1 ms
 /// later, asks for it at once: it waits, lo inherits 2 and finishes its section.
@@ -59,7 +45,7 @@ fn blocking_episodes_and_held_channel() {
     let d = tempfile::tempdir().unwrap();
     let p = |n: &str| d.path().join(n);
     std::fs::write(p("sys.toml"), SYS).unwrap();
-    run_ok(&[
+    ok(&[
         "simulate".as_ref(),
         p("sys.toml").as_os_str(),
         "--duration".as_ref(),
@@ -71,7 +57,7 @@ fn blocking_episodes_and_held_channel() {
     ]);
     let s: serde_json::Value =
         serde_json::from_slice(&std::fs::read(p("s.json")).unwrap()).unwrap();
-    let out = run_ok(&[
+    let out = ok(&[
         "analyze".as_ref(),
         p("sys.toml").as_os_str(),
         "--json".as_ref(),
@@ -115,7 +101,7 @@ fn blocking_episodes_and_held_channel() {
         (Some(true), Some(2))
     );
     // the capture, measured like a real one
-    let out = run_ok(&[
+    let out = ok(&[
         "trace".as_ref(),
         p("s.lscap").as_os_str(),
         "--pulse".as_ref(),

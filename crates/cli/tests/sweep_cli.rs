@@ -2,24 +2,9 @@
 //! agree with `generate` + `analyze` run by hand, clear errors, atomic output.
 
 use std::path::Path;
-use std::process::{Command, Output};
 
-fn latscope(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_latscope"))
-        .args(args)
-        .output()
-        .expect("run latscope")
-}
-
-fn ok(args: &[&str]) -> Output {
-    let o = latscope(args);
-    assert!(
-        o.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    o
-}
+mod common;
+use common::{ok, run};
 
 const BASE: [&str; 8] = [
     "sweep",
@@ -140,7 +125,7 @@ fn rows_agree_with_generate_and_analyze_by_hand() {
             "--out",
             set_file.to_str().unwrap(),
         ]);
-        let o = latscope(&["analyze", set_file.to_str().unwrap(), "--json", "-"]);
+        let o = run(&["analyze", set_file.to_str().unwrap(), "--json", "-"]);
         let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
         let want = v["schedulable"].as_bool().unwrap();
         assert_eq!(
@@ -240,13 +225,13 @@ fn bad_input_is_a_clear_error_and_leaves_earlier_output() {
             args.extend(["--util", "0.5"]);
         }
         args.extend_from_slice(extra);
-        let r = latscope(&args);
+        let r = run(&args);
         let err = String::from_utf8_lossy(&r.stderr);
         assert_eq!(r.status.code(), Some(2), "{extra:?}: {err}");
         assert!(err.contains(want), "{extra:?}: {err}");
         assert_eq!(std::fs::read_to_string(&out).unwrap(), "earlier result\n");
     }
-    let r = latscope(&[
+    let r = run(&[
         "sweep", "--tasks", "5", "--sets", "2", "--util", "0.5", "--out", "x.json",
     ]);
     assert!(String::from_utf8_lossy(&r.stderr).contains(".csv or .parquet"));
@@ -263,7 +248,7 @@ fn an_interrupted_sweep_writes_nothing() {
     let d = tempfile::tempdir().unwrap();
     let out = d.path().join("big.csv");
     std::fs::write(&out, "earlier result\n").unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_latscope"))
+    let mut child = common::latscope()
         .args([
             "sweep",
             "--tasks",
@@ -449,7 +434,7 @@ fn periods_option_reaches_the_rows() {
     ]);
     assert_ne!(std::fs::read(&out2).unwrap(), text.as_bytes());
     // A bad list is a clear error naming the flag.
-    let o = latscope(&[
+    let o = run(&[
         "sweep",
         "--tasks",
         "6",

@@ -1,0 +1,83 @@
+//! Helpers shared by the CLI's integration tests. Each test file is a crate of its own and
+//! takes this module with `mod common;`; a file uses only some of the helpers, hence the
+//! `dead_code` allowance.
+#![allow(dead_code)]
+
+use serde_json::Value;
+use std::ffi::OsStr;
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// The `latscope` binary built for these tests.
+pub const BIN: &str = env!("CARGO_BIN_EXE_latscope");
+
+/// A command running the binary, to add arguments, stdin or environment to.
+pub fn latscope() -> Command {
+    Command::new(BIN)
+}
+
+/// Runs the binary with `args` and returns what it did, whatever its exit status.
+pub fn run<S: AsRef<OsStr>>(args: &[S]) -> Output {
+    latscope()
+        .args(args)
+        .output()
+        .expect("the latscope binary runs")
+}
+
+/// Runs the binary with `args`; fails the test, with the arguments and both output
+/// streams, unless it exits 0.
+pub fn ok<S: AsRef<OsStr>>(args: &[S]) -> Output {
+    let out = run(args);
+    assert!(
+        out.status.success(),
+        "latscope {:?} exited {:?}\nstdout:\n{}\nstderr:\n{}",
+        args.iter().map(|a| a.as_ref()).collect::<Vec<_>>(),
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// Runs the binary with `args`; fails the test unless it exits with `code`. Returns
+/// standard error.
+pub fn fails<S: AsRef<OsStr>>(args: &[S], code: i32) -> String {
+    let out = run(args);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "latscope {:?}\nstdout:\n{}\nstderr:\n{err}",
+        args.iter().map(|a| a.as_ref()).collect::<Vec<_>>(),
+        String::from_utf8_lossy(&out.stdout),
+    );
+    err
+}
+
+/// Standard output as text.
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Standard error as text.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A path as an argument (test paths are UTF-8).
+pub fn s(p: &Path) -> &str {
+    p.to_str().expect("a UTF-8 path")
+}
+
+/// A JSON file, failing the test with its text when it does not parse.
+pub fn read_json(p: &Path) -> Value {
+    let text = std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}\n{text}", p.display()))
+}
+
+/// Writes `text` to `dir/name` and returns the path as an argument.
+pub fn write(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    s(&p).to_string()
+}
