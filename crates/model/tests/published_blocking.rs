@@ -89,9 +89,12 @@ fn no_overheads() -> AnalysisOptions {
     }
 }
 
+/// One `blocking_from` entry: (task, resource, units).
+type Part = (String, String, f64);
+
 /// `analyze --json`'s per-task `blocking_ns` (in units) and its sorted `blocking_from`
 /// as (task, resource, units).
-fn json_blocking(s: &System) -> Vec<(f64, Vec<(String, String, f64)>)> {
+fn json_blocking(s: &System) -> Vec<(f64, Vec<Part>)> {
     let r = analyze(s, &no_overheads()).unwrap();
     let v = serde_json::to_value(&r).unwrap();
     v["tasks"]
@@ -99,7 +102,7 @@ fn json_blocking(s: &System) -> Vec<(f64, Vec<(String, String, f64)>)> {
         .unwrap()
         .iter()
         .map(|t| {
-            let mut from: Vec<(String, String, f64)> = t["blocking_from"]
+            let mut from: Vec<Part> = t["blocking_from"]
                 .as_array()
                 .unwrap()
                 .iter()
@@ -117,7 +120,7 @@ fn json_blocking(s: &System) -> Vec<(f64, Vec<(String, String, f64)>)> {
         .collect()
 }
 
-fn part(task: &str, resource: &str, units: f64) -> (String, String, f64) {
+fn part(task: &str, resource: &str, units: f64) -> Part {
     (task.to_string(), resource.to_string(), units)
 }
 
