@@ -194,3 +194,76 @@ fn buttazzo_table_7_1_under_the_ceiling_protocol() {
     assert_eq!(j[2], (6.0, vec![part("t4", "Sa", 6.0)]));
     assert_eq!(j[3], (0.0, vec![]));
 }
+
+/// Kernel critical sections, hand-checkable: a low task's `taskENTER_CRITICAL` section of
+/// 50 us masks the kernel-level interrupts (and the tick) and disables preemption.
+///
+/// `kirq` (kernel level, 20 us) releases `k_task` (priority 3, C 100 us); `firq` (above the
+/// kernel's mask, 5 us) releases `f_task` (priority 2, C 100 us); `lo` (priority 1, C 1 ms,
+/// periodic, released by the tick) has the section. No kernel overheads: the tick costs
+/// nothing, the handlers are charged once each in every window (25 us) and the releasing
+/// handler's own time is the task's release jitter (interrupt path).
+///
+/// * `k_task`. Without the section: J = 20 (kirq), w = C 100 + handlers 25 = 125,
+///   R = 145 us. With it: kirq can be held off for the whole section, J = 20 + 50 = 70
+///   (`jitter.critical_ns` 50), and once released the task waits for the section to end,
+///   B = 50: w = 175, R = 245 us (+100).
+/// * `f_task`. Without: J = 5 (firq), w = 100 + 25 + k_task 100 = 225, R = 230 us. With:
+///   firq runs at once (above the mask), no masking jitter, but the task still cannot
+///   preempt `lo` inside the section, B = 50: w = 275, R = 280 us (+50). (k_task's larger
+///   jitter, 70 us, does not bring a second job of it into a 275 us window of a 10 ms
+///   period.)
+/// * `lo`. Without: w = 1000 + 25 + 100 + 100 = 1225 us. With: no blocking (nothing below
+///   it), but the analysis charges every tick-released task the longest kernel section as
+///   release jitter, its own included (a masked tick): R = 1275 us. That is pessimistic
+///   here, since `lo`'s section cannot overlap its own next release (period 20 ms); the
+///   analysis does not track whose section masks.
+#[test]
+fn kernel_critical_section_masks_a_kernel_interrupt_not_one_above() {
+    let head = "[platform]\ncpu_hz = 1_000_000\n[kernel]\ntick_hz = 1000\n";
+    let body = |section: &str| {
+        format!(
+            "{head}[[resource]]\nname = \"K\"\nprotocol = \"critical\"\n\
+             [[interrupt]]\nname = \"kirq\"\nmin_interarrival = \"10ms\"\nwcet = \"20us\"\npriority = 1\nreleases = \"k_task\"\n\
+             [[interrupt]]\nname = \"firq\"\nmin_interarrival = \"10ms\"\nwcet = \"5us\"\npriority = 2\nabove_kernel = true\nreleases = \"f_task\"\n\
+             [[task]]\nname = \"k_task\"\nmin_interarrival = \"10ms\"\nwcet = \"100us\"\npriority = 3\n\
+             [[task]]\nname = \"f_task\"\nmin_interarrival = \"10ms\"\nwcet = \"100us\"\npriority = 2\n\
+             [[task]]\nname = \"lo\"\nperiod = \"20ms\"\nwcet = \"1ms\"\npriority = 1\n{section}"
+        )
+    };
+    let plain = System::from_toml_str(&body(""), "plain.toml").unwrap();
+    let with = System::from_toml_str(
+        &body("critical = [{ resource = \"K\", duration = \"50us\", at = \"200us\" }]\n"),
+        "with.toml",
+    )
+    .unwrap();
+    let opts = no_overheads();
+    let a = analyze(&plain, &opts).unwrap();
+    let b = analyze(&with, &opts).unwrap();
+    let find = |r: &latscope_model::rta::AnalysisResult, n: &str| {
+        r.tasks.iter().find(|t| t.name == n).unwrap().clone()
+    };
+    let us = 1_000_000i64;
+    let wcrt = |r: &latscope_model::rta::AnalysisResult, n: &str| find(r, n).wcrt_ps.unwrap() / us;
+    assert_eq!(
+        [wcrt(&a, "k_task"), wcrt(&a, "f_task"), wcrt(&a, "lo")],
+        [145, 230, 1225]
+    );
+    assert_eq!(
+        [wcrt(&b, "k_task"), wcrt(&b, "f_task"), wcrt(&b, "lo")],
+        [245, 280, 1275]
+    );
+    let k = find(&b, "k_task");
+    assert_eq!(
+        (k.jitter.irq_path_ns, k.jitter.critical_ns),
+        (20_000.0, 50_000.0)
+    );
+    assert_eq!(k.blocking_ns, 50_000.0);
+    assert_eq!(k.blocking_from[0].task, "lo");
+    assert_eq!(k.blocking_from[0].resource, "K");
+    let f = find(&b, "f_task");
+    assert_eq!((f.jitter.irq_path_ns, f.jitter.critical_ns), (5_000.0, 0.0));
+    assert_eq!(f.blocking_ns, 50_000.0);
+    let lo = find(&b, "lo");
+    assert_eq!((lo.blocking_ns, lo.jitter.critical_ns), (0.0, 50_000.0));
+}
