@@ -380,12 +380,18 @@ fn inherit_call_is_paid_by_the_taker() {
     assert_eq!(resp(&r, "L"), us(2209).0);
 }
 
-/// The four-task priority-inversion example of Burns & Wellings ("Real-Time Systems and
-/// Programming Languages"): tasks a..d of priorities 1..4 released at 0, 2, 2, 4 (one
+/// The four-task priority-inversion example taught from Burns & Wellings ("Real-Time
+/// Systems and Programming Languages"; the book's own pages were not at hand, so its
+/// figures are not cited): tasks a..d of priorities 1..4 released at 0, 2, 2, 4 (one
 /// unit = 1 ms here), executing one unit per letter: a `EQQQQE`, b `EE`, c `EVVE`,
-/// d `EEQVE` (`Q`, `V`: a unit holding that resource, `E`: a unit holding none). The
-/// completion times below were worked by hand from the protocols' rules (not copied
-/// from the book's figures).
+/// d `EEQVE` (`Q`, `V`: a unit holding that resource, `E`: a unit holding none). Rows d
+/// (priority 4, `EEQVE`, released at 4) and c (3, `EVVE`, 2) were read in a stored copy
+/// of the ROS01 lecture slides of Hogeschool Rotterdam, "Real-Time Operating Systems,
+/// Week 7: RT Analyses (part 2)", slide "Priority inversion example"
+/// (https://bitbucket.org/HR_ELEKTRO/ros01/wiki/Presentaties/Week7.pdf), whose stored
+/// text breaks off at row b; rows a and b are the example as commonly given, not read.
+/// Every completion time below was worked by hand from the protocols' rules: none is a
+/// published figure.
 ///
 /// Inheritance: a takes Q at 1; c runs 2..4 (takes V at 3); d runs 4..6 and asks for
 /// Q: a inherits 4 and runs 6..9; d 9..10 holds Q, asks for V: c inherits 4, 10..11;
@@ -395,7 +401,7 @@ fn inherit_call_is_paid_by_the_taker() {
 /// starts; d 5..10, c 10..14, b 14..16, a 16..17. d is blocked once (1 unit, 4..5)
 /// instead of twice (4 units).
 #[test]
-fn burns_wellings_four_task_example() {
+fn four_task_inversion_example_worked_by_hand() {
     let u = |x: i64| ms(x);
     let tasks = || {
         vec![
