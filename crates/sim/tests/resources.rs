@@ -441,6 +441,69 @@ fn four_task_inversion_example_worked_by_hand() {
     }
 }
 
+/// The worst case behind Buttazzo's Table 7.1 ("Hard Real-Time Computing Systems", 3rd
+/// ed., section 7.6.3; the published B1 = 15 is asserted against the analysis in
+/// crates/model/tests/published_blocking.rs), played out under priority inheritance.
+/// τ1..τ3 (priorities 4..2) with the table's sections: τ1 Sa 1 then Sb 2; τ2 Sb 9 then
+/// Sc 3; τ3 Sa 8 then Sb 7 (τ4 does not take part in τ1's worst case and is left out).
+///
+/// Whole units (1 unit = 1 ms, the 1 ms tick): τ3 takes Sa at 0; τ2, released at 1,
+/// preempts it and takes Sb; τ1, released at 2, asks for Sa: τ3 inherits and runs its
+/// remaining 7 (2..9); τ1 holds Sa 9..10 and asks for Sb: τ2 inherits and runs its
+/// remaining 8 (10..18); τ1 holds Sb 18..20. Blocked 7 + 8 = 15: the book's B1 exactly,
+/// with its "one unit subtracted from each duration" (each lower task must have entered
+/// its section a unit before τ1 arrives).
+///
+/// Releases 1 us apart instead (a 1 us tick): blocked (8 ms − 1 us) + (9 ms − 1 us) =
+/// 17 ms − 2 us, approaching latscope's continuous-time bound of 17 ms for the table as
+/// written (B1^s = 8 + 9).
+#[test]
+fn buttazzo_table_7_1_worst_case_for_tau1() {
+    let (sa, sb, sc) = (0, 1, 2);
+    let tasks = |step: Picos| {
+        vec![
+            job(
+                "t1",
+                4,
+                Picos(2 * step.0),
+                ms(3),
+                vec![sec(sa, Picos::ZERO, ms(1)), sec(sb, ms(1), ms(2))],
+            ),
+            job(
+                "t2",
+                3,
+                step,
+                ms(12),
+                vec![sec(sb, Picos::ZERO, ms(9)), sec(sc, ms(9), ms(3))],
+            ),
+            job(
+                "t3",
+                2,
+                Picos::ZERO,
+                ms(15),
+                vec![sec(sa, Picos::ZERO, ms(8)), sec(sb, ms(8), ms(7))],
+            ),
+        ]
+    };
+    let resources = || {
+        vec![
+            res("Sa", SimProtocol::Inheritance),
+            res("Sb", SimProtocol::Inheritance),
+            res("Sc", SimProtocol::Inheritance),
+        ]
+    };
+    // Whole units.
+    let (_, r) = run(cfg(tasks(ms(1)), resources()), ms(40));
+    assert_eq!(us_f(task_rep(&r, "t1").max_blocking_ns), ms(15).0);
+    assert_eq!(resp(&r, "t1"), ms(18).0);
+    // Releases 1 us apart.
+    let mut c = cfg(tasks(us(1)), resources());
+    c.tick_period = us(1);
+    let (_, r) = run(c, ms(40));
+    assert_eq!(us_f(task_rep(&r, "t1").max_blocking_ns), ms(17).0 - us(2).0);
+    assert_eq!(resp(&r, "t1"), ms(20).0 - us(2).0);
+}
+
 /// A deadlock (two mutexes nested in opposite orders) is simulated as it happens: both
 /// tasks stay blocked and miss their deadlines; the run ends on time.
 ///
