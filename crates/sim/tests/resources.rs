@@ -380,12 +380,18 @@ fn inherit_call_is_paid_by_the_taker() {
     assert_eq!(resp(&r, "L"), us(2209).0);
 }
 
-/// The four-task priority-inversion example of Burns & Wellings ("Real-Time Systems and
-/// Programming Languages"): tasks a..d of priorities 1..4 released at 0, 2, 2, 4 (one
+/// The four-task priority-inversion example taught from Burns & Wellings ("Real-Time
+/// Systems and Programming Languages"; the book's own pages were not at hand, so its
+/// figures are not cited): tasks a..d of priorities 1..4 released at 0, 2, 2, 4 (one
 /// unit = 1 ms here), executing one unit per letter: a `EQQQQE`, b `EE`, c `EVVE`,
-/// d `EEQVE` (`Q`, `V`: a unit holding that resource, `E`: a unit holding none). The
-/// completion times below were worked by hand from the protocols' rules (not copied
-/// from the book's figures).
+/// d `EEQVE` (`Q`, `V`: a unit holding that resource, `E`: a unit holding none). Rows d
+/// (priority 4, `EEQVE`, released at 4) and c (3, `EVVE`, 2) were read in a stored copy
+/// of the ROS01 lecture slides of Hogeschool Rotterdam, "Real-Time Operating Systems,
+/// Week 7: RT Analyses (part 2)", slide "Priority inversion example"
+/// (https://bitbucket.org/HR_ELEKTRO/ros01/wiki/Presentaties/Week7.pdf), whose stored
+/// text breaks off at row b; rows a and b are the example as commonly given, not read.
+/// Every completion time below was worked by hand from the protocols' rules: none is a
+/// published figure.
 ///
 /// Inheritance: a takes Q at 1; c runs 2..4 (takes V at 3); d runs 4..6 and asks for
 /// Q: a inherits 4 and runs 6..9; d 9..10 holds Q, asks for V: c inherits 4, 10..11;
@@ -395,7 +401,7 @@ fn inherit_call_is_paid_by_the_taker() {
 /// starts; d 5..10, c 10..14, b 14..16, a 16..17. d is blocked once (1 unit, 4..5)
 /// instead of twice (4 units).
 #[test]
-fn burns_wellings_four_task_example() {
+fn four_task_inversion_example_worked_by_hand() {
     let u = |x: i64| ms(x);
     let tasks = || {
         vec![
@@ -433,6 +439,69 @@ fn burns_wellings_four_task_example() {
             "{proto:?}"
         );
     }
+}
+
+/// The worst case behind Buttazzo's Table 7.1 ("Hard Real-Time Computing Systems", 3rd
+/// ed., section 7.6.3; the published B1 = 15 is asserted against the analysis in
+/// crates/model/tests/published_blocking.rs), played out under priority inheritance.
+/// τ1..τ3 (priorities 4..2) with the table's sections: τ1 Sa 1 then Sb 2; τ2 Sb 9 then
+/// Sc 3; τ3 Sa 8 then Sb 7 (τ4 does not take part in τ1's worst case and is left out).
+///
+/// Whole units (1 unit = 1 ms, the 1 ms tick): τ3 takes Sa at 0; τ2, released at 1,
+/// preempts it and takes Sb; τ1, released at 2, asks for Sa: τ3 inherits and runs its
+/// remaining 7 (2..9); τ1 holds Sa 9..10 and asks for Sb: τ2 inherits and runs its
+/// remaining 8 (10..18); τ1 holds Sb 18..20. Blocked 7 + 8 = 15: the book's B1 exactly,
+/// with its "one unit subtracted from each duration" (each lower task must have entered
+/// its section a unit before τ1 arrives).
+///
+/// Releases 1 us apart instead (a 1 us tick): blocked (8 ms − 1 us) + (9 ms − 1 us) =
+/// 17 ms − 2 us, approaching latscope's continuous-time bound of 17 ms for the table as
+/// written (B1^s = 8 + 9).
+#[test]
+fn buttazzo_table_7_1_worst_case_for_tau1() {
+    let (sa, sb, sc) = (0, 1, 2);
+    let tasks = |step: Picos| {
+        vec![
+            job(
+                "t1",
+                4,
+                Picos(2 * step.0),
+                ms(3),
+                vec![sec(sa, Picos::ZERO, ms(1)), sec(sb, ms(1), ms(2))],
+            ),
+            job(
+                "t2",
+                3,
+                step,
+                ms(12),
+                vec![sec(sb, Picos::ZERO, ms(9)), sec(sc, ms(9), ms(3))],
+            ),
+            job(
+                "t3",
+                2,
+                Picos::ZERO,
+                ms(15),
+                vec![sec(sa, Picos::ZERO, ms(8)), sec(sb, ms(8), ms(7))],
+            ),
+        ]
+    };
+    let resources = || {
+        vec![
+            res("Sa", SimProtocol::Inheritance),
+            res("Sb", SimProtocol::Inheritance),
+            res("Sc", SimProtocol::Inheritance),
+        ]
+    };
+    // Whole units.
+    let (_, r) = run(cfg(tasks(ms(1)), resources()), ms(40));
+    assert_eq!(us_f(task_rep(&r, "t1").max_blocking_ns), ms(15).0);
+    assert_eq!(resp(&r, "t1"), ms(18).0);
+    // Releases 1 us apart.
+    let mut c = cfg(tasks(us(1)), resources());
+    c.tick_period = us(1);
+    let (_, r) = run(c, ms(40));
+    assert_eq!(us_f(task_rep(&r, "t1").max_blocking_ns), ms(17).0 - us(2).0);
+    assert_eq!(resp(&r, "t1"), ms(20).0 - us(2).0);
 }
 
 /// A deadlock (two mutexes nested in opposite orders) is simulated as it happens: both
