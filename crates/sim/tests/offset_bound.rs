@@ -135,7 +135,7 @@ fn offset_bound_with_periodic_interrupts_is_above_every_simulated_response() {
             let period = Picos::from_ms(gran * rng.gen_range(1..=4));
             // Every other set: the handler releases the lowest task of the set's first
             // half, which then arrives with it (sporadic at the handler's period).
-            let releases = (k % 4 >= 2 && q == 0).then(|| sys.tasks.len() / 2);
+            let releases = (k % 4 >= 2 && q == 0).then_some(sys.tasks.len() / 2);
             if let Some(r) = releases {
                 let t = &mut sys.tasks[r];
                 t.arrival = latscope_model::system::Arrival::Sporadic(period);
