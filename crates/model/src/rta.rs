@@ -846,6 +846,9 @@ struct Prep {
     /// runs its handler only after the whole exit latency (docs/simulator.md, tickless),
     /// so its handler can run closer to the next one than `min_interarrival`.
     irq_jitter: Picos,
+    /// Per interrupt (file order), subtracted from `irq_jitter`: the offset-based bound's
+    /// phase reduction (`rta::offsets`); empty elsewhere.
+    irq_shift: Vec<i64>,
     /// What every interrupt handler runs besides its WCET and `L` (irqpath: prologue,
     /// send and dispatch, and the stage's entry above `L`).
     irq_path: Picos,
@@ -1075,6 +1078,7 @@ fn prepare(sys: &System, opts: &AnalysisOptions) -> Prep {
         nested_inheritance: unbounded_by_nesting(sys),
         masking: res.masking,
         irq_jitter: if ov { max_wake } else { Picos::ZERO } + res.masking,
+        irq_shift: Vec::new(),
         irq_path: match (&sys.kernel.costs, ov) {
             (KernelCosts::Irqpath(c), true) => {
                 let st = c.stage(cold);
@@ -1214,11 +1218,12 @@ impl<'a> ModeCtx<'a> {
         // Interrupt-path kernel (K4perf): every handler also runs the prologue, the
         // message send and the ready-queue dispatch in interrupt context, so they interfere
         // like the handler's WCET (docs/simulator.md section 1; audit D13).
-        for x in &sys.interrupts {
+        for (qi, x) in sys.interrupts.iter().enumerate() {
+            let shift = p.irq_shift.get(qi).copied().unwrap_or(0);
             dem.push(
                 Entity {
                     period: x.min_interarrival.0,
-                    jitter: p.irq_jitter.0,
+                    jitter: p.irq_jitter.0 - shift,
                     work: (x.wcet + p.l + p.irq_path).0,
                     switch: 0,
                     tick: 0,

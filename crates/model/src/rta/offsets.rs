@@ -17,11 +17,23 @@
 //! offset-free `J_j`). Task i's own first job in the window arrives at least `d_ic - J_i`
 //! after `t0`, so its jobs are analysed with jitter `J_i - d_ic` too. The usual busy-window
 //! analysis with these jitters bounds every response whose busy window starts with `c`;
-//! the bound is the largest over the candidates `c`. Ticks, interrupts and blocking keep
-//! their offset-free charges (they hold for any window start).
+//! the bound is the largest over the candidates `c`. Ticks and blocking keep their
+//! offset-free charges (they hold for any window start); so do sporadic interrupts.
 //!
-//! Tasks without a phase (sporadic, or released by an interrupt) can start a window at any
-//! moment: when one of them is at or above i's priority the bound is the offset-free one.
+//! Interrupts declared strictly periodic ([`IrqPhasing::Periodic`]: every
+//! `min_interarrival`, first at `offset`) are phased the same way: handler q's arrivals
+//! relative to `a_c` are `O_q - O_c + n gcd(T_q, T_c)`, so its handlers interfere with
+//! jitter `J_q - d_qc`; a task released by such an interrupt arrives with it (phase
+//! `O_q`, period `T_q`, its jitter covering the handler path) and is phased and may start
+//! a window like a tick-released task. The tick's phase is known too (multiples of its
+//! period from 0) but is not used: when `c` is released by the tick `d = 0` for it, and
+//! the tick count also caps the tick parts charged per task release, so it stays
+//! `ceil(w / T_tick)`.
+//! Blocking keeps its offset-free charge.
+//!
+//! Tasks without a phase (sporadic, or released by a sporadic interrupt) can start a
+//! window at any moment: when one of them is at or above i's priority the bound is the
+//! offset-free one.
 
 use super::{analyse_task, prepare, priority_order, Demand, ModeCtx, TICK_ENTITY};
 use crate::range::{self, AnalysisError};
@@ -31,6 +43,11 @@ use serde::{Deserialize, Serialize};
 
 latscope_core::words!(fn method_word = [METHOD]);
 latscope_core::words!(fn mode_word = ["pessimistic", "partitioned"]);
+latscope_core::words!(fn irq_word = ["sporadic", "periodic"]);
+
+fn sporadic_word() -> Word {
+    "sporadic"
+}
 
 /// The method named in the result.
 const METHOD: &str = "offset-based busy windows (one per first-released task)";
@@ -56,6 +73,10 @@ pub struct OffsetBound {
     pub method: Word,
     #[serde(deserialize_with = "mode_word")]
     pub tick_mode: Word,
+    /// How interrupts were treated: "sporadic" (offset-free charges, released tasks
+    /// phase-less) or "periodic" (phased by their offsets, as tasks).
+    #[serde(default = "sporadic_word", deserialize_with = "irq_word")]
+    pub interrupts: Word,
     /// `Z`: the longest busy period of the ticks and interrupts alone (ns).
     pub overhead_busy_ns: Option<f64>,
     /// Why the bound equals the offset-free one, when it does for every task.
@@ -72,17 +93,88 @@ fn gcd(a: i64, b: i64) -> i64 {
     }
 }
 
-/// Whether a task's releases keep a fixed phase (periodic, released by the tick).
-fn phased(sys: &System, j: usize) -> bool {
-    let t = &sys.tasks[j];
-    matches!(t.arrival, Arrival::Periodic(_)) && t.released_by.is_none()
+/// How the offset-based bound treats interrupts. The system file gives an interrupt a
+/// minimum inter-arrival time and an offset; whether it really is strictly periodic (a
+/// timer, a sampling clock) is the user's declaration, not the file's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum IrqPhasing {
+    /// `min_interarrival` is only a minimum: handlers keep their offset-free charge and
+    /// the tasks they release have no phase (sound for any arrival pattern).
+    #[default]
+    Sporadic,
+    /// Every interrupt arrives strictly every `min_interarrival`, first at its `offset`
+    /// (the simulator's worst mode): its handler and the task it releases are phased
+    /// like periodic tasks.
+    Periodic,
 }
 
-/// The offset-based bound of every task in one tick mode (see the module documentation).
+impl IrqPhasing {
+    pub fn name(self) -> &'static str {
+        match self {
+            IrqPhasing::Sporadic => "sporadic",
+            IrqPhasing::Periodic => "periodic",
+        }
+    }
+}
+
+/// Nominal arrivals `offset + n period` (n = 0, 1, ...) on the common time origin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Phase {
+    offset: i64,
+    period: i64,
+}
+
+/// An interrupt's phase: only when interrupts are declared periodic.
+fn irq_phase(sys: &System, q: usize, irq: IrqPhasing) -> Option<Phase> {
+    let x = sys.interrupts.get(q)?;
+    (irq == IrqPhasing::Periodic && x.min_interarrival.0 > 0).then_some(Phase {
+        offset: x.offset.0,
+        period: x.min_interarrival.0,
+    })
+}
+
+/// A task's phase: a periodic task the tick releases keeps its own; a task released by a
+/// periodic interrupt arrives with the interrupt (its jitter covers the handler path),
+/// provided the interrupt's period is at least the task's (the analysis counts its jobs
+/// `T_j` apart, so they must not come closer). Anything else has none.
+fn task_phase(sys: &System, j: usize, irq: IrqPhasing) -> Option<Phase> {
+    let t = sys.tasks.get(j)?;
+    match t.released_by {
+        None => matches!(t.arrival, Arrival::Periodic(_)).then_some(Phase {
+            offset: t.offset.0,
+            period: t.period().0,
+        }),
+        Some(q) => irq_phase(sys, q, irq).filter(|ph| ph.period >= t.period().0),
+    }
+}
+
+/// `d = max(0, ((O_j - O_c + J_j + Z) mod g) - J_c - Z)`, `g = gcd(T_j, T_c)`: how much
+/// later than `t0 - J_j` the first arrival of `j` that can fall in a window started by
+/// `c` comes (docs/analysis.md). Wide arithmetic: no term can overflow.
+fn reduction(j: Phase, jj: i64, c: Phase, jc: i64, z: i64) -> i64 {
+    let g = gcd(j.period, c.period).max(1) as i128;
+    let r = (j.offset as i128 - c.offset as i128 + jj as i128 + z as i128).rem_euclid(g);
+    // 0 <= d < g <= i64::MAX.
+    (r - jc as i128 - z as i128).max(0) as i64
+}
+
+/// The offset-based bound of every task in one tick mode, interrupts sporadic (see the
+/// module documentation).
 pub fn offset_bound(
     sys: &System,
     opts: &super::AnalysisOptions,
     mode: TickMode,
+) -> Result<OffsetBound, AnalysisError> {
+    offset_bound_with(sys, opts, mode, IrqPhasing::Sporadic)
+}
+
+/// The offset-based bound of every task in one tick mode, with interrupts treated as
+/// `irq` says (see the module documentation).
+pub fn offset_bound_with(
+    sys: &System,
+    opts: &super::AnalysisOptions,
+    mode: TickMode,
+    irq: IrqPhasing,
 ) -> Result<OffsetBound, AnalysisError> {
     // The offset-free results from the file's system (analyze_mode adds the lock costs
     // itself); the windows below from the system with them added, as analyze_mode does.
@@ -94,6 +186,7 @@ pub fn offset_bound(
     let mut out = OffsetBound {
         method: METHOD,
         tick_mode: mode.name(),
+        interrupts: irq.name(),
         overhead_busy_ns: None,
         reason: None,
         tasks: free
@@ -119,44 +212,46 @@ pub fn offset_bound(
     };
     out.overhead_busy_ns = Some(z as f64 / 1000.0);
     let jitter = p.jitter_ps.clone();
-    let offset: Vec<i64> = sys.tasks.iter().map(|t| t.offset.0).collect();
-    let period: Vec<i64> = sys.tasks.iter().map(|t| t.period().0).collect();
-    let ph: Vec<bool> = (0..sys.tasks.len()).map(|j| phased(sys, j)).collect();
+    let ph: Vec<Option<Phase>> = (0..sys.tasks.len())
+        .map(|j| task_phase(sys, j, irq))
+        .collect();
+    let irq_ph: Vec<Option<Phase>> = (0..sys.interrupts.len())
+        .map(|q| irq_phase(sys, q, irq))
+        .collect();
     let mut shifted = vec![0i64; sys.tasks.len()];
+    let mut irq_shift = vec![0i64; sys.interrupts.len()];
     for (me, &i) in order.iter().enumerate() {
         let Some(free_ps) = free[me].wcrt_ps else {
             continue;
         };
         let hp_end = p.group_end[me];
-        if !order[..hp_end].iter().all(|&j| ph[j]) {
+        if !order[..hp_end].iter().all(|&j| ph[j].is_some()) {
             continue;
         }
         let mut best: Option<(i64, usize)> = None;
         let mut unbounded = false;
         for &c in &order[..hp_end] {
+            let Some(pc) = ph[c] else { continue };
+            let jc = jitter[c];
             let mut any = false;
             for j in 0..sys.tasks.len() {
-                shifted[j] = jitter[j];
-                if !ph[j] {
-                    continue;
-                }
-                let g = gcd(period[j], period[c]).max(1);
-                // (O_j - O_c + J_j + Z) mod g, without overflow (all terms below 2^60).
-                let r = (offset[j] as i128 - offset[c] as i128 + jitter[j] as i128 + z as i128)
-                    .rem_euclid(g as i128) as i64;
-                let d = (r - jitter[c] - z).max(0);
-                if d > 0 {
-                    shifted[j] = jitter[j] - d;
-                    any = true;
-                }
+                let d = ph[j].map_or(0, |pj| reduction(pj, jitter[j], pc, jc, z));
+                shifted[j] = jitter[j] - d;
+                any |= d > 0;
+            }
+            for (q, s) in irq_shift.iter_mut().enumerate() {
+                *s = irq_ph[q].map_or(0, |pq| reduction(pq, p.irq_jitter.0, pc, jc, z));
+                any |= *s > 0;
             }
             let r = if any {
                 std::mem::swap(&mut p.jitter_ps, &mut shifted);
+                std::mem::swap(&mut p.irq_shift, &mut irq_shift);
                 dem.clear();
                 let ctx = ModeCtx::new(sys, opts, &p, mode, &mut dem);
                 let mut hint = None;
                 let res = analyse_task(sys, opts, &p, &ctx, &mut dem, i, None, &mut hint);
                 std::mem::swap(&mut p.jitter_ps, &mut shifted);
+                std::mem::swap(&mut p.irq_shift, &mut irq_shift);
                 res.wcrt_ps
             } else {
                 Some(free_ps)
@@ -187,8 +282,8 @@ pub fn offset_bound(
     }
     if out.tasks.iter().all(|t| t.window_start.is_none()) {
         out.reason = Some(
-            "no task has a phase to use (a sporadic or interrupt-released task at or above \
-             each task's priority, or no finite offset-free bound)"
+            "no task has a phase to use (a sporadic task, or one released by a sporadic \
+             interrupt, at or above each task's priority, or no finite offset-free bound)"
                 .into(),
         );
     }
