@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Regenerate the real-FreeRTOS traces in validation/freertos/traces/ (or $1):
+# builds FreeRTOS-Kernel V11.2.0 (tasks.c, list.c, from the crates.io package
+# freertos-next 0.12.0) with this directory's harness for Cortex-M3 (arm-none-eabi-gcc -O2,
+# thumb), runs it instruction by instruction in unicorn (run.py), for generic and
+# port-optimised task selection. Installs its tools when missing (apt as root, pip).
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+out="${1:-$here/traces}"
+ticks="${TICKS:-41400}"
+
+if ! command -v arm-none-eabi-gcc >/dev/null; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q gcc-arm-none-eabi libnewlib-arm-none-eabi
+fi
+if ! python3 -c 'import unicorn, elftools' 2>/dev/null; then
+    python3 -m pip install -q 'unicorn==2.1.4' 'pyelftools>=0.29'
+fi
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+# Fetch the kernel sources through cargo (they ship inside the freertos-next crate; they are
+# not copied into this repository).
+mkdir -p "$work/fetch/src"
+cat >"$work/fetch/Cargo.toml" <<'TOML'
+[package]
+name = "fetch-freertos"
+version = "0.0.0"
+edition = "2021"
+[dependencies]
+freertos-next = "=0.12.0"
+[workspace]
+TOML
+echo 'fn main() {}' >"$work/fetch/src/main.rs"
+(cd "$work/fetch" && cargo fetch -q)
+manifest="$(cd "$work/fetch" && cargo metadata --format-version 1 -q |
+    python3 -c 'import json,sys; print(next(p["manifest_path"] for p in json.load(sys.stdin)["packages"] if p["name"] == "freertos-next"))')"
+kernel="$(dirname "$manifest")/FreeRTOS-Kernel"
+grep -q 'V11.2.0' "$kernel/tasks.c" || { echo "run.sh: $kernel/tasks.c is not FreeRTOS V11.2.0" >&2; exit 1; }
+
+cflags=(-mcpu=cortex-m3 -mthumb -O2 -g -ffreestanding -nostartfiles)
+for sel in generic optimised; do
+    opt=0
+    [ "$sel" = optimised ] && opt=1
+    arm-none-eabi-gcc "${cflags[@]}" -DconfigUSE_PORT_OPTIMISED_TASK_SELECTION=$opt \
+        -I"$here/harness" -I"$kernel/include" \
+        "$kernel/tasks.c" "$kernel/list.c" "$here/harness/harness.c" \
+        -Wl,-Ttext=0x08000000 -Wl,-Tdata=0x20000000 -Wl,-e,_start -lc -lgcc \
+        -o "$work/kernel-$sel.elf"
+    flag=()
+    [ "$sel" = generic ] && flag=(--generic)
+    python3 "$here/run.py" "$work/kernel-$sel.elf" "$work/out-$sel" --ticks "$ticks" "${flag[@]}"
+done
+# Replace the earlier result only once both runs succeeded.
+mkdir -p "$out"
+for sel in generic optimised; do
+    rm -rf "$out/$sel.tmp" && mv "$work/out-$sel" "$out/$sel.tmp"
+    rm -rf "$out/$sel" && mv "$out/$sel.tmp" "$out/$sel"
+done
+{
+    echo "kernel: FreeRTOS-Kernel $(grep -o 'V11\.[0-9.]*' "$kernel/tasks.c" | head -1) (crates.io freertos-next 0.12.0)"
+    echo "compiler: $(arm-none-eabi-gcc --version | head -1)"
+    echo "flags: ${cflags[*]}"
+    echo "emulator: unicorn $(python3 -c 'import unicorn; print(unicorn.__version__)')"
+    echo "ticks: $ticks"
+} >"$out/PROVENANCE.txt"
+cat "$out/PROVENANCE.txt"
