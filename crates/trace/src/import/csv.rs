@@ -15,7 +15,10 @@
 //!   `; Channels (n/m): …` comment when the header only says `logic`.
 
 use super::builder::Builder;
-use super::text::{header_unit_exp, parse_iso8601_ps, parse_scaled, sniff_sep, split};
+use super::text::{
+    csv_reader, header_unit_exp, parse_iso8601_ps, parse_scaled, sniff_sep, spaced_after_sep,
+    split, unquote,
+};
 use crate::error::{Error, Place, Result};
 use latscope_core::capture::Capture;
 use latscope_core::time::{Picos, PS_PER_S};
@@ -165,16 +168,6 @@ fn level_bytes(v: &[u8]) -> Option<Option<bool>> {
     }
 }
 
-/// A trimmed field without surrounding quotes the csv reader left in place (it takes a
-/// quote as quoting only right after the separator: ` "CLK" ` keeps them).
-fn unquote(v: &[u8]) -> &[u8] {
-    let v = v.trim_ascii();
-    match v {
-        [b'"', inner @ .., b'"'] => inner.trim_ascii(),
-        _ => v,
-    }
-}
-
 /// A field as trimmed text, or an error naming the line and column.
 fn field_str<'a>(file: &str, ln: u64, col: usize, v: &'a [u8]) -> Result<&'a str> {
     std::str::from_utf8(unquote(v)).map_err(|_| {
@@ -241,26 +234,15 @@ pub(crate) fn read_core<R: BufRead>(mut r: R, file: &str, s: CsvSettings) -> Res
     // sniff_sep answers `,`, `;` or tab: one byte each
     let sepb = sep as u32 as u8;
     // `a, "b,c"`: the csv crate takes a quote as quoting only right after the separator
-    let spaced_quote = head
-        .as_bytes()
-        .windows(2)
-        .any(|w| w[0] == sepb && (w[1] == b' ' || w[1] == b'\t'));
-    let mut rdr = ::csv::ReaderBuilder::new()
-        .delimiter(sepb)
-        .has_headers(false)
-        .flexible(true)
-        // comment lines among the rows are skipped below, not by the reader: it would
-        // not count their lines
-        .comment(None)
-        .buffer_capacity(1 << 16)
-        // a line break after the end, so every record ends with one (line numbers below)
-        .from_reader(SpaceBeforeQuote::new(
-            std::io::Cursor::new(head.into_bytes())
-                .chain(r)
-                .chain(&b"\n"[..]),
-            sepb,
-            spaced_quote,
-        ));
+    let spaced_quote = spaced_after_sep(head.as_bytes(), sepb);
+    // a line break after the end, so every record ends with one (line numbers below)
+    let mut rdr = csv_reader(
+        std::io::Cursor::new(head.into_bytes())
+            .chain(r)
+            .chain(&b"\n"[..]),
+        sepb,
+        spaced_quote,
+    );
     let mut rec = ::csv::ByteRecord::new();
     let csv_err = |e: ::csv::Error| {
         let at = e
@@ -539,58 +521,6 @@ pub(crate) fn read_core<R: BufRead>(mut r: R, file: &str, s: CsvSettings) -> Res
     };
     cap.validate()?;
     Ok(cap)
-}
-
-/// Drops the spaces and tabs at the start of each field (outside quotes), so
-/// `a, "b,c"` reads as `a,"b,c"`: the csv crate takes a quote as quoting only right after
-/// the separator, the hand-written splitter before it did not care. Leading spaces are
-/// trimmed from every field anyway. Only used when the header has a space after a
-/// separator.
-struct SpaceBeforeQuote<R> {
-    inner: R,
-    sep: u8,
-    on: bool,
-    at_start: bool,
-    quoted: bool,
-}
-
-impl<R: Read> SpaceBeforeQuote<R> {
-    fn new(inner: R, sep: u8, on: bool) -> Self {
-        SpaceBeforeQuote {
-            inner,
-            sep,
-            on,
-            at_start: true,
-            quoted: false,
-        }
-    }
-}
-
-impl<R: Read> Read for SpaceBeforeQuote<R> {
-    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-        loop {
-            let n = self.inner.read(out)?;
-            if !self.on || n == 0 {
-                return Ok(n);
-            }
-            let mut w = 0usize;
-            for i in 0..n {
-                let c = out[i];
-                if self.at_start && (c == b' ' || c == b'\t') {
-                    continue;
-                }
-                if c == b'"' {
-                    self.quoted = !self.quoted;
-                }
-                self.at_start = !self.quoted && (c == self.sep || c == b'\n');
-                out[w] = c;
-                w += 1;
-            }
-            if w > 0 {
-                return Ok(w);
-            }
-        }
-    }
 }
 
 /// Picoseconds of sample `n` at `rate`.

@@ -17,12 +17,14 @@
 //! 10 % of that span. The voltages are also kept as analog channels when uniformly
 //! spaced.
 
-use super::text::{header_unit_exp, parse_scaled, sniff_sep, split};
+use super::text::{
+    csv_reader, header_unit_exp, parse_scaled, sniff_sep, spaced_after_sep, unquote,
+};
 use super::Options;
 use crate::error::{Error, Place, Result};
 use latscope_core::capture::{AnalogChannel, Capture, DigitalChannel};
 use latscope_core::time::Picos;
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 
 /// True for headers of the common scope vendors.
 pub fn sniff(lines: &[&str]) -> bool {
@@ -46,50 +48,143 @@ fn num(s: &str) -> Option<f64> {
     v.is_finite().then_some(v)
 }
 
-/// Most rows of an oscilloscope CSV (read whole, as thresholds come from its levels).
+/// [`num`] on a raw field (trimmed, outer quotes dropped).
+fn num_bytes(v: &[u8]) -> Option<f64> {
+    std::str::from_utf8(unquote(v)).ok().and_then(num)
+}
+
+/// Most rows of an oscilloscope CSV (kept whole, as thresholds come from its levels).
 pub const MAX_ROWS: usize = 10_000_000;
 
-/// Reads an oscilloscope CSV.
-pub fn read<R: BufRead>(r: R, file: &str, opts: &Options) -> Result<Capture> {
-    let mut lines: Vec<(u64, String)> = Vec::new();
-    for (i, l) in r.lines().enumerate() {
-        let l = l.map_err(|e| match e.kind() {
-            std::io::ErrorKind::InvalidData => {
-                Error::format(file, Place::Line(i as u64 + 1), "not UTF-8 text")
-            }
-            _ => Error::io(file, e),
-        })?;
-        let t = l.trim().trim_start_matches('\u{feff}');
-        if !t.is_empty() {
-            if lines.len() >= MAX_ROWS {
-                return Err(Error::format(
-                    file,
-                    Place::Line(i as u64 + 1),
-                    format!(
-                        "more than {MAX_ROWS} rows: an oscilloscope CSV is read whole, and this \
-                         one is larger than one import may hold (export fewer points)"
-                    ),
-                ));
-            }
-            lines.push((i as u64 + 1, t.to_string()));
+/// Most lines read ahead to find the column layout (vendor preamble and the first data
+/// rows): the layout is settled once [`STABLE_ROWS`] rows in a row have the same numeric
+/// columns, or at this many lines.
+pub const MAX_HEAD_LINES: usize = 4096;
+
+/// Most bytes read ahead for the layout (see [`MAX_HEAD_LINES`]): 4 MiB.
+pub const MAX_HEAD_BYTES: usize = 4 << 20;
+
+/// Consecutive rows with the same numeric columns that settle the layout.
+const STABLE_ROWS: usize = 32;
+
+/// One non-blank line of the read-ahead: its line number, its byte offset in the
+/// read-ahead and its fields.
+struct HeadLine {
+    ln: u64,
+    off: usize,
+    fields: Vec<String>,
+}
+
+/// The fields of one line, read with the same `csv` reader as the data rows.
+fn line_fields(line: &[u8], sep: u8, spaced: bool) -> Vec<String> {
+    let mut rdr = csv_reader(line, sep, spaced);
+    let mut rec = ::csv::ByteRecord::new();
+    match rdr.read_byte_record(&mut rec) {
+        Ok(true) => rec
+            .iter()
+            .map(|f| String::from_utf8_lossy(unquote(f)).into_owned())
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Indices of the fields that parse as finite numbers.
+fn numeric_cols(f: &[String]) -> Vec<usize> {
+    (0..f.len()).filter(|&i| num(&f[i]).is_some()).collect()
+}
+
+/// Reads an oscilloscope CSV. The preamble and the first rows are read ahead (at most
+/// [`MAX_HEAD_LINES`] lines, [`MAX_HEAD_BYTES`] bytes) to find the separator and the time
+/// and voltage columns; every row is then read with the `csv` crate (RFC 4180 quoting,
+/// one reused record), the read-ahead chained back in front of the stream, so a pipe
+/// gives the figures of the file.
+pub fn read<R: BufRead>(mut r: R, file: &str, opts: &Options) -> Result<Capture> {
+    let ferr = |ln: u64, msg: String| Error::format(file, Place::Line(ln), msg);
+    // read-ahead: raw bytes of every line (the BOM dropped), and the non-blank ones
+    let mut raw: Vec<u8> = Vec::new();
+    let mut lines: Vec<HeadLine> = Vec::new();
+    let mut ln: u64 = 0;
+    let mut run = 0usize;
+    let mut run_cols: Vec<usize> = Vec::new();
+    let mut line = Vec::new();
+    loop {
+        if lines.len() >= MAX_HEAD_LINES || raw.len() >= MAX_HEAD_BYTES {
+            break;
+        }
+        line.clear();
+        let n = r
+            .read_until(b'\n', &mut line)
+            .map_err(|e| Error::io(file, e))?;
+        if n == 0 {
+            break;
+        }
+        ln += 1;
+        let mut body: &[u8] = &line;
+        if ln == 1 {
+            body = body.strip_prefix("\u{feff}".as_bytes()).unwrap_or(body);
+        }
+        let text = std::str::from_utf8(body).map_err(|_| ferr(ln, "not UTF-8 text".into()))?;
+        let off = raw.len();
+        raw.extend_from_slice(body);
+        let t = text.trim();
+        if t.is_empty() {
+            continue;
+        }
+        let sep = sniff_sep(t) as u32 as u8;
+        let fields = line_fields(t.as_bytes(), sep, spaced_after_sep(t.as_bytes(), sep));
+        let cols = numeric_cols(&fields);
+        if cols.len() >= 2 && cols == run_cols {
+            run += 1;
+        } else {
+            run = 1;
+            run_cols = cols;
+        }
+        lines.push(HeadLine { ln, off, fields });
+        if run >= STABLE_ROWS && run_cols.len() >= 2 {
+            break;
         }
     }
-    let Some((_, last)) = lines.last() else {
+    let Some(last) = lines.last() else {
         return Err(Error::format(file, Place::File, "the file is empty"));
     };
-    let sep = sniff_sep(last);
-    let mut f = Vec::new();
-    split(last, sep, &mut f);
-    let cols: Vec<usize> = (0..f.len()).filter(|&i| num(f[i]).is_some()).collect();
+    // the layout: separator and numeric columns of the last line read ahead
+    let last_text = std::str::from_utf8(&raw[last.off..])
+        .unwrap_or("")
+        .lines()
+        .next()
+        .unwrap_or("")
+        .trim();
+    let sep = sniff_sep(last_text) as u32 as u8;
+    let spaced = spaced_after_sep(last_text.as_bytes(), sep);
+    // the head lines again, split with the layout's separator
+    for h in lines.iter_mut() {
+        let end = raw[h.off..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(raw.len(), |p| h.off + p);
+        h.fields = line_fields(raw[h.off..end].trim_ascii(), sep, spaced);
+    }
+    let last = lines.last().map_or(0, |l| l.ln);
+    let cols = numeric_cols(&lines[lines.len() - 1].fields);
     if cols.len() < 2 {
-        return Err(Error::format(
-            file,
-            Place::Line(lines.last().map(|l| l.0).unwrap_or(0)),
-            "no time and voltage columns found in the last row",
+        return Err(ferr(
+            last,
+            "no time and voltage columns found (the row has fewer than two numbers)".into(),
+        ));
+    }
+    if cols.len() - 1 > super::limits::MAX_CHANNELS {
+        return Err(ferr(
+            last,
+            format!(
+                "{} voltage columns: more than {} are refused",
+                cols.len() - 1,
+                super::limits::MAX_CHANNELS
+            ),
         ));
     }
     let tcol = cols[0];
     let vcols = &cols[1..];
+    let maxcol = *cols.last().unwrap_or(&0);
     // Rigol start/increment and header names
     let mut rigol: Option<(f64, f64)> = None;
     let mut names: Vec<String> = vcols
@@ -99,10 +194,9 @@ pub fn read<R: BufRead>(r: R, file: &str, opts: &Options) -> Result<Capture> {
         .collect();
     let mut exp = 12;
     let mut first_data = None;
-    for (idx, (_, l)) in lines.iter().enumerate() {
-        split(l, sep, &mut f);
-        let is_data =
-            f.len() > *cols.last().unwrap_or(&0) && cols.iter().all(|&c| num(f[c]).is_some());
+    for (idx, h) in lines.iter().enumerate() {
+        let f = &h.fields;
+        let is_data = f.len() > maxcol && cols.iter().all(|&c| num(&f[c]).is_some());
         if is_data {
             first_data = Some(idx);
             break;
@@ -113,9 +207,7 @@ pub fn read<R: BufRead>(r: R, file: &str, opts: &Options) -> Result<Capture> {
             lower.iter().position(|x| x == "increment"),
         ) {
             // next line carries the values
-            if let Some((_, nl)) = lines.get(idx + 1) {
-                let mut g = Vec::new();
-                split(nl, sep, &mut g);
+            if let Some(g) = lines.get(idx + 1).map(|l| &l.fields) {
                 if let (Some(s), Some(i)) = (
                     g.get(si).and_then(|x| num(x)),
                     g.get(ii).and_then(|x| num(x)),
@@ -125,10 +217,10 @@ pub fn read<R: BufRead>(r: R, file: &str, opts: &Options) -> Result<Capture> {
             }
         }
         if f.len() > tcol && vcols.iter().all(|&c| c < f.len()) && !f[tcol].is_empty() {
-            if let Some(e) = header_unit_exp(f[tcol]) {
+            if let Some(e) = header_unit_exp(&f[tcol]) {
                 exp = e;
             }
-            let cand: Vec<String> = vcols.iter().map(|&c| f[c].to_string()).collect();
+            let cand: Vec<&str> = vcols.iter().map(|&c| f[c].as_str()).collect();
             let looks_units = cand.iter().all(|c| {
                 let c = c.to_ascii_lowercase();
                 c == "volt" || c == "v" || c == "(v)" || c.is_empty()
@@ -152,42 +244,111 @@ pub fn read<R: BufRead>(r: R, file: &str, opts: &Options) -> Result<Capture> {
     let Some(fd) = first_data else {
         return Err(Error::format(file, Place::File, "no data rows"));
     };
-    let mut times: Vec<i64> = Vec::with_capacity(lines.len() - fd);
-    let mut volts: Vec<Vec<f32>> = vec![Vec::with_capacity(lines.len() - fd); vcols.len()];
-    for (ln, l) in &lines[fd..] {
-        split(l, sep, &mut f);
-        let bad = |what: &str| Error::format(file, Place::Line(*ln), format!("{what} in '{l}'"));
-        if f.len() <= *cols.last().unwrap_or(&0) {
-            return Err(bad("too few columns"));
+    // the rows, from the first data row on: the read-ahead chained back in front of the
+    // rest of the stream, and a line break after the end so every record ends with one
+    let base = lines[fd].ln;
+    let off = lines[fd].off;
+    drop(lines);
+    raw.drain(..off);
+    let mut rdr = csv_reader(
+        std::io::Cursor::new(raw).chain(r).chain(&b"\n"[..]),
+        sep,
+        spaced,
+    );
+    let mut rec = ::csv::ByteRecord::new();
+    let csv_err = |e: ::csv::Error| {
+        let at = e.position().map_or(base, |p| base - 1 + p.line());
+        match e.into_kind() {
+            ::csv::ErrorKind::Io(io) => Error::io(file, io),
+            k => ferr(at, format!("{k:?}")),
         }
+    };
+    let max_rows = MAX_ROWS.min(
+        (super::limits::MAX_ANALOG_SAMPLES / vcols.len().max(1) as u64)
+            .try_into()
+            .unwrap_or(usize::MAX),
+    );
+    let mut times: Vec<i64> = Vec::new();
+    let mut volts: Vec<Vec<f32>> = vec![Vec::new(); vcols.len()];
+    while rdr.read_byte_record(&mut rec).map_err(csv_err)? {
+        // the line the record ends on: the reader stands at the start of the next one
+        let ln = (base + rdr.position().line()).saturating_sub(2);
+        if rec.len() == 1 && rec[0].trim_ascii().is_empty() {
+            continue; // a line of spaces
+        }
+        if rec.len() <= maxcol {
+            return Err(ferr(
+                ln,
+                format!(
+                    "column {}: missing ({} fields, the data rows have {})",
+                    rec.len() + 1,
+                    rec.len(),
+                    maxcol + 1
+                ),
+            ));
+        }
+        if times.len() >= max_rows {
+            return Err(ferr(
+                ln,
+                format!(
+                    "more than {max_rows} rows: an oscilloscope CSV is kept whole ({} voltage \
+                     columns), and this one is larger than one import may hold (export fewer \
+                     points)",
+                    vcols.len()
+                ),
+            ));
+        }
+        let field = |c: usize| -> Result<&str> {
+            std::str::from_utf8(unquote(&rec[c]))
+                .map_err(|_| ferr(ln, format!("column {}: not UTF-8 text", c + 1)))
+        };
+        let v = field(tcol)?;
         let t = match rigol {
             Some((s, inc)) => {
-                let i = num(f[tcol]).ok_or_else(|| bad("bad sample index"))?;
+                let i = num(v).ok_or_else(|| {
+                    ferr(ln, format!("column {}: bad sample index '{v}'", tcol + 1))
+                })?;
                 let secs = s + i * inc;
                 (secs * 1e12).round() as i64
             }
-            None => parse_scaled(f[tcol], exp).ok_or_else(|| bad("bad time"))?,
+            None => parse_scaled(v, exp)
+                .ok_or_else(|| ferr(ln, format!("column {}: bad time '{v}'", tcol + 1)))?,
         };
         if t.unsigned_abs() > 1 << 62 {
-            return Err(Error::format(
-                file,
-                Place::Line(*ln),
-                "time out of range (beyond ±53 days)",
+            return Err(ferr(
+                ln,
+                format!(
+                    "column {}: time '{v}' out of range (beyond ±53 days)",
+                    tcol + 1
+                ),
             ));
         }
         if let Some(&p) = times.last() {
             if t <= p {
-                return Err(Error::format(
-                    file,
-                    Place::Line(*ln),
-                    "time does not increase",
+                return Err(ferr(
+                    ln,
+                    format!("column {}: time '{v}' does not increase", tcol + 1),
                 ));
             }
         }
         times.push(t);
         for (k, &c) in vcols.iter().enumerate() {
-            volts[k].push(num(f[c]).ok_or_else(|| bad("bad voltage"))? as f32);
+            let x = num_bytes(&rec[c]).ok_or_else(|| {
+                ferr(
+                    ln,
+                    format!(
+                        "column {} ('{}'): bad voltage '{}'",
+                        c + 1,
+                        names[k],
+                        String::from_utf8_lossy(unquote(&rec[c]))
+                    ),
+                )
+            })?;
+            volts[k].push(x as f32);
         }
+    }
+    if times.is_empty() {
+        return Err(Error::format(file, Place::File, "no data rows"));
     }
     let start = times[0];
     let end = *times.last().unwrap_or(&start);

@@ -1,5 +1,7 @@
 //! Small text helpers shared by the CSV-like importers.
 
+use std::io::Read;
+
 /// Parses a decimal number with optional sign, fraction and exponent exactly, scaled by
 /// 10^`scale_exp` and rounded half away from zero to an integer: `parse_scaled("1.5e-6",
 /// 12)` is 1_500_000 (seconds to picoseconds). None when malformed or out of range.
@@ -64,7 +66,7 @@ pub fn parse_scaled(s: &str, scale_exp: i32) -> Option<i64> {
 pub fn split<'a>(line: &'a str, sep: char, out: &mut Vec<&'a str>) {
     out.clear();
     if !sep.is_ascii() {
-        out.extend(line.split(sep).map(unquote));
+        out.extend(line.split(sep).map(unquote_str));
         return;
     }
     let b = line.as_bytes();
@@ -76,19 +78,109 @@ pub fn split<'a>(line: &'a str, sep: char, out: &mut Vec<&'a str>) {
         if c == b'"' {
             quoted = !quoted;
         } else if c == sepb && !quoted {
-            out.push(unquote(&line[start..i]));
+            out.push(unquote_str(&line[start..i]));
             start = i + 1;
         }
     }
-    out.push(unquote(&line[start..]));
+    out.push(unquote_str(&line[start..]));
 }
 
-fn unquote(f: &str) -> &str {
+fn unquote_str(f: &str) -> &str {
     let f = f.trim();
     f.strip_prefix('"')
         .and_then(|x| x.strip_suffix('"'))
         .unwrap_or(f)
         .trim()
+}
+
+/// A trimmed field without surrounding quotes the csv reader left in place (it takes a
+/// quote as quoting only right after the separator: ` "CLK" ` keeps them).
+pub(crate) fn unquote(v: &[u8]) -> &[u8] {
+    let v = v.trim_ascii();
+    match v {
+        [b'"', inner @ .., b'"'] => inner.trim_ascii(),
+        _ => v,
+    }
+}
+
+/// Drops the spaces and tabs at the start of each field (outside quotes), so
+/// `a, "b,c"` reads as `a,"b,c"`: the csv crate takes a quote as quoting only right after
+/// the separator, the hand-written splitter before it did not care. Leading spaces are
+/// trimmed from every field anyway. Only used when the header has a space after a
+/// separator.
+pub(crate) struct SpaceBeforeQuote<R> {
+    inner: R,
+    sep: u8,
+    on: bool,
+    at_start: bool,
+    quoted: bool,
+}
+
+impl<R: Read> SpaceBeforeQuote<R> {
+    pub(crate) fn new(inner: R, sep: u8, on: bool) -> Self {
+        SpaceBeforeQuote {
+            inner,
+            sep,
+            on,
+            at_start: true,
+            quoted: false,
+        }
+    }
+}
+
+impl<R: Read> Read for SpaceBeforeQuote<R> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        loop {
+            let n = self.inner.read(out)?;
+            if !self.on || n == 0 {
+                return Ok(n);
+            }
+            let mut w = 0usize;
+            for i in 0..n {
+                let c = out[i];
+                if self.at_start && (c == b' ' || c == b'\t') {
+                    continue;
+                }
+                if c == b'"' {
+                    self.quoted = !self.quoted;
+                }
+                self.at_start = !self.quoted && (c == self.sep || c == b'\n');
+                out[w] = c;
+                w += 1;
+            }
+            if w > 0 {
+                return Ok(w);
+            }
+        }
+    }
+}
+
+/// The `csv` crate reader every CSV importer uses: `sep` as delimiter, no header row,
+/// rows of any length, no comment character (comment lines are the importer's to skip,
+/// so line numbers stay true), `\n` as the only line end (a `\r` before it is trimmed with
+/// the field, and every record then ends exactly at a line break, so the reader's line
+/// count names the record's line for CRLF files too), a 64 KiB buffer; with `spaced`, spaces before a field are
+/// dropped first (see [`SpaceBeforeQuote`]).
+pub(crate) fn csv_reader<R: Read>(
+    input: R,
+    sep: u8,
+    spaced: bool,
+) -> csv::Reader<SpaceBeforeQuote<R>> {
+    csv::ReaderBuilder::new()
+        .delimiter(sep)
+        .has_headers(false)
+        .flexible(true)
+        .comment(None)
+        .terminator(csv::Terminator::Any(b'\n'))
+        .buffer_capacity(1 << 16)
+        .from_reader(SpaceBeforeQuote::new(input, sep, spaced))
+}
+
+/// True when a header line has a space or tab right after a separator (`a, "b,c"`): the
+/// reader then drops spaces before fields ([`SpaceBeforeQuote`]).
+pub(crate) fn spaced_after_sep(line: &[u8], sep: u8) -> bool {
+    line.windows(2)
+        .any(|w| w[0] == sep && (w[1] == b' ' || w[1] == b'\t'))
 }
 
 /// The separator of a CSV header: `,`, `;` or tab, whichever occurs most outside quotes.
