@@ -221,3 +221,50 @@ fn analysis_bounds_the_real_responses_and_is_within_the_target() {
         }
     }
 }
+
+/// `simulate` with the fitted costs over the hyperperiod: on the WCET-exact sets every
+/// task's simulated worst response lies between the real one and the analysed bound.
+#[test]
+fn simulated_responses_lie_between_the_real_kernel_and_the_bound() {
+    let d = tempfile::tempdir().unwrap();
+    for sel in ["generic", "optimised"] {
+        let sys = fitted_system(d.path(), sel);
+        let s = sys.display().to_string();
+        let sim: serde_json::Value = serde_json::from_str(&latscope(&[
+            "simulate",
+            &s,
+            "--duration",
+            "41.4s",
+            "--json",
+            "-",
+        ]))
+        .unwrap();
+        let rta: serde_json::Value =
+            serde_json::from_str(&latscope(&["analyze", &s, "--json", "-"])).unwrap();
+        let mut worst_gap: f64 = 0.0;
+        for r in rows(&traces(sel).join("worst.csv")) {
+            let real = ns(r[6].parse().unwrap());
+            let find = |v: &serde_json::Value| {
+                v["tasks"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|t| t["name"] == r[0].as_str())
+                    .cloned()
+                    .unwrap_or_else(|| panic!("{sel}: task {} missing", r[0]))
+            };
+            let simulated = find(&sim)["max_response_ns"].as_f64().unwrap();
+            let bound = find(&rta)["wcrt_ns"].as_f64().unwrap();
+            assert!(
+                real <= simulated && simulated <= bound,
+                "{sel}: task {}: real {real} ns, simulated {simulated} ns, bound {bound} ns",
+                r[0]
+            );
+            worst_gap = worst_gap.max(simulated / real - 1.0);
+        }
+        println!(
+            "{sel}: simulated worst responses at most {:.4} % above the real kernel's",
+            worst_gap * 100.0
+        );
+    }
+}
