@@ -18,6 +18,7 @@ returns (the kernel's own critical sections would delay it the same way).
 import argparse
 import csv
 import os
+import random
 import sys
 
 from elftools.elf.elffile import ELFFile
@@ -26,7 +27,7 @@ from unicorn.arm_const import UC_ARM_REG_PC, UC_ARM_REG_LR, UC_ARM_REG_SP, UC_AR
 
 CPU_HZ = 84_000_000
 TICK = CPU_HZ // 1000
-STOP = 0x0900_0000  # magic return address: an unmapped page would fault, so it is mapped
+STOP = 0x0900_0000  # return address of every call: emulation stops when the PC gets there
 # Table 1 of Miranda, de Oliveira, Carminati: the ten periods (ms). Priorities here are
 # rate monotonic (the paper runs all ten at priority 2; distinct priorities make
 # preemption, which the response-time check needs).
@@ -41,9 +42,6 @@ class Kernel:
         self.sym = {}
         with open(path, "rb") as f:
             elf = ELFFile(f)
-            for seg in elf.iter_segments():
-                if seg["p_type"] != "PT_LOAD":
-                    continue
             self.uc.mem_map(0x0800_0000, 0x10_0000)
             self.uc.mem_map(0x2000_0000, 0x10_0000)
             self.uc.mem_map(STOP, 0x1000)
@@ -83,6 +81,8 @@ def main():
     ap.add_argument("out_dir")
     ap.add_argument("--ticks", type=int, default=41_400, help="ticks to run (41,400 = one hyperperiod)")
     ap.add_argument("--generic", action="store_true", help="generic task selection (levels from uxTopReadyPriority)")
+    ap.add_argument("--vary", type=int, metavar="SEED",
+                    help="each job runs a uniformly random 50-100 %% of its budget (seeded), not all of it")
     a = ap.parse_args()
     k = Kernel(a.elf)
     order = sorted(range(10), key=lambda i: PERIODS_MS[i])
@@ -100,8 +100,13 @@ def main():
     remaining = [0] * 10
     release = [0] * 10
     jobs_rows, tick_rows, switch_rows, delay_rows = [], [], [], []
+    rng = random.Random(a.vary)
+
+    def job_budget(i):
+        return budget[i] if a.vary is None else rng.randint(budget[i] // 2, budget[i])
+
     for i in range(10):
-        remaining[i] = budget[i]
+        remaining[i] = job_budget(i)
 
     def switch():
         top = k.u32("uxTopReadyPriority") if a.generic else None
@@ -144,7 +149,7 @@ def main():
         # a task released at this tick: its new job starts now
         for i in range(10):
             if remaining[i] == 0 and tick_no % PERIODS_MS[i] == 0:
-                remaining[i] = budget[i]
+                remaining[i] = job_budget(i)
                 release[i] = t_tick
         if r or k.u32("harness_yield_pending"):
             t += switch()

@@ -9,6 +9,8 @@
 //! the ten-task system, every task's analysed bound is at or above its measured worst
 //! response (both tick modes, both switch charges), and worst bound / measured worst is at
 //! most 1.25 with the file's settings (partitioned tick, one switch per event).
+//! `generic-varied` is the generic kernel with each job running a seeded random 50–100 %
+//! of its budget, so the measured worst is not the analysis' critical instant.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -65,16 +67,20 @@ fn fit_json(csv: &Path, target: &str, x: Option<&str>, write: Option<&Path>) -> 
 
 #[test]
 fn safe_piecewise_tick_covers_the_real_worst_tick_within_ten_percent() {
-    for sel in ["generic", "optimised"] {
+    for sel in ["generic", "optimised", "generic-varied"] {
         let ticks = traces(sel).join("ticks.csv");
         let samples: Vec<(u32, f64)> = rows(&ticks)
             .iter()
             .map(|r| (r[0].parse().unwrap(), r[1].parse().unwrap()))
             .collect();
-        assert!(
-            samples.len() > 40_000,
-            "{sel}: a whole hyperperiod of ticks"
-        );
+        assert_eq!(samples.len(), 41_400, "{sel}: one hyperperiod of ticks");
+        // The kernel released exactly the jobs the periods predict (x is right).
+        let released: u32 = samples.iter().map(|s| s.0).sum();
+        let predicted: u32 = [5, 10, 15, 20, 30, 40, 23, 12, 45, 50]
+            .iter()
+            .map(|p| 41_400 / p)
+            .sum();
+        assert_eq!(released, predicted, "{sel}: releases in ticks.csv");
         let (worst_x, worst_cycles) =
             samples
                 .iter()
@@ -140,7 +146,7 @@ fn fitted_system(dir: &Path, sel: &str) -> PathBuf {
         Some("released"),
         Some(&sys),
     );
-    if sel == "generic" {
+    if sel.starts_with("generic") {
         fit_json(
             &traces(sel).join("switches.csv"),
             "switch",
@@ -161,7 +167,7 @@ fn fitted_system(dir: &Path, sel: &str) -> PathBuf {
 #[test]
 fn analysis_bounds_the_real_responses_and_is_within_the_target() {
     let d = tempfile::tempdir().unwrap();
-    for sel in ["generic", "optimised"] {
+    for sel in ["generic", "optimised", "generic-varied"] {
         let sys = fitted_system(d.path(), sel);
         let text = std::fs::read_to_string(&sys).unwrap();
         assert!(text.contains("tick_first_release"), "{sel}: {text}");
@@ -204,12 +210,61 @@ fn analysis_bounds_the_real_responses_and_is_within_the_target() {
                 worst_ratio = worst_ratio.max(bound / real);
             }
             println!("{sel} {mode} {charge}: largest bound / measured worst {worst_ratio:.4}");
-            if mode == "partitioned" && charge == "per-event" {
+            // The target applies where every job runs its WCET; with varied job lengths the
+            // ratio measures how far the run stayed from the worst case, not the analysis.
+            if mode == "partitioned" && charge == "per-event" && sel != "generic-varied" {
                 assert!(
                     worst_ratio <= 1.25,
                     "{sel}: ratio {worst_ratio} above the 1.25 target"
                 );
             }
         }
+    }
+}
+
+/// `simulate` with the fitted costs over the hyperperiod: on the WCET-exact sets every
+/// task's simulated worst response lies between the real one and the analysed bound.
+#[test]
+fn simulated_responses_lie_between_the_real_kernel_and_the_bound() {
+    let d = tempfile::tempdir().unwrap();
+    for sel in ["generic", "optimised"] {
+        let sys = fitted_system(d.path(), sel);
+        let s = sys.display().to_string();
+        let sim: serde_json::Value = serde_json::from_str(&latscope(&[
+            "simulate",
+            &s,
+            "--duration",
+            "41.4s",
+            "--json",
+            "-",
+        ]))
+        .unwrap();
+        let rta: serde_json::Value =
+            serde_json::from_str(&latscope(&["analyze", &s, "--json", "-"])).unwrap();
+        let mut worst_gap: f64 = 0.0;
+        for r in rows(&traces(sel).join("worst.csv")) {
+            let real = ns(r[6].parse().unwrap());
+            let find = |v: &serde_json::Value| {
+                v["tasks"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|t| t["name"] == r[0].as_str())
+                    .cloned()
+                    .unwrap_or_else(|| panic!("{sel}: task {} missing", r[0]))
+            };
+            let simulated = find(&sim)["max_response_ns"].as_f64().unwrap();
+            let bound = find(&rta)["wcrt_ns"].as_f64().unwrap();
+            assert!(
+                real <= simulated && simulated <= bound,
+                "{sel}: task {}: real {real} ns, simulated {simulated} ns, bound {bound} ns",
+                r[0]
+            );
+            worst_gap = worst_gap.max(simulated / real - 1.0);
+        }
+        println!(
+            "{sel}: simulated worst responses at most {:.4} % above the real kernel's",
+            worst_gap * 100.0
+        );
     }
 }
