@@ -86,6 +86,7 @@ fn an_interrupt_offset_inside_the_window_changes_nothing() {
 /// - c = R (phase 5 ms, J_c = 1 ms): H and L lie 5 ms after it, d_H = d_L =
 ///   ((0 - 5 + 0 + 1) mod 10) - 1 - 1 = 4 ms: w = 3 + 2 + 1 + 1 = 7 from the window
 ///   start, L arriving 4 ms in: 3 ms.
+///
 /// The bound is 5 ms (schedule: I 5-6, R 6-7, H 10-12, L 12-15).
 #[test]
 fn a_task_released_by_a_periodic_interrupt_is_phased() {
