@@ -58,3 +58,47 @@ fn analyze_reports_the_offset_based_bound_with_jitter() {
     let v: serde_json::Value = serde_json::from_slice(&run(&["--json", "-"]).stdout).unwrap();
     assert!(v["offset_bound"].is_null());
 }
+
+/// `--periodic-interrupts`: an interrupt offset alone turns the offset-based bound on,
+/// and it phases the handler (H 0-2 ms, L 2-5 ms, handler at 5 ms: L's bound 5 ms
+/// against 6 ms with the handler sporadic; no overheads, no release delay).
+#[test]
+fn analyze_phases_interrupts_declared_periodic() {
+    let d = tempfile::tempdir().unwrap();
+    let text = "[platform]\ncpu_hz = 84_000_000\n[kernel]\ntick_hz = 1000\n\
+                [[task]]\nname = \"H\"\nperiod = \"10ms\"\nwcet = \"2ms\"\npriority = 2\n\
+                [[task]]\nname = \"L\"\nperiod = \"10ms\"\nwcet = \"3ms\"\npriority = 1\n\
+                [[interrupt]]\nname = \"I\"\nmin_interarrival = \"10ms\"\nwcet = \"1ms\"\n\
+                offset = \"5ms\"\n";
+    let sys = d.path().join("i.toml");
+    std::fs::write(&sys, text).unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_latscope"))
+            .arg("analyze")
+            .arg(&sys)
+            .args(["--no-overheads", "--no-release-delay"])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let v: serde_json::Value = serde_json::from_slice(&run(&["--json", "-"]).stdout).unwrap();
+    assert!(
+        v["offset_bound"].is_null(),
+        "no task offset, interrupts sporadic"
+    );
+    let out = run(&["--json", "-", "--periodic-interrupts"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let b = &v["offset_bound"];
+    assert_eq!(b["interrupts"], "periodic");
+    let l = &b["tasks"][1];
+    assert_eq!(l["name"], "L");
+    assert_eq!(l["offset_free_ns"].as_f64().unwrap(), 6e6);
+    assert_eq!(l["wcrt_ns"].as_f64().unwrap(), 5e6);
+    let table = String::from_utf8_lossy(&run(&["--periodic-interrupts"]).stdout).to_string();
+    assert!(table.contains("interrupts declared periodic"), "{table}");
+}

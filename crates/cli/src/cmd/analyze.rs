@@ -97,6 +97,12 @@ pub struct Args {
     /// the `priority` keys change; comments and layout stay)
     #[arg(long, requires = "assign_priorities")]
     pub write: bool,
+    /// Declare every interrupt strictly periodic: it arrives every `min_interarrival`,
+    /// first at its `offset` (as `simulate --irq-arrivals worst` runs it). The offset-based bound
+    /// then phases the handlers and the tasks they release like periodic tasks (JSON:
+    /// `offset_bound.interrupts` = "periodic"); without it they are sporadic there
+    #[arg(long)]
+    pub periodic_interrupts: bool,
     #[command(flatten)]
     pub labels: crate::labels::LabelArgs,
 }
@@ -168,9 +174,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .then(|| latscope_sim::offsets::offset_aware(&sys));
     // And a sound offset-based bound, which also holds with jitter and sporadic
     // interrupts (docs/analysis.md, "Offsets: a sound bound with jitter").
-    let offset_bound = if sys.tasks.iter().any(|t| t.offset != Picos::ZERO) {
+    // With --periodic-interrupts, the handlers' phases count too.
+    let irq = if args.periodic_interrupts {
+        latscope_model::rta::offsets::IrqPhasing::Periodic
+    } else {
+        latscope_model::rta::offsets::IrqPhasing::Sporadic
+    };
+    let phased_irq =
+        args.periodic_interrupts && sys.interrupts.iter().any(|x| x.offset != Picos::ZERO);
+    let offset_bound = if phased_irq || sys.tasks.iter().any(|t| t.offset != Picos::ZERO) {
         Some(
-            latscope_model::rta::offsets::offset_bound(&sys, &opts, mode)
+            latscope_model::rta::offsets::offset_bound_with(&sys, &opts, mode, irq)
                 .with_context(|| args.system.display().to_string())?,
         )
     } else {
@@ -231,8 +245,13 @@ fn print_offset_bound(
     writeln!(out)?;
     writeln!(
         out,
-        "offsets: offset-based bound ({} mode; holds with jitter and sporadic interrupts), beside the offset-free bound:",
-        b.tick_mode
+        "offsets: offset-based bound ({} mode; holds with jitter and {}), beside the offset-free bound:",
+        b.tick_mode,
+        if b.interrupts == "periodic" {
+            "interrupts declared periodic from their offsets"
+        } else {
+            "sporadic interrupts"
+        }
     )?;
     if let Some(why) = &b.reason {
         writeln!(out, "  (equal to the offset-free bound: {why})")?;
