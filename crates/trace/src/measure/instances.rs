@@ -299,6 +299,58 @@ impl<'a> Instances<'a> {
             }
         }
     }
+    /// Calls `f(i0, values)` for consecutive blocks of the values in push order (`i0`: the
+    /// index of the block's first value; nothing after sorting). The values read from edges
+    /// are differenced into a small buffer first, so the per-value work of `f` is a plain
+    /// loop over a slice that the compiler keeps in registers.
+    #[inline(always)]
+    fn for_each_block(&self, mut f: impl FnMut(usize, &[i64])) {
+        const B: usize = 1024;
+        if self.sorted {
+            return;
+        }
+        match &self.vals {
+            Vals::Own { vals, .. } => {
+                for (k, c) in vals.chunks(B).enumerate() {
+                    f(k * B, c);
+                }
+            }
+            &Vals::Edges {
+                edges,
+                first,
+                step,
+                span,
+                n,
+            } => {
+                let mut buf = [0i64; B];
+                let mut i0 = 0;
+                while i0 < n {
+                    let m = (n - i0).min(B);
+                    let e = &edges[first + step * i0..first + step * (i0 + m - 1) + span + 1];
+                    match (step, span) {
+                        (2, 1) => {
+                            for (o, p) in buf[..m].iter_mut().zip(e.chunks_exact(2)) {
+                                *o = p[1].0 - p[0].0;
+                            }
+                        }
+                        (1, 1) => {
+                            for (o, p) in buf[..m].iter_mut().zip(e.windows(2)) {
+                                *o = p[1].0 - p[0].0;
+                            }
+                        }
+                        _ => {
+                            for (j, o) in buf[..m].iter_mut().enumerate() {
+                                let b = step * j;
+                                *o = e[b + span].0 - e[b].0;
+                            }
+                        }
+                    }
+                    f(i0, &buf[..m]);
+                    i0 += m;
+                }
+            }
+        }
+    }
     /// Values with their places, in push order (empty after sorting).
     pub fn pairs(&self) -> Vec<(i64, Picos)> {
         let mut out = Vec::with_capacity(if self.sorted { 0 } else { self.len() });
@@ -354,9 +406,6 @@ impl<'a> Instances<'a> {
             } => edges[first + span].0 - edges[*first].0,
         };
         let (mut min, mut max, mut imin, mut imax) = (i64::MAX, i64::MIN, 0usize, 0usize);
-        let mut s1: i128 = 0;
-        let mut s2: u128 = 0;
-        let mut s2_over = false;
         let mut best: Vec<(i64, Picos)> = Vec::with_capacity(k + 1);
         let mut floor = if k == 0 { i64::MAX } else { i64::MIN };
         let ties_enter = !self.monotone;
@@ -365,34 +414,74 @@ impl<'a> Instances<'a> {
         let base = (v0 as i128 - (HALF as i128) * g as i128)
             .clamp(i64::MIN as i128, i64::MAX as i128) as i64;
         let div = ExactDiv::new(g as u64);
-        let mut spec = vec![0u32; 2 * HALF as usize];
+        // two sets of counts, for values at even and at odd places, added up after the
+        // pass: a run of equal values then increments two counters in turn instead of one
+        // (each increment waits for the one before it to reach memory)
+        const W: usize = 2 * HALF as usize;
+        let mut spec = vec![0u32; 2 * W];
+        let last = W - 1;
         let mut spec_ok = n <= u32::MAX as u64;
-        self.for_each(|i, v| {
-            if v < min {
-                min = v;
-                imin = i;
+        // the hot loop keeps no sums: when every value was counted on the grid (the usual
+        // case) the exact sums come from the counts below, else from a second pass
+        self.for_each_block(|i0, vals| {
+            // the state in locals for the block, so it stays in registers
+            let (mut lo, mut hi, mut ilo, mut ihi) = (min, max, imin, imax);
+            let mut ok = spec_ok;
+            let mut fl = floor;
+            let sp = &mut spec[..2 * W];
+            for (j, &v) in vals.iter().enumerate() {
+                if v < lo {
+                    lo = v;
+                    ilo = i0 + j;
+                }
+                if v > hi {
+                    hi = v;
+                    ihi = i0 + j;
+                }
+                let (q, fits) = div.div(v.wrapping_sub(base) as u64);
+                let q = q as usize;
+                ok &= fits & (q <= last);
+                sp[q.min(last) + ((i0 + j) & 1) * W] += 1;
+                if (v > fl || (v == fl && ties_enter && k > 0))
+                    && offer(&mut best, k, (v, self.at(i0 + j)))
+                {
+                    fl = best[k - 1].0;
+                }
             }
-            if v > max {
-                max = v;
-                imax = i;
-            }
-            let d = v as i128 - v0 as i128;
-            s1 += d;
-            let a = d.unsigned_abs() as u64 as u128;
-            let (sum, o) = s2.overflowing_add(a * a);
-            s2 = sum;
-            s2_over |= o;
-            let (q, fits) = div.div(v.wrapping_sub(base) as u64);
-            let q = q as usize;
-            spec_ok &= fits & (q < spec.len());
-            let slot = q.min(spec.len() - 1);
-            spec[slot] += 1;
-            if (v > floor || (v == floor && ties_enter && k > 0))
-                && offer(&mut best, k, (v, self.at(i)))
-            {
-                floor = best[k - 1].0;
-            }
+            (min, max, imin, imax, spec_ok, floor) = (lo, hi, ilo, ihi, ok, fl);
         });
+        let (even, odd) = spec.split_at_mut(W);
+        for (a, b) in even.iter_mut().zip(odd.iter()) {
+            // at most n ≤ u32::MAX in all when `spec_ok`; saturating otherwise (unused)
+            *a = a.saturating_add(*b);
+        }
+        spec.truncate(W);
+        let counted = spec_ok && base <= min;
+        // exact sums of the values and of their squares relative to the first value (so
+        // they stay small for values that cluster); s2_over: the squares overflowed
+        let (s1, s2, s2_over) = if counted {
+            let (mut s1, mut s2, mut over) = (0i128, 0u128, false);
+            for (q, &c) in spec.iter().enumerate() {
+                if c == 0 {
+                    continue;
+                }
+                // value base + q·g, less v0 = (q − HALF)·g, exact in i128
+                let d = (base as i128 + q as i128 * g as i128) - v0 as i128;
+                s1 += d * c as i128;
+                let a = d.unsigned_abs();
+                match a.checked_mul(a).and_then(|sq| sq.checked_mul(c as u128)) {
+                    Some(t) => {
+                        let (sum, o) = s2.overflowing_add(t);
+                        s2 = sum;
+                        over |= o;
+                    }
+                    None => over = true,
+                }
+            }
+            (s1, s2, over)
+        } else {
+            self.sums(v0)
+        };
         let mean = v0 as f64 + (s1 as f64) / n as f64;
         let var = if n < 2 {
             0.0
@@ -419,7 +508,7 @@ impl<'a> Instances<'a> {
         };
         let (min_at, max_at) = (loc(self.at(imin)), loc(self.at(imax)));
         // the values were outside the window, or off the grid: count (or sort) again
-        let dist = if spec_ok && base <= min {
+        let dist = if counted {
             Dist::Counts {
                 min: base,
                 grid: g,
@@ -446,6 +535,19 @@ impl<'a> Instances<'a> {
             max_at,
         };
         (sm, dist, best)
+    }
+    /// Exact sums of `v − v0` and of its squares, and whether the squares overflowed.
+    fn sums(&self, v0: i64) -> (i128, u128, bool) {
+        let (mut s1, mut s2, mut over) = (0i128, 0u128, false);
+        self.for_each(|_, v| {
+            let d = v as i128 - v0 as i128;
+            s1 += d;
+            let a = d.unsigned_abs() as u64 as u128;
+            let (sum, o) = s2.overflowing_add(a * a);
+            s2 = sum;
+            over |= o;
+        });
+        (s1, s2, over)
     }
     /// Counts per grid step when the values span few steps (pass 2); else sorted values.
     fn dist(&mut self, min: i64, max: i64, grid: i64, n: u64) -> Dist {
@@ -508,7 +610,7 @@ mod tests {
     fn matches_samples_on_every_path() {
         let mut x: u64 = 7;
         type Shape = (&'static str, Box<dyn Fn(u64) -> i64>, i64);
-        let shapes: [Shape; 5] = [
+        let shapes: [Shape; 6] = [
             ("few", Box::new(|r| (r % 97) as i64 - 20), 1),
             (
                 "grid",
@@ -522,6 +624,13 @@ mod tests {
             ),
             ("wide", Box::new(|r| (r >> 20) as i64 - (1 << 42)), 1000),
             ("huge", Box::new(|r| (r as i64) >> 2), 1),
+            // counted on a coarse grid, but the squares overflow 128 bits: the deviation
+            // from the floating-point pass
+            (
+                "grid-huge",
+                Box::new(|r| ((r % 15) as i64 - 7) << 59),
+                1 << 59,
+            ),
         ];
         for (name, f, grid) in shapes {
             let mut vals = Vec::new();
@@ -572,7 +681,11 @@ mod tests {
                 "{name}"
             );
             let counted = matches!(dist, Dist::Counts { .. });
-            assert_eq!(counted, matches!(name, "few" | "grid"), "{name}");
+            assert_eq!(
+                counted,
+                matches!(name, "few" | "grid" | "grid-huge"),
+                "{name}"
+            );
             for r in [1, 3, 1000] {
                 assert_eq!(dist.mode(r), s.mode(r), "{name}");
             }
@@ -596,7 +709,8 @@ mod tests {
     fn edge_layouts_read_the_right_differences() {
         let mut x: u64 = 99;
         let mut t = 0i64;
-        let edges: Vec<Picos> = (0..1001)
+        // more than one block of values (1024) for every layout
+        let edges: Vec<Picos> = (0..3001)
             .map(|_| {
                 t += 1 + (xorshift(&mut x) % 50) as i64;
                 Picos(t * 1000)
@@ -619,7 +733,7 @@ mod tests {
             assert_eq!((a, wa), (b, wb));
         }
         // an n that does not fit is empty, never out of bounds
-        assert_eq!(Instances::on_edges(&edges, 0, 2, 1, 600).len(), 0);
+        assert_eq!(Instances::on_edges(&edges, 0, 2, 1, 1600).len(), 0);
     }
 
     /// Places that go back in push order: among equal values the earliest place still wins.

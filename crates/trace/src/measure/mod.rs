@@ -385,7 +385,48 @@ pub fn run(cap: &Capture, reqs: &[Request], set: &Settings) -> Result<Vec<Measur
         res_ps: cap.resolution().map(|r| r.0),
         set,
     };
-    reqs.iter().map(|r| measure(&ctx, r)).collect()
+    measure_all(&ctx, reqs)
+}
+
+/// Every request, on up to as many threads as there are cores (each request is read-only
+/// over the capture): the results in request order, the first error in request order —
+/// what running them one after the other gives.
+fn measure_all(ctx: &Ctx, reqs: &[Request]) -> Result<Vec<Measurement>> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(reqs.len());
+    if threads <= 1 {
+        return reqs.iter().map(|r| measure(ctx, r)).collect();
+    }
+    // request i runs on thread i mod threads
+    let mut out: Vec<Option<Result<Measurement>>> = (0..reqs.len()).map(|_| None).collect();
+    std::thread::scope(|sc| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                sc.spawn(move || {
+                    reqs.iter()
+                        .enumerate()
+                        .skip(t)
+                        .step_by(threads)
+                        .map(|(i, r)| (i, measure(ctx, r)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        for h in handles {
+            match h.join() {
+                Ok(done) => {
+                    for (i, m) in done {
+                        out[i] = Some(m);
+                    }
+                }
+                Err(p) => std::panic::resume_unwind(p),
+            }
+        }
+    });
+    out.into_iter()
+        .map(|m| m.unwrap_or_else(|| Err(crate::Error::Usage("a measurement did not run".into()))))
+        .collect()
 }
 
 fn measure(ctx: &Ctx, req: &Request) -> Result<Measurement> {

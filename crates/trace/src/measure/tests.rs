@@ -234,3 +234,27 @@ fn periods_on_every_edge_kind_match_the_definition() {
         }
     }
 }
+
+/// Several requests (run on several threads where there are cores): each gives what it
+/// gives alone, in request order, and the first failing request's error is the one
+/// returned, as when they run one after the other.
+#[test]
+fn many_requests_in_order() {
+    let reqs = vec![
+        parse_pulse("SysTick").unwrap(),
+        parse_latency("IRQ:rise->Task:rise").unwrap(),
+        parse_period("SysTick:rise", None).unwrap(),
+        parse_pulse("Task").unwrap(),
+        parse_pulse("IRQ").unwrap(),
+    ];
+    let all = run(&cap(), &reqs, &Settings::default()).unwrap();
+    assert_eq!(all.len(), reqs.len());
+    for (m, r) in all.iter().zip(&reqs) {
+        assert_eq!(*m, one(r.clone()));
+    }
+    let mut bad = reqs.clone();
+    bad.insert(1, parse_pulse("Nope").unwrap());
+    bad.push(parse_pulse("Later").unwrap());
+    let e = run(&cap(), &bad, &Settings::default()).unwrap_err();
+    assert!(e.to_string().contains("Nope"), "{e}");
+}
