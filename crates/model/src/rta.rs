@@ -220,6 +220,12 @@ impl Interference {
     pub fn len(&self) -> usize {
         self.items.len()
     }
+    /// Removes and returns the shares of the tasks `keep` selects (by file index).
+    fn take_where(&mut self, keep: impl Fn(usize) -> bool) -> Vec<Share> {
+        let (taken, rest) = self.items.drain(..).partition(|s| keep(s.task as usize));
+        self.items = rest;
+        taken
+    }
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
     }
@@ -1804,15 +1810,92 @@ fn analyze_mode_with(
 ) -> Vec<TaskResult> {
     let mut out = analyze_mode_bounds(sys, opts, p, mode, dem);
     for (r, &i) in out.iter_mut().zip(&p.order) {
-        if let Some(why) = p.nested_inheritance.get(i).copied().flatten() {
-            r.wcrt_ns = None;
-            r.wcrt_ps = None;
-            r.slack_ns = None;
-            r.schedulable = false;
-            r.unbounded_reason = Some(why.into());
+        match p.nested_inheritance.get(i).copied().flatten() {
+            Some(why) if why == crate::resource::blocking::NESTED_INHERITANCE => {
+                *r = nested_bound(sys, opts, mode, i, r);
+            }
+            Some(why) => {
+                r.wcrt_ns = None;
+                r.wcrt_ps = None;
+                r.slack_ns = None;
+                r.schedulable = false;
+                r.unbounded_reason = Some(why.into());
+            }
+            None => {}
         }
     }
     out
+}
+
+/// The tasks below `i` but at or above `f` run while `i` waits on the chain: the bound
+/// charges their whole jobs like interference, and they are lower-priority tasks running
+/// while `i` is pending, so their shares move to `i`'s blocking (`blocking_from` names
+/// them with [`crate::resource::nested::PREEMPTS_CHAIN`]). The breakdown still adds up.
+fn middle_as_blocking(sys: &System, i: usize, f: u32, r: &mut TaskResult) {
+    let Some(p) = sys.tasks.get(i).map(|t| t.priority) else {
+        return;
+    };
+    let middle = |k: usize| {
+        k != i
+            && sys
+                .tasks
+                .get(k)
+                .is_some_and(|t| t.priority >= f && t.priority < p)
+    };
+    for s in r.breakdown.interference.take_where(middle) {
+        let name = sys
+            .tasks
+            .get(s.task as usize)
+            .map_or("?", |t| t.name.as_str());
+        r.blocking_ns += s.ns;
+        r.breakdown.blocking_ns += s.ns;
+        r.blocking_from
+            .push(crate::resource::blocking::BlockingPart {
+                task: name.to_string(),
+                resource: crate::resource::nested::PREEMPTS_CHAIN.to_string(),
+                duration: Picos((s.ns * 1000.0).round() as i64),
+                duration_ns: s.ns,
+            });
+    }
+}
+
+/// The bound of task `i` exposed to nested inheritance mutexes: its analysis with its
+/// priority moved down to the floor of the chain's holders
+/// ([`crate::resource::nested`]); its own priority is kept in the result. Without a
+/// floor (never for an exposed task) it stays unbounded.
+fn nested_bound(
+    sys: &System,
+    opts: &AnalysisOptions,
+    mode: TickMode,
+    i: usize,
+    classic: &TaskResult,
+) -> TaskResult {
+    use crate::resource::{blocking, nested};
+    let unbounded = || {
+        let mut r = classic.clone();
+        r.wcrt_ns = None;
+        r.wcrt_ps = None;
+        r.slack_ns = None;
+        r.schedulable = false;
+        r.unbounded_reason = Some(blocking::NESTED_INHERITANCE.into());
+        r
+    };
+    let Some(f) = nested::analysis_priority(sys, i) else {
+        return unbounded();
+    };
+    let low = nested::lowered(sys, i, f);
+    let lp = prepare(&low, opts);
+    let mut dem = Demand::with_capacity(low.tasks.len() + low.interrupts.len() + 2);
+    let res = analyze_mode_bounds(&low, opts, &lp, mode, &mut dem);
+    let found = lp.order.iter().zip(res).find(|(&k, _)| k == i);
+    match found {
+        Some((_, mut r)) => {
+            r.priority = classic.priority;
+            middle_as_blocking(sys, i, f, &mut r);
+            r
+        }
+        None => unbounded(),
+    }
 }
 
 /// Per task: why nested inheritance mutexes leave it without a sound bound, if they do
@@ -2048,19 +2131,17 @@ pub fn analyze(sys: &System, opts: &AnalysisOptions) -> Result<AnalysisResult, A
     } else {
         notes.push("kernel overheads are not charged (--no-overheads)".into());
     }
-    for (why, detail) in [
-        (
-            crate::resource::blocking::NESTED_INHERITANCE,
-            "a lower-priority task can hold a mutex they take while it waits for another \
-             inheritance mutex, and FreeRTOS and Zephyr raise only the direct holder, so tasks \
-             of middle priority can run while they wait",
-        ),
-        (
-            crate::resource::blocking::INHERITANCE_DEADLOCK,
-            "some task takes mutex B inside A while another takes A inside B (or a longer \
-             cycle), so the tasks that take inheritance mutexes can wait forever",
-        ),
-    ] {
+    for i in 0..sys.tasks.len() {
+        if p.nested_inheritance[i] == Some(crate::resource::blocking::NESTED_INHERITANCE) {
+            if let Some(f) = crate::resource::nested::analysis_priority(sys, i) {
+                notes.push(crate::resource::nested::note(sys, i, f).into());
+            }
+        }
+    }
+    {
+        let why = crate::resource::blocking::INHERITANCE_DEADLOCK;
+        let detail = "some task takes mutex B inside A while another takes A inside B (or a \
+                      longer cycle), so the tasks that take inheritance mutexes can wait forever";
         let exposed: Vec<&str> = (0..sys.tasks.len())
             .filter(|&i| p.nested_inheritance[i] == Some(why))
             .map(|i| sys.tasks[i].name.as_str())

@@ -389,7 +389,10 @@ fn print_table(out: &mut impl Write, r: &AnalysisResult, breakdown: bool) -> any
     for row in &rows {
         writeln!(out, "{}", line(row.iter().map(String::as_str).collect()))?;
     }
-    for n in r.notes.iter().filter(|n| n.starts_with("warning:")) {
+    let shown = |n: &str| {
+        n.starts_with("warning:") || n.starts_with(latscope_model::resource::nested::NOTE_PREFIX)
+    };
+    for n in r.notes.iter().filter(|n| shown(n)) {
         writeln!(out, "{n}")?;
     }
     if breakdown {

@@ -188,7 +188,13 @@ pub fn print_blocking_from(
     let mut parts: Vec<String> = a
         .blocking_from
         .iter()
-        .map(|b| format!("{} holding {} {}", b.task, b.resource, t(b.duration_ns)))
+        .map(|b| {
+            if b.resource == latscope_model::resource::nested::PREEMPTS_CHAIN {
+                format!("{} preempting the chain {}", b.task, t(b.duration_ns))
+            } else {
+                format!("{} holding {} {}", b.task, b.resource, t(b.duration_ns))
+            }
+        })
         .collect();
     let given = a.blocking_ns - computed;
     if given > 0.0005 {

@@ -15,6 +15,7 @@
 //!   for its duration.
 
 pub mod blocking;
+pub mod nested;
 
 use latscope_core::Picos;
 use serde::{Deserialize, Serialize};

@@ -224,6 +224,11 @@ pub fn offset_bound_with(
         let Some(free_ps) = free[me].wcrt_ps else {
             continue;
         };
+        // A task exposed to nested inheritance mutexes keeps its chain bound (analysed at
+        // a lower priority, docs/resources.md): the windows below assume its own priority.
+        if p.nested_inheritance.get(i).copied().flatten().is_some() {
+            continue;
+        }
         let hp_end = p.group_end[me];
         if !order[..hp_end].iter().all(|&j| ph[j].is_some()) {
             continue;
