@@ -78,6 +78,12 @@ pub struct Candidate {
 /// Whether the analysis of a task is independent of the order of the others above and
 /// below it (see the module documentation).
 pub fn opa_compatible(sys: &System, opts: &AnalysisOptions) -> bool {
+    // A task exposed to nested inheritance mutexes is bounded as if at the lowest priority
+    // of the intermediate holders below it (resource/nested.rs): its result then depends
+    // on the relative order of the lower tasks, which Audsley's optimality proof excludes.
+    if crate::resource::nested::intermediate_floor(sys).is_some() {
+        return false;
+    }
     if !opts.overheads {
         return true;
     }
@@ -118,7 +124,15 @@ pub fn assign_priorities(sys: &System, opts: &AnalysisOptions, mode: TickMode) -
         ..opts.clone()
     };
     let mut notes = Vec::new();
-    if !compatible {
+    if crate::resource::nested::intermediate_floor(sys).is_some() {
+        notes.push(
+            "nested inheritance mutexes: a task waiting on a chain is bounded as if at the \
+             lowest priority of the tasks that hold one mutex while waiting for another, so \
+             its result depends on the order of the tasks below it: Audsley's assignment is \
+             not guaranteed to find an order when one exists (the final order is verified)"
+                .to_string(),
+        );
+    } else if !compatible {
         notes.push(
             "generic task selection charges switches by the priority levels scanned, so a \
              task's response time depends on the order of the tasks above it: Audsley's \
