@@ -11,8 +11,12 @@
 //!   three columns);
 //! * LeCroy: preamble lines, then `Time,Ampl`.
 //!
-//! Data rows are the lines whose time and voltage columns parse as numbers; the
-//! column layout is taken from the last data row. The threshold is given or the
+//! The preamble and the first rows are read ahead (until [`STABLE_ROWS`] rows in a row
+//! have the same numeric columns; bounded by [`MAX_HEAD_LINES`] and [`MAX_HEAD_BYTES`]);
+//! the column layout is taken from the last line read ahead, and data rows are the lines
+//! from the first one whose time and voltage columns parse as numbers. The rows are read
+//! with the `csv` crate (RFC 4180 quoting, one reused record); errors name the line and
+//! the column. The threshold is given or the
 //! midpoint of the 5th and 95th percentile levels; the hysteresis band is given or
 //! 10 % of that span. The voltages are also kept as analog channels when uniformly
 //! spaced.
@@ -65,7 +69,7 @@ pub const MAX_HEAD_LINES: usize = 4096;
 pub const MAX_HEAD_BYTES: usize = 4 << 20;
 
 /// Consecutive rows with the same numeric columns that settle the layout.
-const STABLE_ROWS: usize = 32;
+pub const STABLE_ROWS: usize = 32;
 
 /// One non-blank line of the read-ahead: its line number, its byte offset in the
 /// read-ahead and its fields.
