@@ -22,7 +22,7 @@
 //! spaced.
 
 use super::text::{
-    csv_reader, header_unit_exp, parse_scaled, sniff_sep, spaced_after_sep, unquote,
+    csv_reader, header_unit_exp, line_fields, parse_scaled, sniff_sep, spaced_after_sep, unquote,
 };
 use super::Options;
 use crate::error::{Error, Place, Result};
@@ -79,19 +79,6 @@ struct HeadLine {
     fields: Vec<String>,
 }
 
-/// The fields of one line, read with the same `csv` reader as the data rows.
-fn line_fields(line: &[u8], sep: u8, spaced: bool) -> Vec<String> {
-    let mut rdr = csv_reader(line, sep, spaced);
-    let mut rec = ::csv::ByteRecord::new();
-    match rdr.read_byte_record(&mut rec) {
-        Ok(true) => rec
-            .iter()
-            .map(|f| String::from_utf8_lossy(unquote(f)).into_owned())
-            .collect(),
-        _ => Vec::new(),
-    }
-}
-
 /// Indices of the fields that parse as finite numbers.
 fn numeric_cols(f: &[String]) -> Vec<usize> {
     (0..f.len()).filter(|&i| num(&f[i]).is_some()).collect()
@@ -134,8 +121,7 @@ pub fn read<R: BufRead>(mut r: R, file: &str, opts: &Options) -> Result<Capture>
         if t.is_empty() {
             continue;
         }
-        let sep = sniff_sep(t) as u32 as u8;
-        let fields = line_fields(t.as_bytes(), sep, spaced_after_sep(t.as_bytes(), sep));
+        let fields = line_fields(t, sniff_sep(t));
         let cols = numeric_cols(&fields);
         if cols.len() >= 2 && cols == run_cols {
             run += 1;
@@ -166,7 +152,7 @@ pub fn read<R: BufRead>(mut r: R, file: &str, opts: &Options) -> Result<Capture>
             .iter()
             .position(|&b| b == b'\n')
             .map_or(raw.len(), |p| h.off + p);
-        h.fields = line_fields(raw[h.off..end].trim_ascii(), sep, spaced);
+        h.fields = line_fields(&String::from_utf8_lossy(&raw[h.off..end]), sep as char);
     }
     let last = lines.last().map_or(0, |l| l.ln);
     let cols = numeric_cols(&lines[lines.len() - 1].fields);
