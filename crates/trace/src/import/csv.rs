@@ -16,8 +16,8 @@
 
 use super::builder::Builder;
 use super::text::{
-    csv_reader, header_unit_exp, parse_iso8601_ps, parse_scaled, sniff_sep, spaced_after_sep,
-    split, unquote,
+    csv_reader, header_unit_exp, line_fields, parse_iso8601_ps, parse_scaled, sniff_sep,
+    spaced_after_sep, unquote,
 };
 use crate::error::{Error, Place, Result};
 use latscope_core::capture::Capture;
@@ -36,9 +36,8 @@ pub fn looks_digital(lines: &[&str]) -> bool {
         return false;
     }
     let sep = sniff_sep(data[0]);
-    let mut f = Vec::new();
     data.iter().all(|l| {
-        split(l, sep, &mut f);
+        let f = line_fields(l, sep);
         f.len() >= 2 && f[1..].iter().all(|v| level(v).is_some())
     })
 }
@@ -54,10 +53,9 @@ pub fn looks_analog(lines: &[&str]) -> bool {
         return false;
     };
     let sep = sniff_sep(first);
-    let mut f = Vec::new();
     let mut non_level = false;
     let all_numeric = data.iter().all(|l| {
-        split(l, sep, &mut f);
+        let f = line_fields(l, sep);
         f.len() >= 2
             && f[1..].iter().all(|v| {
                 if level(v).is_none() {

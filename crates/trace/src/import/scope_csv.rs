@@ -11,14 +11,18 @@
 //!   three columns);
 //! * LeCroy: preamble lines, then `Time,Ampl`.
 //!
-//! Data rows are the lines whose time and voltage columns parse as numbers; the
-//! column layout is taken from the last data row. The threshold is given or the
+//! The preamble and the first rows are read ahead (until [`STABLE_ROWS`] rows in a row
+//! have the same numeric columns; bounded by [`MAX_HEAD_LINES`] and [`MAX_HEAD_BYTES`]);
+//! the column layout is taken from the last line read ahead, and data rows are the lines
+//! from the first one whose time and voltage columns parse as numbers. The rows are read
+//! with the `csv` crate (RFC 4180 quoting, one reused record); errors name the line and
+//! the column. The threshold is given or the
 //! midpoint of the 5th and 95th percentile levels; the hysteresis band is given or
 //! 10 % of that span. The voltages are also kept as analog channels when uniformly
 //! spaced.
 
 use super::text::{
-    csv_reader, header_unit_exp, parse_scaled, sniff_sep, spaced_after_sep, unquote,
+    csv_reader, header_unit_exp, line_fields, parse_scaled, sniff_sep, spaced_after_sep, unquote,
 };
 use super::Options;
 use crate::error::{Error, Place, Result};
@@ -65,7 +69,7 @@ pub const MAX_HEAD_LINES: usize = 4096;
 pub const MAX_HEAD_BYTES: usize = 4 << 20;
 
 /// Consecutive rows with the same numeric columns that settle the layout.
-const STABLE_ROWS: usize = 32;
+pub const STABLE_ROWS: usize = 32;
 
 /// One non-blank line of the read-ahead: its line number, its byte offset in the
 /// read-ahead and its fields.
@@ -73,19 +77,6 @@ struct HeadLine {
     ln: u64,
     off: usize,
     fields: Vec<String>,
-}
-
-/// The fields of one line, read with the same `csv` reader as the data rows.
-fn line_fields(line: &[u8], sep: u8, spaced: bool) -> Vec<String> {
-    let mut rdr = csv_reader(line, sep, spaced);
-    let mut rec = ::csv::ByteRecord::new();
-    match rdr.read_byte_record(&mut rec) {
-        Ok(true) => rec
-            .iter()
-            .map(|f| String::from_utf8_lossy(unquote(f)).into_owned())
-            .collect(),
-        _ => Vec::new(),
-    }
 }
 
 /// Indices of the fields that parse as finite numbers.
@@ -130,8 +121,7 @@ pub fn read<R: BufRead>(mut r: R, file: &str, opts: &Options) -> Result<Capture>
         if t.is_empty() {
             continue;
         }
-        let sep = sniff_sep(t) as u32 as u8;
-        let fields = line_fields(t.as_bytes(), sep, spaced_after_sep(t.as_bytes(), sep));
+        let fields = line_fields(t, sniff_sep(t));
         let cols = numeric_cols(&fields);
         if cols.len() >= 2 && cols == run_cols {
             run += 1;
@@ -162,7 +152,7 @@ pub fn read<R: BufRead>(mut r: R, file: &str, opts: &Options) -> Result<Capture>
             .iter()
             .position(|&b| b == b'\n')
             .map_or(raw.len(), |p| h.off + p);
-        h.fields = line_fields(raw[h.off..end].trim_ascii(), sep, spaced);
+        h.fields = line_fields(&String::from_utf8_lossy(&raw[h.off..end]), sep as char);
     }
     let last = lines.last().map_or(0, |l| l.ln);
     let cols = numeric_cols(&lines[lines.len() - 1].fields);

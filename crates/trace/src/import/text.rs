@@ -59,38 +59,25 @@ pub fn parse_scaled(s: &str, scale_exp: i32) -> Option<i64> {
     Some(v as i64)
 }
 
-/// Splits a CSV line on the separator, trimming spaces and surrounding quotes. Quoting
-/// follows RFC 4180: a separator inside a quoted field is part of the field (`"a,b",1` is
-/// two fields). A doubled quote inside a quoted field stays doubled (fields are borrowed
-/// from the line; channel names and numbers never need it).
-pub fn split<'a>(line: &'a str, sep: char, out: &mut Vec<&'a str>) {
-    out.clear();
-    if !sep.is_ascii() {
-        out.extend(line.split(sep).map(unquote_str));
-        return;
+/// The fields of one CSV line, read with [`csv_reader`] like the rows of every CSV
+/// importer: RFC 4180 quoting (`"a,b",1` is two fields, `""` a quote inside one), spaces
+/// before an opening quote allowed, each field trimmed and unquoted (see [`unquote`]).
+pub(crate) fn line_fields(line: &str, sep: char) -> Vec<String> {
+    let sep = if sep.is_ascii() {
+        sep as u32 as u8
+    } else {
+        b','
+    };
+    let line = line.trim().as_bytes();
+    let mut rdr = csv_reader(line, sep, spaced_after_sep(line, sep));
+    let mut rec = csv::ByteRecord::new();
+    match rdr.read_byte_record(&mut rec) {
+        Ok(true) => rec
+            .iter()
+            .map(|f| String::from_utf8_lossy(unquote(f)).into_owned())
+            .collect(),
+        _ => vec![String::new()],
     }
-    let b = line.as_bytes();
-    // separators are ASCII (`,` `;` tab), so byte positions are char boundaries
-    let sepb = sep as u32 as u8;
-    let mut start = 0usize;
-    let mut quoted = false;
-    for (i, &c) in b.iter().enumerate() {
-        if c == b'"' {
-            quoted = !quoted;
-        } else if c == sepb && !quoted {
-            out.push(unquote_str(&line[start..i]));
-            start = i + 1;
-        }
-    }
-    out.push(unquote_str(&line[start..]));
-}
-
-fn unquote_str(f: &str) -> &str {
-    let f = f.trim();
-    f.strip_prefix('"')
-        .and_then(|x| x.strip_suffix('"'))
-        .unwrap_or(f)
-        .trim()
 }
 
 /// A trimmed field without surrounding quotes the csv reader left in place (it takes a
@@ -317,14 +304,15 @@ mod tests {
 
     #[test]
     fn quoted_separators_stay_in_their_field() {
-        let mut f = Vec::new();
-        split("\"Time [s]\",\"Clock, main\",\"a;b\", 1 ", ',', &mut f);
+        let f = line_fields("\"Time [s]\",\"Clock, main\",\"a;b\", 1 ", ',');
         assert_eq!(f, ["Time [s]", "Clock, main", "a;b", "1"]);
         assert_eq!(sniff_sep("\"a,b,c\";x;y"), ';');
-        split("0.5;1;0", ';', &mut f);
-        assert_eq!(f, ["0.5", "1", "0"]);
-        split("", ',', &mut f);
-        assert_eq!(f, [""]);
+        assert_eq!(line_fields("0.5;1;0", ';'), ["0.5", "1", "0"]);
+        assert_eq!(
+            line_fields("a, \"b,c\",\"d\"\"e\"", ','),
+            ["a", "b,c", "d\"e"]
+        );
+        assert_eq!(line_fields("", ','), [""]);
     }
 
     #[test]
