@@ -364,11 +364,20 @@ def trace(
 
 
 def analyze(
-    system, tick_mode=None, overheads=True, *, release_delay=True, stop_at_deadline=False, labels=None
+    system,
+    tick_mode=None,
+    overheads=True,
+    *,
+    release_delay=True,
+    stop_at_deadline=False,
+    labels=None,
+    periodic_interrupts=False,
 ):
     """Fixed-priority response-time analysis with kernel overheads, as ``latscope
     analyze``. ``system``: a path, TOML text or a dict; ``tick_mode``: None (the
-    file's), 'pessimistic' or 'partitioned'."""
+    file's), 'pessimistic' or 'partitioned'. ``periodic_interrupts=True`` declares the
+    interrupts strictly periodic from their ``offset``, as ``--periodic-interrupts``:
+    the offset-based bound then phases their handlers like tasks."""
     return AnalysisResult(
         _ext.analyze(
             *_system(system),
@@ -377,6 +386,7 @@ def analyze(
             release_delay=release_delay,
             stop_at_deadline=stop_at_deadline,
             labels=_labels(labels),
+            periodic_interrupts=periodic_interrupts,
         )
     )
 

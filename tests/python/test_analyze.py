@@ -99,3 +99,32 @@ def test_bad_labels_are_refused_like_the_cli(bad):
         latscope.analyze(path, labels=bad)
     (k, v), = bad.items()
     cli_error("analyze", path, "--label", f"{k}={v}")
+
+
+IRQ_SET = (
+    "[platform]\ncpu_hz = 84_000_000\n[kernel]\ntick_hz = 1000\n"
+    '[[task]]\nname = "H"\nperiod = "10ms"\nwcet = "2ms"\npriority = 2\n'
+    '[[task]]\nname = "L"\nperiod = "10ms"\nwcet = "3ms"\npriority = 1\n'
+    '[[interrupt]]\nname = "I"\nmin_interarrival = "10ms"\nwcet = "1ms"\noffset = "5ms"\n'
+)
+
+
+def test_periodic_interrupts_as_the_cli(tmp_path):
+    # H runs 0-2 ms, L 2-5 ms; the handler, strictly periodic at 5 ms, cannot reach L's
+    # window: L's offset-based bound is 5 ms, against 6 ms with the handler sporadic.
+    p = tmp_path / "irq.toml"
+    p.write_text(IRQ_SET)
+    plain = latscope.analyze(str(p), overheads=False, release_delay=False).to_dict()
+    assert plain["offset_bound"] is None
+    assert plain == cli_json("analyze", str(p), "--no-overheads", "--no-release-delay")
+    mine = latscope.analyze(
+        str(p), overheads=False, release_delay=False, periodic_interrupts=True
+    ).to_dict()
+    ref = cli_json(
+        "analyze", str(p), "--no-overheads", "--no-release-delay", "--periodic-interrupts"
+    )
+    assert mine == ref
+    bound = mine["offset_bound"]
+    assert bound["interrupts"] == "periodic"
+    l = next(t for t in bound["tasks"] if t["name"] == "L")
+    assert (l["offset_free_ns"], l["wcrt_ns"]) == (6e6, 5e6)

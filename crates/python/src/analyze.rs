@@ -6,9 +6,10 @@ use latscope_model::system::TickMode;
 use pyo3::prelude::*;
 
 /// analyze(kind, text, name, tick_mode=None, overheads=True, release_delay=True,
-/// stop_at_deadline=False, labels=None) -> JSON text of the result.
+/// stop_at_deadline=False, labels=None, periodic_interrupts=False) -> JSON text of the
+/// result.
 #[pyfunction]
-#[pyo3(signature = (kind, text, name, tick_mode=None, overheads=true, release_delay=true, stop_at_deadline=false, labels=None))]
+#[pyo3(signature = (kind, text, name, tick_mode=None, overheads=true, release_delay=true, stop_at_deadline=false, labels=None, periodic_interrupts=false))]
 #[allow(clippy::too_many_arguments)]
 pub fn analyze(
     py: Python<'_>,
@@ -20,6 +21,7 @@ pub fn analyze(
     release_delay: bool,
     stop_at_deadline: bool,
     labels: Option<std::collections::BTreeMap<String, String>>,
+    periodic_interrupts: bool,
 ) -> PyResult<String> {
     let labels = crate::labels::resolve(labels)?;
     let source = crate::system::source_name(kind, text, name);
@@ -52,15 +54,19 @@ pub fn analyze(
         .iter()
         .any(|t| t.offset != latscope_core::Picos::ZERO)
         .then(|| py.detach(|| latscope_sim::offsets::offset_aware(&sys)));
-    // And the offset-based bound (holds with jitter and sporadic interrupts).
+    // And the offset-based bound (holds with jitter and sporadic interrupts; with
+    // `periodic_interrupts`, as `--periodic-interrupts`, the handlers' phases count too).
     let mode = opts.tick_mode.unwrap_or(sys.kernel.tick_mode);
-    let offset_bound = match sys
-        .tasks
-        .iter()
-        .any(|t| t.offset != latscope_core::Picos::ZERO)
-    {
+    let zero = latscope_core::Picos::ZERO;
+    let phased_irq = periodic_interrupts && sys.interrupts.iter().any(|x| x.offset != zero);
+    let irq = if periodic_interrupts {
+        latscope_model::rta::offsets::IrqPhasing::Periodic
+    } else {
+        latscope_model::rta::offsets::IrqPhasing::Sporadic
+    };
+    let offset_bound = match phased_irq || sys.tasks.iter().any(|t| t.offset != zero) {
         true => Some(
-            py.detach(|| latscope_model::rta::offsets::offset_bound(&sys, &opts, mode))
+            py.detach(|| latscope_model::rta::offsets::offset_bound_with(&sys, &opts, mode, irq))
                 .map_err(|e| ctx(&source, e))?,
         ),
         false => None,
