@@ -334,7 +334,7 @@ pub fn nested_inheritance_exposed(sys: &System) -> Vec<bool> {
 }
 
 /// Whether section `m` is nested, at any depth, inside section `k` of the same job.
-fn is_inside(secs: &[super::Section], m: usize, k: usize) -> bool {
+pub(super) fn is_inside(secs: &[super::Section], m: usize, k: usize) -> bool {
     let mut up = secs.get(m).and_then(|s| s.inside);
     let mut hops = 0;
     while let Some(u) = up {

@@ -49,26 +49,11 @@ fn holds_while_waiting(sys: &System, j: usize) -> bool {
     let secs = r.of_task(j);
     (0..secs.len()).any(|k| {
         r.protocol(&secs[k]) == Protocol::Inheritance
-            && (0..secs.len())
-                .any(|m| r.protocol(&secs[m]) == Protocol::Inheritance && inside(secs, m, k))
+            && (0..secs.len()).any(|m| {
+                r.protocol(&secs[m]) == Protocol::Inheritance
+                    && super::blocking::is_inside(secs, m, k)
+            })
     })
-}
-
-/// Whether section `m` is nested, at any depth, inside section `k` of the same job.
-fn inside(secs: &[super::Section], m: usize, k: usize) -> bool {
-    let mut up = secs.get(m).and_then(|s| s.inside);
-    let mut hops = 0usize;
-    while let Some(u) = up {
-        if u == k {
-            return true;
-        }
-        hops += 1;
-        if hops > secs.len() {
-            return false;
-        }
-        up = secs.get(u).and_then(|x| x.inside);
-    }
-    false
 }
 
 /// The priority task `i` is analysed at: the floor `f` of the intermediate holders, or
