@@ -3,7 +3,7 @@
 //! above the simulator's 5 ms, with the tasks preempting the chain in `blocking_from`, in
 //! `--breakdown` and a note; the others keep theirs.
 
-use std::process::Command;
+mod common;
 
 /// The chain of `inheritance_chain_across_two_mutexes` (crates/sim/tests/resources.rs):
 /// M holds B while it waits for A held by L; H takes B. The simulator gives H 5 ms.
@@ -49,17 +49,9 @@ critical = [{ resource = "B", duration = "500us" }]
 "#;
 
 fn analyze(args: &[&std::ffi::OsStr]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_latscope"))
-        .arg("analyze")
-        .args(args)
-        .output()
-        .expect("runs");
-    assert!(
-        out.status.success(),
-        "stderr:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("utf-8")
+    let mut all: Vec<&std::ffi::OsStr> = vec!["analyze".as_ref()];
+    all.extend_from_slice(args);
+    common::stdout(&common::ok(&all))
 }
 
 #[test]

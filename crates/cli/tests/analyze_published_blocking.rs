@@ -7,7 +7,7 @@
 //! continuous-time bound must equal the book's numbers. The model-level test with the
 //! full derivation is crates/model/tests/published_blocking.rs.
 
-use std::process::Command;
+mod common;
 
 /// Table 7.1 (Sa, Sb, Sc per task, 1 unit = 1 ms), the lower tasks' sections shortened
 /// by one unit: τ1 Sa 1, Sb 2 (as in the table: τ1 blocks nobody); τ2 Sb 9-1, Sc 3-1;
@@ -59,17 +59,13 @@ fn buttazzo_table_7_1_through_analyze_json() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("buttazzo.toml");
     std::fs::write(&path, SYS).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_latscope"))
-        .arg("analyze")
-        .arg(&path)
-        .args(["--no-overheads", "--json", "-"])
-        .output()
-        .expect("runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = common::ok(&[
+        "analyze".as_ref(),
+        path.as_os_str(),
+        "--no-overheads".as_ref(),
+        "--json".as_ref(),
+        "-".as_ref(),
+    ]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let tasks = v["tasks"].as_array().unwrap();
     let by = |n: &str| tasks.iter().find(|t| t["name"] == n).unwrap();

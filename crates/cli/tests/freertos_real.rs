@@ -13,7 +13,7 @@
 //! of its budget, so the measured worst is not the analysis' critical instant.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
 const CPU_HZ: f64 = 84e6;
 
@@ -24,16 +24,7 @@ fn traces(sel: &str) -> PathBuf {
 }
 
 fn latscope(args: &[&str]) -> String {
-    let o = Command::new(env!("CARGO_BIN_EXE_latscope"))
-        .args(args)
-        .output()
-        .expect("run latscope");
-    assert!(
-        o.status.success(),
-        "latscope {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout).unwrap()
+    common::stdout(&common::ok(args))
 }
 
 /// Rows of a committed CSV fixture, header dropped, cells split.
