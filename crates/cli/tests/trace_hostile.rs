@@ -89,6 +89,12 @@ fn every_bomb_is_refused_quickly_in_bounded_memory() {
             &["--list"],
             &["entry 'analog-1-9-1'", "analog samples"],
         ),
+        // measured, the samples would be spooled for the default levels: capped too
+        (
+            "analog_huge.sr",
+            &["--pulse", "A0"],
+            &["entry 'analog-1-9-1'", "analog samples", "--threshold"],
+        ),
         (
             "toggle_every_sample.sr",
             &["--pulse", "D0"],

@@ -12,6 +12,8 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod radix;
+
 /// Where a value happened: a time in the stream's own unit and a source (CPU, channel).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Location {

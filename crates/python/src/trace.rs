@@ -97,7 +97,23 @@ pub fn trace(
     }
     let (cap, format, decoded) = if let Ok(c) = source.cast::<Capture>() {
         let c = c.get();
-        (c.inner.clone(), c.format.clone(), None)
+        // analog channels named in a measurement are measured through a threshold, as
+        // `latscope trace` does (on a copy: the Capture object stays as it was opened)
+        let names: Vec<&str> = reqs.iter().flat_map(|r| r.channels()).collect();
+        let analog_named = names.iter().any(|n| {
+            c.inner.analog.iter().any(|a| a.name == *n)
+                && !c.inner.channels.iter().any(|d| d.name == *n)
+        });
+        let inner = if analog_named {
+            let mut cap = (*c.inner).clone();
+            latscope_trace::import::analog::add_thresholded(
+                &mut cap, &names, threshold, hysteresis,
+            );
+            Arc::new(cap)
+        } else {
+            c.inner.clone()
+        };
+        (inner, c.format.clone(), None)
     } else {
         let files: Vec<PathBuf> = if let Ok(one) = source.extract::<PathBuf>() {
             vec![one]

@@ -1,10 +1,15 @@
 //! Analog channels measured as logic: a channel named in a measurement that is analog
 //! (sigrok `analog-1-N-k`, Saleae analog binary, VCD `real`) is thresholded with hysteresis
-//! and interpolated crossings, exactly as an oscilloscope CSV is (see
-//! [`scope_csv::digitize_uniform`](super::scope_csv::digitize_uniform)), and added as a
-//! digital channel of the same name after the others (so `#N` indices do not move).
+//! and interpolated crossings, exactly as an oscilloscope CSV is (see [`super::threshold`]),
+//! and added as a digital channel of the same name after the others (so `#N` indices do
+//! not move).
+//!
+//! This is the path for a capture whose analog samples were kept (a Perfetto export, a
+//! conversion, the Python API's whole capture). An import that decodes only measured
+//! channels (`Options::only_channels`) thresholds them while reading instead
+//! ([`super::analog_input`]), never holding the samples.
 
-use super::scope_csv::{digitize_uniform, levels};
+use super::threshold::{digitize_uniform, levels};
 use latscope_core::capture::Capture;
 
 /// Adds a thresholded digital channel for every name in `names` that is an analog channel

@@ -52,7 +52,7 @@ pub struct Merged {
     pub capture: Capture,
     /// Per channel of `capture`: whether its edges were decoded (false for the channels
     /// that `only_channels` left out, in formats that decode selectively: sigrok, VCD,
-    /// CSV, Saleae CSV).
+    /// CSV, Saleae CSV and binary, oscilloscope CSV).
     pub decoded: Vec<bool>,
     /// The format of each input file, in order.
     pub formats: Vec<Format>,
@@ -180,7 +180,7 @@ pub fn open_merged(files: &[(&Path, Option<Format>)], opts: &Options) -> Result<
     let mut names: Vec<Vec<String>> = Vec::new();
     let mut done: Vec<Option<Capture>> = Vec::new();
     for p in &mut inputs {
-        if selective(p.format) && p.loaded.is_none() {
+        if names_first(p.format) && p.loaded.is_none() {
             let r = BufReader::with_capacity(
                 1 << 16,
                 File::open(&p.path).map_err(|e| Error::io(&p.name, e))?,
@@ -188,6 +188,7 @@ pub fn open_merged(files: &[(&Path, Option<Format>)], opts: &Options) -> Result<
             names.push(match p.format {
                 Format::Sigrok => sigrok::channel_names(r, &p.name)?,
                 Format::Vcd => super::vcd::channel_names(r, &p.name)?,
+                Format::SaleaeBin => super::saleae_bin::channel_names(r, &p.name, &p.stem)?,
                 _ => super::csv::channel_names(
                     BufReader::new(super::limits::LineCap::new(r)),
                     &p.name,
@@ -248,7 +249,11 @@ pub fn open_merged(files: &[(&Path, Option<Format>)], opts: &Options) -> Result<
                         .cloned(),
                 );
                 let c = read(p, Some(sel))?;
-                decoded.extend((0..c.channels.len()).map(|j| wanted[k].contains(&j)));
+                // channels past the named ones are analog channels asked for by name,
+                // thresholded while read
+                decoded.extend(
+                    (0..c.channels.len()).map(|j| wanted[k].contains(&j) || j >= names[k].len()),
+                );
                 c
             }
         };
@@ -262,10 +267,17 @@ pub fn open_merged(files: &[(&Path, Option<Format>)], opts: &Options) -> Result<
     })
 }
 
-/// Formats whose importers decode only the channels asked for.
+/// Formats whose importers decode only the channels asked for (and threshold only the
+/// analog channels asked for, never keeping their samples).
 fn selective(f: Format) -> bool {
+    names_first(f) || f == Format::ScopeCsv
+}
+
+/// Selective formats whose channel names can be read without decoding (several files
+/// are named first, so that `#N` over the merged capture maps to a file).
+fn names_first(f: Format) -> bool {
     matches!(
         f,
-        Format::Sigrok | Format::Vcd | Format::Csv | Format::SaleaeCsv
+        Format::Sigrok | Format::Vcd | Format::Csv | Format::SaleaeCsv | Format::SaleaeBin
     )
 }

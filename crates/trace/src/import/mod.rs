@@ -4,6 +4,7 @@
 //! `None`, the format [`detect`] recognises from the first bytes.
 
 pub mod analog;
+pub mod analog_input;
 pub(crate) mod builder;
 pub mod csv;
 pub mod cyclelog;
@@ -16,6 +17,7 @@ pub mod saleae_csv;
 pub mod scope_csv;
 pub mod sigrok;
 pub(crate) mod text;
+pub mod threshold;
 pub mod vcd;
 
 pub use files::{load_files, Loaded};

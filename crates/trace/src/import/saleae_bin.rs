@@ -17,10 +17,11 @@
 //! the file (e.g. `digital_0`); several files can be merged (`latscope trace a.bin
 //! b.bin`).
 
+use super::analog_input::{AnalogInput, Times, MAX_SPOOLED_SAMPLES};
 use super::builder::Builder;
 use super::csv::round_to_grid;
 use crate::error::{Error, Place, Result};
-use latscope_core::capture::{AnalogChannel, Capture};
+use latscope_core::capture::{AnalogChannel, Capture, DigitalChannel};
 use latscope_core::time::{Picos, PS_PER_S};
 use std::io::Read;
 
@@ -93,29 +94,21 @@ fn rate_of(f: f64) -> Option<u64> {
 
 /// Reads one Saleae binary export file; `name` becomes the channel name.
 pub fn read<R: Read>(r: R, file: &str, name: &str, samplerate: Option<u64>) -> Result<Capture> {
-    read_warn(r, file, name, samplerate, &Default::default(), None)
+    let opts = super::Options {
+        samplerate_hz: samplerate,
+        ..Default::default()
+    };
+    read_opts(r, file, name, &opts)
 }
 
-/// [`read`] with every import option (sample rate, warnings).
+/// [`read`] with every import option (sample rate, warnings, edge budget). With
+/// `only_channels` set, an analog waveform named in it is thresholded while it is read
+/// (see [`super::analog_input`]) and becomes a digital channel of that name; the other
+/// waveforms are read past; no samples are kept.
 pub fn read_opts<R: Read>(r: R, file: &str, name: &str, opts: &super::Options) -> Result<Capture> {
-    read_warn(
-        r,
-        file,
-        name,
-        opts.samplerate_hz,
-        &opts.warnings,
-        opts.max_edges,
-    )
-}
-
-fn read_warn<R: Read>(
-    r: R,
-    file: &str,
-    name: &str,
-    samplerate: Option<u64>,
-    warnings: &super::Warnings,
-    max_edges: Option<u64>,
-) -> Result<Capture> {
+    let samplerate = opts.samplerate_hz;
+    let warnings = &opts.warnings;
+    let max_edges = opts.max_edges;
     let budget = max_edges.unwrap_or(super::limits::DEFAULT_MAX_EDGES);
     let mut d = Rd { r, pos: 0, file };
     let magic = d.bytes::<8>("the identifier")?;
@@ -129,7 +122,11 @@ fn read_warn<R: Read>(
     let version = d.i32("the version")?;
     let kind = d.i32("the type")?;
     let mut b = Builder::new(vec![name.to_string()], Picos(0));
+    b.select(opts.only_channels.as_deref());
     let mut analog = Vec::new();
+    // analog waveforms measured through a threshold (with `only_channels`)
+    let mut digitized = Vec::new();
+    let mut measured: u64 = 0;
     let (start, end, rate);
     match (version, kind) {
         (0, 0) => {
@@ -252,17 +249,17 @@ fn read_warn<R: Read>(
                 return Err(d.err("sample_rate / downsample is 0"));
             }
             let b0 = d.time(begin, None, "begin_time")?;
-            let values = read_f32s(&mut d, n)?;
             let interval = PS_PER_S / eff as i64;
+            let sink = Sink::new(name, opts, b0, interval, budget.saturating_sub(measured))
+                .map_err(|m| d.err(m))?;
+            match sink.fill(&mut d, n, b0, interval)? {
+                Filled::Values(ch) => analog.push(ch),
+                Filled::Edges(ch) => digitized.push(ch),
+                Filled::Skipped => {}
+            }
             start = b0;
             end = b0 + interval * n as i64;
             rate = Some(eff);
-            analog.push(AnalogChannel {
-                name: name.to_string(),
-                start: Picos(b0),
-                interval: Picos(interval),
-                values,
-            });
         }
         (1, 1) => {
             let waves = d.u64("waveform_count")?;
@@ -278,7 +275,6 @@ fn read_warn<R: Read>(
                 let n = d.u64("num_samples")?;
                 let eff = (sr / ds).max(1);
                 let b0 = d.time(begin, None, "begin_time")?;
-                let values = read_f32s(&mut d, n)?;
                 let interval = PS_PER_S / eff as i64;
                 s0.get_or_insert(b0);
                 r0.get_or_insert(eff);
@@ -288,12 +284,16 @@ fn read_warn<R: Read>(
                 } else {
                     name.to_string()
                 };
-                analog.push(AnalogChannel {
-                    name: nm,
-                    start: Picos(b0),
-                    interval: Picos(interval),
-                    values,
-                });
+                let sink = Sink::new(&nm, opts, b0, interval, budget.saturating_sub(measured))
+                    .map_err(|m| d.err(m))?;
+                match sink.fill(&mut d, n, b0, interval)? {
+                    Filled::Values(ch) => analog.push(ch),
+                    Filled::Edges(ch) => {
+                        measured += ch.edges.len() as u64;
+                        digitized.push(ch)
+                    }
+                    Filled::Skipped => {}
+                }
             }
             start = s0.unwrap_or(0);
             end = e0.max(start);
@@ -319,7 +319,7 @@ fn read_warn<R: Read>(
     if d.r.read(&mut extra).map_err(|e| Error::io(file, e))? != 0 {
         return Err(d.err("unexpected bytes after the declared data"));
     }
-    let channels = if kind == 0 { b.finish() } else { vec![] };
+    let channels = if kind == 0 { b.finish() } else { digitized };
     let cap = Capture {
         source: file.to_string(),
         samplerate_hz: rate,
@@ -332,18 +332,127 @@ fn read_warn<R: Read>(
     Ok(cap)
 }
 
-fn read_f32s<R: Read>(d: &mut Rd<'_, R>, n: u64) -> Result<Vec<f32>> {
-    if n > super::limits::MAX_ANALOG_SAMPLES {
-        return Err(d.err(format!(
-            "{n} analog samples: more than the {} one import may keep",
-            super::limits::MAX_ANALOG_SAMPLES
-        )));
+/// The digital channels of a Saleae binary file, from its header: a digital file has one,
+/// named `stem`; an analog file has none (its waveforms are analog channels, measured by
+/// name through a threshold).
+pub fn channel_names<R: Read>(r: R, file: &str, stem: &str) -> Result<Vec<String>> {
+    let mut d = Rd { r, pos: 0, file };
+    if &d.bytes::<8>("the identifier")? != b"<SALEAE>" {
+        return Err(Error::format(
+            file,
+            Place::Byte(0),
+            "not a Saleae binary export (no \"<SALEAE>\" identifier)",
+        ));
     }
-    let mut out = Vec::with_capacity(n.min(1 << 24) as usize);
+    let _version = d.i32("the version")?;
+    Ok(match d.i32("the type")? {
+        0 => vec![stem.to_string()],
+        _ => vec![],
+    })
+}
+
+/// Where the samples of one analog waveform go.
+enum Sink {
+    /// Kept as an analog channel (no selection: a conversion, an export).
+    Keep(String),
+    /// Thresholded while read (named in `only_channels`).
+    Measure(AnalogInput),
+    /// Read past (a selection that does not name it).
+    Skip,
+}
+
+/// What [`Sink::fill`] made of a waveform.
+enum Filled {
+    Values(AnalogChannel),
+    Edges(DigitalChannel),
+    Skipped,
+}
+
+impl Sink {
+    fn new(
+        name: &str,
+        opts: &super::Options,
+        start: i64,
+        interval: i64,
+        edges_left: u64,
+    ) -> std::result::Result<Sink, String> {
+        let Some(only) = opts.only_channels.as_deref() else {
+            return Ok(Sink::Keep(name.to_string()));
+        };
+        if !only.iter().any(|o| o == name) {
+            return Ok(Sink::Skip);
+        }
+        AnalogInput::new(
+            name,
+            opts.threshold,
+            opts.hysteresis,
+            Times::Uniform { start, interval },
+            edges_left,
+        )
+        .map(Sink::Measure)
+        .map_err(|p| p.message(name))
+    }
+
+    /// Reads the waveform's `n` float32 samples into the sink.
+    fn fill<R: Read>(self, d: &mut Rd<'_, R>, n: u64, start: i64, interval: i64) -> Result<Filled> {
+        let limit = match &self {
+            Sink::Keep(_) => Some((
+                super::limits::MAX_ANALOG_SAMPLES,
+                "one import may keep (measure the channel with --pulse/--latency/..., which \
+                 keeps only its edges)",
+            )),
+            Sink::Measure(a) if a.spools() => Some((
+                MAX_SPOOLED_SAMPLES,
+                "the default threshold may spool (give --threshold and --hysteresis to \
+                 measure it without spooling)",
+            )),
+            _ => None,
+        };
+        if let Some((cap, why)) = limit {
+            if n > cap {
+                return Err(d.err(format!("{n} analog samples: more than the {cap} {why}")));
+            }
+        }
+        Ok(match self {
+            Sink::Keep(name) => {
+                let mut values = Vec::with_capacity(n.min(1 << 24) as usize);
+                read_samples(d, n, |v| {
+                    values.push(v);
+                    Ok(())
+                })?;
+                Filled::Values(AnalogChannel {
+                    name,
+                    start: Picos(start),
+                    interval: Picos(interval),
+                    values,
+                })
+            }
+            Sink::Measure(mut a) => {
+                let name = a.name().to_string();
+                read_samples(d, n, |v| a.push(0, v).map_err(|p| p.message(&name)))?;
+                // the budget it was made with
+                Filled::Edges(a.finish(u64::MAX).map_err(|p| d.err(p.message(&name)))?)
+            }
+            Sink::Skip => {
+                read_samples(d, n, |_| Ok(()))?;
+                Filled::Skipped
+            }
+        })
+    }
+}
+
+/// Reads `n` float32 samples, handing each to `each` (whose error message is reported
+/// at the sample's byte offset).
+fn read_samples<R: Read>(
+    d: &mut Rd<'_, R>,
+    n: u64,
+    mut each: impl FnMut(f32) -> std::result::Result<(), String>,
+) -> Result<()> {
     let mut buf = vec![0u8; 1 << 16];
     let mut left = n
         .checked_mul(4)
         .ok_or_else(|| d.err("sample count overflows"))?;
+    let mut done: u64 = 0;
     while left > 0 {
         let want = (left as usize).min(buf.len());
         let mut got = 0;
@@ -352,7 +461,7 @@ fn read_f32s<R: Read>(d: &mut Rd<'_, R>, n: u64) -> Result<Vec<f32>> {
                 Ok(0) => {
                     return Err(d.err(format!(
                         "truncated: {} of {n} samples present",
-                        out.len() + got / 4
+                        done + got as u64 / 4
                     )))
                 }
                 Ok(k) => got += k,
@@ -360,15 +469,15 @@ fn read_f32s<R: Read>(d: &mut Rd<'_, R>, n: u64) -> Result<Vec<f32>> {
                 Err(e) => return Err(Error::io(d.file, e)),
             }
         }
-        out.extend(
-            buf[..want]
-                .chunks_exact(4)
-                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])),
-        );
+        for (j, c) in buf[..want].chunks_exact(4).enumerate() {
+            each(f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .map_err(|msg| Error::format(d.file, Place::Byte(d.pos + 4 * j as u64), msg))?;
+        }
+        done += want as u64 / 4;
         d.pos += want as u64;
         left -= want as u64;
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Writers used by tests and by the fixture generator: Saleae's documented layouts.

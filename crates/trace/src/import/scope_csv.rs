@@ -21,9 +21,11 @@
 //! 10 % of that span. The voltages are also kept as analog channels when uniformly
 //! spaced.
 
+use super::analog_input::{AnalogInput, Times};
 use super::text::{
     csv_reader, header_unit_exp, line_fields, parse_scaled, sniff_sep, spaced_after_sep, unquote,
 };
+pub use super::threshold::{digitize, digitize_uniform, levels};
 use super::Options;
 use crate::error::{Error, Place, Result};
 use latscope_core::capture::{AnalogChannel, Capture, DigitalChannel};
@@ -253,6 +255,34 @@ pub fn read<R: BufRead>(mut r: R, file: &str, opts: &Options) -> Result<Capture>
             k => ferr(at, format!("{k:?}")),
         }
     };
+    // Measured columns only (`only_channels`): each is thresholded as it is read, so
+    // memory grows with its edges; the other columns are listed without edges. Otherwise
+    // every column is kept (as an analog channel too, when uniformly spaced).
+    let measure: Option<Vec<bool>> = opts.only_channels.as_deref().map(|only| {
+        let n: Vec<&str> = names.iter().map(String::as_str).collect();
+        super::builder::selected(Some(only), &n)
+    });
+    let mut inputs: Vec<Option<AnalogInput>> = Vec::new();
+    if let Some(sel) = &measure {
+        // one edge budget for the file: each column may use all of it while it is read,
+        // and the columns are finished against what the ones before left
+        let budget = opts.edge_budget();
+        for (k, &on) in sel.iter().enumerate() {
+            inputs.push(if on {
+                let a = AnalogInput::new(
+                    &names[k],
+                    opts.threshold,
+                    opts.hysteresis,
+                    Times::Explicit,
+                    budget,
+                )
+                .map_err(|p| Error::format(file, Place::File, p.message(&names[k])))?;
+                Some(a)
+            } else {
+                None
+            });
+        }
+    }
     let max_rows = MAX_ROWS.min(
         (super::limits::MAX_ANALOG_SAMPLES / vcols.len().max(1) as u64)
             .try_into()
@@ -260,6 +290,10 @@ pub fn read<R: BufRead>(mut r: R, file: &str, opts: &Options) -> Result<Capture>
     );
     let mut times: Vec<i64> = Vec::new();
     let mut volts: Vec<Vec<f32>> = vec![Vec::new(); vcols.len()];
+    let mut row: Vec<f32> = vec![0.0; vcols.len()];
+    let mut rows: u64 = 0;
+    let (mut first_t, mut last_t, mut first_iv) = (None::<i64>, 0i64, None::<i64>);
+    let mut uniform = true;
     while rdr.read_byte_record(&mut rec).map_err(csv_err)? {
         // the line the record ends on: the reader stands at the start of the next one
         let ln = (base + rdr.position().line()).saturating_sub(2);
@@ -277,13 +311,14 @@ pub fn read<R: BufRead>(mut r: R, file: &str, opts: &Options) -> Result<Capture>
                 ),
             ));
         }
-        if times.len() >= max_rows {
+        if measure.is_none() && times.len() >= max_rows {
             return Err(ferr(
                 ln,
                 format!(
-                    "more than {max_rows} rows: an oscilloscope CSV is kept whole ({} voltage \
-                     columns), and this one is larger than one import may hold (export fewer \
-                     points)",
+                    "more than {max_rows} rows: an oscilloscope CSV converted or exported whole \
+                     is kept in memory ({} voltage columns), and this one is larger than one \
+                     import may hold (measure it with --pulse/--latency/... instead, which \
+                     keeps only edges, or export fewer points)",
                     vcols.len()
                 ),
             ));
@@ -313,15 +348,24 @@ pub fn read<R: BufRead>(mut r: R, file: &str, opts: &Options) -> Result<Capture>
                 ),
             ));
         }
-        if let Some(&p) = times.last() {
-            if t <= p {
-                return Err(ferr(
-                    ln,
-                    format!("column {}: time '{v}' does not increase", tcol + 1),
-                ));
-            }
+        if first_t.is_some() && t <= last_t {
+            return Err(ferr(
+                ln,
+                format!("column {}: time '{v}' does not increase", tcol + 1),
+            ));
         }
-        times.push(t);
+        // evenly spaced (within 0.1 % of the first interval): the sample rate is known
+        if let Some(f) = first_t {
+            let d = t - last_t;
+            match first_iv {
+                None => first_iv = Some(t - f),
+                Some(iv) => uniform &= (d - iv).abs() <= iv / 1000 + 1,
+            }
+        } else {
+            first_t = Some(t);
+        }
+        last_t = t;
+        rows += 1;
         for (k, &c) in vcols.iter().enumerate() {
             let x = num_bytes(&rec[c]).ok_or_else(|| {
                 ferr(
@@ -334,42 +378,78 @@ pub fn read<R: BufRead>(mut r: R, file: &str, opts: &Options) -> Result<Capture>
                     ),
                 )
             })?;
-            volts[k].push(x as f32);
+            row[k] = x as f32;
+        }
+        if measure.is_some() {
+            for (k, a) in inputs.iter_mut().enumerate() {
+                if let Some(a) = a {
+                    a.push(t, row[k])
+                        .map_err(|p| ferr(ln, p.message(&names[k])))?;
+                }
+            }
+        } else {
+            times.push(t);
+            for (k, &x) in row.iter().enumerate() {
+                volts[k].push(x);
+            }
         }
     }
-    if times.is_empty() {
+    let Some(start) = first_t else {
         return Err(Error::format(file, Place::File, "no data rows"));
-    }
-    let start = times[0];
-    let end = *times.last().unwrap_or(&start);
-    let uniform = times.len() >= 2 && {
-        let iv = times[1] - times[0];
-        times
-            .windows(2)
-            .all(|w| (w[1] - w[0] - iv).abs() <= iv / 1000 + 1)
     };
-    let interval = if times.len() >= 2 {
-        (end - start) / (times.len() as i64 - 1)
+    let end = last_t;
+    let uniform = rows >= 2 && uniform;
+    let interval = if rows >= 2 {
+        (end - start) / (rows as i64 - 1)
     } else {
         0
     };
     let mut channels = Vec::new();
     let mut analog = Vec::new();
-    for (k, v) in volts.into_iter().enumerate() {
-        channels.push(digitize(
-            &names[k],
-            &times,
-            &v,
-            opts.threshold,
-            opts.hysteresis,
-        ));
-        if uniform && interval > 0 {
-            analog.push(AnalogChannel {
-                name: names[k].clone(),
-                start: Picos(start),
-                interval: Picos(interval),
-                values: v,
-            });
+    if measure.is_some() {
+        let mut kept: u64 = 0;
+        for (k, a) in inputs.into_iter().enumerate() {
+            let ch = match a {
+                Some(a) => a
+                    .finish(opts.edge_budget().saturating_sub(kept))
+                    .map_err(|p| Error::format(file, Place::File, p.message(&names[k])))?,
+                None => DigitalChannel {
+                    name: names[k].clone(),
+                    initial: false,
+                    edges: Vec::new(),
+                },
+            };
+            kept += ch.edges.len() as u64;
+            if kept > opts.edge_budget() {
+                return Err(Error::format(
+                    file,
+                    Place::File,
+                    format!(
+                        "more than {} edges: more than one import may keep (--max-edges raises \
+                         the limit)",
+                        opts.edge_budget()
+                    ),
+                ));
+            }
+            channels.push(ch);
+        }
+    } else {
+        for (k, v) in volts.into_iter().enumerate() {
+            channels.push(digitize(
+                &names[k],
+                &times,
+                &v,
+                opts.threshold,
+                opts.hysteresis,
+            ));
+            if uniform && interval > 0 {
+                analog.push(AnalogChannel {
+                    name: names[k].clone(),
+                    start: Picos(start),
+                    interval: Picos(interval),
+                    values: v,
+                });
+            }
         }
     }
     let rate = if uniform && interval > 0 {
@@ -387,130 +467,4 @@ pub fn read<R: BufRead>(mut r: R, file: &str, opts: &Options) -> Result<Capture>
     };
     cap.validate()?;
     Ok(cap)
-}
-
-/// Threshold and hysteresis (total band width) for a voltage trace.
-pub fn levels(v: &[f32], threshold: Option<f64>, hysteresis: Option<f64>) -> (f64, f64) {
-    let mut s: Vec<f32> = v.iter().copied().filter(|x| x.is_finite()).collect();
-    s.sort_by(|a, b| a.total_cmp(b));
-    let pick = |p: f64| -> f64 {
-        if s.is_empty() {
-            0.0
-        } else {
-            s[latscope_core::stats::rank_index(p, s.len() as u64) as usize] as f64
-        }
-    };
-    let (lo, hi) = (pick(5.0), pick(95.0));
-    let th = threshold.unwrap_or((lo + hi) / 2.0);
-    let h = hysteresis.unwrap_or((hi - lo) * 0.1).max(0.0);
-    (th, h)
-}
-
-/// Converts a sampled voltage to edges: high above th + h/2, low below th − h/2; each
-/// edge time is interpolated where the trace last crossed `th` itself.
-pub fn digitize(
-    name: &str,
-    t: &[i64],
-    v: &[f32],
-    threshold: Option<f64>,
-    hysteresis: Option<f64>,
-) -> DigitalChannel {
-    let (th, h) = levels(v, threshold, hysteresis);
-    digitize_at(name, |i| t[i], v, th, h)
-}
-
-/// [`digitize`] for a trace sampled at `start + i × interval` (no time array), with the
-/// threshold and hysteresis already chosen (see [`levels`]).
-pub fn digitize_uniform(
-    name: &str,
-    start: i64,
-    interval: i64,
-    v: &[f32],
-    th: f64,
-    h: f64,
-) -> DigitalChannel {
-    digitize_at(
-        name,
-        |i| start.saturating_add((i as i64).saturating_mul(interval)),
-        v,
-        th,
-        h,
-    )
-}
-
-fn digitize_at(name: &str, t: impl Fn(usize) -> i64, v: &[f32], th: f64, h: f64) -> DigitalChannel {
-    let (hi, lo) = (th + h / 2.0, th - h / 2.0);
-    let mut ch = DigitalChannel {
-        name: name.to_string(),
-        initial: v.first().map(|&x| x as f64 >= th).unwrap_or(false),
-        edges: Vec::new(),
-    };
-    let mut level = ch.initial;
-    // index of the last sample on the other side of th
-    let mut last_other = 0usize;
-    for i in 1..v.len() {
-        let x = v[i] as f64;
-        let prev = v[i - 1] as f64;
-        if level {
-            if prev >= th && x < th {
-                last_other = i - 1;
-            }
-            if x < lo {
-                let j = last_other.min(i - 1);
-                let te =
-                    cross(&t, v, j, th).max(ch.edges.last().map(|e| e.0 + 1).unwrap_or(i64::MIN));
-                ch.edges.push(Picos(te.min(t(i))));
-                level = false;
-                last_other = i;
-            }
-        } else {
-            if prev < th && x >= th {
-                last_other = i - 1;
-            }
-            if x > hi {
-                let j = last_other.min(i - 1);
-                let te =
-                    cross(&t, v, j, th).max(ch.edges.last().map(|e| e.0 + 1).unwrap_or(i64::MIN));
-                ch.edges.push(Picos(te.min(t(i))));
-                level = true;
-                last_other = i;
-            }
-        }
-    }
-    ch
-}
-
-/// Time at which the segment j..j+1 crosses th (clamped to the segment).
-fn cross(t: &impl Fn(usize) -> i64, v: &[f32], j: usize, th: f64) -> i64 {
-    let (a, b) = (v[j] as f64, v[j + 1] as f64);
-    let (tj, tk) = (t(j), t(j + 1));
-    if (b - a).abs() < f64::EPSILON {
-        return tk;
-    }
-    let f = ((th - a) / (b - a)).clamp(0.0, 1.0);
-    tj + ((tk - tj) as f64 * f).round() as i64
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn interpolated_crossings_with_hysteresis() {
-        // 0 V low, 3.3 V high, 1 µs sampling; a slow rise over samples 10..12 and a noisy top
-        let t: Vec<i64> = (0..40).map(|i| i * 1_000_000).collect();
-        let mut v = vec![0.0f32; 40];
-        v[10] = 1.0;
-        v[11] = 2.3;
-        for x in v.iter_mut().take(30).skip(12) {
-            *x = 3.3;
-        }
-        v[20] = 1.7; // dip inside the hysteresis band: no edge
-        let c = digitize("x", &t, &v, Some(1.65), Some(0.5));
-        // rise crosses 1.65 V between samples 10 (1.0) and 11 (2.3): 10.5 µs
-        assert_eq!(c.edges[0], Picos(10_500_000));
-        // fall between 29 (3.3) and 30 (0): 29.5 µs
-        assert_eq!(c.edges, vec![Picos(10_500_000), Picos(29_500_000)]);
-        assert!(!c.initial);
-    }
 }

@@ -7,6 +7,7 @@
 //! sample replicated to the word width, so runs of unchanged samples cost about one
 //! comparison per 8 bytes.
 
+use super::analog_input::{AnalogInput, Times, MAX_SPOOLED_SAMPLES};
 use super::limits::{Declared, MAX_ANALOG_SAMPLES, MAX_META};
 use super::Options;
 use crate::error::{Error, Place, Result};
@@ -676,77 +677,88 @@ fn read_impl<R: Read + Seek>(r: R, file: &str, opts: &Options) -> Result<Capture
     // analog: float32 LE streams per channel
     let interval = Picos(PS_PER_S / rate as i64).max(Picos(1));
     let mut analog_out = Vec::new();
-    let mut analog_kept: u64 = 0;
-    // asked for a subset: read only the analog channels named in it (measured through a
-    // threshold, see `import::analog`)
+    let name_of = |n: &u32| {
+        m.analog
+            .iter()
+            .find(|(k, _)| k == n)
+            .map(|(_, s)| s.clone())
+            .unwrap_or_else(|| format!("A{n}"))
+    };
+    // asked for a subset: read only the analog channels named in it, and threshold them
+    // while reading (see `import::analog_input`): their samples are never held
     if let Some(only) = only {
-        let name_of = |n: &u32| {
-            m.analog
-                .iter()
-                .find(|(k, _)| k == n)
-                .map(|(_, s)| s.clone())
-                .unwrap_or_else(|| format!("A{n}"))
-        };
         analog.retain(|n, _| only.contains(&name_of(n)));
     }
-    for (n, mut parts) in analog {
-        parts.sort();
-        let name = m
-            .analog
-            .iter()
-            .find(|(k, _)| *k == n)
-            .map(|(_, s)| s.clone())
-            .unwrap_or_else(|| format!("A{n}"));
-        let mut values = Vec::new();
-        for (_, idx, ename) in parts {
-            let e = z.by_index(idx).map_err(|er| {
+    let measuring = only.is_some();
+    let spooling = measuring && (opts.threshold.is_none() || opts.hysteresis.is_none());
+    let cap_samples = if measuring {
+        MAX_SPOOLED_SAMPLES
+    } else {
+        MAX_ANALOG_SAMPLES
+    };
+    let mut analog_kept: u64 = 0;
+    let mut kept_edges = dec.kept;
+    for (n, parts) in analog {
+        let name = name_of(&n);
+        // what the entries declare, before anything is inflated
+        for (_, idx, ename) in &parts {
+            let e = z.by_index_raw(*idx).map_err(|er| {
                 Error::format(file, Place::Entry(ename.clone(), None), er.to_string())
             })?;
-            let declared = e.size();
-            analog_kept += declared / 4;
-            if analog_kept > MAX_ANALOG_SAMPLES {
+            analog_kept += e.size() / 4;
+            if analog_kept > cap_samples && (spooling || !measuring) {
                 return Err(Error::format(
                     file,
                     Place::Entry(ename.clone(), None),
-                    format!(
-                        "more than {MAX_ANALOG_SAMPLES} analog samples in all: more than one \
-                         import may keep"
-                    ),
+                    if measuring {
+                        format!(
+                            "more than {cap_samples} analog samples: more than the default \
+                             threshold may spool (give --threshold and --hysteresis to measure \
+                             them without spooling)"
+                        )
+                    } else {
+                        format!(
+                            "more than {cap_samples} analog samples in all: more than one \
+                             import may keep (measure the channel with --pulse/--latency/..., \
+                             which keeps only its edges)"
+                        )
+                    },
                 ));
             }
-            let mut bytes = Vec::with_capacity(declared as usize);
-            Declared::new(e, declared, "its declared size")
-                .read_to_end(&mut bytes)
-                .map_err(|er| {
-                    Error::format(
-                        file,
-                        Place::Entry(ename.clone(), None),
-                        format!("corrupt or truncated data: {er}"),
-                    )
-                })?;
-            if bytes.len() % 4 != 0 {
-                return Err(Error::format(
-                    file,
-                    Place::Entry(ename.clone(), Some(bytes.len() as u64)),
-                    format!(
-                        "length {} is not a multiple of 4 (float32 samples)",
-                        bytes.len()
-                    ),
-                ));
-            }
-            values.extend(
-                bytes
-                    .chunks_exact(4)
-                    .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
-            );
         }
-        samples = samples.max(values.len() as u64);
-        analog_out.push(AnalogChannel {
-            name,
-            start: Picos(0),
-            interval,
-            values,
-        });
+        if measuring {
+            let left = budget.saturating_sub(kept_edges);
+            let times = Times::Uniform {
+                start: 0,
+                interval: interval.0,
+            };
+            let mut input = AnalogInput::new(&name, opts.threshold, opts.hysteresis, times, left)
+                .map_err(|p| Error::format(file, Place::File, p.message(&name)))?;
+            let count = read_analog(&mut z, file, &parts, |v| {
+                input.push(0, v).map_err(|p| p.message(&name))
+            })?;
+            let mut ch = input
+                .finish(left)
+                .map_err(|p| Error::format(file, Place::File, p.message(&name)))?;
+            samples = samples.max(count);
+            let end = to_ps(samples);
+            ch.edges.retain(|e| *e <= end);
+            kept_edges += ch.edges.len() as u64;
+            channels.push(ch);
+        } else {
+            let mut values = Vec::new();
+            read_analog(&mut z, file, &parts, |v| {
+                values.push(v);
+                Ok(())
+            })?;
+            samples = samples.max(values.len() as u64);
+            analog_out.push(AnalogChannel {
+                name,
+                start: Picos(0),
+                interval,
+                values,
+            });
+        }
     }
     let cap = Capture {
         source: file.to_string(),
@@ -757,6 +769,67 @@ fn read_impl<R: Read + Seek>(r: R, file: &str, opts: &Options) -> Result<Capture
         analog: analog_out,
     };
     Ok(cap)
+}
+
+/// Streams the float32 samples of one analog channel's entries (in order) to `each`;
+/// returns how many there were. An entry may not inflate past its declared size, and its
+/// length must be a whole number of samples.
+fn read_analog<R: Read + Seek>(
+    z: &mut zip::ZipArchive<R>,
+    file: &str,
+    parts: &[(u64, usize, String)],
+    mut each: impl FnMut(f32) -> std::result::Result<(), String>,
+) -> Result<u64> {
+    let mut buf = vec![0u8; 1 << 16];
+    let mut count = 0u64;
+    for (_, idx, ename) in parts {
+        let e = z
+            .by_index(*idx)
+            .map_err(|er| Error::format(file, Place::Entry(ename.clone(), None), er.to_string()))?;
+        let declared = e.size();
+        let mut e = Declared::new(e, declared, "its declared size");
+        let mut carry = 0usize;
+        let mut off: u64 = 0;
+        loop {
+            let k = match e.read(&mut buf[carry..]) {
+                Ok(k) => k,
+                Err(er) if er.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(er) => {
+                    return Err(Error::format(
+                        file,
+                        Place::Entry(ename.clone(), Some(off)),
+                        format!("corrupt or truncated data: {er}"),
+                    ))
+                }
+            };
+            if k == 0 {
+                break;
+            }
+            let have = carry + k;
+            let whole = have - have % 4;
+            for (j, b) in buf[..whole].chunks_exact(4).enumerate() {
+                each(f32::from_le_bytes([b[0], b[1], b[2], b[3]])).map_err(|msg| {
+                    Error::format(
+                        file,
+                        Place::Entry(ename.clone(), Some(off - carry as u64 + 4 * j as u64)),
+                        msg,
+                    )
+                })?;
+            }
+            count += (whole / 4) as u64;
+            off += k as u64;
+            buf.copy_within(whole..have, 0);
+            carry = have - whole;
+        }
+        if carry != 0 {
+            return Err(Error::format(
+                file,
+                Place::Entry(ename.clone(), Some(off)),
+                format!("length {off} is not a multiple of 4 (float32 samples)"),
+            ));
+        }
+    }
+    Ok(count)
 }
 
 #[cfg(test)]
