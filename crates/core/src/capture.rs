@@ -16,7 +16,10 @@ pub struct DigitalChannel {
     pub edges: Vec<Picos>,
 }
 
-/// An analog channel sampled at a fixed interval from `start`.
+/// An analog channel sampled at a fixed interval from `start`. `values` is empty when
+/// an import measured only some channels: the channel is listed, and its samples were
+/// not kept (a measured one was thresholded while read into a digital channel of the
+/// same name).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct AnalogChannel {
     pub name: String,

@@ -2,7 +2,8 @@
 //! give exactly the edges of the same channel kept whole and thresholded afterwards, for
 //! every analog source: sigrok `analog-1-N-k`, Saleae analog binary v0 and v1, and
 //! oscilloscope CSV; with the default levels (spooled, two passes) and with a given
-//! threshold and band (straight through). And in that mode no sample is kept.
+//! threshold and band (straight through). And in that mode no sample is kept: analog
+//! channels are listed without their samples.
 
 use latscope_core::capture::{Capture, DigitalChannel};
 use latscope_trace::import::{self, analog, saleae_bin, Format, Options};
@@ -50,7 +51,12 @@ fn measured(
         hysteresis: h,
         ..Default::default()
     });
-    assert!(cap.analog.is_empty(), "samples kept while measuring {name}");
+    // every analog channel is listed, none with its samples
+    assert!(cap.analog.iter().any(|a| a.name == name), "{name} not listed");
+    assert!(
+        cap.analog.iter().all(|a| a.values.is_empty()),
+        "samples kept while measuring {name}"
+    );
     let hits: Vec<&DigitalChannel> = cap.channels.iter().filter(|c| c.name == name).collect();
     assert_eq!(hits.len(), 1, "{name} once");
     hits[0].clone()
@@ -132,7 +138,9 @@ fn saleae_analog_v0_and_v1_measured_while_read_equal_kept() {
             only_channels: Some(vec!["other".into()]),
             ..Default::default()
         });
-        assert!(none.channels.is_empty() && none.analog.is_empty());
+        assert!(none.channels.is_empty());
+        assert_eq!(none.analog.len(), 1);
+        assert!(none.analog[0].values.is_empty());
     }
 }
 
@@ -164,7 +172,9 @@ fn scope_csv_measured_while_read_equals_kept() {
         // the column not asked for is listed, without edges
         assert_eq!(one.channels[0].name, "CH1");
         assert!(one.channels[0].edges.is_empty());
-        assert!(one.analog.is_empty());
+        // listed as a kept read lists them (uneven times: not as analog channels)
+        assert_eq!(one.analog.len(), all.analog.len());
+        assert!(one.analog.iter().all(|a| a.values.is_empty()));
         assert_eq!(
             (one.start, one.end, one.samplerate_hz),
             (all.start, all.end, all.samplerate_hz)
@@ -213,4 +223,31 @@ fn a_damaged_analog_entry_is_refused_the_same_when_measured() {
         let e = import::open(&p, &o).unwrap_err().to_string();
         assert_eq!(e, kept, "{th:?} {h:?}");
     }
+}
+
+#[test]
+fn a_measured_uniform_scope_csv_lists_its_columns_as_analog() {
+    let v = volts(500);
+    let mut s = String::from("Time [s],CH1,CH2\n");
+    for (i, x) in v.iter().enumerate() {
+        s += &format!("{:e},{x},0\n", i as f64 * 1e-6);
+    }
+    let kept = import::read_bytes(s.as_bytes(), "u.csv", &Options::default()).unwrap();
+    let one = import::read_bytes(
+        s.as_bytes(),
+        "u.csv",
+        &Options {
+            only_channels: Some(vec!["CH1".into()]),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let names = |c: &Capture| c.analog.iter().map(|a| a.name.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&one), ["CH1", "CH2"]);
+    assert_eq!(names(&one), names(&kept));
+    for (a, b) in one.analog.iter().zip(&kept.analog) {
+        assert_eq!((a.start, a.interval), (b.start, b.interval));
+        assert!(a.values.is_empty() && b.values.len() == 500);
+    }
+    assert_eq!(one.channels[0], kept.channels[0]);
 }

@@ -113,8 +113,12 @@ impl InputArgs {
 #[command(after_help = "\
 Channels are named as in the capture or by index: '#0', '#1', …  (see --list); a name
 that several channels share must be given by index. An analog channel (sigrok A0, Saleae
-analog .bin) is measured through --threshold/--hysteresis, e.g. --pulse A0.
-FILE may be '-' (standard input), a pipe or a FIFO.
+analog .bin, a scope CSV column) is measured through --threshold/--hysteresis, e.g.
+--pulse A0, while it is read: only its edges are held. Without both flags the default
+levels need every sample twice more, so its samples are spooled to a temporary file in
+$TMPDIR (4 bytes each; deleted afterwards).
+FILE may be '-' (standard input), a pipe or a FIFO (a .sr stream is spooled to $TMPDIR:
+a zip needs seeking).
 Edges: rise (default), fall, any.  Levels: high (default), low.
 A measurement with no instance in the range reports no statistics (null in JSON), and a
 --limit on anything but its count/unmatched then FAILS.

@@ -253,9 +253,11 @@ pub fn read_opts<R: Read>(r: R, file: &str, name: &str, opts: &super::Options) -
             let sink = Sink::new(name, opts, b0, interval, budget.saturating_sub(measured))
                 .map_err(|m| d.err(m))?;
             match sink.fill(&mut d, n, b0, interval)? {
-                Filled::Values(ch) => analog.push(ch),
-                Filled::Edges(ch) => digitized.push(ch),
-                Filled::Skipped => {}
+                Filled::Values(ch) | Filled::Listed(ch) => analog.push(ch),
+                Filled::Edges(ch, listed) => {
+                    digitized.push(ch);
+                    analog.push(listed)
+                }
             }
             start = b0;
             end = b0 + interval * n as i64;
@@ -287,12 +289,12 @@ pub fn read_opts<R: Read>(r: R, file: &str, name: &str, opts: &super::Options) -
                 let sink = Sink::new(&nm, opts, b0, interval, budget.saturating_sub(measured))
                     .map_err(|m| d.err(m))?;
                 match sink.fill(&mut d, n, b0, interval)? {
-                    Filled::Values(ch) => analog.push(ch),
-                    Filled::Edges(ch) => {
+                    Filled::Values(ch) | Filled::Listed(ch) => analog.push(ch),
+                    Filled::Edges(ch, listed) => {
                         measured += ch.edges.len() as u64;
-                        digitized.push(ch)
+                        digitized.push(ch);
+                        analog.push(listed)
                     }
-                    Filled::Skipped => {}
                 }
             }
             start = s0.unwrap_or(0);
@@ -358,14 +360,17 @@ enum Sink {
     /// Thresholded while read (named in `only_channels`).
     Measure(AnalogInput),
     /// Read past (a selection that does not name it).
-    Skip,
+    Skip(String),
 }
 
 /// What [`Sink::fill`] made of a waveform.
 enum Filled {
+    /// Its samples, kept.
     Values(AnalogChannel),
-    Edges(DigitalChannel),
-    Skipped,
+    /// Its edges, and the channel listed without samples.
+    Edges(DigitalChannel, AnalogChannel),
+    /// Listed without samples.
+    Listed(AnalogChannel),
 }
 
 impl Sink {
@@ -380,7 +385,7 @@ impl Sink {
             return Ok(Sink::Keep(name.to_string()));
         };
         if !only.iter().any(|o| o == name) {
-            return Ok(Sink::Skip);
+            return Ok(Sink::Skip(name.to_string()));
         }
         AnalogInput::new(
             name,
@@ -413,6 +418,12 @@ impl Sink {
                 return Err(d.err(format!("{n} analog samples: more than the {cap} {why}")));
             }
         }
+        let listed = |name: String| AnalogChannel {
+            name,
+            start: Picos(start),
+            interval: Picos(interval),
+            values: Vec::new(),
+        };
         Ok(match self {
             Sink::Keep(name) => {
                 let mut values = Vec::with_capacity(n.min(1 << 24) as usize);
@@ -431,11 +442,12 @@ impl Sink {
                 let name = a.name().to_string();
                 read_samples(d, n, |v| a.push(0, v).map_err(|p| p.message(&name)))?;
                 // the budget it was made with
-                Filled::Edges(a.finish(u64::MAX).map_err(|p| d.err(p.message(&name)))?)
+                let ch = a.finish(u64::MAX).map_err(|p| d.err(p.message(&name)))?;
+                Filled::Edges(ch, listed(name))
             }
-            Sink::Skip => {
+            Sink::Skip(name) => {
                 read_samples(d, n, |_| Ok(()))?;
-                Filled::Skipped
+                Filled::Listed(listed(name))
             }
         })
     }

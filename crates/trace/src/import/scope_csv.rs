@@ -420,6 +420,15 @@ pub fn read<R: BufRead>(mut r: R, file: &str, opts: &Options) -> Result<Capture>
                 },
             };
             kept += ch.edges.len() as u64;
+            if uniform && interval > 0 {
+                // listed, without its samples
+                analog.push(AnalogChannel {
+                    name: names[k].clone(),
+                    start: Picos(start),
+                    interval: Picos(interval),
+                    values: Vec::new(),
+                });
+            }
             if kept > opts.edge_budget() {
                 return Err(Error::format(
                     file,

@@ -685,10 +685,8 @@ fn read_impl<R: Read + Seek>(r: R, file: &str, opts: &Options) -> Result<Capture
             .unwrap_or_else(|| format!("A{n}"))
     };
     // asked for a subset: read only the analog channels named in it, and threshold them
-    // while reading (see `import::analog_input`): their samples are never held
-    if let Some(only) = only {
-        analog.retain(|n, _| only.contains(&name_of(n)));
-    }
+    // while reading (see `import::analog_input`): their samples are never held; every
+    // analog channel is still listed, without samples
     let measuring = only.is_some();
     let spooling = measuring && (opts.threshold.is_none() || opts.hysteresis.is_none());
     let cap_samples = if measuring {
@@ -700,6 +698,17 @@ fn read_impl<R: Read + Seek>(r: R, file: &str, opts: &Options) -> Result<Capture
     let mut kept_edges = dec.kept;
     for (n, parts) in analog {
         let name = name_of(&n);
+        if measuring {
+            analog_out.push(AnalogChannel {
+                name: name.clone(),
+                start: Picos(0),
+                interval,
+                values: Vec::new(),
+            });
+            if !only.is_some_and(|o| o.contains(&name)) {
+                continue;
+            }
+        }
         // what the entries declare, before anything is inflated
         for (_, idx, ename) in &parts {
             let e = z.by_index_raw(*idx).map_err(|er| {
