@@ -52,7 +52,10 @@ fn measured(
         ..Default::default()
     });
     // every analog channel is listed, none with its samples
-    assert!(cap.analog.iter().any(|a| a.name == name), "{name} not listed");
+    assert!(
+        cap.analog.iter().any(|a| a.name == name),
+        "{name} not listed"
+    );
     assert!(
         cap.analog.iter().all(|a| a.values.is_empty()),
         "samples kept while measuring {name}"
@@ -250,4 +253,32 @@ fn a_measured_uniform_scope_csv_lists_its_columns_as_analog() {
         assert!(a.values.is_empty() && b.values.len() == 500);
     }
     assert_eq!(one.channels[0], kept.channels[0]);
+}
+
+/// Found by the `saleae_bin` fuzz target: an analog file whose effective sample rate is
+/// above 1 THz put every sample at one time, and a measured read made edges that did not
+/// increase. Refused now, kept or measured, naming the rate.
+#[test]
+fn fuzz_found_saleae_analog_faster_than_one_thz_is_refused() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/saleae_analog_too_fast.bin");
+    let bytes = std::fs::read(&p).unwrap();
+    let read = |o: Options| {
+        import::read_format(
+            std::io::Cursor::new(&bytes),
+            Format::SaleaeBin,
+            "f.bin",
+            "ch",
+            &o,
+        )
+    };
+    for only in [None, Some(vec!["ch".to_string()])] {
+        let e = read(Options {
+            only_channels: only.clone(),
+            ..Default::default()
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(e.starts_with("f.bin: byte offset "), "{only:?}: {e}");
+        assert!(e.contains("above 1 THz"), "{only:?}: {e}");
+    }
 }

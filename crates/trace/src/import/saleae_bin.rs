@@ -249,7 +249,8 @@ pub fn read_opts<R: Read>(r: R, file: &str, name: &str, opts: &super::Options) -
                 return Err(d.err("sample_rate / downsample is 0"));
             }
             let b0 = d.time(begin, None, "begin_time")?;
-            let interval = PS_PER_S / eff as i64;
+            let interval = interval_of(eff).map_err(|m| d.err(m))?;
+            let end_t = span_end(b0, interval, n).map_err(|m| d.err(m))?;
             let sink = Sink::new(name, opts, b0, interval, budget.saturating_sub(measured))
                 .map_err(|m| d.err(m))?;
             match sink.fill(&mut d, n, b0, interval)? {
@@ -260,7 +261,7 @@ pub fn read_opts<R: Read>(r: R, file: &str, name: &str, opts: &super::Options) -
                 }
             }
             start = b0;
-            end = b0 + interval * n as i64;
+            end = end_t;
             rate = Some(eff);
         }
         (1, 1) => {
@@ -277,10 +278,12 @@ pub fn read_opts<R: Read>(r: R, file: &str, name: &str, opts: &super::Options) -
                 let n = d.u64("num_samples")?;
                 let eff = (sr / ds).max(1);
                 let b0 = d.time(begin, None, "begin_time")?;
-                let interval = PS_PER_S / eff as i64;
+                let interval = interval_of(eff).map_err(|m| d.err(format!("waveform {w}: {m}")))?;
+                let end_t =
+                    span_end(b0, interval, n).map_err(|m| d.err(format!("waveform {w}: {m}")))?;
                 s0.get_or_insert(b0);
                 r0.get_or_insert(eff);
-                e0 = e0.max(b0 + interval * n as i64);
+                e0 = e0.max(end_t);
                 let nm = if waves > 1 {
                     format!("{name}.{w}")
                 } else {
@@ -321,6 +324,10 @@ pub fn read_opts<R: Read>(r: R, file: &str, name: &str, opts: &super::Options) -
     if d.r.read(&mut extra).map_err(|e| Error::io(file, e))? != 0 {
         return Err(d.err("unexpected bytes after the declared data"));
     }
+    // a waveform's edges inside the capture (waveforms may start before the first one)
+    for ch in &mut digitized {
+        ch.edges.retain(|e| e.0 >= start && e.0 <= end);
+    }
     let channels = if kind == 0 { b.finish() } else { digitized };
     let cap = Capture {
         source: file.to_string(),
@@ -332,6 +339,27 @@ pub fn read_opts<R: Read>(r: R, file: &str, name: &str, opts: &super::Options) -
     };
     cap.validate()?;
     Ok(cap)
+}
+
+/// Picoseconds between analog samples at `eff` samples per second: at least 1 (a faster
+/// rate would put two samples at one time).
+fn interval_of(eff: u64) -> std::result::Result<i64, String> {
+    match PS_PER_S / eff.max(1) as i64 {
+        0 => Err(format!(
+            "effective sample rate {eff} Hz is above 1 THz: sample times would not increase"
+        )),
+        i => Ok(i),
+    }
+}
+
+/// The end of `n` samples from `begin`, within the ±2^62 ps a capture may span.
+fn span_end(begin: i64, interval: i64, n: u64) -> std::result::Result<i64, String> {
+    i64::try_from(n)
+        .ok()
+        .and_then(|n| interval.checked_mul(n))
+        .and_then(|d| begin.checked_add(d))
+        .filter(|e| e.unsigned_abs() <= 1 << 62)
+        .ok_or_else(|| format!("{n} samples at this rate span more than a capture may (53 days)"))
 }
 
 /// The digital channels of a Saleae binary file, from its header: a digital file has one,

@@ -705,7 +705,10 @@ fn read_impl<R: Read + Seek>(r: R, file: &str, opts: &Options) -> Result<Capture
                 interval,
                 values: Vec::new(),
             });
-            if !only.is_some_and(|o| o.contains(&name)) {
+            // measured: named in the selection, and not the name of a channel already there
+            // (a logic channel of that name is the one measured, and an analog name given
+            // twice is measured once: as `import::analog::add_thresholded` does)
+            if !only.is_some_and(|o| o.contains(&name)) || channels.iter().any(|c| c.name == name) {
                 continue;
             }
         }

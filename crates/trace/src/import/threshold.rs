@@ -175,7 +175,9 @@ impl Digitizer {
                 return Err(OverBudget);
             }
             let floor = self.edges.last().map_or(i64::MIN, |e| e.0 + 1);
-            let te = cross(self.seg, self.th).max(floor).min(t);
+            // no later than the sample that confirmed it, and after the previous edge
+            // (which wins should the times not increase: the edges stay ordered)
+            let te = cross(self.seg, self.th).min(t).max(floor);
             self.edges.push(Picos(te));
             self.level = !self.level;
             self.seg.0 = p;
