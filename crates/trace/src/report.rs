@@ -159,7 +159,7 @@ impl Report {
                 s += "  no instances\n";
             } else {
                 s += &format!(
-                    "  count {}  min {} (at {})  max {} (at {})\n  mean {}  stdev {}  mode {}\n  p50 {}  p90 {}  p99 {}  p99.9 {}\n",
+                    "  count {}  min {} (at {})  max {} (at {})\n  mean {}  stdev {}  mode {}\n  p50 {}  p90 {}  p99 {}  p99.9 {}  p99.99 {}\n",
                     m.count,
                     f(m.min_ns),
                     format_ns_f64(m.min_at_ns),
@@ -171,7 +171,8 @@ impl Report {
                     f(m.p50_ns),
                     f(m.p90_ns),
                     f(m.p99_ns),
-                    f(m.p999_ns)
+                    f(m.p999_ns),
+                    f(m.p9999_ns)
                 );
             }
             if m.unmatched > 0 || m.unmatched_to.is_some_and(|u| u > 0) {

@@ -83,6 +83,7 @@ fn measurements_keep_their_keys() {
         "p90_ns",
         "p99_ns",
         "p999_ns",
+        "p9999_ns",
         "min_at_ns",
         "max_at_ns",
         "min_at_sample",

@@ -68,7 +68,7 @@ impl MeasurementJson {
                 p90_ns: val(m.p90_ns),
                 p99_ns: val(m.p99_ns),
                 p999_ns: val(m.p999_ns),
-                p9999_ns: None,
+                p9999_ns: val(m.p9999_ns),
                 histogram: Some(
                     m.histogram
                         .iter()
@@ -138,6 +138,7 @@ impl TryFrom<MeasurementJson> for Measurement {
             p90_ns: nan(s.p90_ns),
             p99_ns: nan(s.p99_ns),
             p999_ns: nan(s.p999_ns),
+            p9999_ns: nan(s.p9999_ns),
             min_at_ns: nan(s.min_at_ns),
             max_at_ns: nan(s.max_at_ns),
             min_at_sample: j.min_at_sample,

@@ -85,7 +85,7 @@ impl Limit {
             .rsplit_once('.')
             .ok_or_else(|| bad("expected NAME.STAT on the left, e.g. SysTick.max"))?;
         let stat = stat.trim().to_ascii_lowercase();
-        const STATS: [&str; 14] = [
+        const STATS: [&str; 15] = [
             "count",
             "min",
             "max",
@@ -96,6 +96,7 @@ impl Limit {
             "p90",
             "p99",
             "p999",
+            "p9999",
             "unmatched",
             "percent",
             "max_percent",
@@ -169,6 +170,7 @@ impl Limit {
             "p90" => m.p90_ns,
             "p99" => m.p99_ns,
             "p999" => m.p999_ns,
+            "p9999" => m.p9999_ns,
             "percent" => pct(|p| p.overall)?,
             "max_percent" => pct(|p| p.max)?,
             _ => pct(|p| p.mean)?,

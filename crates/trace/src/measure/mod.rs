@@ -242,6 +242,7 @@ pub struct Measurement {
     pub p90_ns: f64,
     pub p99_ns: f64,
     pub p999_ns: f64,
+    pub p9999_ns: f64,
     pub min_at_ns: f64,
     pub max_at_ns: f64,
     /// Sample index (from the capture start) of the min / max, when the rate is known.
@@ -640,6 +641,7 @@ fn measure(ctx: &Ctx, req: &Request) -> Result<Measurement> {
         p90_ns: stat(sm.p90 as f64 / scale),
         p99_ns: stat(sm.p99 as f64 / scale),
         p999_ns: stat(sm.p999 as f64 / scale),
+        p9999_ns: stat(sm.p9999 as f64 / scale),
         min_at_ns: stat(sm.min_at.at as f64 / PS_NS),
         max_at_ns: stat(sm.max_at.at as f64 / PS_NS),
         min_at_sample: ctx.sample_of(sm.min_at.at, sm.count),

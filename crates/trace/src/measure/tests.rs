@@ -258,3 +258,39 @@ fn many_requests_in_order() {
     let e = run(&cap(), &bad, &Settings::default()).unwrap_err();
     assert!(e.to_string().contains("Nope"), "{e}");
 }
+
+#[test]
+fn the_upper_percentiles_are_nearest_rank_values() {
+    // 10,000 pulses of 1..=10,000 ns in a shuffled order: the p-th percentile is the
+    // value at rank ceil(p/100 × n), i.e. p99.9 = 9,990 ns and p99.99 = 9,999 ns
+    let mut edges = Vec::new();
+    let mut t = 0i64;
+    for k in 0..10_000i64 {
+        let w = (k * 7_919) % 10_000 + 1;
+        edges.push(Picos(t));
+        edges.push(Picos(t + w * 1000));
+        t += w * 1000 + 1_000_000;
+    }
+    let cap = Capture {
+        source: "t".into(),
+        samplerate_hz: None,
+        start: Picos(0),
+        end: Picos(t),
+        channels: vec![DigitalChannel {
+            name: "P".into(),
+            initial: false,
+            edges,
+        }],
+        analog: vec![],
+    };
+    let m = run(&cap, &[parse_pulse("P").unwrap()], &Settings::default())
+        .unwrap()
+        .remove(0);
+    assert_eq!(m.count, 10_000);
+    assert_eq!(
+        (m.p99_ns, m.p999_ns, m.p9999_ns, m.max_ns),
+        (9_900.0, 9_990.0, 9_999.0, 10_000.0)
+    );
+    let lim = Limit::parse("P.p9999<9999ns").unwrap();
+    assert!(!check_limits(&[lim], &[m]).unwrap()[0].pass);
+}
