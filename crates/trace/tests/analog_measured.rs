@@ -1,7 +1,7 @@
 //! Analog channels measured while they are read (`Options::only_channels` names them)
 //! give exactly the edges of the same channel kept whole and thresholded afterwards, for
-//! every analog source: sigrok `analog-1-N-k`, Saleae analog binary v0 and v1, and
-//! oscilloscope CSV; with the default levels (spooled, two passes) and with a given
+//! every analog source: sigrok `analog-1-N-k`, Saleae analog binary v0 and v1, VCD `real`
+//! variables and oscilloscope CSV; with the default levels (spooled, two passes) and with a given
 //! threshold and band (straight through). And in that mode no sample is kept: analog
 //! channels are listed without their samples.
 
@@ -281,4 +281,46 @@ fn fuzz_found_saleae_analog_faster_than_one_thz_is_refused() {
         assert!(e.starts_with("f.bin: byte offset "), "{only:?}: {e}");
         assert!(e.contains("above 1 THz"), "{only:?}: {e}");
     }
+}
+
+/// A VCD with an evenly sampled `real` variable `v` (1 µs apart), a digital wire `d`, and
+/// a `real` variable `u` whose values change at uneven times.
+fn vcd_text() -> String {
+    let v = volts(3000);
+    let mut s = String::from(
+        "$timescale 1ns $end\n$scope module top $end\n$var real 64 ! v $end\n\
+         $var wire 1 \" d $end\n$var real 64 # u $end\n$upscope $end\n$enddefinitions $end\n",
+    );
+    for (i, x) in v.iter().enumerate() {
+        s += &format!("#{}\nr{x} !\n", i * 1000);
+        if i % 100 == 0 {
+            s += &format!("{}\"\n", (i / 100) % 2);
+        }
+        if i % 7 == 0 || i % 11 == 0 {
+            s += &format!("r{} #\n", (i % 3) as f32);
+        }
+    }
+    s
+}
+
+#[test]
+fn vcd_real_measured_while_read_equals_kept() {
+    let s = vcd_text();
+    let read = |o: &Options| import::read_bytes(s.as_bytes(), "r.vcd", o).unwrap();
+    check(&read, "v", 40);
+    // the wire is untouched by the real being measured alongside it
+    let both = read(&Options {
+        only_channels: Some(vec!["d".into(), "v".into()]),
+        ..Default::default()
+    });
+    let all = read(&Options::default());
+    assert_eq!(both.channels[0], all.channels[0]);
+    // an unevenly changing real is no analog channel, kept or measured
+    assert!(all.analog.iter().all(|a| a.name != "u"));
+    let u = read(&Options {
+        only_channels: Some(vec!["u".into()]),
+        ..Default::default()
+    });
+    assert!(u.channels.iter().all(|c| c.name != "u"));
+    assert!(u.analog.iter().all(|a| a.name != "u"));
 }

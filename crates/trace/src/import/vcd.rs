@@ -7,9 +7,10 @@
 //! `x`/`z` (read as 0), `real` variables (kept as analog channels when uniformly
 //! sampled), and a trailing bare `#time` (the capture end).
 
+use super::analog_input::{AnalogInput, Problem, Times};
 use super::builder::Builder;
 use crate::error::{Error, Place, Result};
-use latscope_core::capture::{AnalogChannel, Capture};
+use latscope_core::capture::{AnalogChannel, Capture, DigitalChannel};
 use latscope_core::time::Picos;
 use std::collections::HashMap;
 use std::io::{BufRead, Read};
@@ -361,11 +362,23 @@ fn read_impl<R: BufRead>(
     }
     let only = opts.only_channels.as_deref();
     b.select(only);
-    // real variables are kept only when named (measured through a threshold)
+    // real variables are kept only when named (measured through a threshold): read whole,
+    // their values are kept; measured, they are thresholded while read
     let keep_real: Vec<bool> = real_names
         .iter()
         .map(|n| only.is_none_or(|o| o.contains(n)))
         .collect();
+    let mut measuring: Vec<Option<RealInput>> = Vec::with_capacity(real_names.len());
+    for (n, &k) in real_names.iter().zip(&keep_real) {
+        measuring.push(if k && only.is_some() {
+            Some(
+                RealInput::new(n, opts, budget)
+                    .map_err(|p| Error::format(file, Place::File, p.message(n)))?,
+            )
+        } else {
+            None
+        });
+    }
     let to_ps = |t: u64| -> i128 { offset_ps + (t as u128 * unit_fs / 1000) as i128 };
     let mut cur_raw: Option<u64> = None;
     let mut first_raw: Option<u64> = None;
@@ -422,6 +435,11 @@ fn read_impl<R: BufRead>(
                             )
                         })?;
                         if !keep_real[*ri] {
+                            continue;
+                        }
+                        if let Some(m) = &mut measuring[*ri] {
+                            m.push(now, x as f32)
+                                .map_err(|p| ferr(vline, p.message(&real_names[*ri])))?;
                             continue;
                         }
                         analog_kept += 1;
@@ -502,7 +520,12 @@ fn read_impl<R: BufRead>(
                                 b.set(ch, Picos(now), k == 0 && lv);
                             }
                         }
-                        Var::Real(ri) if keep_real[*ri] => reals[*ri].push((now, lv as u8 as f32)),
+                        Var::Real(ri) if keep_real[*ri] => match &mut measuring[*ri] {
+                            Some(m) => m
+                                .push(now, lv as u8 as f32)
+                                .map_err(|p| ferr(line, p.message(&real_names[*ri])))?,
+                            None => reals[*ri].push((now, lv as u8 as f32)),
+                        },
                         Var::Real(_) => {}
                     }
                 }
@@ -548,7 +571,7 @@ fn read_impl<R: BufRead>(
     let start = b.start;
     let end = Picos(now.max(start.0));
     let mut analog = Vec::new();
-    for (name, pts) in real_names.into_iter().zip(reals) {
+    for (name, pts) in real_names.iter().cloned().zip(reals) {
         if pts.len() >= 2 {
             let iv = pts[1].0 - pts[0].0;
             if iv > 0 && pts.windows(2).all(|w| w[1].0 - w[0].0 == iv) {
@@ -561,12 +584,40 @@ fn read_impl<R: BufRead>(
             }
         }
     }
+    let kept = b.kept;
+    let mut channels = b.finish();
+    // measured real variables: as when read whole, only an evenly spaced one is an analog
+    // channel (listed, without its values), and a name already taken is not added again
+    let mut measured: u64 = 0;
+    for (name, m) in real_names.iter().zip(measuring) {
+        let Some(m) = m else { continue };
+        let Some((first, iv)) = m.spacing() else {
+            continue;
+        };
+        analog.push(AnalogChannel {
+            name: name.clone(),
+            start: Picos(first),
+            interval: Picos(iv),
+            values: Vec::new(),
+        });
+        if channels.iter().any(|c| &c.name == name) {
+            continue;
+        }
+        let left = budget.saturating_sub(kept + measured);
+        let mut ch: DigitalChannel = m
+            .input
+            .finish(left)
+            .map_err(|p| Error::format(file, Place::File, p.message(name)))?;
+        ch.edges.retain(|e| *e >= start && *e <= end);
+        measured += ch.edges.len() as u64;
+        channels.push(ch);
+    }
     let cap = Capture {
         source: file.to_string(),
         samplerate_hz: rate,
         start,
         end,
-        channels: b.finish(),
+        channels,
         analog,
     };
     cap.validate()?;
@@ -697,5 +748,55 @@ mod tests {
             e.to_string().contains("line 3") && e.to_string().contains("backwards"),
             "{e}"
         );
+    }
+}
+
+/// A real variable measured through a threshold while read (see
+/// [`super::analog_input`]), with what decides whether it is an analog channel at all: a
+/// read of the whole file keeps a real variable as one only when its values are evenly
+/// spaced in time.
+struct RealInput {
+    input: AnalogInput,
+    first: Option<i64>,
+    prev: i64,
+    interval: Option<i64>,
+    even: bool,
+}
+
+impl RealInput {
+    fn new(name: &str, opts: &super::Options, budget: u64) -> std::result::Result<Self, Problem> {
+        Ok(RealInput {
+            input: AnalogInput::new(
+                name,
+                opts.threshold,
+                opts.hysteresis,
+                Times::Explicit,
+                budget,
+            )?,
+            first: None,
+            prev: 0,
+            interval: None,
+            even: true,
+        })
+    }
+    fn push(&mut self, t: i64, v: f32) -> std::result::Result<(), Problem> {
+        if self.first.is_some() {
+            let d = t - self.prev;
+            match self.interval {
+                None => self.interval = Some(d),
+                Some(iv) => self.even &= d == iv,
+            }
+        } else {
+            self.first = Some(t);
+        }
+        self.prev = t;
+        self.input.push(t, v)
+    }
+    /// (start, interval) when the values were evenly spaced (at least two, interval > 0).
+    fn spacing(&self) -> Option<(i64, i64)> {
+        match (self.first, self.interval) {
+            (Some(f), Some(iv)) if iv > 0 && self.even => Some((f, iv)),
+            _ => None,
+        }
     }
 }
