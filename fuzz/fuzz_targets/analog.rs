@@ -1,8 +1,8 @@
 //! The check shared by the capture fuzz targets with analog channels (sigrok, Saleae
-//! binary, VCD `real`, oscilloscope CSV): every analog channel of a capture read whole, measured by
-//! name (`only_channels`, thresholded while read: spooled for the default levels, straight
-//! through with given ones), must give exactly the digital channel that thresholding the
-//! kept samples gives, and keep no samples.
+//! binary, VCD `real`, oscilloscope CSV): every analog channel of a capture read whole,
+//! measured by name (`only_channels`, thresholded while read: spooled for the default
+//! levels, straight through with given ones), must give exactly the digital channel that
+//! thresholding the kept samples gives, and keep no samples.
 
 use latscope_trace::import::{analog, read_bytes, Format, Options};
 
