@@ -80,3 +80,20 @@ def test_errors_carry_the_cli_message():
     assert str(ei.value) == cli_error("trace", SR, "--pulse", "D0", "--limit", "D0.bogus<1")
     with pytest.raises(TypeError):
         latscope.trace(42, pulse="D0")
+
+
+ANALOG = str(FIXTURES / "demo_analog.sr")
+
+
+@pytest.mark.parametrize("levels", [dict(), dict(threshold=1.0, hysteresis=0.2)])
+def test_analog_channel_measured_as_the_cli_does(levels):
+    # from a path: thresholded while read; from a Capture object: thresholded from the
+    # kept samples. Both give the CLI's figures.
+    flags = [x for k, v in levels.items() for x in (f"--{k}", str(v))]
+    ref = cli_json("trace", ANALOG, "--pulse", "A0", *flags)
+    assert ref["measurements"][0]["count"] > 0
+    r = latscope.trace(ANALOG, pulse="A0", **levels).to_dict()
+    assert r == ref
+    cap = latscope.read_capture(ANALOG)
+    r2 = latscope.trace(cap, pulse="A0", **levels).to_dict()
+    assert r2["measurements"] == ref["measurements"]
