@@ -431,8 +431,8 @@ impl Sink {
         let limit = match &self {
             Sink::Keep(_) => Some((
                 super::limits::MAX_ANALOG_SAMPLES,
-                "one import may keep (measure the channel with --pulse/--latency/..., which \
-                 keeps only its edges)",
+                "one import may keep whole (convert, --perfetto and --list keep every sample; \
+                 a measurement such as --pulse without --perfetto keeps only edges)",
             )),
             Sink::Measure(a) if a.spools() => Some((
                 MAX_SPOOLED_SAMPLES,

@@ -731,8 +731,9 @@ fn read_impl<R: Read + Seek>(r: R, file: &str, opts: &Options) -> Result<Capture
                     } else {
                         format!(
                             "more than {cap_samples} analog samples in all: more than one \
-                             import may keep (measure the channel with --pulse/--latency/..., \
-                             which keeps only its edges)"
+                             import may keep whole (convert, --perfetto and --list keep every \
+                             sample; a measurement such as --pulse without --perfetto keeps \
+                             only edges)"
                         )
                     },
                 ));

@@ -687,6 +687,56 @@ fn expect_end<R: Read>(tk: &mut Tokens<R>, file: &str) -> Result<()> {
     collect_until_end(tk, file, line, "$enddefinitions").map(|_| ())
 }
 
+/// A real variable measured through a threshold while read (see
+/// [`super::analog_input`]), with what decides whether it is an analog channel at all: a
+/// read of the whole file keeps a real variable as one only when its values are evenly
+/// spaced in time.
+struct RealInput {
+    input: AnalogInput,
+    first: Option<i64>,
+    prev: i64,
+    interval: Option<i64>,
+    even: bool,
+}
+
+impl RealInput {
+    fn new(name: &str, opts: &super::Options, budget: u64) -> std::result::Result<Self, Problem> {
+        Ok(RealInput {
+            input: AnalogInput::new(
+                name,
+                opts.threshold,
+                opts.hysteresis,
+                Times::Explicit,
+                budget,
+            )?,
+            first: None,
+            prev: 0,
+            interval: None,
+            even: true,
+        })
+    }
+    fn push(&mut self, t: i64, v: f32) -> std::result::Result<(), Problem> {
+        if self.first.is_some() {
+            let d = t - self.prev;
+            match self.interval {
+                None => self.interval = Some(d),
+                Some(iv) => self.even &= d == iv,
+            }
+        } else {
+            self.first = Some(t);
+        }
+        self.prev = t;
+        self.input.push(t, v)
+    }
+    /// (start, interval) when the values were evenly spaced (at least two, interval > 0).
+    fn spacing(&self) -> Option<(i64, i64)> {
+        match (self.first, self.interval) {
+            (Some(f), Some(iv)) if iv > 0 && self.even => Some((f, iv)),
+            _ => None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -748,55 +798,5 @@ mod tests {
             e.to_string().contains("line 3") && e.to_string().contains("backwards"),
             "{e}"
         );
-    }
-}
-
-/// A real variable measured through a threshold while read (see
-/// [`super::analog_input`]), with what decides whether it is an analog channel at all: a
-/// read of the whole file keeps a real variable as one only when its values are evenly
-/// spaced in time.
-struct RealInput {
-    input: AnalogInput,
-    first: Option<i64>,
-    prev: i64,
-    interval: Option<i64>,
-    even: bool,
-}
-
-impl RealInput {
-    fn new(name: &str, opts: &super::Options, budget: u64) -> std::result::Result<Self, Problem> {
-        Ok(RealInput {
-            input: AnalogInput::new(
-                name,
-                opts.threshold,
-                opts.hysteresis,
-                Times::Explicit,
-                budget,
-            )?,
-            first: None,
-            prev: 0,
-            interval: None,
-            even: true,
-        })
-    }
-    fn push(&mut self, t: i64, v: f32) -> std::result::Result<(), Problem> {
-        if self.first.is_some() {
-            let d = t - self.prev;
-            match self.interval {
-                None => self.interval = Some(d),
-                Some(iv) => self.even &= d == iv,
-            }
-        } else {
-            self.first = Some(t);
-        }
-        self.prev = t;
-        self.input.push(t, v)
-    }
-    /// (start, interval) when the values were evenly spaced (at least two, interval > 0).
-    fn spacing(&self) -> Option<(i64, i64)> {
-        match (self.first, self.interval) {
-            (Some(f), Some(iv)) if iv > 0 && self.even => Some((f, iv)),
-            _ => None,
-        }
     }
 }
