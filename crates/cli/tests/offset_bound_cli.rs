@@ -102,3 +102,62 @@ fn analyze_phases_interrupts_declared_periodic() {
     let table = String::from_utf8_lossy(&run(&["--periodic-interrupts"]).stdout).to_string();
     assert!(table.contains("interrupts declared periodic"), "{table}");
 }
+
+/// `periodic = true` on one interrupt in the system file phases that one without the
+/// flag: with the only interrupt declared so, the figures equal `--periodic-interrupts`;
+/// with a second, sporadic interrupt beside it the bound says "mixed".
+#[test]
+fn analyze_phases_the_interrupts_the_file_declares_periodic() {
+    let d = tempfile::tempdir().unwrap();
+    let base = "[platform]\ncpu_hz = 84_000_000\n[kernel]\ntick_hz = 1000\n\
+                [[task]]\nname = \"H\"\nperiod = \"10ms\"\nwcet = \"2ms\"\npriority = 2\n\
+                [[task]]\nname = \"L\"\nperiod = \"10ms\"\nwcet = \"3ms\"\npriority = 1\n\
+                [[interrupt]]\nname = \"I\"\nmin_interarrival = \"10ms\"\nwcet = \"1ms\"\n\
+                offset = \"5ms\"\n";
+    let sys = d.path().join("i.toml");
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_latscope"))
+            .arg("analyze")
+            .arg(&sys)
+            .args(["--no-overheads", "--no-release-delay", "--json", "-"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    std::fs::write(&sys, base).unwrap();
+    let flag = run(&["--periodic-interrupts"]);
+    std::fs::write(&sys, format!("{base}periodic = true\n")).unwrap();
+    let key = run(&[]);
+    assert_eq!(key["offset_bound"], flag["offset_bound"]);
+    assert_eq!(
+        key["offset_bound"]["tasks"][1]["wcrt_ns"].as_f64(),
+        Some(5e6)
+    );
+    // a second interrupt, sporadic, rarely arriving: "mixed". With L 0.1 ms shorter, H and
+    // L and one J (10 µs) end at 4.91 ms, before I's phase at 5 ms: I no longer counts
+    let mixed = format!(
+        "{}periodic = true\n[[interrupt]]\nname = \"J\"\nmin_interarrival = \"100ms\"\n\
+         wcet = \"10us\"\npriority = 2\n",
+        base.replace("wcet = \"3ms\"", "wcet = \"2.9ms\"")
+    );
+    std::fs::write(&sys, &mixed).unwrap();
+    let v = run(&[]);
+    let b = &v["offset_bound"];
+    assert_eq!(b["interrupts"], "mixed");
+    let l = &b["tasks"][1];
+    assert_eq!(l["wcrt_ns"].as_f64(), Some(4.91e6), "{b}");
+    assert_eq!(l["offset_free_ns"].as_f64(), Some(5.91e6), "{b}");
+    let out = Command::new(env!("CARGO_BIN_EXE_latscope"))
+        .arg("analyze")
+        .arg(&sys)
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("declares periodic"), "{table}");
+}

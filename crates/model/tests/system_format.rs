@@ -100,10 +100,14 @@ min_interarrival = "1ms"
 wcet = "232ns"
 priority = 1
 releases = "ah"
+offset = "300us"
+periodic = true
 "#;
     let a = System::from_toml_str(text, "a.toml").unwrap();
     assert_eq!(a.tasks[0].released_by, Some(0));
     assert_eq!(a.interrupts[0].releases, Some(0));
+    assert!(a.interrupts[0].periodic);
+    assert_eq!(a.interrupts[0].offset, Picos::from_us(300));
     assert_eq!(
         a.kernel.sleep_states[0].wake_latency(),
         Picos::from_ns(806_600)

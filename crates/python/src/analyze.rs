@@ -58,7 +58,10 @@ pub fn analyze(
     // `periodic_interrupts`, as `--periodic-interrupts`, the handlers' phases count too).
     let mode = opts.tick_mode.unwrap_or(sys.kernel.tick_mode);
     let zero = latscope_core::Picos::ZERO;
-    let phased_irq = periodic_interrupts && sys.interrupts.iter().any(|x| x.offset != zero);
+    let phased_irq = sys
+        .interrupts
+        .iter()
+        .any(|x| (periodic_interrupts || x.periodic) && x.offset != zero);
     let irq = if periodic_interrupts {
         latscope_model::rta::offsets::IrqPhasing::Periodic
     } else {

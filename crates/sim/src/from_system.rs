@@ -32,7 +32,8 @@ pub enum IrqMode {
     /// Strictly periodic at the minimum inter-arrival time, first at 0 (worst case).
     #[default]
     Worst,
-    /// First at a random offset in `[0, min)`, then gaps uniform in `[min, 2 min]`.
+    /// First at a random offset in `[0, min)`, then gaps uniform in `[min, 2 min]`; an
+    /// interrupt declared `periodic` in the system file stays strictly periodic.
     Random,
 }
 
@@ -211,11 +212,24 @@ pub fn from_system(sys: &System, o: &FromSystemOptions) -> Result<SimConfig, Fro
                     period: min,
                     offset: q.offset,
                 },
-                IrqMode::Random => IrqArrival::Sporadic {
-                    min,
-                    max: Picos(min.0.saturating_mul(2)),
-                    offset: q.offset + Picos(rng.gen_range(0..min.0.max(1))),
-                },
+                IrqMode::Random => {
+                    // drawn for every interrupt, so that the others' draws do not depend
+                    // on which ones are periodic
+                    let shift = Picos(rng.gen_range(0..min.0.max(1)));
+                    if q.periodic {
+                        // declared periodic in the system file: a timer stays a timer
+                        IrqArrival::Periodic {
+                            period: min,
+                            offset: q.offset,
+                        }
+                    } else {
+                        IrqArrival::Sporadic {
+                            min,
+                            max: Picos(min.0.saturating_mul(2)),
+                            offset: q.offset + shift,
+                        }
+                    }
+                }
             };
             SimIrq {
                 name: q.name.clone(),

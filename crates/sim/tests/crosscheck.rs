@@ -145,6 +145,7 @@ fn with_overheads_simulation_never_exceeds_rta() {
                 above_kernel: k % 2 == 0,
                 releases: None,
                 offset: Picos::ZERO,
+                periodic: false,
             });
             sys.critical_sections.application = Picos::from_us(rng.gen_range(1..=30));
         }
@@ -230,6 +231,7 @@ fn tickless_simulation_never_exceeds_rta() {
                 above_kernel: false,
                 releases: None,
                 offset: Picos::ZERO,
+                periodic: false,
             });
         }
         let opts = AnalysisOptions::default();

@@ -46,6 +46,7 @@ fn offset_bound_is_above_every_simulated_response() {
                 above_kernel: false,
                 releases: None,
                 offset: Picos::from_us(rng.gen_range(0..=700)),
+                periodic: false,
             });
         }
         let bounds: Vec<_> = [TickMode::Partitioned, TickMode::Pessimistic]
@@ -124,6 +125,7 @@ fn offset_bound_with_periodic_interrupts_is_above_every_simulated_response() {
                 above_kernel: false,
                 releases,
                 offset: Picos::from_us(rng.gen_range(0..period.0 / 1_000_000)),
+                periodic: false,
             });
         }
         let opts = AnalysisOptions::default();
@@ -160,9 +162,25 @@ fn check_against_simulation(
     what: &str,
     k: u64,
 ) -> (u32, f64) {
+    check_against_simulation_with(sys, bounds, what, k, IrqMode::Worst)
+}
+
+/// [`check_against_simulation`] with the interrupts arriving as `irq` says.
+fn check_against_simulation_with(
+    sys: &System,
+    bounds: &[OffsetBound],
+    what: &str,
+    k: u64,
+    irq: IrqMode,
+) -> (u32, f64) {
     let (mut compared, mut closest) = (0u32, f64::INFINITY);
     for seed in 0..2 {
-        let cfg = from_system(sys, &FromSystemOptions::default()).unwrap();
+        let fo = FromSystemOptions {
+            irq,
+            seed,
+            ..Default::default()
+        };
+        let cfg = from_system(sys, &fo).unwrap();
         let mut sim = Sim::new(
             cfg,
             SimOptions {
@@ -196,4 +214,130 @@ fn check_against_simulation(
         }
     }
     (compared, closest)
+}
+
+/// Interrupts declared periodic one by one in the system file (`periodic = true`): the
+/// bound phases only those. It lies between the all-sporadic and the all-periodic bound,
+/// and at or above every simulated response both when every interrupt arrives strictly
+/// periodically and when the undeclared ones arrive at random (gaps in [T, 2T], random
+/// first arrival) while the declared ones keep their period and offset.
+#[test]
+fn per_interrupt_periodic_keys_are_sound() {
+    let (mut compared, mut tighter, mut mixed) = (0u32, 0u32, 0u32);
+    for k in 0..160u64 {
+        let spec = GenerateSpec {
+            tasks: 2 + (k % 5) as usize,
+            utilisation: 0.35 + 0.45 * ((k * 29 % 100) as f64 / 100.0),
+            method: Method::UUniFast,
+            max_task_utilisation: 1.0,
+            period_min: Picos::from_ms(2),
+            period_max: Picos::from_ms(40),
+            granularity: Picos::from_ms(if k % 2 == 0 { 2 } else { 5 }),
+            periods: Default::default(),
+            seed: 7100 + k,
+        };
+        let mut sys = generate(&freertos_template(), &spec, 1).unwrap().remove(0);
+        let mut rng = ChaCha8Rng::seed_from_u64(k ^ 0x9e71);
+        for t in &mut sys.tasks {
+            t.offset = Picos::from_us(rng.gen_range(0..=t.period().0 / 1_000_000));
+        }
+        let gran = if k % 2 == 0 { 2 } else { 5 };
+        for q in 0..2usize {
+            let period = Picos::from_ms(gran * rng.gen_range(1..=4));
+            // the declared-periodic handler releases a task every other set
+            let releases = (k % 4 >= 2 && q == 0).then_some(sys.tasks.len() / 2);
+            if let Some(r) = releases {
+                let t = &mut sys.tasks[r];
+                t.arrival = latscope_model::system::Arrival::Sporadic(period);
+                t.deadline = period;
+                t.offset = Picos::ZERO;
+                t.jitter = Picos::ZERO;
+                t.wcet = t.wcet.min(Picos(period.0 / 4));
+                t.bcet = t.bcet.min(t.wcet);
+                t.released_by = Some(sys.interrupts.len());
+            }
+            sys.interrupts.push(latscope_model::system::Interrupt {
+                name: format!("irq{q}"),
+                min_interarrival: period,
+                wcet: Picos::from_us(rng.gen_range(20..=300)),
+                priority: 1 + q as u32,
+                above_kernel: false,
+                releases,
+                offset: Picos::from_us(rng.gen_range(0..period.0 / 1_000_000)),
+                // the first one a timer, the second sporadic
+                periodic: q == 0,
+            });
+        }
+        let opts = AnalysisOptions::default();
+        let mut all_sporadic = sys.clone();
+        all_sporadic
+            .interrupts
+            .iter_mut()
+            .for_each(|x| x.periodic = false);
+        let bounds: Vec<_> = [TickMode::Partitioned, TickMode::Pessimistic]
+            .into_iter()
+            .map(|m| {
+                let b = offset_bound_with(&sys, &opts, m, IrqPhasing::Sporadic).unwrap();
+                assert_eq!(&*b.interrupts, "mixed");
+                let s = offset_bound(&all_sporadic, &opts, m).unwrap();
+                assert_eq!(&*s.interrupts, "sporadic");
+                let p = offset_bound_with(&sys, &opts, m, IrqPhasing::Periodic).unwrap();
+                for ((b, s), p) in b.tasks.iter().zip(&s.tasks).zip(&p.tasks) {
+                    if let (Some(b), Some(s)) = (b.wcrt_ps, s.wcrt_ps) {
+                        assert!(b <= s, "set {k} {m:?}: mixed {b} > all-sporadic {s}");
+                        tighter += (b < s) as u32;
+                    }
+                    if let (Some(b), Some(p)) = (b.wcrt_ps, p.wcrt_ps) {
+                        assert!(p <= b, "set {k} {m:?}: all-periodic {p} > mixed {b}");
+                        mixed += (p < b) as u32;
+                    }
+                }
+                b
+            })
+            .collect();
+        compared += check_against_simulation(&sys, &bounds, "mixed-irq bound", k).0;
+        compared +=
+            check_against_simulation_with(&sys, &bounds, "mixed-irq bound", k, IrqMode::Random).0;
+    }
+    assert!(compared > 1000, "{compared}");
+    // the declaration matters both ways: some bounds tighter than all-sporadic, some
+    // looser than all-periodic
+    assert!(tighter > 10, "{tighter}");
+    assert!(mixed > 10, "{mixed}");
+    eprintln!(
+        "{compared} comparisons with one periodic and one sporadic interrupt; {tighter} \
+         tighter than all-sporadic, {mixed} looser than all-periodic"
+    );
+}
+
+/// `simulate --irq-arrivals random` keeps an interrupt the system file declares periodic
+/// strictly periodic at its offset; the others get a random first arrival and gaps.
+#[test]
+fn random_arrivals_keep_declared_periodic_interrupts_periodic() {
+    let text = "[platform]\ncpu_hz = 84_000_000\n[kernel]\ntick_hz = 1000\n\
+                [[task]]\nname = \"T\"\nperiod = \"10ms\"\nwcet = \"1ms\"\npriority = 1\n\
+                [[interrupt]]\nname = \"timer\"\nmin_interarrival = \"2ms\"\nwcet = \"10us\"\n\
+                offset = \"300us\"\nperiodic = true\n\
+                [[interrupt]]\nname = \"gpio\"\nmin_interarrival = \"3ms\"\nwcet = \"10us\"\n";
+    let sys = System::from_toml_str(text, "i.toml").unwrap();
+    for seed in 0..4 {
+        let o = FromSystemOptions {
+            irq: IrqMode::Random,
+            seed,
+            ..Default::default()
+        };
+        let cfg = from_system(&sys, &o).unwrap();
+        assert_eq!(
+            cfg.interrupts[0].arrival,
+            IrqArrival::Periodic {
+                period: Picos::from_ms(2),
+                offset: Picos::from_us(300)
+            }
+        );
+        assert!(
+            matches!(cfg.interrupts[1].arrival, IrqArrival::Sporadic { min, .. } if min == Picos::from_ms(3)),
+            "{:?}",
+            cfg.interrupts[1].arrival
+        );
+    }
 }

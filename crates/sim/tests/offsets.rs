@@ -127,6 +127,7 @@ fn random_offsets_stay_below_the_offset_free_bound() {
                 above_kernel: false,
                 releases: None,
                 offset: Picos::from_us(rng.gen_range(0..=700)),
+                periodic: false,
             });
         }
         let cfg = from_system(&sys, &FromSystemOptions::default()).unwrap();

@@ -203,6 +203,7 @@ fn simulation_with_resources_never_exceeds_rta() {
                 above_kernel: k % 2 == 0,
                 releases: None,
                 offset: Picos::ZERO,
+                periodic: false,
             });
         }
         add_resources(&mut sys, k, &mut rng);

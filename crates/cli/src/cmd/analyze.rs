@@ -100,7 +100,8 @@ pub struct Args {
     /// Declare every interrupt strictly periodic: it arrives every `min_interarrival`,
     /// first at its `offset` (as `simulate --irq-arrivals worst` runs it). The offset-based bound
     /// then phases the handlers and the tasks they release like periodic tasks (JSON:
-    /// `offset_bound.interrupts` = "periodic"); without it they are sporadic there
+    /// `offset_bound.interrupts` = "periodic"); without it only the interrupts whose
+    /// system-file entry says `periodic = true` are ("mixed"), the others sporadic
     #[arg(long)]
     pub periodic_interrupts: bool,
     #[command(flatten)]
@@ -180,8 +181,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         latscope_model::rta::offsets::IrqPhasing::Sporadic
     };
-    let phased_irq =
-        args.periodic_interrupts && sys.interrupts.iter().any(|x| x.offset != Picos::ZERO);
+    // interrupts phased: every one with the flag, else those the system file declares
+    // `periodic = true`
+    let phased_irq = sys
+        .interrupts
+        .iter()
+        .any(|x| (args.periodic_interrupts || x.periodic) && x.offset != Picos::ZERO);
     let offset_bound = if phased_irq || sys.tasks.iter().any(|t| t.offset != Picos::ZERO) {
         Some(
             latscope_model::rta::offsets::offset_bound_with(&sys, &opts, mode, irq)
@@ -249,6 +254,9 @@ fn print_offset_bound(
         b.tick_mode,
         if b.interrupts == "periodic" {
             "interrupts declared periodic from their offsets"
+        } else if b.interrupts == "mixed" {
+            "the interrupts the system file declares periodic phased by their offsets, \
+             the others sporadic"
         } else {
             "sporadic interrupts"
         }

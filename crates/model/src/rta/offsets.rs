@@ -43,7 +43,7 @@ use serde::{Deserialize, Serialize};
 
 latscope_core::words!(fn method_word = [METHOD]);
 latscope_core::words!(fn mode_word = ["pessimistic", "partitioned"]);
-latscope_core::words!(fn irq_word = ["sporadic", "periodic"]);
+latscope_core::words!(fn irq_word = ["sporadic", "periodic", "mixed"]);
 
 fn sporadic_word() -> Word {
     "sporadic"
@@ -74,7 +74,8 @@ pub struct OffsetBound {
     #[serde(deserialize_with = "mode_word")]
     pub tick_mode: Word,
     /// How interrupts were treated: "sporadic" (offset-free charges, released tasks
-    /// phase-less) or "periodic" (phased by their offsets, as tasks).
+    /// phase-less), "periodic" (phased by their offsets, as tasks) or "mixed" (only those
+    /// whose system-file entry says `periodic = true` phased).
     #[serde(default = "sporadic_word", deserialize_with = "irq_word")]
     pub interrupts: Word,
     /// `Z`: the longest busy period of the ticks and interrupts alone (ns).
@@ -115,6 +116,19 @@ impl IrqPhasing {
             IrqPhasing::Periodic => "periodic",
         }
     }
+    /// How the interrupts of `sys` were treated: "periodic" when every one is (by this
+    /// setting or by its own `periodic` key), "sporadic" when none is, else "mixed".
+    pub fn name_for(self, sys: &System) -> &'static str {
+        if self == IrqPhasing::Periodic {
+            return "periodic";
+        }
+        let n = sys.interrupts.iter().filter(|x| x.periodic).count();
+        match n {
+            0 => "sporadic",
+            n if n == sys.interrupts.len() => "periodic",
+            _ => "mixed",
+        }
+    }
 }
 
 /// Nominal arrivals `offset + n period` (n = 0, 1, ...) on the common time origin.
@@ -124,10 +138,11 @@ struct Phase {
     period: i64,
 }
 
-/// An interrupt's phase: only when interrupts are declared periodic.
-fn irq_phase(sys: &System, q: usize, irq: IrqPhasing) -> Option<Phase> {
+/// An interrupt's phase: only when it is taken as periodic (`phased[q]`: declared in the
+/// system file, or all of them with [`IrqPhasing::Periodic`]).
+fn irq_phase(sys: &System, q: usize, phased: &[bool]) -> Option<Phase> {
     let x = sys.interrupts.get(q)?;
-    (irq == IrqPhasing::Periodic && x.min_interarrival.0 > 0).then_some(Phase {
+    (phased.get(q).copied().unwrap_or(false) && x.min_interarrival.0 > 0).then_some(Phase {
         offset: x.offset.0,
         period: x.min_interarrival.0,
     })
@@ -137,14 +152,14 @@ fn irq_phase(sys: &System, q: usize, irq: IrqPhasing) -> Option<Phase> {
 /// periodic interrupt arrives with the interrupt (its jitter covers the handler path),
 /// provided the interrupt's period is at least the task's (the analysis counts its jobs
 /// `T_j` apart, so they must not come closer). Anything else has none.
-fn task_phase(sys: &System, j: usize, irq: IrqPhasing) -> Option<Phase> {
+fn task_phase(sys: &System, j: usize, phased: &[bool]) -> Option<Phase> {
     let t = sys.tasks.get(j)?;
     match t.released_by {
         None => matches!(t.arrival, Arrival::Periodic(_)).then_some(Phase {
             offset: t.offset.0,
             period: t.period().0,
         }),
-        Some(q) => irq_phase(sys, q, irq).filter(|ph| ph.period >= t.period().0),
+        Some(q) => irq_phase(sys, q, phased).filter(|ph| ph.period >= t.period().0),
     }
 }
 
@@ -169,12 +184,45 @@ pub fn offset_bound(
 }
 
 /// The offset-based bound of every task in one tick mode, with interrupts treated as
-/// `irq` says (see the module documentation).
+/// `irq` says, and those whose system-file entry says `periodic = true` phased in any case
+/// (see the module documentation).
+///
+/// Phasing interrupts adds information, and the result never uses less: where the bound
+/// with every interrupt sporadic (sound whatever the arrivals) is lower for a task, that
+/// one is reported. (The windows a phased interrupt or its released task adds can make
+/// the phased bound a little higher: by 0.01 % for a task of one random test set.)
 pub fn offset_bound_with(
     sys: &System,
     opts: &super::AnalysisOptions,
     mode: TickMode,
     irq: IrqPhasing,
+) -> Result<OffsetBound, AnalysisError> {
+    let phased: Vec<bool> = sys
+        .interrupts
+        .iter()
+        .map(|x| irq == IrqPhasing::Periodic || x.periodic)
+        .collect();
+    let mut out = bound_for(sys, opts, mode, &phased)?;
+    out.interrupts = irq.name_for(sys);
+    if phased.iter().any(|&b| b) {
+        let base = bound_for(sys, opts, mode, &vec![false; phased.len()])?;
+        for (t, b) in out.tasks.iter_mut().zip(base.tasks) {
+            if let (Some(x), Some(y)) = (t.wcrt_ps, b.wcrt_ps) {
+                if y < x {
+                    *t = b;
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// [`offset_bound_with`] with interrupt `q` phased when `phased[q]`.
+fn bound_for(
+    sys: &System,
+    opts: &super::AnalysisOptions,
+    mode: TickMode,
+    phased: &[bool],
 ) -> Result<OffsetBound, AnalysisError> {
     // The offset-free results from the file's system (analyze_mode adds the lock costs
     // itself); the windows below from the system with them added, as analyze_mode does.
@@ -186,7 +234,7 @@ pub fn offset_bound_with(
     let mut out = OffsetBound {
         method: METHOD,
         tick_mode: mode.name(),
-        interrupts: irq.name(),
+        interrupts: IrqPhasing::Sporadic.name(),
         overhead_busy_ns: None,
         reason: None,
         tasks: free
@@ -213,10 +261,10 @@ pub fn offset_bound_with(
     out.overhead_busy_ns = Some(z as f64 / 1000.0);
     let jitter = p.jitter_ps.clone();
     let ph: Vec<Option<Phase>> = (0..sys.tasks.len())
-        .map(|j| task_phase(sys, j, irq))
+        .map(|j| task_phase(sys, j, phased))
         .collect();
     let irq_ph: Vec<Option<Phase>> = (0..sys.interrupts.len())
-        .map(|q| irq_phase(sys, q, irq))
+        .map(|q| irq_phase(sys, q, phased))
         .collect();
     let mut shifted = vec![0i64; sys.tasks.len()];
     let mut irq_shift = vec![0i64; sys.interrupts.len()];

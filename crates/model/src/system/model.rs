@@ -239,6 +239,12 @@ pub struct Interrupt {
     /// First arrival (phase) in the simulator's periodic worst mode, to replay a
     /// measured phasing; the offset-free analysis does not depend on it.
     pub offset: Picos,
+    /// Declared strictly periodic (a timer, a sampling clock): it arrives every
+    /// `min_interarrival`, first at `offset`, in every simulation mode, and the
+    /// offset-based bound phases it and the task it releases like periodic tasks. False:
+    /// `min_interarrival` is only a minimum (unless `analyze --periodic-interrupts`
+    /// declares every interrupt periodic).
+    pub periodic: bool,
 }
 
 /// Longest interrupts-disabled sections.

@@ -487,6 +487,7 @@ fn build_interrupts(
             priority,
             above_kernel: r.above_kernel.unwrap_or(false),
             releases,
+            periodic: r.periodic.unwrap_or(false),
         });
     }
     Ok(interrupts)

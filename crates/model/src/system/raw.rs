@@ -171,6 +171,8 @@ pub(super) struct RawInterrupt {
     #[serde(default)]
     pub(super) offset: Option<SDur>,
     #[serde(default)]
+    pub(super) periodic: Option<bool>,
+    #[serde(default)]
     pub(super) critical: Vec<Spanned<super::resources::RawSection>>,
 }
 

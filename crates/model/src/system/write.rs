@@ -186,6 +186,9 @@ impl System {
                 if i.offset != Picos::ZERO {
                     it.insert("offset".into(), d(i.offset));
                 }
+                if i.periodic {
+                    it.insert("periodic".into(), V::Boolean(true));
+                }
                 if let Some(r) = i.releases {
                     it.insert("releases".into(), V::String(self.tasks[r].name.clone()));
                 }
