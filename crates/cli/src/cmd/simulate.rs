@@ -50,8 +50,9 @@ pub struct Args {
     #[arg(long, default_value = "auto", value_name = "MODE")]
     exec: String,
 
-    /// Interrupt arrivals: worst (periodic at the minimum inter-arrival from 0) or random
-    /// (random first arrival, then gaps uniform in [min, 2*min])
+    /// Interrupt arrivals: worst (periodic at the minimum inter-arrival from each one's
+    /// offset) or random (random first arrival, then gaps uniform in [min, 2*min]; an
+    /// interrupt with `periodic = true` in the system file stays periodic at its offset)
     #[arg(long, default_value = "worst", value_name = "MODE")]
     irq_arrivals: String,
 
