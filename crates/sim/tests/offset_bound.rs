@@ -278,9 +278,9 @@ fn per_interrupt_periodic_keys_are_sound() {
             .into_iter()
             .map(|m| {
                 let b = offset_bound_with(&sys, &opts, m, IrqPhasing::Sporadic).unwrap();
-                assert_eq!(&*b.interrupts, "mixed");
+                assert_eq!(b.interrupts, "mixed");
                 let s = offset_bound(&all_sporadic, &opts, m).unwrap();
-                assert_eq!(&*s.interrupts, "sporadic");
+                assert_eq!(s.interrupts, "sporadic");
                 let p = offset_bound_with(&sys, &opts, m, IrqPhasing::Periodic).unwrap();
                 for ((b, s), p) in b.tasks.iter().zip(&s.tasks).zip(&p.tasks) {
                     if let (Some(b), Some(s)) = (b.wcrt_ps, s.wcrt_ps) {
