@@ -16,9 +16,14 @@ use latscope_core::stats::radix::F32Ranks;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 
-/// Most samples one analog channel may spool to disk: 512 Mi (2 GiB as float32). A larger
-/// trace is measured with `--threshold` and `--hysteresis` given (no spool at all).
-pub const MAX_SPOOLED_SAMPLES: u64 = 1 << 29;
+/// Most bytes one analog channel may spool to its temporary file: 2 GiB (512 Mi samples of
+/// a uniformly sampled channel, 178 Mi with explicit times). A larger trace is measured
+/// with `--threshold` and `--hysteresis` given (no spool at all).
+pub const MAX_SPOOL_BYTES: u64 = 2 << 30;
+
+/// Most samples of a uniformly sampled channel in [`MAX_SPOOL_BYTES`] (importers check
+/// what an entry declares against it before reading).
+pub const MAX_SPOOLED_SAMPLES: u64 = MAX_SPOOL_BYTES / 4;
 
 /// How the sample times are known.
 #[derive(Clone, Copy, Debug)]
@@ -34,7 +39,7 @@ pub enum Times {
 pub enum Problem {
     /// More edges than the import's budget.
     OverBudget(u64),
-    /// More samples than [`MAX_SPOOLED_SAMPLES`].
+    /// More samples than [`MAX_SPOOL_BYTES`] hold.
     TooManySamples,
     /// The temporary file failed.
     Io(std::io::Error),
@@ -49,7 +54,7 @@ impl Problem {
                  (--max-edges raises the limit)"
             ),
             Problem::TooManySamples => format!(
-                "analog channel '{channel}': more than {MAX_SPOOLED_SAMPLES} samples to spool for \
+                "analog channel '{channel}': more than {MAX_SPOOL_BYTES} bytes of samples to spool for \
                  the default threshold (give --threshold and --hysteresis to measure it without \
                  spooling)"
             ),
@@ -80,6 +85,8 @@ pub struct AnalogInput {
     times: Times,
     n: u64,
     state: State,
+    /// [`MAX_SPOOL_BYTES`] (lowered in tests).
+    spool_cap: u64,
 }
 
 impl AnalogInput {
@@ -110,6 +117,7 @@ impl AnalogInput {
             times,
             n: 0,
             state,
+            spool_cap: MAX_SPOOL_BYTES,
         })
     }
 
@@ -139,7 +147,7 @@ impl AnalogInput {
                 .push(self.times.at(i, t), v)
                 .map_err(|OverBudget| Problem::OverBudget(self.max_edges)),
             State::Spool { w, ranks } => {
-                if self.n > MAX_SPOOLED_SAMPLES {
+                if self.n.saturating_mul(self.times.record_bytes()) > self.spool_cap {
                     return Err(Problem::TooManySamples);
                 }
                 ranks.add(v);
@@ -163,6 +171,7 @@ impl AnalogInput {
             n,
             state,
             max_edges: own,
+            ..
         } = self;
         let max_edges = max_edges.min(own);
         match state {
@@ -188,6 +197,13 @@ impl AnalogInput {
 }
 
 impl Times {
+    /// Bytes a spooled sample takes.
+    fn record_bytes(self) -> u64 {
+        match self {
+            Times::Uniform { .. } => 4,
+            Times::Explicit => 12,
+        }
+    }
     #[inline]
     fn at(self, i: u64, t: i64) -> i64 {
         match self {
@@ -208,10 +224,7 @@ fn replay(
 ) -> Result<(), Problem> {
     f.seek(SeekFrom::Start(0))?;
     let mut r = BufReader::with_capacity(1 << 20, &mut *f);
-    let rec = match times {
-        Times::Explicit => 12,
-        Times::Uniform { .. } => 4,
-    };
+    let rec = times.record_bytes() as usize;
     let mut buf = vec![0u8; rec * 8192];
     let mut i = 0u64;
     while i < n {
@@ -318,6 +331,35 @@ mod tests {
             }
             let res = res.and_then(|_| a.finish(u64::MAX).map(|_| ()));
             assert!(matches!(res, Err(Problem::OverBudget(10))), "{given:?}");
+        }
+    }
+
+    #[test]
+    fn the_spool_is_capped_in_bytes() {
+        // 12 bytes a sample with explicit times, 4 when uniform: a 40-byte cap holds 3
+        // and 10 of them
+        for (times, fits) in [
+            (Times::Explicit, 3u64),
+            (
+                Times::Uniform {
+                    start: 0,
+                    interval: 1,
+                },
+                10,
+            ),
+        ] {
+            let mut a = AnalogInput::new("a", None, None, times, u64::MAX).unwrap();
+            a.spool_cap = 40;
+            for i in 0..fits {
+                a.push(i as i64, 0.5).unwrap();
+            }
+            assert!(matches!(a.push(99, 0.5), Err(Problem::TooManySamples)));
+        }
+        // given levels spool nothing, so nothing caps them
+        let mut a = AnalogInput::new("a", Some(1.0), Some(0.1), Times::Explicit, u64::MAX).unwrap();
+        a.spool_cap = 40;
+        for i in 0..100 {
+            a.push(i, 0.5).unwrap();
         }
     }
 }
