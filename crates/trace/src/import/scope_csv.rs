@@ -16,10 +16,14 @@
 //! the column layout is taken from the last line read ahead, and data rows are the lines
 //! from the first one whose time and voltage columns parse as numbers. The rows are read
 //! with the `csv` crate (RFC 4180 quoting, one reused record); errors name the line and
-//! the column. The threshold is given or the
-//! midpoint of the 5th and 95th percentile levels; the hysteresis band is given or
-//! 10 % of that span. The voltages are also kept as analog channels when uniformly
-//! spaced.
+//! the column. The threshold is given or the midpoint of the 5th and 95th percentile
+//! levels; the hysteresis band is given or 10 % of that span ([`super::threshold`]).
+//!
+//! Read whole (no `only_channels`: `convert`, `--perfetto`), every column is kept and
+//! digitized, and the voltages are also kept as analog channels when uniformly spaced.
+//! Measured (`only_channels` names columns), only those columns are digitized, each while
+//! it is read ([`super::analog_input`]): nothing per row is held, and the other columns
+//! are listed without edges.
 
 use super::analog_input::{AnalogInput, Times};
 use super::text::{

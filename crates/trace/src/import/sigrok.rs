@@ -434,8 +434,10 @@ pub fn channel_names<R: Read + Seek>(r: R, file: &str) -> Result<Vec<String>> {
 }
 
 /// Like [`read`], decoding edges only for the channels in `only` (names or `#index`);
-/// the other channels stay in the capture, in order, with no edges, and analog data is
-/// skipped. This keeps memory proportional to the edges actually measured.
+/// the other channels stay in the capture, in order, with no edges. An analog channel
+/// named in `only` is thresholded while it is inflated and added as a digital channel
+/// after the others; every analog channel is listed without samples. This keeps memory
+/// proportional to the edges actually measured.
 pub fn read_with<R: Read + Seek>(
     r: R,
     file: &str,
