@@ -324,3 +324,36 @@ fn vcd_real_measured_while_read_equals_kept() {
     assert!(u.channels.iter().all(|c| c.name != "u"));
     assert!(u.analog.iter().all(|a| a.name != "u"));
 }
+
+/// Several Saleae files, one digital and one analog, merged: the analog one measured by
+/// name is thresholded while read and comes after the digital channel, both flagged as
+/// decoded, with the edges of a whole read thresholded afterwards.
+#[test]
+fn merged_saleae_files_with_an_analog_one_measured() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("digital_0.bin");
+    let a = dir.path().join("analog_1.bin");
+    let times: Vec<f64> = (1..40).map(|k| k as f64 * 1e-4).collect();
+    std::fs::write(&d, saleae_bin::write::digital_v0(false, 0.0, 0.005, &times)).unwrap();
+    std::fs::write(
+        &a,
+        saleae_bin::write::analog_v0(0.0, 1_000_000, 1, &volts(5000)),
+    )
+    .unwrap();
+    let files = [(d.as_path(), None), (a.as_path(), None)];
+    let only = Options {
+        only_channels: Some(vec!["digital_0".into(), "analog_1".into()]),
+        ..Default::default()
+    };
+    let m = import::open_merged(&files, &only).unwrap();
+    let names: Vec<&str> = m.capture.channels.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["digital_0", "analog_1"]);
+    assert_eq!(m.decoded, [true, true]);
+    assert!(m.capture.analog.iter().all(|x| x.values.is_empty()));
+    let mut whole = import::open_merged(&files, &Options::default())
+        .unwrap()
+        .capture;
+    analog::add_thresholded(&mut whole, &["analog_1"], None, None);
+    assert_eq!(m.capture.channels, whole.channels);
+    assert!(m.capture.channels[1].edges.len() > 80);
+}
