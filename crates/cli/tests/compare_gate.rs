@@ -51,12 +51,11 @@ fn rounds_are_summarised_and_add_up() {
     assert_eq!(v["settings"]["rounds"], 4);
     let sum: u64 = rounds.iter().map(|r| r["count"].as_u64().unwrap()).sum();
     assert_eq!(sum, v["total"]["count"].as_u64().unwrap());
-    // 80 loops shared by 4 rounds: 20 wake-ups each, every one a sample or an overrun.
+    // 80 loops shared by 4 rounds: 20 wake-ups each (`--loops` counts wake-ups,
+    // docs/measure.md), each one sample. Periods missed on a busy machine are overruns on
+    // top of them, not taken out of them, so the count does not depend on the load.
     for r in rounds {
-        assert_eq!(
-            r["count"].as_u64().unwrap() + r["overruns"].as_u64().unwrap(),
-            20
-        );
+        assert_eq!(r["count"].as_u64().unwrap(), 20, "{r}");
     }
     let max = rounds.iter().map(|r| r["max_ns"].as_i64().unwrap()).max();
     assert_eq!(max, v["total"]["max_ns"].as_i64());
