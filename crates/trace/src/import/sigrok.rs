@@ -587,52 +587,29 @@ fn read_impl<R: Read + Seek>(r: R, file: &str, opts: &Options) -> Result<Capture
     let mut dec = Decoder::new(u, mask);
     let mut buf = vec![0u8; 1 << 20];
     for (_, idx, name) in &logic {
-        let e = z
-            .by_index(*idx)
-            .map_err(|er| Error::format(file, Place::Entry(name.clone(), None), er.to_string()))?;
-        let declared = e.size();
-        let mut e = Declared::new(e, declared, "its declared size");
-        let mut carry = 0usize;
-        let mut off: u64 = 0;
-        loop {
-            let k = match e.read(&mut buf[carry..]) {
-                Ok(k) => k,
-                Err(er) if er.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(er) => {
+        stream_entry(
+            &mut z,
+            file,
+            (*idx, name),
+            &mut buf,
+            u,
+            |off| format!("chunk length {off} is not a multiple of the unit size {unit}"),
+            |words, _, read| {
+                dec.feed(words);
+                if dec.kept > budget {
                     return Err(Error::format(
                         file,
-                        Place::Entry(name.clone(), Some(off)),
-                        format!("corrupt or truncated data: {er}"),
-                    ))
+                        Place::Entry(name.clone(), Some(read)),
+                        format!(
+                            "more than {budget} edges on the channels read: more than one \
+                             import may keep (measure fewer channels, or raise the limit \
+                             with --max-edges)"
+                        ),
+                    ));
                 }
-            };
-            if k == 0 {
-                break;
-            }
-            off += k as u64;
-            let have = carry + k;
-            let whole = have - have % u;
-            dec.feed(&buf[..whole]);
-            if dec.kept > budget {
-                return Err(Error::format(
-                    file,
-                    Place::Entry(name.clone(), Some(off)),
-                    format!(
-                        "more than {budget} edges on the channels read: more than one import \
-                         may keep (measure fewer channels, or raise the limit with --max-edges)"
-                    ),
-                ));
-            }
-            buf.copy_within(whole..have, 0);
-            carry = have - whole;
-        }
-        if carry != 0 {
-            return Err(Error::format(
-                file,
-                Place::Entry(name.clone(), Some(off)),
-                format!("chunk length {off} is not a multiple of the unit size {unit}"),
-            ));
-        }
+                Ok(())
+            },
+        )?;
     }
     // times must stay within ±2^62 ps (53 days); a wrong stated rate can be overridden
     let span = dec.samples as i128 * PS_PER_S as i128 / rate as i128;
@@ -798,53 +775,83 @@ fn read_analog<R: Read + Seek>(
     let mut buf = vec![0u8; 1 << 16];
     let mut count = 0u64;
     for (_, idx, ename) in parts {
-        let e = z
-            .by_index(*idx)
-            .map_err(|er| Error::format(file, Place::Entry(ename.clone(), None), er.to_string()))?;
-        let declared = e.size();
-        let mut e = Declared::new(e, declared, "its declared size");
-        let mut carry = 0usize;
-        let mut off: u64 = 0;
-        loop {
-            let k = match e.read(&mut buf[carry..]) {
-                Ok(k) => k,
-                Err(er) if er.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(er) => {
-                    return Err(Error::format(
-                        file,
-                        Place::Entry(ename.clone(), Some(off)),
-                        format!("corrupt or truncated data: {er}"),
-                    ))
+        let len = stream_entry(
+            z,
+            file,
+            (*idx, ename),
+            &mut buf,
+            4,
+            |off| format!("length {off} is not a multiple of 4 (float32 samples)"),
+            |bytes, at, _| {
+                for (j, b) in bytes.chunks_exact(4).enumerate() {
+                    each(f32::from_le_bytes([b[0], b[1], b[2], b[3]])).map_err(|msg| {
+                        Error::format(
+                            file,
+                            Place::Entry(ename.clone(), Some(at + 4 * j as u64)),
+                            msg,
+                        )
+                    })?;
                 }
-            };
-            if k == 0 {
-                break;
-            }
-            let have = carry + k;
-            let whole = have - have % 4;
-            for (j, b) in buf[..whole].chunks_exact(4).enumerate() {
-                each(f32::from_le_bytes([b[0], b[1], b[2], b[3]])).map_err(|msg| {
-                    Error::format(
-                        file,
-                        Place::Entry(ename.clone(), Some(off - carry as u64 + 4 * j as u64)),
-                        msg,
-                    )
-                })?;
-            }
-            count += (whole / 4) as u64;
-            off += k as u64;
-            buf.copy_within(whole..have, 0);
-            carry = have - whole;
-        }
-        if carry != 0 {
-            return Err(Error::format(
-                file,
-                Place::Entry(ename.clone(), Some(off)),
-                format!("length {off} is not a multiple of 4 (float32 samples)"),
-            ));
-        }
+                Ok(())
+            },
+        )?;
+        count += len / 4;
     }
     Ok(count)
+}
+
+/// Inflates one zip entry (`(index, name)`) through `buf`, refusing it once it passes its
+/// declared size, and hands `feed` every whole number of `unit`-byte words read so far,
+/// with the entry offset of their first byte and the offset read up to. Returns the
+/// entry's length, which must be a whole number of words (`remainder(length)` says why
+/// not). Logic chunks and analog streams are both read this way.
+fn stream_entry<R: Read + Seek>(
+    z: &mut zip::ZipArchive<R>,
+    file: &str,
+    (idx, name): (usize, &String),
+    buf: &mut [u8],
+    unit: usize,
+    remainder: impl Fn(u64) -> String,
+    mut feed: impl FnMut(&[u8], u64, u64) -> Result<()>,
+) -> Result<u64> {
+    let e = z
+        .by_index(idx)
+        .map_err(|er| Error::format(file, Place::Entry(name.clone(), None), er.to_string()))?;
+    let declared = e.size();
+    let mut e = Declared::new(e, declared, "its declared size");
+    let mut carry = 0usize;
+    let mut off: u64 = 0;
+    loop {
+        let k = match e.read(&mut buf[carry..]) {
+            Ok(k) => k,
+            Err(er) if er.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(er) => {
+                return Err(Error::format(
+                    file,
+                    Place::Entry(name.clone(), Some(off)),
+                    format!("corrupt or truncated data: {er}"),
+                ))
+            }
+        };
+        if k == 0 {
+            break;
+        }
+        let have = carry + k;
+        let whole = have - have % unit;
+        let at = off - carry as u64;
+        off += k as u64;
+        feed(&buf[..whole], at, off)?;
+        buf.copy_within(whole..have, 0);
+        carry = have - whole;
+    }
+    if carry != 0 {
+        return Err(Error::format(
+            file,
+            Place::Entry(name.clone(), Some(off)),
+            remainder(off),
+        ));
+    }
+    Ok(off)
 }
 
 #[cfg(test)]
