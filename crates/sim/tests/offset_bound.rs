@@ -82,52 +82,15 @@ fn offset_bound_is_above_every_simulated_response() {
 fn offset_bound_with_periodic_interrupts_is_above_every_simulated_response() {
     let (mut compared, mut tighter) = (0u32, 0u32);
     for k in 0..200u64 {
-        let spec = GenerateSpec {
-            tasks: 2 + (k % 5) as usize,
+        let sys = set_with_interrupts(&SetRecipe {
+            k,
             utilisation: 0.3 + 0.5 * ((k * 37 % 100) as f64 / 100.0),
-            method: Method::UUniFast,
-            max_task_utilisation: 1.0,
-            period_min: Picos::from_ms(2),
-            period_max: Picos::from_ms(40),
-            granularity: Picos::from_ms(if k % 2 == 0 { 2 } else { 5 }),
-            periods: Default::default(),
             seed: 9900 + k,
-        };
-        let mut sys = generate(&freertos_template(), &spec, 1).unwrap().remove(0);
-        let mut rng = ChaCha8Rng::seed_from_u64(k ^ 0x1e9);
-        for t in &mut sys.tasks {
-            t.offset = Picos::from_us(rng.gen_range(0..=t.period().0 / 1_000_000));
-            if rng.gen_bool(0.4) {
-                t.jitter = Picos::from_us(rng.gen_range(0..=t.period().0 / 10_000_000));
-            }
-        }
-        let gran = if k % 2 == 0 { 2 } else { 5 };
-        for q in 0..1 + (k % 2) as usize {
-            let period = Picos::from_ms(gran * rng.gen_range(1..=4));
-            // Every other set: the handler releases the lowest task of the set's first
-            // half, which then arrives with it (sporadic at the handler's period).
-            let releases = (k % 4 >= 2 && q == 0).then_some(sys.tasks.len() / 2);
-            if let Some(r) = releases {
-                let t = &mut sys.tasks[r];
-                t.arrival = latscope_model::system::Arrival::Sporadic(period);
-                t.deadline = period;
-                t.offset = Picos::ZERO;
-                t.jitter = Picos::ZERO;
-                t.wcet = t.wcet.min(Picos(period.0 / 4));
-                t.bcet = t.bcet.min(t.wcet);
-                t.released_by = Some(sys.interrupts.len());
-            }
-            sys.interrupts.push(latscope_model::system::Interrupt {
-                name: format!("irq{q}"),
-                min_interarrival: period,
-                wcet: Picos::from_us(rng.gen_range(20..=300)),
-                priority: 1 + q as u32,
-                above_kernel: false,
-                releases,
-                offset: Picos::from_us(rng.gen_range(0..period.0 / 1_000_000)),
-                periodic: false,
-            });
-        }
+            rng: k ^ 0x1e9,
+            jitter: Some(0.4),
+            interrupts: 1 + (k % 2) as usize,
+            periodic: &|_| false,
+        });
         let opts = AnalysisOptions::default();
         let bounds: Vec<_> = [TickMode::Partitioned, TickMode::Pessimistic]
             .into_iter()
@@ -151,6 +114,76 @@ fn offset_bound_with_periodic_interrupts_is_above_every_simulated_response() {
     assert!(compared > 1000, "{compared}");
     assert!(tighter > 30, "{tighter}");
     eprintln!("{compared} comparisons with periodic interrupts, {tighter} tighter than sporadic");
+}
+
+/// How [`set_with_interrupts`] builds random set `k`.
+struct SetRecipe<'a> {
+    k: u64,
+    utilisation: f64,
+    /// Generator seed of the tasks.
+    seed: u64,
+    /// Seed of the offsets, jitters and interrupts.
+    rng: u64,
+    /// Probability that a task gets release jitter (None: no jitter, nothing drawn).
+    jitter: Option<f64>,
+    interrupts: usize,
+    /// Which interrupts the system file declares `periodic = true`.
+    periodic: &'a dyn Fn(usize) -> bool,
+}
+
+/// A random set of 2–6 tasks (periods 2–40 ms on a 2 or 5 ms grid, random offsets, jitter
+/// as asked) with interrupts whose periods lie on the same grid, at random offsets; in
+/// every other pair of sets the first interrupt releases the lowest task of the set's
+/// first half, which then arrives with it (sporadic at the handler's period).
+fn set_with_interrupts(r: &SetRecipe) -> System {
+    let k = r.k;
+    let spec = GenerateSpec {
+        tasks: 2 + (k % 5) as usize,
+        utilisation: r.utilisation,
+        method: Method::UUniFast,
+        max_task_utilisation: 1.0,
+        period_min: Picos::from_ms(2),
+        period_max: Picos::from_ms(40),
+        granularity: Picos::from_ms(if k % 2 == 0 { 2 } else { 5 }),
+        periods: Default::default(),
+        seed: r.seed,
+    };
+    let mut sys = generate(&freertos_template(), &spec, 1).unwrap().remove(0);
+    let mut rng = ChaCha8Rng::seed_from_u64(r.rng);
+    for t in &mut sys.tasks {
+        t.offset = Picos::from_us(rng.gen_range(0..=t.period().0 / 1_000_000));
+        if let Some(p) = r.jitter {
+            if rng.gen_bool(p) {
+                t.jitter = Picos::from_us(rng.gen_range(0..=t.period().0 / 10_000_000));
+            }
+        }
+    }
+    let gran = if k % 2 == 0 { 2 } else { 5 };
+    for q in 0..r.interrupts {
+        let period = Picos::from_ms(gran * rng.gen_range(1..=4));
+        let releases = (k % 4 >= 2 && q == 0).then_some(sys.tasks.len() / 2);
+        if let Some(i) = releases {
+            let t = &mut sys.tasks[i];
+            t.arrival = latscope_model::system::Arrival::Sporadic(period);
+            t.deadline = period;
+            t.offset = Picos::ZERO;
+            t.jitter = Picos::ZERO;
+            t.wcet = t.wcet.min(Picos(period.0 / 4));
+            t.bcet = t.bcet.min(t.wcet);
+            t.released_by = Some(sys.interrupts.len());
+        }
+        sys.interrupts.push(latscope_model::system::Interrupt {
+            name: format!("irq{q}"),
+            min_interarrival: period,
+            wcet: Picos::from_us(rng.gen_range(20..=300)),
+            priority: 1 + q as u32,
+            above_kernel: false,
+            releases,
+            offset: Picos::from_us(rng.gen_range(0..period.0 / 1_000_000)),
+            periodic: (r.periodic)(q),
+        });
+    }
+    sys
 }
 
 /// Simulates `sys` for 1 s with two seeds and checks every finite bound of `bounds`
@@ -225,49 +258,16 @@ fn check_against_simulation_with(
 fn per_interrupt_periodic_keys_are_sound() {
     let (mut compared, mut tighter, mut mixed) = (0u32, 0u32, 0u32);
     for k in 0..160u64 {
-        let spec = GenerateSpec {
-            tasks: 2 + (k % 5) as usize,
+        // the first interrupt a timer, the second sporadic
+        let sys = set_with_interrupts(&SetRecipe {
+            k,
             utilisation: 0.35 + 0.45 * ((k * 29 % 100) as f64 / 100.0),
-            method: Method::UUniFast,
-            max_task_utilisation: 1.0,
-            period_min: Picos::from_ms(2),
-            period_max: Picos::from_ms(40),
-            granularity: Picos::from_ms(if k % 2 == 0 { 2 } else { 5 }),
-            periods: Default::default(),
             seed: 7100 + k,
-        };
-        let mut sys = generate(&freertos_template(), &spec, 1).unwrap().remove(0);
-        let mut rng = ChaCha8Rng::seed_from_u64(k ^ 0x9e71);
-        for t in &mut sys.tasks {
-            t.offset = Picos::from_us(rng.gen_range(0..=t.period().0 / 1_000_000));
-        }
-        let gran = if k % 2 == 0 { 2 } else { 5 };
-        for q in 0..2usize {
-            let period = Picos::from_ms(gran * rng.gen_range(1..=4));
-            // the declared-periodic handler releases a task every other set
-            let releases = (k % 4 >= 2 && q == 0).then_some(sys.tasks.len() / 2);
-            if let Some(r) = releases {
-                let t = &mut sys.tasks[r];
-                t.arrival = latscope_model::system::Arrival::Sporadic(period);
-                t.deadline = period;
-                t.offset = Picos::ZERO;
-                t.jitter = Picos::ZERO;
-                t.wcet = t.wcet.min(Picos(period.0 / 4));
-                t.bcet = t.bcet.min(t.wcet);
-                t.released_by = Some(sys.interrupts.len());
-            }
-            sys.interrupts.push(latscope_model::system::Interrupt {
-                name: format!("irq{q}"),
-                min_interarrival: period,
-                wcet: Picos::from_us(rng.gen_range(20..=300)),
-                priority: 1 + q as u32,
-                above_kernel: false,
-                releases,
-                offset: Picos::from_us(rng.gen_range(0..period.0 / 1_000_000)),
-                // the first one a timer, the second sporadic
-                periodic: q == 0,
-            });
-        }
+            rng: k ^ 0x9e71,
+            jitter: None,
+            interrupts: 2,
+            periodic: &|q| q == 0,
+        });
         let opts = AnalysisOptions::default();
         let mut all_sporadic = sys.clone();
         all_sporadic
