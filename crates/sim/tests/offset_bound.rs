@@ -144,7 +144,7 @@ fn set_with_interrupts(r: &SetRecipe) -> System {
         max_task_utilisation: 1.0,
         period_min: Picos::from_ms(2),
         period_max: Picos::from_ms(40),
-        granularity: Picos::from_ms(if k % 2 == 0 { 2 } else { 5 }),
+        granularity: Picos::from_ms(if k.is_multiple_of(2) { 2 } else { 5 }),
         periods: Default::default(),
         seed: r.seed,
     };
@@ -158,7 +158,7 @@ fn set_with_interrupts(r: &SetRecipe) -> System {
             }
         }
     }
-    let gran = if k % 2 == 0 { 2 } else { 5 };
+    let gran = if k.is_multiple_of(2) { 2 } else { 5 };
     for q in 0..r.interrupts {
         let period = Picos::from_ms(gran * rng.gen_range(1..=4));
         let releases = (k % 4 >= 2 && q == 0).then_some(sys.tasks.len() / 2);
