@@ -1,7 +1,27 @@
 //! `analyze` reports the offset-based bound (sets with jitter) beside the offset-free
 //! bound, in the JSON (`offset_bound`) and the table.
 
-use std::process::Command;
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// H 10 ms / 2 ms above L 10 ms / 3 ms, both at 0, and handler I 10 ms / 1 ms at 5 ms
+/// (docs/analysis.md, the hand-checked example).
+const HLI: &str = "[platform]\ncpu_hz = 84_000_000\n[kernel]\ntick_hz = 1000\n\
+                   [[task]]\nname = \"H\"\nperiod = \"10ms\"\nwcet = \"2ms\"\npriority = 2\n\
+                   [[task]]\nname = \"L\"\nperiod = \"10ms\"\nwcet = \"3ms\"\npriority = 1\n\
+                   [[interrupt]]\nname = \"I\"\nmin_interarrival = \"10ms\"\nwcet = \"1ms\"\n\
+                   offset = \"5ms\"\n";
+
+/// `latscope analyze SYS --no-overheads --no-release-delay ARGS`.
+fn analyze_plain(sys: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_latscope"))
+        .arg("analyze")
+        .arg(sys)
+        .args(["--no-overheads", "--no-release-delay"])
+        .args(args)
+        .output()
+        .unwrap()
+}
 
 #[test]
 fn analyze_reports_the_offset_based_bound_with_jitter() {
@@ -65,22 +85,9 @@ fn analyze_reports_the_offset_based_bound_with_jitter() {
 #[test]
 fn analyze_phases_interrupts_declared_periodic() {
     let d = tempfile::tempdir().unwrap();
-    let text = "[platform]\ncpu_hz = 84_000_000\n[kernel]\ntick_hz = 1000\n\
-                [[task]]\nname = \"H\"\nperiod = \"10ms\"\nwcet = \"2ms\"\npriority = 2\n\
-                [[task]]\nname = \"L\"\nperiod = \"10ms\"\nwcet = \"3ms\"\npriority = 1\n\
-                [[interrupt]]\nname = \"I\"\nmin_interarrival = \"10ms\"\nwcet = \"1ms\"\n\
-                offset = \"5ms\"\n";
     let sys = d.path().join("i.toml");
-    std::fs::write(&sys, text).unwrap();
-    let run = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_latscope"))
-            .arg("analyze")
-            .arg(&sys)
-            .args(["--no-overheads", "--no-release-delay"])
-            .args(args)
-            .output()
-            .unwrap()
-    };
+    std::fs::write(&sys, HLI).unwrap();
+    let run = |args: &[&str]| analyze_plain(&sys, args);
     let v: serde_json::Value = serde_json::from_slice(&run(&["--json", "-"]).stdout).unwrap();
     assert!(
         v["offset_bound"].is_null(),
@@ -109,20 +116,12 @@ fn analyze_phases_interrupts_declared_periodic() {
 #[test]
 fn analyze_phases_the_interrupts_the_file_declares_periodic() {
     let d = tempfile::tempdir().unwrap();
-    let base = "[platform]\ncpu_hz = 84_000_000\n[kernel]\ntick_hz = 1000\n\
-                [[task]]\nname = \"H\"\nperiod = \"10ms\"\nwcet = \"2ms\"\npriority = 2\n\
-                [[task]]\nname = \"L\"\nperiod = \"10ms\"\nwcet = \"3ms\"\npriority = 1\n\
-                [[interrupt]]\nname = \"I\"\nmin_interarrival = \"10ms\"\nwcet = \"1ms\"\n\
-                offset = \"5ms\"\n";
+    let base = HLI;
     let sys = d.path().join("i.toml");
     let run = |args: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_latscope"))
-            .arg("analyze")
-            .arg(&sys)
-            .args(["--no-overheads", "--no-release-delay", "--json", "-"])
-            .args(args)
-            .output()
-            .unwrap();
+        let mut a = vec!["--json", "-"];
+        a.extend_from_slice(args);
+        let out = analyze_plain(&sys, &a);
         assert!(
             out.status.success(),
             "{}",
