@@ -4,6 +4,7 @@
 //!   parsing of `1.5us`-style durations;
 //! * [`stats`]: the one statistics module (moments, HDR histogram, exact samples);
 //! * [`capture`]: the one capture model (digital edge lists, analog samples);
+//! * [`events`]: the one event-trace model (RTOS recorders, Linux scheduler traces);
 //! * [`labels`]: the `labels` object of every result (user labels and host facts);
 //! * [`outfile`]: outputs written through a temporary file and a rename;
 //! * [`summary`]: the typed summary every result's JSON carries (measure, trace and
@@ -13,6 +14,7 @@
 //! No CLI concerns live here: functions return errors, never print or exit.
 
 pub mod capture;
+pub mod events;
 pub mod jsonnum;
 pub mod labels;
 pub mod outfile;

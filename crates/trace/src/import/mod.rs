@@ -8,16 +8,20 @@ pub mod analog_input;
 pub(crate) mod builder;
 pub mod csv;
 pub mod cyclelog;
+pub mod events;
 mod files;
 pub mod limits;
 mod merge;
 pub mod native;
+pub mod perf;
 pub mod saleae_bin;
 pub mod saleae_csv;
 pub mod scope_csv;
 pub mod sigrok;
+pub mod systemview;
 pub(crate) mod text;
 pub mod threshold;
+pub mod tracerecorder;
 pub mod vcd;
 
 pub use files::{load_files, Loaded};
@@ -90,10 +94,16 @@ pub enum Format {
     CycleLog,
     /// latscope's own format (.lscap).
     Native,
+    /// Linux `perf.data` (`perf sched record`, `perf record -e 'sched:*'`): an event trace.
+    Perf,
+    /// Percepio TraceRecorder streaming recording (.psf): an event trace.
+    TraceRecorder,
+    /// SEGGER SystemView recording (.SVDat): an event trace.
+    SystemView,
 }
 
 impl Format {
-    pub const ALL: [(&'static str, Format); 8] = [
+    pub const ALL: [(&'static str, Format); 11] = [
         ("sigrok", Format::Sigrok),
         ("saleae-csv", Format::SaleaeCsv),
         ("saleae-bin", Format::SaleaeBin),
@@ -102,6 +112,9 @@ impl Format {
         ("scope-csv", Format::ScopeCsv),
         ("cyclelog", Format::CycleLog),
         ("native", Format::Native),
+        ("perf", Format::Perf),
+        ("tracerecorder", Format::TraceRecorder),
+        ("systemview", Format::SystemView),
     ];
     pub fn parse(s: &str) -> Option<Format> {
         let l = s.to_ascii_lowercase();
@@ -111,9 +124,26 @@ impl Format {
             "scope" => "scope-csv",
             "cycles" | "dwt" => "cyclelog",
             "saleae" => "saleae-csv",
+            "perf.data" | "perf-data" => "perf",
+            "psf" | "percepio" | "tracealyzer" => "tracerecorder",
+            "svdat" | "sysview" => "systemview",
             x => x,
         };
         Format::ALL.iter().find(|(n, _)| *n == l).map(|&(_, f)| f)
+    }
+    /// Event-trace formats (RTOS recorders, Linux scheduler traces): read as an
+    /// [`latscope_core::events::EventTrace`], measured as a capture through
+    /// [`latscope_core::events::EventTrace::to_capture`].
+    pub fn is_event_trace(self) -> bool {
+        matches!(
+            self,
+            Format::Perf | Format::TraceRecorder | Format::SystemView
+        )
+    }
+    /// Formats whose reader seeks (a zip directory at the end, perf.data sections): a
+    /// stream is spooled to a temporary file first.
+    pub fn needs_seek(self) -> bool {
+        matches!(self, Format::Sigrok) || self.is_event_trace()
     }
     pub fn name(self) -> &'static str {
         Format::ALL
@@ -184,6 +214,9 @@ pub fn detect(head: &[u8]) -> Option<Format> {
     if head.starts_with(b"<SALEAE>") {
         return Some(Format::SaleaeBin);
     }
+    if let Some(f) = events::detect(head) {
+        return Some(f);
+    }
     if native::sniff(head) {
         return Some(Format::Native);
     }
@@ -227,7 +260,8 @@ pub fn detect(head: &[u8]) -> Option<Format> {
 }
 
 const UNRECOGNISED: &str = "unrecognised capture format; name it with --format (sigrok, \
-     saleae-csv, saleae-bin, vcd, csv, scope-csv, cyclelog, native)";
+     saleae-csv, saleae-bin, vcd, csv, scope-csv, cyclelog, native, perf, tracerecorder, \
+     systemview)";
 
 /// True for inputs that cannot be read twice or seeked: `-` (standard input), pipes,
 /// FIFOs, character devices.
@@ -251,7 +285,7 @@ pub(crate) fn stem_of(path: &Path) -> String {
 }
 
 /// Reads up to 8 KiB (less only at the end of the input).
-fn read_head<R: Read>(r: &mut R, name: &str) -> Result<Vec<u8>> {
+pub(crate) fn read_head<R: Read>(r: &mut R, name: &str) -> Result<Vec<u8>> {
     let mut head = vec![0u8; 8192];
     let mut n = 0;
     while n < head.len() {
@@ -353,12 +387,15 @@ pub(crate) fn stream_input(path: &Path, opts: &Options) -> Result<StreamInput> {
     };
     let head = read_head(&mut r, &name)?;
     let format = detect_or_forced(&head, &name, opts.format)?;
-    if format != Format::Sigrok {
+    if !format.needs_seek() {
         let chained = std::io::Cursor::new(head).chain(r);
         let cap = read_stream(chained, format, &name, &stem_of(path), opts)?;
         return Ok(StreamInput::Loaded(cap, format));
     }
-    if !head.starts_with(b"PK\x03\x04") && !head.starts_with(b"PK\x05\x06") {
+    if format == Format::Sigrok
+        && !head.starts_with(b"PK\x03\x04")
+        && !head.starts_with(b"PK\x05\x06")
+    {
         return Err(Error::format(
             &name,
             Place::Byte(0),
@@ -392,6 +429,7 @@ pub fn read_format<R: Read + Seek>(
 ) -> Result<Capture> {
     let cap = match format {
         Format::Sigrok => sigrok::read_opts(BufReader::with_capacity(1 << 16, r), name, opts)?,
+        f if f.is_event_trace() => events::read(r, f, name, opts)?.to_capture(),
         _ => read_stream_inner(r, format, name, stem, opts)?,
     };
     check_range(cap, name)
@@ -449,6 +487,12 @@ fn read_stream_inner<R: Read>(
         Format::ScopeCsv => scope_csv::read(text(r), name, opts),
         Format::CycleLog => cyclelog::read(text(r), name, opts.cpu_hz),
         Format::Native => native::read_stream(r, name),
+        f @ (Format::Perf | Format::TraceRecorder | Format::SystemView) => {
+            Err(Error::usage(format!(
+                "{name}: a {} recording cannot be read from a stream without spooling",
+                f.name()
+            )))
+        }
     }
 }
 
