@@ -6,6 +6,14 @@ in unicorn and record what latscope needs to check its calibration and analysis:
 * switches.csv   one row per vTaskSwitchContext: levels scanned, instructions
 * delays.csv     one row per xTaskDelayUntil call (through the harness): instructions
 * jobs.csv       one row per job: task, release and finish instant (cycles), response
+* events.csv     (with --events) the ground truth for trace recorders: every tick's start
+                 and end, every release, every switch-in and every job's end, in cycles
+
+A trace recorder built into the kernel (validation/freertos/tracerecorder/,
+validation/freertos/systemview/) reads its timestamps from the Cortex-M cycle counter
+(DWT_CYCCNT, 0xE0001004), which this driver serves as the same clock it records with;
+--dump writes a recorder's RAM buffer out at the end; --tick-fn calls a harness wrapper
+that marks the tick interrupt's entry and exit for the recorder.
 
 Time is the executed instruction count, 1 instruction = 1 cycle at 84 MHz (the clock of
 Miranda, de Oliveira, Carminati: Analysis of FreeRTOS Overheads on Periodic Tasks). The
@@ -28,6 +36,8 @@ from unicorn.arm_const import UC_ARM_REG_PC, UC_ARM_REG_LR, UC_ARM_REG_SP, UC_AR
 CPU_HZ = 84_000_000
 TICK = CPU_HZ // 1000
 STOP = 0x0900_0000  # return address of every call: emulation stops when the PC gets there
+PPB = 0xE000_0000  # Cortex-M private peripheral bus (DWT, SCB, CoreDebug)
+DWT_PAGE = 0xE000_1000  # DWT_CTRL at +0, DWT_CYCCNT at +4
 # Table 1 of Miranda, de Oliveira, Carminati: the ten periods (ms). Priorities here are
 # rate monotonic (the paper runs all ten at priority 2; distinct priorities make
 # preemption, which the response-time check needs).
@@ -48,11 +58,36 @@ class Kernel:
             for seg in elf.iter_segments():
                 if seg["p_type"] == "PT_LOAD" and seg["p_filesz"]:
                     self.uc.mem_write(seg["p_vaddr"], seg.data())
+            self.size = {}
             for s in elf.get_section_by_name(".symtab").iter_symbols():
                 if s.name:
                     self.sym[s.name] = s["st_value"]
+                    self.size[s.name] = s["st_size"]
+        # The cycle counter a recorder reads: the driver's clock at the start of the
+        # current call plus the instructions executed in it so far.
+        self.uc.mem_map(PPB, DWT_PAGE - PPB)
+        self.uc.mmio_map(DWT_PAGE, 0x1000, self._dwt_read, None, self._dwt_write, None)
+        self.uc.mem_map(DWT_PAGE + 0x1000, 0x10_0000 - 0x2000)
+        self.clock = 0
+        self.call_start = 0
+        self.dwt_ctrl = 0
         self.count = 0
         self.uc.hook_add(UC_HOOK_CODE, self._hook)
+
+    def now(self):
+        """The clock as a recorder inside the current call sees it (cycles)."""
+        return self.clock + self.count - self.call_start
+
+    def _dwt_read(self, uc, offset, size, data):
+        if offset == 4:
+            return self.now() & 0xFFFF_FFFF
+        if offset == 0:
+            return self.dwt_ctrl
+        return 0
+
+    def _dwt_write(self, uc, offset, size, value, data):
+        if offset == 0:
+            self.dwt_ctrl = value
 
     def _hook(self, uc, addr, size, data):
         self.count += 1
@@ -65,8 +100,14 @@ class Kernel:
         uc.reg_write(UC_ARM_REG_SP, 0x200F_FF00)
         uc.reg_write(UC_ARM_REG_LR, STOP | 1)
         start = self.count
+        self.call_start = start
         uc.emu_start(self.sym[name] | 1, STOP)
         return uc.reg_read(UC_ARM_REG_R0), self.count - start
+
+    def at(self, t):
+        """Sets the driver's clock for the next call."""
+        self.clock = t
+        return self
 
     def u32(self, name, index=0):
         return int.from_bytes(self.uc.mem_read(self.sym[name] + 4 * index, 4), "little")
@@ -83,6 +124,12 @@ def main():
     ap.add_argument("--generic", action="store_true", help="generic task selection (levels from uxTopReadyPriority)")
     ap.add_argument("--vary", type=int, metavar="SEED",
                     help="each job runs a uniformly random 50-100 %% of its budget (seeded), not all of it")
+    ap.add_argument("--tick-fn", default="xTaskIncrementTick",
+                    help="function the tick interrupt calls (harness_tick wraps xTaskIncrementTick in the "
+                         "recorder's ISR entry and exit)")
+    ap.add_argument("--events", action="store_true", help="also write events.csv (ground truth for recorders)")
+    ap.add_argument("--dump", action="append", default=[], metavar="SYMBOL=FILE",
+                    help="at the end, write the bytes of SYMBOL (e.g. a recorder's RAM buffer) to FILE")
     a = ap.parse_args()
     k = Kernel(a.elf)
     order = sorted(range(10), key=lambda i: PERIODS_MS[i])
@@ -100,6 +147,7 @@ def main():
     remaining = [0] * 10
     release = [0] * 10
     jobs_rows, tick_rows, switch_rows, delay_rows = [], [], [], []
+    events = []  # (cycles, kind, task) ground truth for recorders (--events)
     rng = random.Random(a.vary)
 
     def job_budget(i):
@@ -107,11 +155,16 @@ def main():
 
     for i in range(10):
         remaining[i] = job_budget(i)
+        events.append((0, "release", NAMES[i]))
+    first = handle.get(k.u32("pxCurrentTCB"))
+    events.append((0, "switch_in", NAMES[first] if first is not None else "IDLE"))
 
     def switch():
         top = k.u32("uxTopReadyPriority") if a.generic else None
         k.set_u32("harness_yield_pending", 0, 0)
-        _, n = k.call("vTaskSwitchContext")
+        _, n = k.at(t).call("vTaskSwitchContext")
+        new = handle.get(k.u32("pxCurrentTCB"))
+        events.append((t + n, "switch_in", NAMES[new] if new is not None else "IDLE"))
         if a.generic:
             levels = top - k.u32("uxTopReadyPriority") + 1
         else:
@@ -127,10 +180,11 @@ def main():
         if cur is not None and t + remaining[cur] <= next_tick:
             t += remaining[cur]
             remaining[cur] = 0
-            _, n = k.call("harness_delay_until", cur)
+            _, n = k.at(t).call("harness_delay_until", cur)
             t += n
             delay_rows.append((NAMES[cur], n))
             jobs_rows.append((NAMES[cur], release[cur], t, t - release[cur]))
+            events.append((t, "finish", NAMES[cur]))
             if k.u32("harness_yield_pending"):
                 t += switch()
             else:
@@ -140,17 +194,20 @@ def main():
             remaining[cur] -= next_tick - t
         t = max(t, next_tick)
         before = k.call("harness_blocked")[0]
-        r, n = k.call("xTaskIncrementTick")
+        events.append((t, "tick_start", ""))
+        r, n = k.at(t).call(a.tick_fn)
         tick_no += 1
         released = before - k.call("harness_blocked")[0]
         tick_rows.append((released, n))
         t_tick = next_tick
         t += n
+        events.append((t, "tick_end", ""))
         # a task released at this tick: its new job starts now
         for i in range(10):
             if remaining[i] == 0 and tick_no % PERIODS_MS[i] == 0:
                 remaining[i] = job_budget(i)
                 release[i] = t_tick
+                events.append((t_tick, "release", NAMES[i]))
         if r or k.u32("harness_yield_pending"):
             t += switch()
         if k.u32("harness_asserts"):
@@ -167,6 +224,14 @@ def main():
     write("switches.csv", ["levels", "cycles"], switch_rows)
     write("delays.csv", ["task", "cycles"], delay_rows)
     write("jobs.csv", ["task", "release_cycles", "finish_cycles", "response_cycles"], jobs_rows)
+    if a.events:
+        write("events.csv", ["cycles", "event", "task"], events)
+    for spec in a.dump:
+        sym, _, path = spec.partition("=")
+        if sym not in k.sym or not path:
+            sys.exit(f"--dump {spec}: no symbol {sym!r} in the ELF (or no FILE)")
+        with open(path, "wb") as f:
+            f.write(bytes(k.uc.mem_read(k.sym[sym], k.size[sym])))
     worst_rows = []
     sys_lines = [
         "# Ten tasks with the periods of Table 1 of Miranda, de Oliveira, Carminati: Analysis",

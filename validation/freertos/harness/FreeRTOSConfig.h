@@ -40,4 +40,10 @@
 extern void harness_assert_failed( void );
 #define configASSERT( x )    do { if( ( x ) == 0 ) { harness_assert_failed(); } } while( 0 )
 
+/* A trace recorder's configuration, when one is built in (-DLATSCOPE_TRACE_CONFIG='"x.h"'):
+ * it may redefine configUSE_TRACE_FACILITY and include the recorder's header. */
+#ifdef LATSCOPE_TRACE_CONFIG
+#include LATSCOPE_TRACE_CONFIG
+#endif
+
 #endif

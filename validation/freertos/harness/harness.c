@@ -49,8 +49,25 @@ TaskHandle_t harness_handles[ NTASKS ];
 
 static void task_body( void * p ) { ( void ) p; for( ;; ) {} }
 
+/* Hooks for a trace recorder built into the harness (validation/freertos/tracerecorder/,
+ * systemview/): its own source file defines them; without one they do nothing. */
+__attribute__( ( weak ) ) void harness_trace_init( void ) {}
+__attribute__( ( weak ) ) void harness_isr_enter( void ) {}
+__attribute__( ( weak ) ) void harness_isr_exit( void ) {}
+
+/* The tick interrupt as the driver plays it with --tick-fn harness_tick: the recorder's ISR
+ * entry, the kernel's tick, the ISR exit (the plain driver calls xTaskIncrementTick). */
+BaseType_t harness_tick( void )
+{
+    harness_isr_enter();
+    BaseType_t r = xTaskIncrementTick();
+    harness_isr_exit();
+    return r;
+}
+
 void harness_init( void )
 {
+    harness_trace_init();
     static const char names[ NTASKS ][ 2 ] = { "A", "B", "C", "D", "E", "F", "G", "H", "I", "J" };
     for( int i = 0; i < NTASKS; i++ )
     {
