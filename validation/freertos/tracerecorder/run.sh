@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Regenerate the Percepio TraceRecorder fixtures in validation/freertos/traces/tracerecorder/
+# (or $1): builds FreeRTOS-Kernel V11.2.0 (crates.io freertos-next 0.12.0, fetched as
+# ../run.sh does) with the harness and Percepio TraceRecorder v4.11.0 (RingBuffer stream
+# port, FreeRTOS kernel port, Cortex-M hardware port: DWT_CYCCNT timestamps, which run.py
+# serves from its own clock), runs it in unicorn through ../run.py with the tick played as
+# the ISR "SysTick", and writes out the recorder's RAM buffer (the RingBuffer dump a
+# debugger would save) plus run.py's ground truth, events.csv. Twice: with a buffer that
+# holds the whole run, and with a small one that fills up (events really lost).
+# The TraceRecorder sources are unpacked from ../../shared/vendor (beside the repository in
+# CI, /work/shared/vendor here) into a temporary directory; none are committed.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/../../.." && pwd)"
+out="${1:-$here/../traces/tracerecorder}"
+ticks="${TICKS:-2000}"
+vendor="${TRC_VENDOR:-$repo/../shared/vendor}"
+[ -f "$vendor/TraceRecorderSource-v4.11.0.tar.gz" ] || vendor=/work/shared/vendor
+tarball="$vendor/TraceRecorderSource-v4.11.0.tar.gz"
+[ -f "$tarball" ] || { echo "run.sh: $tarball not found (set TRC_VENDOR)" >&2; exit 1; }
+
+if ! command -v arm-none-eabi-gcc >/dev/null; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q gcc-arm-none-eabi libnewlib-arm-none-eabi
+fi
+if ! python3 -c 'import unicorn, elftools' 2>/dev/null; then
+    python3 -m pip install -q 'unicorn==2.1.4' 'pyelftools>=0.29'
+fi
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/trc"
+tar -xzf "$tarball" -C "$work/trc"
+trc="$work/trc"
+grep -q 'v4.11.0' "$trc/trcStreamingRecorder.c" || { echo "run.sh: not TraceRecorder v4.11.0" >&2; exit 1; }
+
+# The kernel sources, through cargo (as ../run.sh).
+mkdir -p "$work/fetch/src"
+cat >"$work/fetch/Cargo.toml" <<'TOML'
+[package]
+name = "fetch-freertos"
+version = "0.0.0"
+edition = "2021"
+[dependencies]
+freertos-next = "=0.12.0"
+[workspace]
+TOML
+echo 'fn main() {}' >"$work/fetch/src/main.rs"
+(cd "$work/fetch" && cargo fetch -q)
+manifest="$(cd "$work/fetch" && cargo metadata --format-version 1 -q |
+    python3 -c 'import json,sys; print(next(p["manifest_path"] for p in json.load(sys.stdin)["packages"] if p["name"] == "freertos-next"))')"
+kernel="$(dirname "$manifest")/FreeRTOS-Kernel"
+grep -q 'V11.2.0' "$kernel/tasks.c" || { echo "run.sh: $kernel/tasks.c is not FreeRTOS V11.2.0" >&2; exit 1; }
+
+cflags=(-mcpu=cortex-m3 -mthumb -O2 -g -ffreestanding -nostartfiles)
+build() { # $1 = event buffer bytes, $2 = ELF
+    arm-none-eabi-gcc "${cflags[@]}" -DconfigUSE_PORT_OPTIMISED_TASK_SELECTION=0 \
+        -DLATSCOPE_TRACE_CONFIG='"latscope_trc.h"' -DTRC_CFG_STREAM_PORT_BUFFER_SIZE="$1" \
+        -I"$here/config" -I"$here/../harness" -I"$kernel/include" \
+        -I"$trc/include" -I"$trc/kernelports/FreeRTOS/include" -I"$trc/streamports/RingBuffer/include" \
+        "$kernel/tasks.c" "$kernel/list.c" "$here/../harness/harness.c" "$here/harness_trc.c" \
+        "$trc"/*.c "$trc/kernelports/FreeRTOS/trcKernelPort.c" "$trc/streamports/RingBuffer/trcStreamPort.c" \
+        -Wl,-Ttext=0x08000000 -Wl,-Tdata=0x20000000 -Wl,-e,_start -lc -lgcc -o "$2"
+}
+# Whole run: about 72 bytes of events per tick; the buffer holds 1.25x that.
+full=$(( (ticks * 72 * 5 / 4 + 4095) / 4096 * 4096 ))
+small=16384
+build "$full" "$work/full.elf"
+build "$small" "$work/small.elf"
+mkdir -p "$work/out-full" "$work/out-small"
+python3 "$here/../run.py" "$work/full.elf" "$work/out-full" --ticks "$ticks" --generic \
+    --tick-fn harness_tick --events --dump "xRecorderData=$work/out-full/ringbuffer.bin"
+python3 "$here/../run.py" "$work/small.elf" "$work/out-small" --ticks 200 --generic \
+    --tick-fn harness_tick --dump "xRecorderData=$work/out-small/ringbuffer.bin"
+# The same recording as a PSF stream (what a streaming port sends: header, timestamp
+# information, entry table, then the events in order), cut from the RingBuffer dump.
+python3 "$here/ringbuffer_to_psf.py" "$work/out-full/ringbuffer.bin" "$work/out-full/recording.psf"
+
+mkdir -p "$out"
+cp "$work/out-full/ringbuffer.bin" "$out/ringbuffer.bin"
+cp "$work/out-full/recording.psf" "$out/recording.psf"
+cp "$work/out-full/events.csv" "$out/events.csv"
+cp "$work/out-small/ringbuffer.bin" "$out/ringbuffer-full.bin"
+{
+    echo "recorder: Percepio TraceRecorder v4.11.0 ($(basename "$tarball"), RingBuffer stream port, stop when full)"
+    echo "kernel: FreeRTOS-Kernel $(grep -o 'V11\.[0-9.]*' "$kernel/tasks.c" | head -1) (crates.io freertos-next 0.12.0), generic task selection"
+    echo "compiler: $(arm-none-eabi-gcc --version | head -1)"
+    echo "flags: ${cflags[*]}"
+    echo "emulator: unicorn $(python3 -c 'import unicorn; print(unicorn.__version__)')"
+    echo "ringbuffer.bin, recording.psf, events.csv: $ticks ticks, event buffer $full bytes"
+    echo "ringbuffer-full.bin: 200 ticks, event buffer $small bytes (fills up: the rest is lost)"
+} >"$out/PROVENANCE.txt"
+cat "$out/PROVENANCE.txt"
