@@ -146,3 +146,60 @@ fn ringbuffer_dump_matches_the_ground_truth() {
     }
     eprintln!("largest differences (cycles): response {}, start latency {}, tick {}", worst.0, worst.1, worst.2);
 }
+
+#[test]
+fn psf_stream_and_ringbuffer_dump_are_the_same_recording() {
+    // recording.psf is cut from the dump by run.sh's Python script (a second, independent
+    // reading of the RingBuffer layout); the importer cuts the dump itself.
+    let a = open("ringbuffer.bin");
+    let b = open("recording.psf");
+    assert!(a.events.len() > 10_000, "{} events", a.events.len());
+    assert_eq!(a.actors, b.actors);
+    assert_eq!(a.events, b.events);
+    assert_eq!((a.start, a.end, a.lost.clone()), (b.start, b.end, b.lost.clone()));
+    for name in ["ringbuffer.bin", "recording.psf", "ringbuffer-full.bin"] {
+        let head = std::fs::read(dir().join(name)).unwrap();
+        let head = &head[..head.len().min(4096)];
+        assert_eq!(events::detect(head), Some(Format::TraceRecorder), "{name}");
+    }
+}
+
+#[test]
+fn actors_kinds_and_priorities() {
+    let tr = open("ringbuffer.bin");
+    // run.py's priorities: rate monotonic over the Table 1 periods, 10 (shortest) .. 1.
+    let periods = [5, 10, 15, 20, 30, 40, 23, 12, 45, 50];
+    let mut order: Vec<usize> = (0..10).collect();
+    order.sort_by_key(|&i| periods[i]);
+    for (rank, &i) in order.iter().enumerate() {
+        let name = ((b'A' + i as u8) as char).to_string();
+        let a = &tr.actors[tr.actor_index(&name).unwrap() as usize];
+        assert_eq!(a.kind, ActorKind::Task, "{name}");
+        assert_eq!(a.priority, Some(10 - rank as i64), "{name}");
+    }
+    let tick = &tr.actors[tr.actor_index("SysTick").unwrap() as usize];
+    assert_eq!(tick.kind, ActorKind::Tick);
+    let idle = &tr.actors[tr.actor_index("IDLE").unwrap() as usize];
+    assert_eq!(idle.kind, ActorKind::Idle);
+    // The capture view has a channel per actor.
+    assert_eq!(tr.to_capture().channels.len(), tr.actors.len());
+}
+
+#[test]
+fn a_full_ring_buffer_reports_its_loss() {
+    // 200 ticks into a 16 KiB buffer that stops when full: the run goes on after the
+    // buffer filled, so the recording ends early and says events were lost after it.
+    let tr = open("ringbuffer-full.bin");
+    assert_eq!(tr.lost.len(), 1, "{:?}", tr.lost);
+    let l = tr.lost[0];
+    let last = tr.events.last().unwrap().t;
+    assert_eq!(l.from, last);
+    // The run was 200 ticks of 1 ms; what was kept ends well before, and the loss runs to
+    // the last tick the recorder counted (tick 200, at 200 ms plus the tick's entry).
+    assert!(last.0 < 150 * 1_000_000_000, "kept until {} ps", last.0);
+    let ms = |p: i64| p / 1_000_000_000;
+    assert_eq!(ms(l.to.0), 200, "lost until {} ps", l.to.0);
+    assert_eq!(tr.end, l.to);
+    let truth_prefix = from_trace(&tr);
+    assert!(!truth_prefix.ticks.is_empty());
+}

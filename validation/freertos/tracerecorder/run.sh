@@ -63,7 +63,7 @@ build() { # $1 = event buffer bytes, $2 = ELF
 }
 # Whole run: about 72 bytes of events per tick; the buffer holds 1.25x that.
 full=$(( (ticks * 72 * 5 / 4 + 4095) / 4096 * 4096 ))
-small=16384
+small=8192
 build "$full" "$work/full.elf"
 build "$small" "$work/small.elf"
 mkdir -p "$work/out-full" "$work/out-small"

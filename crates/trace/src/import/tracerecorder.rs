@@ -411,6 +411,9 @@ fn decode(s: &Stream, name: &str) -> Result<EventTrace> {
     let mut counter = TrackingEventCounter::zero();
     let mut first_count = true;
     let mut last_t: Option<Picos> = None;
+    // The last OS tick the recording shows (tick count, timer ticks): dates the end of a
+    // RingBuffer dump whose buffer filled up.
+    let mut last_os_tick: Option<(u32, u64)> = None;
     let mut index = 0usize;
     loop {
         let at = cur.position();
@@ -462,21 +465,43 @@ fn decode(s: &Stream, name: &str) -> Result<EventTrace> {
             });
         }
         last_t = Some(t);
+        if let TrcEvent::Unknown(be) = &ev {
+            if be.code.event_type() == EventType::Unknown(PSF_EVENT_NEW_TIME.into()) {
+                if let Some(&k) = be.parameters().first() {
+                    last_os_tick = Some((k, ticks));
+                }
+            }
+        }
         map_event(&mut b, t, &ev);
     }
+    let mut end = last_t;
     if let (Some(ring), Some(t)) = (&s.ring, last_t) {
         let counted: u64 = b.lost.iter().map(|l| l.count).sum();
         if u64::from(ring.dropped) > counted || ring.full {
-            // Lost after the last event kept: the count is the recorder's (0 = unknown).
+            // Lost after the last event kept: the count is the recorder's (0 = unknown);
+            // the window runs to the OS tick the live timestamp information had reached
+            // when the memory was dumped (the recorder counts ticks even when it has no
+            // room for their events), dated from the last tick event kept.
+            let ts = &rd.timestamp_info;
+            let rate = u64::from(ts.os_tick_rate_hz.get_raw());
+            let to = last_os_tick
+                .filter(|&(k, _)| rate > 0 && ts.os_tick_count > k)
+                .and_then(|(k, at)| {
+                    let more = u64::from(ts.os_tick_count - k).checked_mul(hz)? / rate;
+                    ticks_to_picos(at.checked_add(more)?, hz)
+                })
+                .filter(|&to| to > t)
+                .unwrap_or(t);
             b.lost.push(LostEvents {
                 count: u64::from(ring.dropped).saturating_sub(counted),
                 from: t,
-                to: t,
+                to,
             });
+            end = Some(to);
         }
     }
     let start = b.events.first().map(|e| e.t).unwrap_or(Picos(0));
-    let end = last_t.unwrap_or(start).max(start);
+    let end = end.unwrap_or(start).max(start);
     Ok(EventTrace {
         source: name.to_string(),
         format: "tracerecorder".into(),
@@ -567,8 +592,10 @@ fn map_event(b: &mut Builder, t: Picos, ev: &TrcEvent) {
     }
 }
 
-/// `PSF_EVENT_TASK_DELETE` (FreeRTOS kernel port), which the crate leaves undecoded.
+/// `PSF_EVENT_TASK_DELETE` and `PSF_EVENT_NEW_TIME` (the OS tick, with the tick count) of
+/// the FreeRTOS kernel port, which the crate leaves undecoded.
 const PSF_EVENT_TASK_DELETE: u16 = 0x20;
+const PSF_EVENT_NEW_TIME: u16 = 0x31;
 
 #[cfg(test)]
 mod tests {
