@@ -16,8 +16,13 @@ fn fixture(name: &str) -> Vec<u8> {
 const NAME: &str = "hostile.psf";
 
 fn read(b: &[u8]) -> Result<latscope_core::events::EventTrace, String> {
-    events::read(Cursor::new(b), Format::TraceRecorder, NAME, &Options::default())
-        .map_err(|e| e.to_string())
+    events::read(
+        Cursor::new(b),
+        Format::TraceRecorder,
+        NAME,
+        &Options::default(),
+    )
+    .map_err(|e| e.to_string())
 }
 
 /// Imports `b`; an error must name the file and be one line.
@@ -28,7 +33,10 @@ fn check(b: &[u8], what: &str) -> bool {
             true
         }
         Err(e) => {
-            assert!(e.contains(NAME), "{what}: error does not name the file: {e}");
+            assert!(
+                e.contains(NAME),
+                "{what}: error does not name the file: {e}"
+            );
             assert!(!e.contains('\n'), "{what}: error is not one line: {e}");
             false
         }
@@ -52,7 +60,11 @@ fn truncated_at_every_97th_byte() {
     for name in ["recording.psf", "ringbuffer.bin", "ringbuffer-full.bin"] {
         let b = fixture(name);
         // A dump is whole once its event buffer is (the recorder's other data follows).
-        let whole = if name.ends_with(".bin") { ring_buffer_end(&b) } else { b.len() };
+        let whole = if name.ends_with(".bin") {
+            ring_buffer_end(&b)
+        } else {
+            b.len()
+        };
         let mut errors = 0;
         let mut n = 0;
         for cut in (0..b.len()).step_by(97) {
@@ -81,8 +93,15 @@ fn truncated_at_every_97th_byte() {
 /// The end of a RingBuffer dump's event buffer (the size word's buffer after the event
 /// buffer header), and where that header starts.
 fn ring_header(d: &[u8]) -> usize {
-    let psf = d.windows(4).position(|w| w == [0x00, 0x46, 0x53, 0x50]).unwrap();
-    let (n, sym, states) = (u32_at(d, psf + 60), u32_at(d, psf + 64), u32_at(d, psf + 68));
+    let psf = d
+        .windows(4)
+        .position(|w| w == [0x00, 0x46, 0x53, 0x50])
+        .unwrap();
+    let (n, sym, states) = (
+        u32_at(d, psf + 60),
+        u32_at(d, psf + 64),
+        u32_at(d, psf + 68),
+    );
     psf + 72 + (n * (8 + 4 * states + sym)) as usize + 4
 }
 
@@ -109,11 +128,11 @@ fn flipped_bytes() {
 fn declared_lengths_past_the_end() {
     let b = fixture("recording.psf");
     for (at, value, want) in [
-        (60, u32::MAX, "entry table declares"),      // entries
-        (64, 0x7FFF_FFFF, "entry table declares"),   // symbol bytes
-        (68, 0x7FFF_FFFF, "entry table declares"),   // states per entry
+        (60, u32::MAX, "entry table declares"),    // entries
+        (64, 0x7FFF_FFFF, "entry table declares"), // symbol bytes
+        (68, 0x7FFF_FFFF, "entry table declares"), // states per entry
         (64, 0, "entry table declares"),
-        (4, 99, "PSF format version"),               // version (u16) and platform
+        (4, 99, "PSF format version"), // version (u16) and platform
     ] {
         let mut m = b.clone();
         m[at..at + 4].copy_from_slice(&value.to_le_bytes());
@@ -166,7 +185,12 @@ fn a_storm_of_lost_events_is_counted() {
 
 #[test]
 fn not_a_recording() {
-    for b in [&b""[..], b"PSF", b"\0FSP", b"hello world, not a trace recorder file"] {
+    for b in [
+        &b""[..],
+        b"PSF",
+        b"\0FSP",
+        b"hello world, not a trace recorder file",
+    ] {
         let e = read(b).unwrap_err();
         assert!(e.contains(NAME), "{e}");
     }

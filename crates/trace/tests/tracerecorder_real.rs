@@ -124,7 +124,10 @@ fn ringbuffer_dump_matches_the_ground_truth() {
     let mut worst = (0i64, 0i64, 0i64);
     for name in names {
         let w = &want.jobs[name];
-        let g = got.jobs.get(name).unwrap_or_else(|| panic!("task {name} not in the trace"));
+        let g = got
+            .jobs
+            .get(name)
+            .unwrap_or_else(|| panic!("task {name} not in the trace"));
         assert_eq!(g.len(), w.len(), "jobs of {name}");
         // The first job of each task was made ready while the harness created the tasks,
         // before the scheduler started; the ground truth dates that release 0 by
@@ -134,8 +137,14 @@ fn ringbuffer_dump_matches_the_ground_truth() {
             let ds = (gj.1 - gj.0) - (wj.1 - wj.0);
             worst.0 = worst.0.max(dr.abs());
             worst.1 = worst.1.max(ds.abs());
-            assert!(dr.abs() <= TOL_CYCLES, "{name} job {i}: response {gj:?} vs {wj:?}");
-            assert!(ds.abs() <= TOL_CYCLES, "{name} job {i}: start latency {gj:?} vs {wj:?}");
+            assert!(
+                dr.abs() <= TOL_CYCLES,
+                "{name} job {i}: response {gj:?} vs {wj:?}"
+            );
+            assert!(
+                ds.abs() <= TOL_CYCLES,
+                "{name} job {i}: start latency {gj:?} vs {wj:?}"
+            );
         }
     }
     assert_eq!(got.ticks.len(), want.ticks.len(), "ticks");
@@ -144,7 +153,10 @@ fn ringbuffer_dump_matches_the_ground_truth() {
         worst.2 = worst.2.max(d.abs());
         assert!(d.abs() <= TOL_CYCLES, "tick {i}: {g:?} vs {w:?}");
     }
-    eprintln!("largest differences (cycles): response {}, start latency {}, tick {}", worst.0, worst.1, worst.2);
+    eprintln!(
+        "largest differences (cycles): response {}, start latency {}, tick {}",
+        worst.0, worst.1, worst.2
+    );
 }
 
 #[test]
@@ -156,7 +168,10 @@ fn psf_stream_and_ringbuffer_dump_are_the_same_recording() {
     assert!(a.events.len() > 10_000, "{} events", a.events.len());
     assert_eq!(a.actors, b.actors);
     assert_eq!(a.events, b.events);
-    assert_eq!((a.start, a.end, a.lost.clone()), (b.start, b.end, b.lost.clone()));
+    assert_eq!(
+        (a.start, a.end, a.lost.clone()),
+        (b.start, b.end, b.lost.clone())
+    );
     for name in ["ringbuffer.bin", "recording.psf", "ringbuffer-full.bin"] {
         let head = std::fs::read(dir().join(name)).unwrap();
         let head = &head[..head.len().min(4096)];

@@ -452,7 +452,10 @@ fn decode(s: &Stream, name: &str) -> Result<EventTrace> {
         }
         let ticks = clock.elapsed(ev.timestamp()).ticks();
         let t = ticks_to_picos(ticks, hz).ok_or_else(|| {
-            at_err(at, format!("event {index}: timestamp {ticks} ticks is out of range"))
+            at_err(
+                at,
+                format!("event {index}: timestamp {ticks} ticks is out of range"),
+            )
         })?;
         if first_count {
             counter.set_initial_count(ev.event_count());
@@ -616,7 +619,10 @@ mod tests {
     #[test]
     fn tick_conversion_is_exact_and_rounds() {
         // 84 MHz: one tick is 11904.76 ps.
-        assert_eq!(ticks_to_picos(84_000_000, 84_000_000), Some(Picos(1_000_000_000_000)));
+        assert_eq!(
+            ticks_to_picos(84_000_000, 84_000_000),
+            Some(Picos(1_000_000_000_000))
+        );
         assert_eq!(ticks_to_picos(1, 84_000_000), Some(Picos(11_905)));
         assert_eq!(ticks_to_picos(u64::MAX, 1), None);
     }
