@@ -141,6 +141,14 @@ fn ringbuffer_dump_matches_the_ground_truth() {
                 dr.abs() <= TOL_CYCLES,
                 "{name} job {i}: response {gj:?} vs {wj:?}"
             );
+            // And on the side the definitions put them: the recorder's instants lie inside
+            // the kernel calls whose boundaries the driver marks (release: after the tick
+            // started; switch-in: before vTaskSwitchContext returned; block: before
+            // xTaskDelayUntil returned).
+            assert!(
+                gj.0 >= wj.0 && gj.1 <= wj.1 && gj.2 <= wj.2,
+                "{name} job {i}: {gj:?} vs {wj:?}"
+            );
             assert!(
                 ds.abs() <= TOL_CYCLES,
                 "{name} job {i}: start latency {gj:?} vs {wj:?}"
@@ -149,6 +157,7 @@ fn ringbuffer_dump_matches_the_ground_truth() {
     }
     assert_eq!(got.ticks.len(), want.ticks.len(), "ticks");
     for (i, (g, w)) in got.ticks.iter().zip(&want.ticks).enumerate() {
+        assert!(g.0 >= w.0 && g.1 <= w.1, "tick {i}: {g:?} inside {w:?}");
         let d = (g.1 - g.0) - (w.1 - w.0);
         worst.2 = worst.2.max(d.abs());
         assert!(d.abs() <= TOL_CYCLES, "tick {i}: {g:?} vs {w:?}");
