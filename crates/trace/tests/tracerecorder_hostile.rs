@@ -195,3 +195,39 @@ fn not_a_recording() {
         assert!(e.contains(NAME), "{e}");
     }
 }
+
+#[test]
+fn user_events_and_short_isr_definitions_do_not_reach_the_decoder() {
+    // Fuzz finding: an ISR definition with one parameter made the crate's decoder
+    // underflow its name length (an unbounded allocation in a release build). Found with
+    // the fuzz target on a mutated ringbuffer-full.bin; rebuilt here from the fixture.
+    let b = fixture("recording.psf");
+    let mut at = events_start(&b);
+    let mut patched = None;
+    while at < b.len() {
+        let code = u16::from_le_bytes([b[at], b[at + 1]]);
+        if code & 0x0FFF == 0x07 {
+            for params in [0u16, 1] {
+                let mut m = b.clone();
+                m[at..at + 2].copy_from_slice(&((params << 12) | 0x07).to_le_bytes());
+                let e = read(&m).unwrap_err();
+                assert!(e.contains("ISR definition") && e.contains(NAME), "{e}");
+            }
+            patched = Some(at);
+        }
+        // Every event turned into a user event (ids 0x90-0x9F, format strings decoded by
+        // the crate) with a too-short parameter count: not decoded as such, no panic.
+        at += 8 + 4 * usize::from(code >> 12);
+    }
+    assert!(patched.is_some(), "the fixture defines its ISR");
+    let mut m = b.clone();
+    let mut at = events_start(&b);
+    while at < m.len() {
+        let code = u16::from_le_bytes([m[at], m[at + 1]]);
+        if code & 0x0FFF == 0x36 {
+            m[at..at + 2].copy_from_slice(&((code & 0xF000) | 0x9F).to_le_bytes());
+        }
+        at += 8 + 4 * usize::from(code >> 12);
+    }
+    check(&m, "task resumes as user events");
+}

@@ -56,6 +56,24 @@ const HEADER_BYTES: usize = 32;
 const TIMESTAMP_INFO_BYTES: usize = 28;
 /// `TraceEventBuffer_t` on a 32-bit target: ten words and the data pointer.
 const EVENT_BUFFER_STRUCT_BYTES: usize = 44;
+/// Event ids this importer reads, decoded by the crate (start, timestamp configuration,
+/// names, priorities, ISR definition, task create, ready, ISR and task switches, the
+/// blocking calls) or left generic by it (null, task delete, OS tick, delays, suspend).
+const EVENT_ID_DEFINE_ISR: u16 = 0x07;
+const KEPT_EVENT_IDS: [u16; 35] = [
+    0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x10, 0x20, 0x30, 0x31, 0x33, 0x34, 0x35, 0x36,
+    0x37, 0x79, 0x7A, 0x7B, // delays, suspend
+    0x56, 0x66, 0x76, 0xC2, // queue send, receive, peek, send-front blocks
+    0x58, 0x68, 0xF6, // mutex give, take, recursive take blocks
+    0x57, 0x67, 0x77, // semaphore give, take, peek blocks
+    0xB6, 0xB7, // event group sync, wait-bits blocks
+    0xDF, 0xE2, // message buffer send, receive blocks
+    0xCB, // task notification wait block
+];
+/// An id no event type uses: the crate returns such events undecoded.
+const GENERIC_EVENT_ID: u16 = 0x0FFF;
+/// `TRC_EVENT_BUFFER_OPTION_SKIP`: the buffer stops taking events when full.
+const EVENT_BUFFER_OPTION_SKIP: u32 = 0;
 /// Room the largest fixed-size event needs (header, timestamp, 15 parameters) plus the word
 /// the buffer keeps free: less than this left means a stop-when-full buffer was full.
 const FULL_MARGIN: u64 = 8 + 15 * 4 + 4;
@@ -82,6 +100,9 @@ fn find_ring(b: &[u8]) -> Option<usize> {
 /// The stream handed to the decoder, as pieces of the file (for byte offsets in errors).
 struct Stream {
     bytes: Vec<u8>,
+    /// Where the events start in `bytes` (after the entry table), and the byte order.
+    events_at: usize,
+    big: bool,
     /// (offset in `bytes`, offset in the file, length), in order.
     pieces: Vec<(usize, usize, usize)>,
     /// A RingBuffer dump: its dropped counter and whether the buffer was full.
@@ -94,6 +115,45 @@ struct RingState {
 }
 
 impl Stream {
+    /// Guards the decoder: walks the event records (a 16-bit code whose top four bits
+    /// count the 32-bit parameters, a 16-bit count, a 32-bit timestamp, the parameters)
+    /// and renames every event type this importer does not use to an id the crate decodes
+    /// generically (same size, count and timestamp, so lost-event counting is unchanged).
+    /// The crate's own decoders of those types (user events with format strings, among
+    /// others) and of an ISR definition with fewer than two parameters can underflow a
+    /// length and allocate without bound on corrupt input, which no error or
+    /// `catch_unwind` can stop; those records never reach them.
+    fn neutralise(&mut self, name: &str) -> Result<()> {
+        let mut at = self.events_at;
+        while at + 8 <= self.bytes.len() {
+            let word = &self.bytes[at..at + 4];
+            if word == PSF_LE || word == PSF_BE {
+                break; // a restarted recording: the decoder says so
+            }
+            let code = u16_at(&self.bytes, at, self.big).unwrap_or(0);
+            let params = usize::from(code >> 12);
+            let id = code & 0x0FFF;
+            if id == EVENT_ID_DEFINE_ISR && params < 2 {
+                return Err(Error::format(
+                    name,
+                    Place::Byte(self.file_offset(at as u64)),
+                    format!("ISR definition with {params} parameters (at least 2)"),
+                ));
+            }
+            if !KEPT_EVENT_IDS.contains(&id) {
+                let new = (code & 0xF000) | GENERIC_EVENT_ID;
+                let b = if self.big {
+                    new.to_be_bytes()
+                } else {
+                    new.to_le_bytes()
+                };
+                self.bytes[at..at + 2].copy_from_slice(&b);
+            }
+            at += 8 + 4 * params;
+        }
+        Ok(())
+    }
+
     /// The file offset of a stream offset.
     fn file_offset(&self, at: u64) -> u64 {
         let at = usize::try_from(at).unwrap_or(usize::MAX);
@@ -212,7 +272,8 @@ fn ring_stream(b: &[u8], psf: usize, name: &str) -> Result<Stream> {
             )
         })
     };
-    let (head, tail, size, dropped, slack) = (word(0)?, word(1)?, word(2)?, word(4)?, word(6)?);
+    let (head, tail, size, options, dropped, slack) =
+        (word(0)?, word(1)?, word(2)?, word(3)?, word(4)?, word(6)?);
     let (head, tail, size, slack) = (head as usize, tail as usize, size as usize, slack as usize);
     let data = st + EVENT_BUFFER_STRUCT_BYTES;
     if data.checked_add(size).is_none_or(|e| e > b.len()) {
@@ -250,12 +311,17 @@ fn ring_stream(b: &[u8], psf: usize, name: &str) -> Result<Stream> {
         add(data, data + head, &mut bytes);
         tail - head
     };
+    let events_at = meta_end - psf;
     Ok(Stream {
         bytes,
+        events_at,
+        big,
         pieces,
         ring: Some(RingState {
             dropped,
-            full: (free as u64) < FULL_MARGIN,
+            // Only a stop-when-full buffer (option 0, "skip") loses the newest events; one
+            // that overwrites when full keeps them and starts later instead.
+            full: options == EVENT_BUFFER_OPTION_SKIP && (free as u64) < FULL_MARGIN,
         }),
     })
 }
@@ -263,10 +329,12 @@ fn ring_stream(b: &[u8], psf: usize, name: &str) -> Result<Stream> {
 /// The file as the decoder's stream: a PSF stream as it is, a RingBuffer dump cut.
 fn stream(b: Vec<u8>, name: &str) -> Result<Stream> {
     if b.starts_with(&PSF_LE) || b.starts_with(&PSF_BE) {
-        check_meta(&b, 0, name)?;
+        let (events_at, big) = check_meta(&b, 0, name)?;
         let len = b.len();
         return Ok(Stream {
             bytes: b,
+            events_at,
+            big,
             pieces: vec![(0, 0, len)],
             ring: None,
         });
@@ -295,7 +363,8 @@ pub fn read<R: Read + Seek>(r: R, name: &str, _opts: &Options) -> Result<EventTr
             format!("larger than {MAX_FILE_BYTES} bytes; latscope reads recordings up to that"),
         ));
     }
-    let s = stream(b, name)?;
+    let mut s = stream(b, name)?;
+    s.neutralise(name)?;
     // Last resort: the decoder is a third-party crate; the checks above keep its
     // allocations within the file, and a panic it might still raise on a hostile recording
     // becomes an error naming the file instead of taking the caller down.
