@@ -247,6 +247,7 @@ fn main_recording_matches_the_ground_truth() {
         ("start latency", diffs(&truth, &mine, start_latency)),
     ] {
         let (lo, hi) = (*d.iter().min().unwrap(), *d.iter().max().unwrap());
+        eprintln!("{what}: truth - trace {lo}..{hi} cycles over {}", d.len());
         assert!(
             hi - lo <= 1,
             "{what}: truth - trace spans {lo}..{hi} cycles"
@@ -259,6 +260,7 @@ fn main_recording_matches_the_ground_truth() {
     // Responses: within the delayed-list work after the hook.
     let d = diffs(&truth, &mine, response);
     let (lo, hi) = (*d.iter().min().unwrap(), *d.iter().max().unwrap());
+    eprintln!("response: truth - trace {lo}..{hi} cycles over {}", d.len());
     assert!(
         0 < lo && hi < DELAY_TAIL_BOUND,
         "response: truth - trace {lo}..{hi} cycles"
@@ -274,7 +276,11 @@ fn main_recording_matches_the_ground_truth() {
                 .map(|(i, x)| (i, response(x) as i64))
                 .unwrap()
         };
-        let ((_, wt), (_, wm)) = (worst(tj), worst(mj));
+        let ((it, wt), (im, wm)) = (worst(tj), worst(mj));
+        eprintln!(
+            "{task}: {} jobs, worst response {wt} cycles (job {it}) truth, {wm} (job {im}) trace",
+            tj.len()
+        );
         assert!(
             (0..DELAY_TAIL_BOUND).contains(&(wt - wm)),
             "{task}: worst response {wt} (truth) vs {wm} (trace) cycles"
@@ -351,6 +357,11 @@ fn overflow_recording_reports_every_lost_packet_where_it_was_lost() {
         truth_times.push((r.0, r.0));
     }
     let lost: u64 = tr.lost.iter().map(|l| l.count).sum();
+    eprintln!(
+        "{} overflow packets, {lost} packets lost, {arrived} arrived, {} events happened",
+        tr.lost.len(),
+        truth_times.len()
+    );
     assert!(lost > 100, "{lost} lost");
     assert_eq!(
         arrived + lost,
