@@ -165,8 +165,9 @@ struct Builder<'a> {
     name: &'a str,
     /// Absolute time of the last packet, in recorder ticks from the stream's first byte.
     t: u64,
-    /// (offset, time) of the last packet.
+    /// Offset of the last packet (None before the first).
     last_packet: Option<u64>,
+    /// INIT's (RAM base, id shift, SysFreq).
     init: Option<(u32, u32, u32)>,
     /// Recorder ticks to add to stream times to get the target's counter (SYSTIME).
     origin: Option<i64>,
@@ -316,7 +317,7 @@ impl<'a> Builder<'a> {
                 if self.origin.is_none() {
                     // The target's counter is 32 bits; the stream's time is not: the
                     // origin is where the counter was 0 the last time before this packet.
-                    let t32 = self.t as i64 & 0xFFFF_FFFF;
+                    let t32 = (self.t & 0xFFFF_FFFF) as i64;
                     let mut o = i64::from(cycles) - t32;
                     if o < 0 {
                         o += 1 << 32;
