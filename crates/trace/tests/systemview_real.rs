@@ -332,12 +332,7 @@ fn overflow_recording_reports_every_lost_packet_where_it_was_lost() {
     // there has no OVERFLOW packet (the target sends one only once space frees up), so
     // the count is checked up to the last tick's entry.
     let arrived = arrived.iter().filter(|&&t| t < last_tick).count() as u64;
-    let truth_last_tick = rows
-        .iter()
-        .filter(|r| r.1 == "tick_start")
-        .last()
-        .unwrap()
-        .0;
+    let truth_last_tick = rows.iter().rfind(|r| r.1 == "tick_start").unwrap().0;
     // When each row's event happened: a release row carries its tick's nominal instant,
     // the kernel released the task somewhere inside that tick's ISR.
     let mut tick = (0, 0);
