@@ -87,7 +87,7 @@ fn truncated_at_every_97th_byte() {
     // The place is given: a cut inside an event names its byte offset.
     let b = fixture("recording.psf");
     let e = read(&b[..events_start(&b) + 10]).unwrap_err();
-    assert!(e.contains("byte offset"), "{e}");
+    assert!(e.contains("byte offset") && e.contains("truncated"), "{e}");
 }
 
 /// The end of a RingBuffer dump's event buffer (the size word's buffer after the event

@@ -40,7 +40,7 @@ use std::collections::HashMap;
 use std::io::{Cursor, Read, Seek};
 use std::num::NonZeroU32;
 use trace_recorder_parser::streaming::event::{Event as TrcEvent, EventType, TrackingEventCounter};
-use trace_recorder_parser::streaming::RecorderData;
+use trace_recorder_parser::streaming::{Error as TrcError, RecorderData};
 use trace_recorder_parser::time::StreamingInstant;
 use trace_recorder_parser::types::ObjectHandle;
 
@@ -497,6 +497,12 @@ fn decode(s: &Stream, name: &str) -> Result<EventTrace> {
                     ));
                 }
                 break;
+            }
+            Err(TrcError::Io(e)) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+                return Err(at_err(
+                    at,
+                    format!("truncated: the file ends inside event {index}"),
+                ))
             }
             Err(e) => return Err(at_err(at, format!("event {index}: {e}"))),
         };
