@@ -139,13 +139,13 @@ Event recordings (perf.data from `perf sched record`, TraceRecorder .psf, System
 while it runs, so every measurement above works on them; --tasks reads their events:
   latscope trace run.psf --tasks                       # per-task table, ISRs, lost events
   latscope trace run.psf --tasks --json tasks.json --series ticks.csv
-  latscope fit ticks.csv --target tick --x released --y duration_ns --unit ns
-  latscope fit run.psf --target tick                   # the same fit, straight
-  latscope trace run.psf --system-out draft.toml       # then: latscope analyze draft.toml
-  latscope analyze system.toml --observed run.psf      # exit 1 when a response > bound
-A job is a task's release (ready while blocked) to its block; jobs cut off by the
-recording's start or end are not counted; jobs and handler runs that touch a window of
-lost events are flagged; definitions in docs/event-traces.md.")]
+  latscope trace run.psf --system-out draft.toml       # a system file `analyze` reads
+Then `fit run.psf --target tick` fits the tick costs straight from the recording (the same
+fit as `fit ticks.csv --target tick --x released --y duration_ns --unit ns`), and `analyze
+draft.toml --observed run.psf` puts each task's observed worst response beside its bound
+(exit 1 when one exceeds it). A job is a task's release (ready while blocked) to its
+block; jobs cut off by the recording's start or end are not counted; jobs and handler runs
+that touch a window of lost events are flagged; definitions in docs/event-traces.md.")]
 pub struct Args {
     /// Capture file(s): sigrok .sr, Saleae CSV or binary export (several binary files
     /// are merged, one channel each), VCD, CSV, oscilloscope CSV, cycle-counter log,
