@@ -28,12 +28,18 @@ KINDS = ["measure", "trace", "tasks", "analyze", "simulate", "scenario", "fit"]
 
 
 def event_recording():
-    """latscope's event JSON: a task T (released by the 1 kHz tick, runs 300 us) and
-    idle, 10 ms, with one window of lost events."""
+    """latscope's event JSON: a task T (released by every other tick of a 1 kHz tick,
+    runs 300 us) and idle, 10 ms, with one window of lost events."""
     us = 1_000_000
     ev = [{"t": 0, "cpu": 0, "kind": "switch", "actor": 2}]
     for k in range(10):
         t = k * 1000
+        if k % 2:
+            ev += [
+                {"t": t * us, "cpu": 0, "kind": "isr_enter", "actor": 1},
+                {"t": (t + 2) * us, "cpu": 0, "kind": "isr_exit", "actor": 1},
+            ]
+            continue
         ev += [
             {"t": t * us, "cpu": 0, "kind": "isr_enter", "actor": 1},
             {"t": (t + 1) * us, "cpu": 0, "kind": "ready", "actor": 0},
@@ -61,10 +67,11 @@ cpu_hz = 1_000_000
 [kernel]
 tick_hz = 1000
 [kernel.costs]
-tick_base = "5us"
+tick_base = "2us"
+tick_per_release = "3us"
 [[task]]
 name = "T"
-period = "1ms"
+period = "2ms"
 wcet = "300us"
 priority = 1
 """

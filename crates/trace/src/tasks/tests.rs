@@ -209,6 +209,24 @@ fn switch_series_measures_block_or_exit_to_switch() {
 }
 
 #[test]
+fn a_switch_written_before_the_block_at_the_same_instant_is_no_preemption() {
+    let mut t = two_tasks();
+    // H blocks at 25 and L runs from 25: the recorder writes the switch first.
+    let at = |t: &EventTrace, k| t.events.iter().position(|e| e.kind == k).unwrap();
+    let b = at(&t, Block(H));
+    t.events[b + 1].t = Picos(25 * US);
+    t.events.swap(b, b + 1);
+    assert_eq!(t.events[b].kind, Switch(L));
+    assert!(t.validate().is_ok());
+    let r = analyze(&t, &Options::default());
+    let h = r.task("H").unwrap();
+    assert_eq!(h.preemptions.total, 0);
+    assert_eq!(h.response.max_ns, ns(25 - 11));
+    // L's real preemption (by H at 34) still counts.
+    assert_eq!(r.task("L").unwrap().preemptions.total, 1);
+}
+
+#[test]
 fn jobs_in_progress_at_the_start_are_cut_off() {
     let mut t = two_tasks();
     // L was already running when the recording started: its first event is a switch.

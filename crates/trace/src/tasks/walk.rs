@@ -91,6 +91,10 @@ struct TaskState {
     job: Option<OpenJob>,
     on_cpu: Option<usize>,
     run_from: Option<Picos>,
+    /// When its current job was last counted as preempted: a `Block` at that same instant
+    /// means the switch was its block (a recorder may write the switch first, as perf's
+    /// `sched_switch` carries both), not a preemption.
+    preempted_at: Option<Picos>,
 }
 
 struct Frame {
@@ -156,6 +160,7 @@ impl Walker<'_> {
             self.tasks[p].on_cpu = None;
             if let Some(j) = &mut self.tasks[p].job {
                 j.preemptions = j.preemptions.saturating_add(1);
+                self.tasks[p].preempted_at = Some(t);
             }
         }
         // A task now current on another CPU left it (a migration whose switch-out was
@@ -201,6 +206,7 @@ impl Walker<'_> {
                     execution: 0,
                     preemptions: 0,
                 });
+                self.tasks[a].preempted_at = None;
                 self.out.actors[a].releases.push(t);
                 if running {
                     self.start(a, t);
@@ -219,6 +225,11 @@ impl Walker<'_> {
             Phase::InJob => {
                 let running = self.tasks[a].run_from.is_some();
                 self.stop(a, t);
+                if self.tasks[a].preempted_at.take() == Some(t) {
+                    if let Some(j) = &mut self.tasks[a].job {
+                        j.preemptions = j.preemptions.saturating_sub(1);
+                    }
+                }
                 if let Some(j) = self.tasks[a].job.take() {
                     self.out.actors[a].jobs.push(Job {
                         release: j.release,
@@ -313,6 +324,7 @@ pub fn walk(trace: &EventTrace) -> Timeline {
                 job: None,
                 on_cpu: None,
                 run_from: None,
+                preempted_at: None,
             })
             .collect(),
         cpus: (0..ncpu).map(|_| Cpu::default()).collect(),
