@@ -463,3 +463,31 @@ fn system_out_drafts_a_system_that_analyze_runs() {
     assert!(o.contains("schedulable"), "{o}");
     ok(&["analyze", s(&draft), "--observed", s(&rec)]);
 }
+
+#[test]
+fn system_out_ranks_linux_priorities_into_the_system_convention() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut trace, _) = generate(40);
+    // perf: the kernel's prio, smaller = more urgent; B and C share one.
+    trace.format = "perf".into();
+    for (a, p) in trace.actors.iter_mut().zip([90, 120, 120]) {
+        a.priority = Some(p);
+    }
+    let rec = write_trace(dir.path(), &trace);
+    let draft = dir.path().join("draft.toml");
+    ok(&["trace", s(&rec), "--system-out", s(&draft)]);
+    let doc: toml::Value = toml::from_str(&std::fs::read_to_string(&draft).unwrap()).unwrap();
+    let prio = |n: &str| {
+        doc["task"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"].as_str() == Some(n))
+            .and_then(|t| t["priority"].as_integer())
+    };
+    assert_eq!(
+        (prio("A"), prio("B"), prio("C")),
+        (Some(2), Some(1), Some(1))
+    );
+    ok(&["analyze", s(&draft)]);
+}

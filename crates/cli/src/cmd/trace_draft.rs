@@ -50,14 +50,19 @@ fn priorities(r: &TaskTimingResult, periods: &[Option<f64>]) -> (Vec<u32>, &'sta
     let n = r.tasks.len();
     let all_known = r.tasks.iter().all(|t| t.priority.is_some());
     let rank = |key: &dyn Fn(usize) -> f64| -> Vec<u32> {
-        // Most urgent first gets n, the least urgent 1.
-        let mut idx: Vec<usize> = (0..n).collect();
-        idx.sort_by(|&a, &b| key(a).total_cmp(&key(b)).then(a.cmp(&b)));
-        let mut p = vec![0u32; n];
-        for (k, &i) in idx.iter().enumerate() {
-            p[i] = (n - k) as u32;
-        }
-        p
+        // Dense ranks, the least urgent (largest key) 1: equal keys share a priority
+        // (Linux threads of one nice level, tasks of one period).
+        let mut keys: Vec<f64> = (0..n).map(key).collect();
+        keys.sort_by(|a, b| b.total_cmp(a));
+        keys.dedup();
+        (0..n)
+            .map(|i| {
+                let k = key(i);
+                keys.iter()
+                    .position(|&x| x == k)
+                    .map_or(1, |p| p as u32 + 1)
+            })
+            .collect()
     };
     if all_known && r.recording.format != "perf" {
         let fits = r
