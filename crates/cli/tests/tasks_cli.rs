@@ -491,3 +491,62 @@ fn system_out_ranks_linux_priorities_into_the_system_convention() {
     );
     ok(&["analyze", s(&draft)]);
 }
+
+#[test]
+fn system_out_links_an_interrupt_to_the_task_it_releases() {
+    let dir = tempfile::tempdir().unwrap();
+    // An interrupt every 3 ms (4 us long) readies D, which runs 100 us.
+    let (d, uart, idle) = (0u32, 1u32, 2u32);
+    let e = |t_us: i64, kind| Event {
+        t: Picos(t_us * US),
+        cpu: 0,
+        kind,
+    };
+    let mut events = vec![e(0, EventKind::Switch(idle))];
+    for k in 0..6 {
+        let t = 500 + k * 3_000;
+        events.extend([
+            e(t, EventKind::IsrEnter(uart)),
+            e(t + 1, EventKind::Ready(d)),
+            e(t + 4, EventKind::IsrExit(uart)),
+            e(t + 4, EventKind::Switch(d)),
+            e(t + 104, EventKind::Block(d)),
+            e(t + 104, EventKind::Switch(idle)),
+        ]);
+    }
+    let actor = |name: &str, kind, priority| Actor {
+        name: name.into(),
+        kind,
+        priority,
+        id: 0,
+    };
+    let trace = EventTrace {
+        source: "irq".into(),
+        format: "test".into(),
+        clock_hz: Some(1_000_000),
+        start: Picos(0),
+        end: Picos(20_000 * US),
+        cpus: 1,
+        actors: vec![
+            actor("D", ActorKind::Task, Some(2)),
+            actor("uart", ActorKind::Isr, None),
+            actor("IDLE", ActorKind::Idle, Some(0)),
+        ],
+        events,
+        lost: vec![],
+    };
+    let rec = write_trace(dir.path(), &trace);
+    let draft = dir.path().join("draft.toml");
+    ok(&["trace", s(&rec), "--system-out", s(&draft)]);
+    let text = std::fs::read_to_string(&draft).unwrap();
+    let doc: toml::Value = toml::from_str(&text).unwrap();
+    let irq = &doc["interrupt"][0];
+    assert_eq!(irq["name"].as_str(), Some("uart"), "{text}");
+    assert_eq!(irq["releases"].as_str(), Some("D"), "{text}");
+    assert_eq!(irq["min_interarrival"].as_str(), Some("3ms"), "{text}");
+    assert_eq!(irq["wcet"].as_str(), Some("4us"), "{text}");
+    let task = &doc["task"][0];
+    assert_eq!(task["min_interarrival"].as_str(), Some("3ms"), "{text}");
+    assert_eq!(task["wcet"].as_str(), Some("100us"), "{text}");
+    ok(&["analyze", s(&draft)]);
+}

@@ -149,8 +149,10 @@ that touch a window of lost events are flagged; definitions in docs/event-traces
 pub struct Args {
     /// Capture file(s): sigrok .sr, Saleae CSV or binary export (several binary files
     /// are merged, one channel each), VCD, CSV, oscilloscope CSV, cycle-counter log,
-    /// latscope .lscap. '-' reads standard input; pipes and FIFOs work too (a sigrok
-    /// session, a zip, is first copied to a temporary file in $TMPDIR, as it needs seeking)
+    /// latscope .lscap; event recordings (perf.data, TraceRecorder .psf, SystemView
+    /// .SVDat) as a capture, or with --tasks / --system-out. '-' reads standard input;
+    /// pipes and FIFOs work too (a sigrok session, a zip, or an event recording is first
+    /// copied to a temporary file in $TMPDIR, as it needs seeking)
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
     #[command(flatten)]

@@ -151,6 +151,19 @@ pub fn draft(
         }
         n
     };
+    // A task all of whose releases came from one interrupt handler (with two runs or
+    // more) is released by it: sporadic, at most as often as the handler runs.
+    let released_by = |task: &str, releases: u64| {
+        r.isrs.iter().find(|i| {
+            i.kind == "isr"
+                && i.inter_arrival.count > 0
+                && i.started_jobs.len() == 1
+                && i.started_jobs[0].task == task
+                && i.started_jobs[0].jobs == releases
+        })
+    };
+    // Written names of the tasks an interrupt releases (interrupt name → task name).
+    let mut releases_of: std::collections::HashMap<String, String> = Default::default();
     let mut drafted = 0;
     for (i, t) in r.tasks.iter().enumerate() {
         let (Some(exec), Some(min_gap), Some(p50), Some(max_gap)) = (
@@ -174,7 +187,18 @@ pub fn draft(
         // Periodic when the release intervals agree within 2 % or two clock ticks.
         let res = r.recording.resolution_ns.unwrap_or(0.0);
         let periodic = max_gap - min_gap <= (0.02 * p50).max(2.0 * res);
-        let span = if periodic {
+        let by_irq = released_by(&t.name, t.releases)
+            .and_then(|x| x.inter_arrival.get("min").map(|g| (x, g)));
+        let span = if let Some((irq, irq_gap)) = by_irq {
+            let gap = min_gap.min(irq_gap).floor().max(1.0);
+            s += &format!(
+                "min_interarrival = {}    # released by interrupt {:?}: at most as often as it runs\n",
+                dur_down(gap),
+                irq.name
+            );
+            releases_of.insert(irq.name.clone(), name.clone());
+            gap
+        } else if periodic {
             s += &format!(
                 "period = {}    # observed: median release interval ({} releases, {} to {})\n",
                 dur_up(p50),
@@ -243,7 +267,13 @@ pub fn draft(
             "wcet = {}    # OBSERVED maximum duration (nested handlers excluded), NOT a bound\n",
             dur_up(wcet)
         );
-        s += "# priority, above_kernel, releases: not in the recording; set them from the design\n";
+        if let Some(task) = releases_of.get(&i.name) {
+            s += &format!(
+                "releases = {}    # every job of that task started in this handler\n",
+                quoted(task)
+            );
+        }
+        s += "# priority, above_kernel: not in the recording; set them from the design\n";
     }
     // The tick costs fitted from the tick's durations against the tasks it released.
     let samples = tick_samples(&tasks::tick_rows(trace, tl));

@@ -20,7 +20,7 @@ mod tests;
 
 pub use result::{
     CountStats, IsrInstance, IsrTiming, JobInstance, LostEvents, LostWindow, RecordingInfo,
-    ReleasedRow, TaskTiming, TaskTimingResult,
+    ReleasedRow, StartedJobs, TaskTiming, TaskTimingResult,
 };
 pub use series::{
     switch_rows, tick_rows, write_switch_series, write_tick_series, SwitchRow, TickRow,
@@ -151,6 +151,7 @@ pub fn analyze_walked(trace: &EventTrace, tl: &Timeline, opts: &Options) -> Task
                     id: actor.id,
                     jobs: a.jobs.len() as u64,
                     cut_off: a.cut_off,
+                    releases: a.releases.len() as u64,
                     suspect,
                     start_latency: summarize(&mut lat, res, opts.bins),
                     response: summarize(&mut resp, res, opts.bins),
@@ -168,6 +169,7 @@ pub fn analyze_walked(trace: &EventTrace, tl: &Timeline, opts: &Options) -> Task
                 let mut suspect = 0;
                 let mut released = 0u64;
                 let mut by: BTreeMap<u64, ReleasedRow> = BTreeMap::new();
+                let mut started: BTreeMap<u32, u64> = BTreeMap::new();
                 let mut inst = Vec::with_capacity(a.runs.len());
                 for (k, r) in a.runs.iter().enumerate() {
                     dur.push(
@@ -180,6 +182,9 @@ pub fn analyze_walked(trace: &EventTrace, tl: &Timeline, opts: &Options) -> Task
                     let s = touches_loss(&trace.lost, r.enter, r.exit);
                     suspect += u64::from(s);
                     released += u64::from(r.released);
+                    for &t in &r.started {
+                        *started.entry(t).or_insert(0) += 1;
+                    }
                     let d = r.duration as f64 / PS_NS;
                     let row = by.entry(u64::from(r.released)).or_insert(ReleasedRow {
                         released: u64::from(r.released),
@@ -227,6 +232,15 @@ pub fn analyze_walked(trace: &EventTrace, tl: &Timeline, opts: &Options) -> Task
                     duration: summarize(&mut dur, res, opts.bins),
                     inter_arrival: summarize(&mut gaps, res, opts.bins),
                     released,
+                    started_jobs: started
+                        .into_iter()
+                        .filter_map(|(t, jobs)| {
+                            trace.actors.get(t as usize).map(|x| StartedJobs {
+                                task: x.name.clone(),
+                                jobs,
+                            })
+                        })
+                        .collect(),
                     run_ns: a.run_ps as f64 / PS_NS,
                     cpu_percent: percent(a.run_ps),
                     worst: inst,

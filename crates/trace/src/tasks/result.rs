@@ -60,6 +60,8 @@ pub struct TaskTiming {
     pub jobs: u64,
     /// Jobs cut off by the recording's start or end (not counted in `jobs`).
     pub cut_off: u64,
+    /// Releases seen (every `Ready` that started a job, cut-off jobs at the end included).
+    pub releases: u64,
     /// Complete jobs whose window (release → block) touches a lost-event window.
     pub suspect: u64,
     /// Release → first switch to the task (Linux: wake-up → switch-in).
@@ -122,6 +124,9 @@ pub struct IsrTiming {
     pub inter_arrival: ResultSummary,
     /// Tasks made ready inside its runs, in total.
     pub released: u64,
+    /// The jobs its runs started, per task (a task readied inside it while blocked).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub started_jobs: Vec<StartedJobs>,
     pub run_ns: f64,
     pub cpu_percent: f64,
     /// The longest runs, longest first.
@@ -130,6 +135,13 @@ pub struct IsrTiming {
     /// --target tick` fits).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub by_released: Vec<ReleasedRow>,
+}
+
+/// Jobs of one task that a handler's runs started.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct StartedJobs {
+    pub task: String,
+    pub jobs: u64,
 }
 
 /// One handler run.

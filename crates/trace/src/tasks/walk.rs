@@ -32,7 +32,7 @@ pub struct Job {
 }
 
 /// One complete run of a handler.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct IsrRun {
     pub enter: Picos,
     pub exit: Picos,
@@ -40,6 +40,8 @@ pub struct IsrRun {
     pub duration: i64,
     /// `Ready` events of tasks while this handler was the innermost one running.
     pub released: u32,
+    /// The tasks (actor indices) whose jobs a `Ready` inside it started, once per job.
+    pub started: Vec<u32>,
     pub cpu: u16,
 }
 
@@ -102,6 +104,7 @@ struct Frame {
     enter: Picos,
     nested: i64,
     released: u32,
+    started: Vec<u32>,
 }
 
 #[derive(Default)]
@@ -208,6 +211,9 @@ impl Walker<'_> {
                 });
                 self.tasks[a].preempted_at = None;
                 self.out.actors[a].releases.push(t);
+                if let Some(f) = self.cpus[c].stack.last_mut() {
+                    f.started.push(a as u32);
+                }
                 if running {
                     self.start(a, t);
                 }
@@ -262,6 +268,7 @@ impl Walker<'_> {
             enter: t,
             nested: 0,
             released: 0,
+            started: Vec::new(),
         });
     }
 
@@ -286,6 +293,7 @@ impl Walker<'_> {
             exit: t,
             duration,
             released: f.released,
+            started: f.started,
             cpu: c as u16,
         });
         if self.cpus[c].stack.is_empty() {
