@@ -3,8 +3,9 @@
 from the result types (docs/<kind>.schema.json, written by
 `LATSCOPE_WRITE_SCHEMAS=1 cargo test -p latscope --test result_schemas`).
 
-Runs measure (short, unprivileged), trace (every measurement kind, limits), analyze
-(offsets, margins, priority assignment), simulate, fit (CSV and trace inputs) and every
+Runs measure (short, unprivileged), trace (every measurement kind, limits), trace --tasks
+(a synthetic event recording), analyze (offsets, margins, priority assignment, --observed),
+simulate, fit (CSV, trace and event-recording inputs) and every
 scenario that does not measure this machine (quick), validates each document and every
 result nested in a scenario's `results`, and checks that a broken document is rejected
 (the check can fail).
@@ -23,7 +24,57 @@ import tempfile
 import jsonschema
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-KINDS = ["measure", "trace", "analyze", "simulate", "scenario", "fit"]
+KINDS = ["measure", "trace", "tasks", "analyze", "simulate", "scenario", "fit"]
+
+
+def event_recording():
+    """latscope's event JSON: a task T (released by every other tick of a 1 kHz tick,
+    runs 300 us) and idle, 10 ms, with one window of lost events."""
+    us = 1_000_000
+    ev = [{"t": 0, "cpu": 0, "kind": "switch", "actor": 2}]
+    for k in range(10):
+        t = k * 1000
+        if k % 2:
+            ev += [
+                {"t": t * us, "cpu": 0, "kind": "isr_enter", "actor": 1},
+                {"t": (t + 2) * us, "cpu": 0, "kind": "isr_exit", "actor": 1},
+            ]
+            continue
+        ev += [
+            {"t": t * us, "cpu": 0, "kind": "isr_enter", "actor": 1},
+            {"t": (t + 1) * us, "cpu": 0, "kind": "ready", "actor": 0},
+            {"t": (t + 5) * us, "cpu": 0, "kind": "isr_exit", "actor": 1},
+            {"t": (t + 5) * us, "cpu": 0, "kind": "switch", "actor": 0},
+            {"t": (t + 305) * us, "cpu": 0, "kind": "block", "actor": 0},
+            {"t": (t + 305) * us, "cpu": 0, "kind": "switch", "actor": 2},
+        ]
+    return {
+        "source": "synthetic", "format": "test", "clock_hz": 1000000,
+        "start": 0, "end": 10000 * us, "cpus": 1,
+        "actors": [
+            {"name": "T", "kind": "task", "priority": 1, "id": 0},
+            {"name": "SysTick", "kind": "tick", "priority": None, "id": 0},
+            {"name": "IDLE", "kind": "idle", "priority": 0, "id": 0},
+        ],
+        "events": ev,
+        "lost": [{"count": 3, "from": 4100 * us, "to": 4200 * us}],
+    }
+
+
+OBSERVED_SYSTEM = """
+[platform]
+cpu_hz = 1_000_000
+[kernel]
+tick_hz = 1000
+[kernel.costs]
+tick_base = "2us"
+tick_per_release = "3us"
+[[task]]
+name = "T"
+period = "2ms"
+wcet = "300us"
+priority = 1
+"""
 
 
 def validators():
@@ -117,6 +168,10 @@ def main():
     full = os.path.join(ROOT, "validation", "fixtures", "full-system.toml")
     listscan = os.path.join(tmp, "listscan.toml")
     open(listscan, "w").write(LISTSCAN)
+    rec = os.path.join(tmp, "rec.json")
+    json.dump(event_recording(), open(rec, "w"))
+    obs_system = os.path.join(tmp, "observed.toml")
+    open(obs_system, "w").write(OBSERVED_SYSTEM)
 
     def out(name):
         return os.path.join(tmp, name)
@@ -131,6 +186,9 @@ def main():
         ("trace", ["trace", os.path.join(trace_fix, "demo16.sr"), "--pulse", "D0", "--json", out("t2.json")], "t2.json"),
         ("analyze", ["analyze", system, "--sensitivity", "--assign-priorities", "--json", out("a.json")], "a.json"),
         ("analyze", ["analyze", full, "--json", out("a2.json")], "a2.json"),
+        ("tasks", ["trace", rec, "--tasks", "--json", out("k.json")], "k.json"),
+        ("analyze", ["analyze", obs_system, "--observed", rec, "--json", out("a3.json")], "a3.json"),
+        ("fit", ["fit", rec, "--target", "tick", "--json", out("f3.json")], "f3.json"),
         ("simulate", ["simulate", system, "--duration", "2s", "--json", out("s.json")], "s.json"),
         ("simulate", ["simulate", listscan, "--duration", "1s", "--json", out("s2.json")], "s2.json"),
         ("fit", ["fit", csv, "--target", "tick", "--x", "released", "--y", "duration", "--unit", "ns", "--json", out("f.json")], "f.json"),
@@ -167,6 +225,12 @@ def main():
             validate("summary", m, f"trace measurement {m['name']} as a summary")
     if "measure" in docs:
         validate("summary", docs["measure"]["total"], "measure total as a summary")
+    if "tasks" in docs:
+        for t in docs["tasks"]["tasks"]:
+            for s in ["start_latency", "response", "execution"]:
+                validate("summary", t[s], f"tasks {t['name']} {s} as a summary")
+        for i in docs["tasks"]["isrs"]:
+            validate("summary", i["duration"], f"tasks handler {i['name']} duration as a summary")
     if "simulate" in docs:
         for t in docs["simulate"]["tasks"]:
             validate("summary", t["response"], f"simulate task {t['name']} response as a summary")
@@ -186,6 +250,9 @@ def main():
         d = copy.deepcopy(docs["analyze"]); d["tasks"][0]["schedulable"] = "yes"; broken.append(("analyze", d, "schedulable a string"))
     if "fit" in docs:
         d = copy.deepcopy(docs["fit"]); del d["least_squares"]; broken.append(("fit", d, "no least_squares"))
+    if "tasks" in docs:
+        d = copy.deepcopy(docs["tasks"]); d["tasks"][0]["response"]["max_ns"] = "big"; broken.append(("tasks", d, "max_ns a string"))
+        d = copy.deepcopy(docs["tasks"]); del d["lost_events"]; broken.append(("tasks", d, "no lost_events"))
     for kind, d, why in broken:
         check(not v[kind].is_valid(d), f"a {kind} document with {why} is rejected")
 

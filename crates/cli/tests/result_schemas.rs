@@ -1,5 +1,5 @@
 //! The JSON Schemas in docs/ are generated from the result types (schemars): every
-//! result (`measure`, `trace`, `analyze`, `simulate`, `scenario`, `fit`) and the shared
+//! result (`measure`, `trace`, `trace --tasks`, `analyze`, `simulate`, `scenario`, `fit`) and the shared
 //! summary. This test fails when a checked-in schema differs from the generated one;
 //! regenerate them all with
 //!
@@ -42,6 +42,10 @@ fn schemas() -> Vec<(&'static str, String)> {
         (
             "fit.schema.json",
             pretty(schema_for!(latscope_model::fit::FitDocument)),
+        ),
+        (
+            "tasks.schema.json",
+            pretty(schema_for!(latscope_trace::tasks::TaskTimingResult)),
         ),
         ("summary.schema.json", latscope_core::summary::schema_json()),
     ]

@@ -650,6 +650,38 @@ fn help_examples_run() {
         );
     }
     write(&dir, "dwt.log", &log);
+    // An event recording in latscope's event JSON (read by content, whatever the name):
+    // task T released by each 1 ms tick, running 300 us.
+    let us = 1_000_000i64;
+    let mut events = vec![r#"{"t":0,"cpu":0,"kind":"switch","actor":2}"#.to_string()];
+    for k in 0..20i64 {
+        let t = k * 1000 * us;
+        for (dt, kind, actor) in [
+            (0, "isr_enter", 1),
+            (us, "ready", 0),
+            (5 * us, "isr_exit", 1),
+            (5 * us, "switch", 0),
+            (305 * us, "block", 0),
+            (305 * us, "switch", 2),
+        ] {
+            events.push(format!(
+                r#"{{"t":{},"cpu":0,"kind":"{kind}","actor":{actor}}}"#,
+                t + dt
+            ));
+        }
+    }
+    write(
+        &dir,
+        "run.psf",
+        &format!(
+            r#"{{"source":"run.psf","format":"test","clock_hz":1000000,"start":0,"end":{},
+            "cpus":1,"actors":[{{"name":"T","kind":"task","priority":1,"id":0}},
+            {{"name":"SysTick","kind":"tick","priority":null,"id":0}},
+            {{"name":"IDLE","kind":"idle","priority":0,"id":0}}],"events":[{}],"lost":[]}}"#,
+            20_000 * us,
+            events.join(",")
+        ),
+    );
 
     let mut ran = 0;
     for cmd in ["trace", "convert"] {
@@ -668,7 +700,16 @@ fn help_examples_run() {
     }
     assert!(ran >= 11, "{ran} examples");
     // their outputs exist
-    for f in ["cap.vcd", "cap.json", "both.lscap", "load.csv", "out.json"] {
+    for f in [
+        "cap.vcd",
+        "cap.json",
+        "both.lscap",
+        "load.csv",
+        "out.json",
+        "tasks.json",
+        "ticks.csv",
+        "draft.toml",
+    ] {
         assert!(dir.path().join(f).exists(), "{f}");
     }
 }

@@ -146,6 +146,19 @@ pub struct TaskResult {
     pub blocking_ns: f64,
     /// The critical sections that make up the computed blocking.
     pub blocking_from: Vec<crate::resource::blocking::BlockingPart>,
+    /// `analyze --observed`: the worst response seen in the recording (ns), the release
+    /// of that job (ns from the recording's start), its index among the task's complete
+    /// jobs, and `observed_max_ns / wcrt_ns` (above 1: the WCET or the model is wrong for
+    /// this system). Absent without `--observed` or when the recording has no complete
+    /// job of the task.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_max_ns: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_at_ns: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_job: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bound_ratio: Option<f64>,
 }
 
 /// The parts of a task's release jitter.
@@ -1430,6 +1443,10 @@ fn analyse_task(
         breakdown: Breakdown::default(),
         blocking_ns: ns(blocking),
         blocking_from: p.res_from.get(i).cloned().unwrap_or_default(),
+        observed_max_ns: None,
+        observed_at_ns: None,
+        observed_job: None,
+        bound_ratio: None,
     };
     if util > 1.0 + 1e-12 {
         result.unbounded_reason = Some(format!(
@@ -1728,6 +1745,10 @@ fn analyse_listscan_task(
         breakdown: Breakdown::default(),
         blocking_ns: ns(blocking),
         blocking_from: p.res_from.get(i).cloned().unwrap_or_default(),
+        observed_max_ns: None,
+        observed_at_ns: None,
+        observed_job: None,
+        bound_ratio: None,
     };
     let Some((x, _)) = with_interrupts(sys, opts, p.l, sched.0 + all) else {
         result.unbounded_reason = Some("interrupts leave no time for the threads".into());

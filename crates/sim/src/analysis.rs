@@ -36,6 +36,9 @@ pub struct AnalyzeDocument {
     /// `--assign-priorities`: the whole outcome.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub assignment_detail: Option<Assignment>,
+    /// `--observed TRACE`: the bound checked against a recording.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed: Option<crate::observed::ObservedCheck>,
 }
 
 // A key that is present reads as `Some`, even when null.
@@ -58,6 +61,7 @@ impl AnalyzeDocument {
             sensitivity,
             assignment: assignment.as_ref().map(|a| a.order.clone()),
             assignment_detail: assignment,
+            observed: None,
         }
     }
 

@@ -13,6 +13,7 @@ pub mod config;
 pub mod engine;
 pub mod from_system;
 pub mod length;
+pub mod observed;
 pub mod offsets;
 pub mod report;
 

@@ -5,7 +5,8 @@
 //! * [`import`]: one module per file format, plus content-based detection;
 //! * [`measure`]: pulse widths, latencies, periods, busy fractions, counts, limits;
 //! * [`export`]: VCD, native (`.lscap`), Perfetto (Chrome trace-event JSON);
-//! * [`spec`]: the TOML spec file naming channels by role.
+//! * [`spec`]: the TOML spec file naming channels by role;
+//! * [`tasks`]: task timing from an event recording (jobs, response, start latency).
 
 pub mod error;
 pub mod export;
@@ -13,5 +14,6 @@ pub mod import;
 pub mod measure;
 pub mod report;
 pub mod spec;
+pub mod tasks;
 
 pub use error::{Error, Result};

@@ -39,6 +39,13 @@ pub enum SwitchArg {
   latscope analyze system.toml --no-overheads --json -
   latscope analyze system.toml --sensitivity
   latscope analyze system.toml --assign-priorities --write
+  latscope analyze system.toml --observed run.psf --json result.json
+
+--observed TRACE reads an event recording (perf.data, TraceRecorder .psf, SystemView
+.SVDat; see docs/event-traces.md), computes each task's worst observed response (release
+to block) and puts it beside the task's bound with the ratio and the job where it
+happened. Tasks are matched by name; unmatched names are listed. An observation above its
+bound exits 1: the WCET or the model is wrong for this system. Lost events are reported.
 
 The system format is described in docs/system-format.md and the analysis (equations,
 assumptions, sources) in docs/analysis.md. Both tick modes are always computed; the
@@ -104,6 +111,12 @@ pub struct Args {
     /// system-file entry says `periodic = true` are ("mixed"), the others sporadic
     #[arg(long)]
     pub periodic_interrupts: bool,
+    /// Check the bounds against an event recording (perf.data, TraceRecorder .psf,
+    /// SystemView .SVDat): each task's observed worst response beside its bound, matched
+    /// by name (JSON: `observed_max_ns`, `observed_at_ns`, `observed_job`, `bound_ratio`
+    /// per task, and `observed`); exit 1 when an observation exceeds its bound
+    #[arg(long, value_name = "TRACE")]
+    pub observed: Option<PathBuf>,
     #[command(flatten)]
     pub labels: crate::labels::LabelArgs,
 }
@@ -126,7 +139,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         },
         ..Default::default()
     };
-    let res = analyze(&sys, &opts).with_context(|| args.system.display().to_string())?;
+    let mut res = analyze(&sys, &opts).with_context(|| args.system.display().to_string())?;
+    let observed = match &args.observed {
+        Some(p) => Some(
+            super::analyze_observed::check(&mut res, p)
+                .with_context(|| format!("--observed {}", p.display()))?,
+        ),
+        None => None,
+    };
     if let Some(n) = args.repeat.filter(|&n| n > 0) {
         let start = std::time::Instant::now();
         for _ in 0..n {
@@ -197,13 +217,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let to_stdout = args.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
     if let Some(path) = &args.json {
-        let doc = latscope_sim::analysis::AnalyzeDocument::new(
+        let mut doc = latscope_sim::analysis::AnalyzeDocument::new(
             res.clone(),
             offset_aware.clone(),
             offset_bound.clone(),
             margins.clone(),
             assignment.clone(),
         );
+        doc.observed = observed.as_ref().map(|(c, _)| c.clone());
         let mut value = serde_json::to_value(&doc)?;
         crate::labels::insert(&mut value, &labels)?;
         let text = serde_json::to_string_pretty(&value)?;
@@ -228,11 +249,26 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         if let Some(b) = &offset_bound {
             print_offset_bound(&mut out, b)?;
         }
+        if let Some((c, timing)) = &observed {
+            super::analyze_observed::print(&mut out, &res, c, timing)?;
+        }
     }
     if let (true, Some(a)) = (args.write, &assignment) {
         analyze_margins::write_priorities(&args.system, &sys, a)?;
         if !to_stdout {
             println!("wrote the priorities into {}", args.system.display());
+        }
+    }
+    if let Some((c, _)) = &observed {
+        if !c.exceeded.is_empty() {
+            if to_stdout {
+                eprintln!(
+                    "latscope: observed responses exceed their bounds ({}): the WCET or the \
+                     model is wrong for this system",
+                    c.exceeded.join(", ")
+                );
+            }
+            return Ok(ExitCode::from(1));
         }
     }
     Ok(if args.check && !res.schedulable {
@@ -317,7 +353,7 @@ fn print_offsets(
 
 /// A time for the table: exact when short, else three decimals in a fitting unit
 /// (the JSON output carries the exact values).
-fn t(ns: f64) -> String {
+pub(super) fn t(ns: f64) -> String {
     let exact = format_exact(Picos((ns * 1000.0).round() as i64));
     if exact.len() <= 9 {
         return exact;

@@ -66,10 +66,19 @@ model (or least squares with --line lsq), rounded up to the picosecond, into the
 file's [kernel.costs], changing only the keys the fit sets.
 With --trace each `latscope trace --json` result gives one sample: x as written before
 the `=`, y the chosen statistic of the named measurement (`line` in the output is then
-the --trace index).")]
+the --trace index).
+An event recording (perf.data, TraceRecorder .psf, SystemView .SVDat) is fitted
+straight, without --x/--y: --target tick takes every tick's duration against the tasks it
+released (the rows `latscope trace REC --tasks --series ticks.csv` writes, and the same
+fit as `latscope fit ticks.csv --target tick --x released --y duration_ns --unit ns`;
+`line` is that CSV's line); --target switch takes each switch whose cause the recording
+shows (block or handler exit → switch) against the levels scanned between the two
+tasks' priorities (`trace --tasks --switch-series`; docs/event-traces.md).
+  latscope fit run.psf --target tick --write system.toml")]
 pub struct Args {
-    /// CSV file of samples (or use --trace)
-    #[arg(required_unless_present = "trace")]
+    /// CSV file of samples (or use --trace), or an event recording (perf.data,
+    /// TraceRecorder .psf, SystemView .SVDat) for --target tick or switch
+    #[arg(required_unless_present = "trace", value_name = "CSV|TRACE")]
     pub csv: Option<PathBuf>,
     /// A `latscope trace --json` result measured at a known x, as X=FILE (repeatable):
     /// one sample per file, x = X (a whole count >= 0), y = --stat of --measurement
@@ -100,8 +109,8 @@ pub struct Args {
     /// Column of the priority switched to
     #[arg(long, requires = "from")]
     pub to: Option<String>,
-    /// Column holding the duration
-    #[arg(long, required_unless_present = "trace")]
+    /// Column holding the duration (not needed for an event recording)
+    #[arg(long)]
     pub y: Option<String>,
     /// Unit of bare numbers in the y column (ps, ns, us, ms, s, cycles); cells with a
     /// unit keep their own
@@ -238,7 +247,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         TargetArg::Inherit => Target::Inherit,
     };
     let hz = cpu_hz(&args)?;
-    let (name, samples) = if let Some(csv) = &args.csv {
+    let recording = args
+        .csv
+        .as_deref()
+        .filter(|p| crate::events_input::is_recording(p));
+    let (name, samples) = if let Some(path) = recording {
+        super::fit_recording::samples(path, target)?
+    } else if let Some(csv) = &args.csv {
         let name = csv.display().to_string();
         let bytes = std::fs::read(csv).with_context(|| format!("reading {name}"))?;
         let text = csv_text(bytes, &name)?;

@@ -4,10 +4,12 @@
 
 pub mod analyze;
 pub mod analyze_margins;
+pub mod analyze_observed;
 pub mod compare;
 pub mod convert;
 pub mod export;
 pub mod fit;
+pub mod fit_recording;
 pub mod generate;
 pub mod measure;
 pub mod merge;
@@ -17,6 +19,8 @@ pub mod set_shape;
 pub mod simulate;
 pub mod sweep;
 pub mod trace;
+pub mod trace_draft;
+pub mod trace_tasks;
 
 /// Fails early, before any work, when `path` cannot be created for writing: a run of
 /// minutes should not end with "cannot write". Leaves no file behind.

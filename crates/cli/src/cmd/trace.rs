@@ -12,7 +12,7 @@ use std::process::ExitCode;
 #[derive(clap::Args, Debug, Clone)]
 pub struct InputArgs {
     /// Input format instead of detecting it from the content: sigrok, saleae-csv,
-    /// saleae-bin, vcd, csv, scope-csv, cyclelog, native
+    /// saleae-bin, vcd, csv, scope-csv, cyclelog, native, perf, tracerecorder, systemview
     #[arg(long, value_name = "FORMAT")]
     pub format: Option<String>,
     /// Sample rate (e.g. 24MHz) for files that lack one (sigrok sessions without
@@ -132,12 +132,27 @@ Examples:
   latscope trace cap.sr --count Task:rise --per SysTick --json out.json
   latscope trace cap.sr --spec kernel.toml --limit 'SysTick.max<5us'   # exit 1 on failure
   latscope trace digital_0.bin digital_1.bin --samplerate 500MHz --pulse digital_0
-  latscope trace dwt.log --cpu-hz 168MHz --pulse SysTick")]
+  latscope trace dwt.log --cpu-hz 168MHz --pulse SysTick
+
+Event recordings (perf.data from `perf sched record`, TraceRecorder .psf, SystemView
+.SVDat) are read as a capture with one channel per task and per interrupt handler, high
+while it runs, so every measurement above works on them; --tasks reads their events:
+  latscope trace run.psf --tasks                       # per-task table, ISRs, lost events
+  latscope trace run.psf --tasks --json tasks.json --series ticks.csv
+  latscope trace run.psf --system-out draft.toml       # a system file `analyze` reads
+Then `fit run.psf --target tick` fits the tick costs straight from the recording (the same
+fit as `fit ticks.csv --target tick --x released --y duration_ns --unit ns`), and `analyze
+draft.toml --observed run.psf` puts each task's observed worst response beside its bound
+(exit 1 when one exceeds it). A job is a task's release (ready while blocked) to its
+block; jobs cut off by the recording's start or end are not counted; jobs and handler runs
+that touch a window of lost events are flagged; definitions in docs/event-traces.md.")]
 pub struct Args {
     /// Capture file(s): sigrok .sr, Saleae CSV or binary export (several binary files
     /// are merged, one channel each), VCD, CSV, oscilloscope CSV, cycle-counter log,
-    /// latscope .lscap. '-' reads standard input; pipes and FIFOs work too (a sigrok
-    /// session, a zip, is first copied to a temporary file in $TMPDIR, as it needs seeking)
+    /// latscope .lscap; event recordings (perf.data, TraceRecorder .psf, SystemView
+    /// .SVDat) as a capture, or with --tasks / --system-out. '-' reads standard input;
+    /// pipes and FIFOs work too (a sigrok session, a zip, or an event recording is first
+    /// copied to a temporary file in $TMPDIR, as it needs seeking)
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
     #[command(flatten)]
@@ -193,9 +208,27 @@ pub struct Args {
     #[arg(long, value_name = "OUT")]
     pub json: Option<PathBuf>,
     /// Write every measured value against time as CSV
-    /// (measurement,kind,at_ns,value,unit)
+    /// (measurement,kind,at_ns,value,unit); with --tasks: one row per tick
+    /// (time_ns,duration_ns,released, the columns of `simulate --series`, which `fit
+    /// --target tick` reads)
     #[arg(long, value_name = "FILE")]
     pub series: Option<PathBuf>,
+    /// Task timing of an event recording (perf.data, TraceRecorder .psf, SystemView
+    /// .SVDat): per task jobs, start latency, response, execution, preemptions and CPU
+    /// share; per interrupt handler and the tick count and duration; lost events
+    /// (docs/event-traces.md)
+    #[arg(long)]
+    pub tasks: bool,
+    /// With --tasks: write one row per context switch whose cause the recording shows
+    /// (time_ns,duration_ns,task,from_priority,to_priority; duration from the outgoing
+    /// task's block or the last handler exit to the switch)
+    #[arg(long, value_name = "FILE", requires = "tasks")]
+    pub switch_series: Option<PathBuf>,
+    /// Write a system description draft from an event recording (the TOML `analyze`
+    /// reads): tasks with priorities, observed periods and observed maximum execution as
+    /// WCET placeholders, interrupts, the tick rate and fitted tick costs
+    #[arg(long, value_name = "FILE.toml")]
+    pub system_out: Option<PathBuf>,
     /// Write the capture plus one counter track per measurement as Perfetto JSON
     #[arg(long, value_name = "FILE")]
     pub perfetto: Option<PathBuf>,
@@ -216,6 +249,24 @@ fn dur(s: &Option<String>, flag: &str) -> Result<Option<Picos>> {
 }
 
 pub fn run(a: Args) -> Result<ExitCode> {
+    if a.tasks || a.system_out.is_some() {
+        let capture_flags = !(a.pulse.is_empty()
+            && a.latency.is_empty()
+            && a.period.is_empty()
+            && a.busy.is_empty()
+            && a.count.is_empty()
+            && a.limit.is_empty()
+            && a.spec.is_none()
+            && a.perfetto.is_none()
+            && !a.list);
+        anyhow::ensure!(
+            !capture_flags,
+            "--tasks and --system-out take no capture measurement (--pulse, --latency, \
+             --period, --busy, --count, --spec, --limit, --perfetto, --list): run those \
+             separately on the same recording"
+        );
+        return super::trace_tasks::run(&a);
+    }
     let labels = a.labels.resolve()?;
     if a.list {
         let (cap, format, _) = a.input.load(&a.files, None)?;
