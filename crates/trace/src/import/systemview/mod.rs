@@ -339,17 +339,13 @@ impl<'a> Builder<'a> {
                 }
             }
             Kind::TaskInfo { task, prio, name } => {
-                let is_idle = name.eq_ignore_ascii_case("idle");
-                let a = match self.tasks.get(&task) {
-                    Some(&a) => a,
-                    None if is_idle && self.idle.is_none() => {
-                        let a = self.actor(name.clone(), ActorKind::Idle, self.address(task));
-                        self.tasks.insert(task, a);
-                        self.idle = Some(a);
-                        a
-                    }
-                    None => self.task(task),
-                };
+                let a = self.task(task);
+                // FreeRTOS names its idle task IDLE: IDLE packets switch to it (it may
+                // have been created, as a task, by TASK_CREATE just before).
+                if name.eq_ignore_ascii_case("idle") && self.idle.is_none() {
+                    self.actors[a as usize].kind = ActorKind::Idle;
+                    self.idle = Some(a);
+                }
                 let actor = &mut self.actors[a as usize];
                 actor.name = name;
                 actor.priority = Some(i64::from(prio));
@@ -507,6 +503,10 @@ mod tests {
         b.extend(desc);
         b.push(0);
         for (task, prio, name) in [(0x100u32, 3u32, &b"T1"[..]), (0x200, 0, b"IDLE")] {
+            // TASK_CREATE, then TASK_INFO, as SystemView's FreeRTOS glue sends them.
+            b.push(8);
+            enc(task, &mut b);
+            b.push(0);
             b.push(9);
             enc(task, &mut b);
             enc(prio, &mut b);
@@ -570,6 +570,7 @@ mod tests {
         assert_eq!(kind("SysTick"), ActorKind::Tick);
         assert_eq!(kind("UART"), ActorKind::Isr);
         assert_eq!(kind("IDLE"), ActorKind::Idle);
+        assert_eq!(t.actors.len(), 4, "T1, IDLE, SysTick, UART: {:?}", t.actors);
     }
 
     #[test]
