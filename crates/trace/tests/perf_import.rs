@@ -497,3 +497,16 @@ fn detected_by_content() {
     assert_eq!(events::detect(&be), Some(Format::Perf));
     assert_eq!(events::detect(b"PERFFILE"), None);
 }
+
+/// Pipe-mode data (`perf record -o -`): the 16-byte pipe header. The tracepoint formats
+/// then come in a record the crate does not read: a clear error, not a misreading.
+#[test]
+fn pipe_mode_is_refused_clearly() {
+    let bytes = std::fs::read(fixture("perf_sched.data")).unwrap();
+    let mut pipe = b"PERFILE2".to_vec();
+    pipe.extend_from_slice(&16u64.to_le_bytes());
+    // The fixture's records as a stream (no attributes: refused, with the file name)
+    pipe.extend_from_slice(&bytes[u64_at(&bytes, 40) as usize..][..4096]);
+    let msg = read_bytes(&pipe, "pipe.data").unwrap_err().to_string();
+    assert!(msg.starts_with("pipe.data: "), "{msg}");
+}

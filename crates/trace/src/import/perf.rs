@@ -196,14 +196,15 @@ impl Actors {
     }
 
     /// A task (pid 0: idle), with the comm and prio this event gives it.
-    fn task(&mut self, pid: i64, comm: Option<String>, prio: Option<i64>) -> u32 {
+    fn task(&mut self, pid: i64, comm: Option<&[u8]>, prio: Option<i64>) -> u32 {
         if pid == 0 {
             return self.get(Key::Idle);
         }
         let i = self.get(Key::Task(pid));
         let a = &mut self.list[i as usize].1;
-        if let Some(c) = comm.filter(|c| !c.is_empty()) {
-            a.name = c;
+        // (compared first: a new String per event would cost more than the rest)
+        if let Some(c) = comm.filter(|c| !c.is_empty() && *c != a.name.as_bytes()) {
+            a.name = String::from_utf8_lossy(c).into_owned();
         }
         if prio.is_some() {
             a.priority = prio;
@@ -281,8 +282,8 @@ pub fn read<R: Read + Seek>(mut r: R, name: &str, opts: &Options) -> Result<Even
             Place::File,
             if pipe {
                 "pipe-mode perf data (perf record -o -) carries the tracepoint formats in a \
-                 record linux-perf-data does not read; record to a file (perf record -o FILE) \
-                 or convert with perf inject -i IN -o FILE"
+                 record that linux-perf-data does not read; record to a file instead \
+                 (perf record -o FILE)"
             } else {
                 "the file has no tracepoint formats (TRACING_DATA): record scheduler \
                  tracepoints with perf sched record or perf record -e 'sched:*'"
@@ -375,7 +376,7 @@ pub fn read<R: Read + Seek>(mut r: R, name: &str, opts: &Options) -> Result<Even
                 last = last.max(t);
                 let int = |f: &Field| f.int(raw, big);
                 let opt_int = |f: &Option<Field>| f.as_ref().and_then(|f| f.int(raw, big));
-                let opt_text = |f: &Option<Field>| f.as_ref().and_then(|f| f.text(raw, big));
+                let opt_text = |f: &Option<Field>| f.as_ref().and_then(|f| f.text_bytes(raw, big));
                 let short = || bad("a tracepoint payload is shorter than its format".into());
                 match dec {
                     Decoder::Switch {
@@ -422,7 +423,12 @@ pub fn read<R: Read + Seek>(mut r: R, name: &str, opts: &Options) -> Result<Even
                         let n = int(irq).ok_or_else(short)?;
                         let a = actors.get(Key::Irq(n));
                         if let Some(s) = opt_text(irq_name).filter(|s| !s.is_empty()) {
-                            actors.list[a as usize].1.name = format!("irq/{n}-{s}");
+                            let s = String::from_utf8_lossy(s);
+                            let named = &mut actors.list[a as usize].1.name;
+                            let want = format!("irq/{n}-{s}");
+                            if *named != want {
+                                *named = want;
+                            }
                         }
                         let k = if *enter {
                             EventKind::IsrEnter(a)

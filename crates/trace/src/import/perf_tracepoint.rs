@@ -230,8 +230,9 @@ impl Field {
         })
     }
 
-    /// The field as text: a fixed `char[N]` up to its first NUL, or a `__data_loc` string.
-    pub fn text(&self, raw: &[u8], big: bool) -> Option<String> {
+    /// The field's text bytes: a fixed `char[N]` up to its first NUL, or a `__data_loc`
+    /// string.
+    pub fn text_bytes<'a>(&self, raw: &'a [u8], big: bool) -> Option<&'a [u8]> {
         let b = if self.data_loc {
             let loc = self.int(raw, big)? as u64;
             let (off, len) = ((loc & 0xffff) as usize, ((loc >> 16) & 0xffff) as usize);
@@ -240,7 +241,7 @@ impl Field {
             self.bytes(raw)?
         };
         let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
-        Some(String::from_utf8_lossy(&b[..end]).into_owned())
+        Some(&b[..end])
     }
 }
 
@@ -270,10 +271,10 @@ mod tests {
         raw[28..32].copy_from_slice(&((3u32 << 16) | 36).to_le_bytes());
         raw[36..39].copy_from_slice(b"xyz");
         assert_eq!(pid.int(&raw, false), Some(-7));
-        assert_eq!(comm.text(&raw, false).as_deref(), Some("abc"));
+        assert_eq!(comm.text_bytes(&raw, false), Some(&b"abc"[..]));
         assert_eq!(
-            f.field("name").unwrap().text(&raw, false).as_deref(),
-            Some("xyz")
+            f.field("name").unwrap().text_bytes(&raw, false),
+            Some(&b"xyz"[..])
         );
         // A field past the payload reads as nothing, never a panic.
         assert_eq!(pid.int(&raw[..20], false), None);
