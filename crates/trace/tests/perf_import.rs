@@ -498,15 +498,14 @@ fn detected_by_content() {
     assert_eq!(events::detect(b"PERFFILE"), None);
 }
 
-/// Pipe-mode data (`perf record -o -`): the 16-byte pipe header. The tracepoint formats
-/// then come in a record the crate does not read: a clear error, not a misreading.
+/// Pipe-mode data (`perf record -o -`, the fixture written by `perf record -e
+/// sched:sched_switch -o - -- true`): the tracepoint formats come in a record the crate
+/// does not read, so a clear error, not a misreading.
 #[test]
 fn pipe_mode_is_refused_clearly() {
-    let bytes = std::fs::read(fixture("perf_sched.data")).unwrap();
-    let mut pipe = b"PERFILE2".to_vec();
-    pipe.extend_from_slice(&16u64.to_le_bytes());
-    // The fixture's records as a stream (no attributes: refused, with the file name)
-    pipe.extend_from_slice(&bytes[u64_at(&bytes, 40) as usize..][..4096]);
-    let msg = read_bytes(&pipe, "pipe.data").unwrap_err().to_string();
-    assert!(msg.starts_with("pipe.data: "), "{msg}");
+    let path = fixture("perf_pipe.data");
+    let e = events::open(&path, &Options::default()).unwrap_err();
+    let msg = e.to_string();
+    assert!(msg.contains("perf_pipe.data: "), "{msg}");
+    assert!(msg.contains("pipe-mode") && msg.contains("perf record -o FILE"), "{msg}");
 }
