@@ -507,5 +507,8 @@ fn pipe_mode_is_refused_clearly() {
     let e = events::open(&path, &Options::default()).unwrap_err();
     let msg = e.to_string();
     assert!(msg.contains("perf_pipe.data: "), "{msg}");
-    assert!(msg.contains("pipe-mode") && msg.contains("perf record -o FILE"), "{msg}");
+    assert!(
+        msg.contains("pipe-mode") && msg.contains("perf record -o FILE"),
+        "{msg}"
+    );
 }

@@ -27,7 +27,7 @@ use super::Options;
 use crate::error::{Error, Place, Result};
 use latscope_core::events::{Actor, ActorKind, Event, EventKind, EventTrace, LostEvents};
 use latscope_core::time::Picos;
-use linux_perf_data::{Endianness, Feature, PerfFileReader, PerfFileRecord};
+use linux_perf_data::{Feature, PerfFileReader, PerfFileRecord};
 use linux_perf_event_reader::{EventRecord, PerfEventType, RecordType};
 use std::cell::Cell;
 use std::collections::HashMap;
@@ -39,6 +39,11 @@ use std::rc::Rc;
 pub fn sniff(head: &[u8]) -> bool {
     head.starts_with(b"PERFILE2") || head.starts_with(b"2ELIFREP")
 }
+
+/// Pipe-mode data with tracepoints: what to do instead.
+const PIPE_TRACING: &str = "pipe-mode perf data (perf record -o -) carries the tracepoint \
+    formats in a record that linux-perf-data does not read; record to a file instead \
+    (perf record -o FILE)";
 
 /// Highest CPU number accepted (a corrupt sample must not size per-CPU tables).
 const MAX_CPU: u32 = 4095;
@@ -248,8 +253,15 @@ pub fn read<R: Read + Seek>(mut r: R, name: &str, opts: &Options) -> Result<Even
         ));
     }
     let pipe = perf_layout::is_pipe(&head[..got]);
-    if !pipe {
-        perf_layout::check(&mut r, name, len)?;
+    let big = head.starts_with(b"2ELIFREP");
+    let tracing_record = if pipe {
+        perf_layout::check_records(&mut r, name, big, 16, len.saturating_sub(16))?
+    } else {
+        let layout = perf_layout::check(&mut r, name, len)?;
+        perf_layout::check_records(&mut r, name, big, layout.data_offset, layout.data_size)?
+    };
+    if let Some(at) = tracing_record {
+        return Err(Error::format(name, Place::Byte(at), PIPE_TRACING));
     }
     r.seek(SeekFrom::Start(0)).map_err(|e| Error::io(name, e))?;
     let pos = Rc::new(Cell::new(0u64));
@@ -273,7 +285,6 @@ pub fn read<R: Read + Seek>(mut r: R, name: &str, opts: &Options) -> Result<Even
         mut perf_file,
         mut record_iter,
     } = parsed.map_err(at)?;
-    let big = perf_file.endian() == Endianness::BigEndian;
 
     // Tracepoint formats → a decoder per attribute.
     let Some(tracing) = perf_file.feature_section_data(Feature::TRACING_DATA) else {
@@ -281,9 +292,7 @@ pub fn read<R: Read + Seek>(mut r: R, name: &str, opts: &Options) -> Result<Even
             name,
             Place::File,
             if pipe {
-                "pipe-mode perf data (perf record -o -) carries the tracepoint formats in a \
-                 record that linux-perf-data does not read; record to a file instead \
-                 (perf record -o FILE)"
+                PIPE_TRACING
             } else {
                 "the file has no tracepoint formats (TRACING_DATA): record scheduler \
                  tracepoints with perf sched record or perf record -e 'sched:*'"

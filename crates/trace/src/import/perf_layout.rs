@@ -24,6 +24,13 @@ const FEAT_EVENT_DESC: u32 = 12;
 /// Largest `perf_event_attr` this reader accepts (the kernel's is ~136 bytes today).
 const MAX_ATTR_SIZE: u64 = 4096;
 
+/// `PERF_RECORD_HEADER_TRACING_DATA`: in pipe mode, the tracepoint formats follow this
+/// record outside its declared size.
+pub const RECORD_TRACING_DATA: u32 = 66;
+/// `PERF_RECORD_AUXTRACE`: its payload (a `u64` size at the start of the body) follows
+/// the record outside its declared size.
+const RECORD_AUXTRACE: u32 = 71;
+
 /// What the header says about the file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Layout {
@@ -271,4 +278,100 @@ fn check_event_desc<R: Read + Seek>(
             .ok_or_else(|| bad(at, "an id list runs past the section"))?;
     }
     Ok(())
+}
+
+/// Walks the record headers of the data section (`offset`, `size`; for pipe-mode data,
+/// from byte 16 to the end of the file) and checks that every record, and every AUXTRACE
+/// payload that follows its record, ends inside it: the crate allocates an AUXTRACE
+/// payload's declared size before reading it. Returns the offset of a pipe-mode
+/// tracing-data record when it meets one (its payload cannot be framed from here).
+pub fn check_records<R: Read + Seek>(
+    r: &mut R,
+    name: &str,
+    big: bool,
+    offset: u64,
+    size: u64,
+) -> Result<Option<u64>> {
+    r.seek(SeekFrom::Start(offset))
+        .map_err(|e| Error::io(name, e))?;
+    let end = offset.saturating_add(size);
+    let mut rd = std::io::BufReader::with_capacity(1 << 16, r);
+    let mut pos = offset;
+    let mut head = [0u8; 8];
+    while pos < end {
+        if end - pos < 8 {
+            return Err(Error::format(
+                name,
+                Place::Byte(pos),
+                "a record header is cut short at the end of the data section",
+            ));
+        }
+        rd.read_exact(&mut head).map_err(|e| Error::io(name, e))?;
+        let (ty, rsize) = if big {
+            (
+                u32::from_be_bytes([head[0], head[1], head[2], head[3]]),
+                u16::from_be_bytes([head[6], head[7]]),
+            )
+        } else {
+            (
+                u32::from_le_bytes([head[0], head[1], head[2], head[3]]),
+                u16::from_le_bytes([head[6], head[7]]),
+            )
+        };
+        let mut next = pos + u64::from(rsize);
+        if rsize < 8 || next > end {
+            return Err(Error::format(
+                name,
+                Place::Byte(pos),
+                format!(
+                    "a record of {rsize} bytes runs past the end of the data section at byte \
+                     {end}: the file is truncated or corrupt"
+                ),
+            ));
+        }
+        if ty == RECORD_TRACING_DATA {
+            return Ok(Some(pos));
+        }
+        let mut read = 8u64;
+        if ty == RECORD_AUXTRACE {
+            if rsize < 16 {
+                return Err(Error::format(
+                    name,
+                    Place::Byte(pos),
+                    "an AUXTRACE record is cut short",
+                ));
+            }
+            let mut a = [0u8; 8];
+            rd.read_exact(&mut a).map_err(|e| Error::io(name, e))?;
+            read = 16;
+            let aux = if big {
+                u64::from_be_bytes(a)
+            } else {
+                u64::from_le_bytes(a)
+            };
+            next = match next.checked_add(aux) {
+                Some(n) if n <= end => n,
+                _ => {
+                    return Err(Error::format(
+                        name,
+                        Place::Byte(pos + 8),
+                        format!("an AUXTRACE payload of {aux} bytes runs past the data section"),
+                    ))
+                }
+            };
+        }
+        // Skip to the next record.
+        let skip = next - pos - read;
+        let skipped = std::io::copy(&mut (&mut rd).take(skip), &mut std::io::sink())
+            .map_err(|e| Error::io(name, e))?;
+        if skipped != skip {
+            return Err(Error::format(
+                name,
+                Place::Byte(pos),
+                "the file ends inside a record",
+            ));
+        }
+        pos = next;
+    }
+    Ok(None)
 }
