@@ -424,13 +424,30 @@ fn declared_lengths_past_the_end_name_the_field() {
     assert!(msg.contains(&format!("byte offset {data_end}")), "{msg}");
 }
 
-/// The fixture with `n` PERF_RECORD_LOST records (each `count` events) inserted at the
-/// end of its data section, dated `at` ns. Layout of the record under this fixture's
-/// sample_type (IP|TID|TIME|ID|CPU|PERIOD|RAW, sample_id_all): header, id, lost, then
-/// the sample_id fields pid/tid, time, id, cpu/res.
-fn with_lost_storm(bytes: &[u8], n: usize, count: u64, at: u64) -> Vec<u8> {
+/// The fixture with `extra` (whole records) appended to its data section, the header's
+/// data size and the feature-section offsets moved to match.
+fn with_records(bytes: &[u8], extra: &[u8]) -> Vec<u8> {
     let (off, size) = (u64_at(bytes, 40) as usize, u64_at(bytes, 48) as usize);
     let end = off + size;
+    let add = extra.len();
+    let mut out = bytes[..end].to_vec();
+    out.extend_from_slice(extra);
+    out.extend_from_slice(&bytes[end..]);
+    out[48..56].copy_from_slice(&((size + add) as u64).to_le_bytes());
+    let feats: u32 = (0..4).map(|i| u64_at(bytes, 72 + 8 * i).count_ones()).sum();
+    for k in 0..feats as usize {
+        let p = end + add + 16 * k;
+        let o = u64_at(&out, p) + add as u64;
+        out[p..p + 8].copy_from_slice(&o.to_le_bytes());
+    }
+    out
+}
+
+/// The fixture with `n` PERF_RECORD_LOST records (each `count` events) at the end of its
+/// data section, dated `at` ns. Layout of the record under this fixture's sample_type
+/// (IP|TID|TIME|ID|CPU|PERIOD|RAW, sample_id_all): header, id, lost, then the sample_id
+/// fields pid/tid, time, id, cpu/res.
+fn with_lost_storm(bytes: &[u8], n: usize, count: u64, at: u64) -> Vec<u8> {
     let mut rec = Vec::new();
     rec.extend_from_slice(&2u32.to_le_bytes()); // PERF_RECORD_LOST
     rec.extend_from_slice(&0u16.to_le_bytes());
@@ -440,21 +457,29 @@ fn with_lost_storm(bytes: &[u8], n: usize, count: u64, at: u64) -> Vec<u8> {
     rec.extend_from_slice(&[0; 8]);
     rec.extend_from_slice(&at.to_le_bytes());
     rec.extend_from_slice(&[0; 16]);
-    let add = rec.len() * n;
-    let mut out = bytes[..end].to_vec();
-    for _ in 0..n {
-        out.extend_from_slice(&rec);
-    }
-    out.extend_from_slice(&bytes[end..]);
-    out[48..56].copy_from_slice(&((size + add) as u64).to_le_bytes());
-    // Feature sections move by `add`: fix each (offset, size) in the table.
-    let feats: u32 = (0..4).map(|i| u64_at(bytes, 72 + 8 * i).count_ones()).sum();
-    for k in 0..feats as usize {
-        let p = end + add + 16 * k;
-        let o = u64_at(&out, p) + add as u64;
-        out[p..p + 8].copy_from_slice(&o.to_le_bytes());
-    }
-    out
+    with_records(bytes, &rec.repeat(n))
+}
+
+/// Fuzz finding: an AUXTRACE record's payload size is allocated by the reader crate
+/// before it is read, so one declaring 2^60 bytes must be refused first.
+#[test]
+fn auxtrace_payload_past_the_end_is_refused() {
+    let bytes = std::fs::read(fixture("perf_sched.data")).unwrap();
+    let mut rec = Vec::new();
+    rec.extend_from_slice(&71u32.to_le_bytes()); // PERF_RECORD_AUXTRACE
+    rec.extend_from_slice(&0u16.to_le_bytes());
+    rec.extend_from_slice(&48u16.to_le_bytes());
+    rec.extend_from_slice(&(1u64 << 60).to_le_bytes());
+    rec.extend_from_slice(&[0; 32]);
+    let at = (u64_at(&bytes, 40) + u64_at(&bytes, 48)) as usize;
+    let msg = read_bytes(&with_records(&bytes, &rec), "aux.data")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        msg.starts_with(&format!("aux.data: byte offset {}: ", at + 8)),
+        "{msg}"
+    );
+    assert!(msg.contains("AUXTRACE"), "{msg}");
 }
 
 #[test]
