@@ -495,7 +495,7 @@ fn lost_record_storm_becomes_windows() {
     assert_eq!(tr.lost.len(), 500);
     assert_eq!(tr.lost_total(), 3500);
     let mid = latscope_core::time::Picos(mid_ps / 1000 * 1000);
-    let before = base.events.iter().filter(|e| e.t <= mid).last().unwrap().t;
+    let before = base.events.iter().rfind(|e| e.t <= mid).unwrap().t;
     let after = base.events.iter().find(|e| e.t > mid).unwrap().t;
     for w in &tr.lost {
         assert_eq!((w.from, w.to), (before, after));
