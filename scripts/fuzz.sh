@@ -4,7 +4,8 @@
 #   scripts/fuzz.sh [TARGET|all] SECONDS
 #
 # TARGET is one of `cargo fuzz list` (sigrok, vcd, csv, saleae_csv, saleae_bin, scope_csv,
-# cyclelog, native, detect, system, measure_json, tracerecorder, systemview); `all` (the default) runs each in turn
+# cyclelog, native, detect, system, measure_json, tracerecorder, systemview, perf); `all` (the
+# default) runs each in turn
 # for SECONDS. Limits: 2048 MB of RSS and 10 s per input, so a bomb or a hang is a finding.
 # Seeds come from the fixtures and malformed corpus of the tests (copied to fuzz/seeds/ at
 # run time); the growing corpus stays in fuzz/corpus/TARGET, findings in
@@ -37,6 +38,7 @@ seed() { # target -> seed directory
   native) cp "$co"/*.lscap "$d"/ ;;
   cyclelog) cp "$co"/*.log "$d"/ ;;
   tracerecorder) cp "$root"/validation/freertos/traces/tracerecorder/*.psf "$root"/validation/freertos/traces/tracerecorder/ringbuffer-full.bin "$d"/ ;;
+  perf) cp "$fx"/perf_*.data "$d"/ ;;
   detect) cp "$fx"/* "$co"/* "$d"/ ;;
   system) for s in "$root"/scenarios/*/system.toml; do cp "$s" "$d/$(basename "$(dirname "$s")").toml"; done ;;
   systemview) cp "$root"/validation/freertos/traces/systemview/*.SVDat "$d"/ ;;

@@ -5,6 +5,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The perf.data importer's live test records with Linux perf (Debian's linux-perf); it
+# fails loudly without it unless LATSCOPE_SKIP_PERF=1.
+if ! command -v perf >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+  echo "== installing linux-perf (live test of the perf.data importer)"
+  (apt-get update -qq && apt-get install -y -qq linux-perf >/dev/null) ||
+    echo "could not install linux-perf: crates/trace/tests/perf_import.rs will say so"
+fi
+
 echo "== cargo test (workspace)"
 cargo test --workspace --release --locked --no-fail-fast
 

@@ -14,6 +14,8 @@ pub mod limits;
 mod merge;
 pub mod native;
 pub mod perf;
+mod perf_layout;
+mod perf_tracepoint;
 pub mod saleae_bin;
 pub mod saleae_csv;
 pub mod scope_csv;

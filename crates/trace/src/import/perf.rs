@@ -1,23 +1,567 @@
-//! Linux `perf.data` (`perf sched record`, `perf record -e 'sched:*' -e 'irq:*'`) → the one event-trace model.
+//! Linux `perf.data` (`perf sched record`, `perf record -e 'sched:*' -e 'irq:*'`) → the one
+//! event-trace model.
 //!
-//! Placeholder while the importer is being written: detection finds nothing and reading
-//! refuses with a clear message.
+//! The file structure (header, attributes, sorted records) is read by the
+//! `linux-perf-data` / `linux-perf-event-reader` crates; [`super::perf_layout`] checks
+//! the declared lengths first, and [`super::perf_tracepoint`] finds each tracepoint's
+//! field offsets in the format text perf stored in the file. What becomes what:
+//!
+//! - one actor per thread (kernel pid = tid), named by its last `comm` (`comm:tid` when
+//!   several threads share a name), priority = the kernel's `prio` (lower = more urgent);
+//!   the idle threads (pid 0, `swapper/N`) are one actor of kind `Idle`;
+//! - `sched_waking` (or `sched_wakeup` when waking was not recorded) and
+//!   `sched_wakeup_new` → `Ready(task)` on the target CPU (the event's CPU where the
+//!   target is not recorded);
+//! - `sched_switch` → `Block(prev)` when `prev_state` is not running (not `R` / `R+`),
+//!   then `Switch(next)`;
+//! - `irq_handler_entry/exit` → `IsrEnter/IsrExit` of an `Isr` actor per IRQ
+//!   (`irq/N-name`), `softirq_entry/exit` likewise (`softirq/NAME`);
+//! - `PERF_RECORD_LOST` / `LOST_SAMPLES` → lost-event windows.
+//!
+//! Times are perf's sample timestamps (ns, the kernel's `perf_clock`, which
+//! `perf script` and `perf sched timehist` print), in picoseconds; `clock_hz` is 1 GHz.
 
+use super::perf_layout;
+use super::perf_tracepoint::{parse_tracing_data, EventFormat, Field};
 use super::Options;
 use crate::error::{Error, Place, Result};
-use latscope_core::events::EventTrace;
-use std::io::{Read, Seek};
+use latscope_core::events::{Actor, ActorKind, Event, EventKind, EventTrace, LostEvents};
+use latscope_core::time::Picos;
+use linux_perf_data::{Feature, PerfFileReader, PerfFileRecord};
+use linux_perf_event_reader::{EventRecord, PerfEventType, RecordType};
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::io::{Read, Seek, SeekFrom};
+use std::rc::Rc;
 
-/// True when the first bytes are this format's.
-pub fn sniff(_head: &[u8]) -> bool {
-    false
+/// True when the first bytes are this format's: the `PERFILE2` magic, in either byte
+/// order (a file or pipe-mode header).
+pub fn sniff(head: &[u8]) -> bool {
+    head.starts_with(b"PERFILE2") || head.starts_with(b"2ELIFREP")
 }
 
-/// Reads a whole recording.
-pub fn read<R: Read + Seek>(_r: R, name: &str, _opts: &Options) -> Result<EventTrace> {
-    Err(Error::format(
-        name,
-        Place::File,
-        "this recording format is not readable yet",
-    ))
+/// Pipe-mode data with tracepoints: what to do instead.
+const PIPE_TRACING: &str = "pipe-mode perf data (perf record -o -) carries the tracepoint \
+    formats in a record that linux-perf-data does not read; record to a file instead \
+    (perf record -o FILE)";
+
+/// Highest CPU number accepted (a corrupt sample must not size per-CPU tables).
+const MAX_CPU: u32 = 4095;
+
+/// The kernel's softirq vector names (`include/linux/interrupt.h`).
+const SOFTIRQS: [&str; 10] = [
+    "HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU",
+];
+
+/// A reader that remembers how far the crate has read, so an error can name the byte
+/// offset it was found at (the crate's errors carry none).
+struct Tracked<R> {
+    inner: R,
+    pos: Rc<Cell<u64>>,
+}
+
+impl<R: Read> Read for Tracked<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.pos.set(self.pos.get().saturating_add(n as u64));
+        Ok(n)
+    }
+}
+
+impl<R: Seek> Seek for Tracked<R> {
+    fn seek(&mut self, to: SeekFrom) -> std::io::Result<u64> {
+        let p = self.inner.seek(to)?;
+        self.pos.set(p);
+        Ok(p)
+    }
+}
+
+/// What one recorded tracepoint means here, with its fields resolved by name.
+enum Decoder {
+    Switch {
+        prev_pid: Field,
+        prev_state: Field,
+        prev_comm: Option<Field>,
+        prev_prio: Option<Field>,
+        next_pid: Field,
+        next_comm: Option<Field>,
+        next_prio: Option<Field>,
+    },
+    Wake {
+        pid: Field,
+        comm: Option<Field>,
+        prio: Option<Field>,
+        target_cpu: Option<Field>,
+    },
+    Irq {
+        enter: bool,
+        irq: Field,
+        name: Option<Field>,
+    },
+    Softirq {
+        enter: bool,
+        vec: Field,
+    },
+}
+
+impl Decoder {
+    /// The decoder for a tracepoint, or None when it is not one this importer uses (or
+    /// its format lacks a field it needs). `wakeup` is used only when `waking` was not
+    /// recorded: both mark one wake-up, and waking is the earlier.
+    fn new(f: &EventFormat, have_waking: bool) -> Option<Decoder> {
+        let get = |n: &str| f.field(n).cloned();
+        Some(match (f.system.as_str(), f.name.as_str()) {
+            ("sched", "sched_switch") => Decoder::Switch {
+                prev_pid: get("prev_pid")?,
+                prev_state: get("prev_state")?,
+                prev_comm: get("prev_comm"),
+                prev_prio: get("prev_prio"),
+                next_pid: get("next_pid")?,
+                next_comm: get("next_comm"),
+                next_prio: get("next_prio"),
+            },
+            ("sched", "sched_waking" | "sched_wakeup_new") | ("sched", "sched_wakeup")
+                if f.name != "sched_wakeup" || !have_waking =>
+            {
+                Decoder::Wake {
+                    pid: get("pid")?,
+                    comm: get("comm"),
+                    prio: get("prio"),
+                    target_cpu: get("target_cpu"),
+                }
+            }
+            ("irq", "irq_handler_entry") => Decoder::Irq {
+                enter: true,
+                irq: get("irq")?,
+                name: get("name"),
+            },
+            ("irq", "irq_handler_exit") => Decoder::Irq {
+                enter: false,
+                irq: get("irq")?,
+                name: None,
+            },
+            ("irq", "softirq_entry") => Decoder::Softirq {
+                enter: true,
+                vec: get("vec")?,
+            },
+            ("irq", "softirq_exit") => Decoder::Softirq {
+                enter: false,
+                vec: get("vec")?,
+            },
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Key {
+    Idle,
+    Task(i64),
+    Irq(i64),
+    Softirq(i64),
+}
+
+/// Actors in order of first appearance.
+#[derive(Default)]
+struct Actors {
+    index: HashMap<Key, u32>,
+    list: Vec<(Key, Actor)>,
+}
+
+impl Actors {
+    fn get(&mut self, key: Key) -> u32 {
+        if let Some(&i) = self.index.get(&key) {
+            return i;
+        }
+        let (name, kind, id) = match key {
+            Key::Idle => ("swapper".to_string(), ActorKind::Idle, 0),
+            Key::Task(pid) => (format!("pid{pid}"), ActorKind::Task, pid as u64),
+            Key::Irq(n) => (format!("irq/{n}"), ActorKind::Isr, n as u64),
+            Key::Softirq(v) => (
+                match usize::try_from(v).ok().and_then(|v| SOFTIRQS.get(v)) {
+                    Some(s) => format!("softirq/{s}"),
+                    None => format!("softirq/{v}"),
+                },
+                ActorKind::Isr,
+                v as u64,
+            ),
+        };
+        let i = self.list.len() as u32;
+        self.list.push((
+            key,
+            Actor {
+                name,
+                kind,
+                priority: None,
+                id,
+            },
+        ));
+        self.index.insert(key, i);
+        i
+    }
+
+    /// A task (pid 0: idle), with the comm and prio this event gives it.
+    fn task(&mut self, pid: i64, comm: Option<&[u8]>, prio: Option<i64>) -> u32 {
+        if pid == 0 {
+            return self.get(Key::Idle);
+        }
+        let i = self.get(Key::Task(pid));
+        let a = &mut self.list[i as usize].1;
+        // (compared first: a new String per event would cost more than the rest)
+        if let Some(c) = comm.filter(|c| !c.is_empty() && *c != a.name.as_bytes()) {
+            a.name = String::from_utf8_lossy(c).into_owned();
+        }
+        if prio.is_some() {
+            a.priority = prio;
+        }
+        i
+    }
+
+    /// The final actor list: a name several threads share gets `:tid` on each of them.
+    fn finish(self) -> Vec<Actor> {
+        let mut count = HashMap::<String, usize>::new();
+        for (k, a) in &self.list {
+            if matches!(k, Key::Task(_)) {
+                *count.entry(a.name.clone()).or_default() += 1;
+            }
+        }
+        self.list
+            .into_iter()
+            .map(|(k, mut a)| {
+                if let Key::Task(pid) = k {
+                    if count.get(&a.name).copied().unwrap_or(0) > 1 {
+                        a.name = format!("{}:{pid}", a.name);
+                    }
+                }
+                a
+            })
+            .collect()
+    }
+}
+
+/// Reads a whole recording (a perf.data file, or pipe-mode data spooled to a file).
+pub fn read<R: Read + Seek>(mut r: R, name: &str, opts: &Options) -> Result<EventTrace> {
+    let len = r.seek(SeekFrom::End(0)).map_err(|e| Error::io(name, e))?;
+    r.seek(SeekFrom::Start(0)).map_err(|e| Error::io(name, e))?;
+    let mut head = [0u8; 16];
+    let got = read_up_to(&mut r, &mut head).map_err(|e| Error::io(name, e))?;
+    if !sniff(&head[..got]) {
+        return Err(Error::format(
+            name,
+            Place::Byte(0),
+            "not a perf.data file (no PERFILE2 magic)",
+        ));
+    }
+    let pipe = perf_layout::is_pipe(&head[..got]);
+    let big = head.starts_with(b"2ELIFREP");
+    let tracing_record = if pipe {
+        perf_layout::check_records(&mut r, name, big, 16, len.saturating_sub(16))?
+    } else {
+        let layout = perf_layout::check(&mut r, name, len)?;
+        perf_layout::check_records(&mut r, name, big, layout.data_offset, layout.data_size)?
+    };
+    if let Some(at) = tracing_record {
+        return Err(Error::format(name, Place::Byte(at), PIPE_TRACING));
+    }
+    r.seek(SeekFrom::Start(0)).map_err(|e| Error::io(name, e))?;
+    let pos = Rc::new(Cell::new(0u64));
+    let tracked = Tracked {
+        inner: r,
+        pos: pos.clone(),
+    };
+    let at = |e: linux_perf_data::Error| {
+        Error::format(
+            name,
+            Place::Byte(pos.get()),
+            format!("perf.data is corrupt or truncated: {e}"),
+        )
+    };
+    let parsed = if pipe {
+        PerfFileReader::parse_pipe(tracked)
+    } else {
+        PerfFileReader::parse_file(tracked)
+    };
+    let PerfFileReader {
+        mut perf_file,
+        mut record_iter,
+    } = parsed.map_err(at)?;
+
+    // Tracepoint formats → a decoder per attribute.
+    let Some(tracing) = perf_file.feature_section_data(Feature::TRACING_DATA) else {
+        return Err(Error::format(
+            name,
+            Place::File,
+            if pipe {
+                PIPE_TRACING
+            } else {
+                "the file has no tracepoint formats (TRACING_DATA): record scheduler \
+                 tracepoints with perf sched record or perf record -e 'sched:*'"
+            },
+        ));
+    };
+    let formats = parse_tracing_data(tracing).map_err(|m| Error::format(name, Place::File, m))?;
+    let attrs = perf_file.event_attributes();
+    let tracepoint_id = |i: usize| match attrs[i].attr.type_ {
+        PerfEventType::Tracepoint(id) => Some(id),
+        _ => None,
+    };
+    let format_of = |i: usize| {
+        let id = tracepoint_id(i)?;
+        formats.iter().find(|f| f.id == id)
+    };
+    let have_waking = (0..attrs.len())
+        .filter_map(format_of)
+        .any(|f| f.system == "sched" && f.name == "sched_waking");
+    let decoders: Vec<Option<Decoder>> = (0..attrs.len())
+        .map(|i| format_of(i).and_then(|f| Decoder::new(f, have_waking)))
+        .collect();
+    if decoders.iter().all(Option::is_none) {
+        return Err(Error::format(
+            name,
+            Place::File,
+            "the file records no scheduler or interrupt tracepoint latscope reads \
+             (sched_switch, sched_waking/wakeup, irq_handler_entry/exit, softirq_entry/exit): \
+             record with perf sched record or perf record -e 'sched:*' -e 'irq:*'",
+        ));
+    }
+
+    let budget = opts.edge_budget();
+    let mut actors = Actors::default();
+    let mut events: Vec<Event> = Vec::new();
+    // (time, count, events seen before it)
+    let mut lost: Vec<(Option<u64>, u64, usize)> = Vec::new();
+    let (mut first, mut last) = (u64::MAX, 0u64);
+    let mut max_cpu = 0u32;
+    let mut push = |events: &mut Vec<Event>, t: u64, cpu: u32, kind: EventKind| -> Result<()> {
+        if events.len() as u64 >= budget {
+            return Err(Error::format(
+                name,
+                Place::Byte(pos.get()),
+                format!(
+                    "more than {budget} events: refused to keep them all in memory \
+                     (--max-edges raises the limit)"
+                ),
+            ));
+        }
+        max_cpu = max_cpu.max(cpu);
+        events.push(Event {
+            t: Picos(t as i64),
+            cpu: cpu as u16,
+            kind,
+        });
+        Ok(())
+    };
+    while let Some(rec) = record_iter.next_record(&mut perf_file).map_err(at)? {
+        let PerfFileRecord::EventRecord { attr_index, record } = rec else {
+            continue;
+        };
+        let bad = |msg: String| Error::format(name, Place::Byte(pos.get()), msg);
+        match record.record_type {
+            RecordType::SAMPLE => {
+                let Some(dec) = decoders.get(attr_index).and_then(Option::as_ref) else {
+                    continue;
+                };
+                let Ok(EventRecord::Sample(s)) = record.parse() else {
+                    return Err(bad("a sample record is cut short".into()));
+                };
+                let t = s
+                    .timestamp
+                    .ok_or_else(|| bad("samples carry no timestamp (sample_type TIME)".into()))?;
+                if t > i64::MAX as u64 {
+                    return Err(bad(format!("sample time {t} ns is out of range")));
+                }
+                let cpu = s
+                    .cpu
+                    .ok_or_else(|| bad("samples carry no CPU (sample_type CPU)".into()))?;
+                if cpu > MAX_CPU {
+                    return Err(bad(format!("sample names CPU {cpu}")));
+                }
+                let Some(raw) = s.raw else {
+                    return Err(bad("a tracepoint sample has no payload (RAW)".into()));
+                };
+                let raw = raw.as_slice();
+                let raw = &raw[..];
+                first = first.min(t);
+                last = last.max(t);
+                let int = |f: &Field| f.int(raw, big);
+                let opt_int = |f: &Option<Field>| f.as_ref().and_then(|f| f.int(raw, big));
+                let opt_text = |f: &Option<Field>| f.as_ref().and_then(|f| f.text_bytes(raw, big));
+                let short = || bad("a tracepoint payload is shorter than its format".into());
+                match dec {
+                    Decoder::Switch {
+                        prev_pid,
+                        prev_state,
+                        prev_comm,
+                        prev_prio,
+                        next_pid,
+                        next_comm,
+                        next_prio,
+                    } => {
+                        let pp = int(prev_pid).ok_or_else(short)?;
+                        let st = int(prev_state).ok_or_else(short)?;
+                        let np = int(next_pid).ok_or_else(short)?;
+                        let prev = actors.task(pp, opt_text(prev_comm), opt_int(prev_prio));
+                        let next = actors.task(np, opt_text(next_comm), opt_int(next_prio));
+                        if pp != 0 && !still_runnable(st) {
+                            push(&mut events, t, cpu, EventKind::Block(prev))?;
+                        }
+                        push(&mut events, t, cpu, EventKind::Switch(next))?;
+                    }
+                    Decoder::Wake {
+                        pid,
+                        comm,
+                        prio,
+                        target_cpu,
+                    } => {
+                        let p = int(pid).ok_or_else(short)?;
+                        if p == 0 {
+                            continue;
+                        }
+                        let a = actors.task(p, opt_text(comm), opt_int(prio));
+                        let on = opt_int(target_cpu)
+                            .and_then(|c| u32::try_from(c).ok())
+                            .filter(|&c| c <= MAX_CPU)
+                            .unwrap_or(cpu);
+                        push(&mut events, t, on, EventKind::Ready(a))?;
+                    }
+                    Decoder::Irq {
+                        enter,
+                        irq,
+                        name: irq_name,
+                    } => {
+                        let n = int(irq).ok_or_else(short)?;
+                        let a = actors.get(Key::Irq(n));
+                        if let Some(s) = opt_text(irq_name).filter(|s| !s.is_empty()) {
+                            let s = String::from_utf8_lossy(s);
+                            let named = &mut actors.list[a as usize].1.name;
+                            let want = format!("irq/{n}-{s}");
+                            if *named != want {
+                                *named = want;
+                            }
+                        }
+                        let k = if *enter {
+                            EventKind::IsrEnter(a)
+                        } else {
+                            EventKind::IsrExit(a)
+                        };
+                        push(&mut events, t, cpu, k)?;
+                    }
+                    Decoder::Softirq { enter, vec } => {
+                        let v = int(vec).ok_or_else(short)?;
+                        let a = actors.get(Key::Softirq(v));
+                        let k = if *enter {
+                            EventKind::IsrEnter(a)
+                        } else {
+                            EventKind::IsrExit(a)
+                        };
+                        push(&mut events, t, cpu, k)?;
+                    }
+                }
+            }
+            RecordType::LOST => {
+                if let Ok(EventRecord::Lost(l)) = record.parse() {
+                    lost.push((record.timestamp(), l.count, events.len()));
+                }
+            }
+            RecordType::LOST_SAMPLES => {
+                // struct { u64 lost; sample_id }
+                let body = record.data.as_slice();
+                if let Some(b) = body.get(..8) {
+                    let a: [u8; 8] = b.try_into().unwrap_or([0; 8]);
+                    let n = if big {
+                        u64::from_be_bytes(a)
+                    } else {
+                        u64::from_le_bytes(a)
+                    };
+                    lost.push((record.timestamp(), n, events.len()));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    if first > last {
+        first = 0;
+        last = 0;
+    }
+    // Picoseconds on perf's own clock when they fit in i64 (106 days of uptime);
+    // otherwise from the whole second before the first sample, so the digits below the
+    // second still match perf's output.
+    let base = if last > (i64::MAX / 1000) as u64 {
+        first - first % 1_000_000_000
+    } else {
+        0
+    };
+    let ps = |ns: u64| -> Result<Picos> {
+        ns.checked_sub(base)
+            .and_then(|d| i64::try_from(d).ok())
+            .and_then(|d| d.checked_mul(1000))
+            .map(Picos)
+            .ok_or_else(|| {
+                Error::format(
+                    name,
+                    Place::File,
+                    format!("sample times span more than 106 days ({first} to {last} ns)"),
+                )
+            })
+    };
+    for e in &mut events {
+        e.t = ps(e.t.0 as u64)?;
+    }
+    let (start, end) = (ps(first)?, ps(last)?);
+    if !events.windows(2).all(|w| w[0].t <= w[1].t) {
+        events.sort_by_key(|e| e.t);
+    }
+    let mut windows = Vec::with_capacity(lost.len());
+    for (t, count, seen) in lost {
+        let (from, to) = match t.filter(|&t| t >= base).map(&ps).transpose()? {
+            Some(tl) => {
+                let k = events.partition_point(|e| e.t <= tl);
+                let from = k.checked_sub(1).map_or(start, |i| events[i].t);
+                let to = events.get(k).map_or(end, |e| e.t);
+                (from, to)
+            }
+            None => {
+                let from = seen.checked_sub(1).map_or(start, |i| events[i].t);
+                let to = events.get(seen).map_or(end, |e| e.t);
+                (from, to)
+            }
+        };
+        windows.push(LostEvents { count, from, to });
+    }
+    Ok(EventTrace {
+        source: name.to_string(),
+        format: "perf".to_string(),
+        clock_hz: Some(1_000_000_000),
+        start,
+        end,
+        cpus: if events.is_empty() {
+            0
+        } else {
+            max_cpu as u16 + 1
+        },
+        actors: actors.finish(),
+        events,
+        lost: windows,
+    })
+}
+
+/// `prev_state` of a task switched out while still runnable: `R` (0), or `R+` (only
+/// the preemption marker, a bit above the state bits: 0x100 since Linux 4.14, larger
+/// before). Any of the low eight bits (S, D, T, t, X, Z, P, I) means it blocked.
+fn still_runnable(prev_state: i64) -> bool {
+    prev_state & 0xff == 0
+}
+
+fn read_up_to<R: Read>(r: &mut R, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match r.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
 }
