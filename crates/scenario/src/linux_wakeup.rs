@@ -196,7 +196,7 @@ pub fn run(opts: &Options) -> Result<Outcome, ScenarioError> {
             ("median", s.median),
             ("trimmed mean", s.trimmed_mean),
         ] {
-            let mut r = f.not_reproduced(
+            let mut r = f.not_compared(
                 &format!("{label} naive sleep: {what} wake-up latency"),
                 mean_id,
                 &[],
@@ -205,7 +205,7 @@ pub fn run(opts: &Options) -> Result<Outcome, ScenarioError> {
             r.latscope = v;
             out.rows.push(r.method(&m));
         }
-        let mut r = f.not_reproduced(
+        let mut r = f.not_compared(
             &format!("{label} naive sleep: stdev"),
             stdev_id,
             &[],
@@ -277,7 +277,7 @@ pub fn run(opts: &Options) -> Result<Outcome, ScenarioError> {
             sl.stdev,
         ),
     ] {
-        let mut r = f.not_reproduced(words, id, &[], ELSEWHERE);
+        let mut r = f.not_compared(words, id, &[], ELSEWHERE);
         r.latscope = v;
         out.rows.push(r.method(&cmp_m));
     }
@@ -309,7 +309,7 @@ pub fn run(opts: &Options) -> Result<Outcome, ScenarioError> {
     };
     if no_cpufreq {
         out.rows.push(
-            f.not_reproduced(
+            f.not_compared(
                 "30 CPU hogs make wake-ups faster (ondemand governor)",
                 "faster under load",
                 &[],
@@ -323,7 +323,7 @@ pub fn run(opts: &Options) -> Result<Outcome, ScenarioError> {
         );
     } else if governor.contains("performance") {
         out.rows.push(
-            f.not_reproduced(
+            f.not_compared(
                 "30 CPU hogs make wake-ups faster (ondemand governor)",
                 "faster under load",
                 &[],
@@ -370,9 +370,9 @@ pub fn run(opts: &Options) -> Result<Outcome, ScenarioError> {
             "performance hogs stdev",
         ),
     ] {
-        out.rows.push(f.not_reproduced(words, id, &[], &how));
+        out.rows.push(f.not_compared(words, id, &[], &how));
     }
-    out.rows.push(f.not_reproduced(
+    out.rows.push(f.not_compared(
         "the governor explains the faster wake-ups under load",
         "governor explains",
         &[],

@@ -30,13 +30,13 @@ fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
 
-fn verdict(r: &Row) -> &'static str {
-    match (r.role, r.within) {
-        (Role::Prediction, Some(true)) => "within",
-        (Role::Prediction, Some(false)) if r.explanation.is_some() => "**outside** (explained)",
-        (Role::Prediction, Some(false)) => "**outside**",
-        (Role::Prediction, None) => "not compared",
-        (role, _) => role.as_str(),
+/// The row's verdict word ([`Row::verdict_of`]), a miss in bold.
+fn verdict(r: &Row) -> String {
+    let v = r.verdict_of();
+    if v.is_miss() {
+        format!("**{}**", v.word())
+    } else {
+        v.word().to_string()
     }
 }
 
@@ -47,6 +47,33 @@ fn tolerance(r: &Row) -> String {
         (Role::Prediction, None, Some(t)) => format!("±{:.0} %", t * 100.0),
         _ => "–".into(),
     }
+}
+
+/// The banner over a table: compared predictions only (the same words in the terminal,
+/// the Markdown and, from the JSON's `predictions`, the HTML report).
+pub fn banner(t: &crate::Tally) -> String {
+    if t.predictions == 0 {
+        return format!(
+            "no genuine prediction ({} findings, {} not compared, {} inputs, {} derived, {} checks shown, never counted)",
+            t.findings, t.not_compared, t.inputs, t.derived, t.checks
+        );
+    }
+    format!(
+        "{} of {} predictions within tolerance; {} outside{} ({} findings, {} not compared, {} inputs, {} derived, {} checks shown, never counted)",
+        t.within,
+        t.predictions,
+        t.outside,
+        match (t.outside, t.explained) {
+            (0, _) => String::new(),
+            (o, e) if o == e => " (explained)".to_string(),
+            (_, e) => format!(" ({e} explained)"),
+        },
+        t.findings,
+        t.not_compared,
+        t.inputs,
+        t.derived,
+        t.checks
+    )
 }
 
 /// The table of rows alone (one line per row after the header).
@@ -90,22 +117,8 @@ pub fn block(out: &Outcome, command: &str) -> String {
     let mut s = format!("{}\n\n", BEGIN.replace("NAME", &out.name));
     s.push_str(&format!("From `{command}`; source: {}.\n\n", out.source));
     s.push_str(&table(out));
-    s.push_str(&format!(
-        "\n**{} of {} predictions within tolerance**; {} outside{}, {} not compared here; {} \
-         inputs, {} derived and {} checks shown, never counted.\n",
-        t.within,
-        t.predictions,
-        t.outside,
-        if t.outside > 0 {
-            " (see why below)"
-        } else {
-            ""
-        },
-        t.not_reproduced,
-        t.inputs,
-        t.derived,
-        t.checks
-    ));
+    s.push_str(&format!("\n**{}**\n", banner(t)));
+    s.push_str(&format!("\n{}\n", out.headline));
     let mut why: Vec<(&str, Vec<&str>)> = Vec::new();
     for r in &out.rows {
         if let Some(e) = r.explanation.as_deref() {
@@ -124,6 +137,21 @@ pub fn block(out: &Outcome, command: &str) -> String {
     s.push_str("\nHow each figure was obtained:\n\n");
     for r in out.rows.iter().filter(|r| !r.method.is_empty()) {
         s.push_str(&format!("* *{}*: {}\n", r.figure, r.method));
+    }
+    let reasons: Vec<&Row> = out
+        .rows
+        .iter()
+        .filter(|r| r.tolerance_reason.is_some())
+        .collect();
+    if !reasons.is_empty() {
+        s.push_str("\nTolerances, from the document's own resolution:\n\n");
+        for r in reasons {
+            s.push_str(&format!(
+                "* *{}*: {}\n",
+                r.figure,
+                r.tolerance_reason.as_deref().unwrap_or_default()
+            ));
+        }
     }
     if !out.notes.is_empty() {
         s.push_str("\nNotes from the run:\n\n");
