@@ -16,7 +16,7 @@ mod freertos_figures;
 mod freertos_tick;
 mod k4perf;
 mod kernelperf;
-mod linux_wakeup;
+pub mod linux_wakeup;
 pub mod markdown;
 mod robust;
 mod row;
