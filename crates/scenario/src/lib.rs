@@ -247,11 +247,11 @@ impl Outcome {
         // Each figure of the document the table refers to, by its strongest role.
         let rank = |r: Role| match r {
             Role::Prediction => 0,
-            Role::NotCompared => 1,
-            Role::Finding => 2,
-            Role::Check => 3,
-            Role::Derived => 4,
-            Role::Input => 5,
+            Role::Input => 1,
+            Role::Check => 2,
+            Role::Derived => 3,
+            Role::Finding => 4,
+            Role::NotCompared => 5,
         };
         let mut best: Vec<(&str, Role)> = Vec::new();
         for r in &self.rows {

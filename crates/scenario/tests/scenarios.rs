@@ -419,6 +419,42 @@ fn escape(s: &str) -> String {
         .replace('>', "&gt;")
 }
 
+/// The top-level README's scenario table is what `scenarios/readme-table` makes of the
+/// runs' JSON (run it after a change); linux-wakeup's row is checked by its live test.
+#[test]
+fn readme_scenario_table_matches_the_runs() {
+    let block = readme_block();
+    for i in list().iter().filter(|i| !i.live) {
+        let o = quick(i.name);
+        // Through the JSON, as the script does.
+        let text = serde_json::to_string(&o).unwrap();
+        let mut back: Outcome = serde_json::from_str(&text).unwrap();
+        back.finish();
+        let row = latscope_scenario::markdown::readme_row(&back);
+        assert!(
+            block.lines().any(|l| l == row),
+            "README.md scenario table: no line\n{row}\nin\n{block}\nrun scenarios/readme-table"
+        );
+    }
+    assert_eq!(
+        block.lines().filter(|l| l.starts_with("| `")).count(),
+        list().len()
+    );
+}
+
+fn readme_block() -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
+    let text = std::fs::read_to_string(&path).expect("README.md");
+    let start = text
+        .find(latscope_scenario::markdown::README_BEGIN)
+        .expect("README.md: scenario table markers");
+    let end = text[start..]
+        .find(latscope_scenario::markdown::README_END)
+        .expect("README.md: end of the scenario table")
+        + start;
+    text[start..end].to_string()
+}
+
 #[test]
 fn every_listed_scenario_runs() {
     assert_eq!(list().len(), 6);
@@ -579,6 +615,13 @@ fn linux_wakeup_runs_live() {
         }
     }
     assert!(out.results.iter().all(|r| r["kind"] == "measure"));
+    // The README's row: its genuine predictions come from the document's figures alone.
+    let row = latscope_scenario::markdown::readme_row(&out);
+    let cells = |l: &str| l.split(" | ").take(3).collect::<Vec<_>>().join(" | ");
+    assert!(
+        readme_block().lines().any(|l| cells(l) == cells(&row)),
+        "README.md scenario table: no line starting like\n{row}\nrun scenarios/readme-table"
+    );
     // The governor rows: measured where a cpufreq driver exists, otherwise said why.
     for id in ["performance mean", "faster under load", "governor explains"] {
         let r = out.rows.iter().find(|r| r.figure_id == id).unwrap();

@@ -36,6 +36,15 @@ enum Action {
     List,
     /// Run one scenario and print its "published vs latscope" table
     Run(RunArgs),
+    /// The README's scenario table (Markdown) from `scenario run --json` results
+    Table(TableArgs),
+}
+
+#[derive(clap::Args)]
+struct TableArgs {
+    /// `scenario run --json` results, in the table's order
+    #[arg(required = true, value_name = "JSON")]
+    results: Vec<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -81,6 +90,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Action::Run(a) => run_one(a),
+        Action::Table(t) => {
+            let mut outs = Vec::new();
+            for p in &t.results {
+                let text = std::fs::read_to_string(p)
+                    .with_context(|| format!("cannot read {}", p.display()))?;
+                let mut o: Outcome = serde_json::from_str(&text)
+                    .with_context(|| format!("{}: not a scenario result", p.display()))?;
+                o.finish();
+                outs.push(o);
+            }
+            print!("{}", latscope_scenario::markdown::readme_table(&outs));
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 
