@@ -263,6 +263,29 @@ fn simulated(sys: &System, opts: &Options, out: &mut Outcome) -> Result<(), Scen
             "worst simulated interrupt-to-ah latency {la:.3} us with al, {lb:.3} us without (yes within 1 %)"
         )),
     );
+    // The document's 281 cycles are one typical activation: set beside the simulation's
+    // median, which no tick coincidence moves.
+    let median = crate::simulated::release_to_start_us(&a, sys, "ah", true);
+    let mut mrow = f
+        .check(
+            "interrupt to actor ah, median in the simulation",
+            "actor us",
+            median,
+            &["actor cycles", "clock", "entry"],
+        )
+        .method("simulate system.toml, median interrupt-to-ah latency (from the response-time median less ah's own work)");
+    if (median - 2.25).abs() > 0.05 {
+        mrow = mrow.explain(&format!(
+            "The simulated median ({median:.2} us) is above the document's cycle count (2.25 us) \
+             because system.toml counts parts of the path twice: its assumed 1 us task switch is \
+             charged after the handler on top of the dispatch the 281 cycles already contain \
+             (with 0 us the median drops by exactly 1 us), and the remaining {:.2} us matches \
+             the interrupt's own 232 ns plus the 12-cycle entry (0.328 us), both also inside the \
+             281 cycles. The model, not the document, is at fault; it is not fixed here.",
+            median - 2.248 - 1.0
+        ));
+    }
+    out.rows.push(mrow);
     let mut row = f
         .check(
             "interrupt to actor ah, worst in the simulation",
@@ -277,10 +300,9 @@ fn simulated(sys: &System, opts: &Options, out: &mut Outcome) -> Result<(), Scen
     if (la - 2.25).abs() > 0.05 {
         row = row.explain(&format!(
             "The simulation disagrees with the document's cycle count ({la:.2} us against 2.25 us, \
-             {:.1} x): the simulator charges system.toml's assumed 1 us task switch after the \
-             handler on top of the dispatch that the 281 cycles already contain, and lets the \
-             interrupt coincide with the 1 ms tick (2 us, assumed) in the worst case. Neither \
-             cost is in the document; the path rows above are the model the figures support.",
+             {:.1} x): on top of the double counting the median row explains, the worst case \
+             lets the interrupt coincide with the 1 ms tick (2 us, assumed). Neither cost is in \
+             the document; the path rows above are the model its figures support.",
             la / 2.25
         ));
     }
