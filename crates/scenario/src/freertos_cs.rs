@@ -23,7 +23,7 @@ pub const INFO: Info = Info {
     name: "freertos-context-switch",
     title: "FreeRTOS context-switch cost by priority levels scanned (Table 3, Table 4)",
     document: &crate::documents::FREERTOS,
-    summary: "switch times of 3-5 loop iterations predicted per pair by simulating Table 3, from calibrations on 1-2 and on 1-3 iterations",
+    summary: "switch times of 3-5 loop iterations predicted per pair by simulating Table 3 from the 1- and 2-iteration points; a model with its own first step shown as a check",
     live: false,
 };
 
