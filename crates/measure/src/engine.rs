@@ -419,7 +419,7 @@ fn restore_signals(old: libc::sigset_t) {
 }
 
 /// Per-thread setup: affinity, scheduling, timer slack, pre-faulted stack.
-fn setup_thread(cpu: u32, eff: &Effective) -> Result<Option<u64>, String> {
+fn setup_thread(cpu: u32, eff: &Effective, slack_ns: u64) -> Result<Option<u64>, String> {
     // SAFETY: cpu_set_t is plain data; CPU_SET bounds are checked below.
     unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
@@ -441,8 +441,15 @@ fn setup_thread(cpu: u32, eff: &Effective) -> Result<Option<u64>, String> {
                 errno_text()
             ));
         }
-        // 0 would mean "back to the default"; 1 ns is the smallest slack there is.
-        libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0);
+        // On this thread only (the slack is per thread). 0 would mean "back to the
+        // default", so the settings never hold 0; 1 ns is the smallest slack there is.
+        libc::prctl(
+            libc::PR_SET_TIMERSLACK,
+            slack_ns.max(1) as libc::c_ulong,
+            0,
+            0,
+            0,
+        );
         let slack = libc::prctl(libc::PR_GET_TIMERSLACK, 0, 0, 0, 0);
         prefault_stack();
         Ok((slack >= 0).then_some(slack as u64))
@@ -457,7 +464,7 @@ fn measure_thread(
     mut res: CpuResult,
     mut prod: Option<SampleProducer>,
 ) -> ThreadOut {
-    let setup = setup_thread(res.cpu, &ctx.eff);
+    let setup = setup_thread(res.cpu, &ctx.eff, ctx.settings.timer_slack_ns);
     let mut err = None;
     match setup {
         Ok(slack) => res.timer_slack_ns = slack,

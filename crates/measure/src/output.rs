@@ -104,12 +104,20 @@ pub struct SettingsJson {
     pub memory_locked: bool,
     pub memory_lock_detail: String,
     pub cyclictest_histogram_us: usize,
+    /// `--timer-slack`: the slack requested for the measuring threads (ns; 1 by default).
+    /// What each thread read back is `cpus[].timer_slack_ns`.
+    #[serde(default = "default_slack")]
+    pub timer_slack_ns: u64,
     /// `--rounds N`, when given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rounds: Option<usize>,
     /// `--trace-above`, when given (ns).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace_above_ns: Option<i64>,
+}
+
+fn default_slack() -> u64 {
+    crate::settings::DEFAULT_TIMER_SLACK_NS
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]

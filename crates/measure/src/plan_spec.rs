@@ -63,6 +63,8 @@ pub struct PlanSpec {
     pub samples_format: Option<String>,
     /// `false` for `--no-mlock`.
     pub lock_memory: bool,
+    /// `--timer-slack DUR`: the measuring threads' timer slack (default 1 ns).
+    pub timer_slack: Option<String>,
     /// `--sysroot`: must be an existing directory.
     pub sysroot: PathBuf,
     /// `--label KEY=VALUE`, each.
@@ -96,6 +98,7 @@ impl Default for PlanSpec {
             samples: None,
             samples_format: None,
             lock_memory: true,
+            timer_slack: None,
             sysroot: PathBuf::from("/"),
             labels: Vec::new(),
             live: false,
@@ -161,6 +164,20 @@ impl PlanSpec {
             overrun: OverrunPolicy::parse(&self.overrun)?,
             us_bins: self.histogram_us,
             lock_memory: self.lock_memory,
+            timer_slack_ns: match &self.timer_slack {
+                None => settings::DEFAULT_TIMER_SLACK_NS,
+                Some(t) => {
+                    let ns = settings::parse_positive_ns("--timer-slack", t)?;
+                    match u64::try_from(ns) {
+                        Ok(v) if v <= settings::MAX_TIMER_SLACK_NS => v,
+                        _ => {
+                            return Err(input(format!(
+                                "--timer-slack {t}: at most 1s (the kernel's default is 50us)"
+                            )))
+                        }
+                    }
+                }
+            },
         };
         let mut plan = Plan::new(s);
         plan.labels =

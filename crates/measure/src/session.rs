@@ -496,7 +496,7 @@ pub fn execute(
                 format!("{lo}..{hi} ns on the measuring threads (set with PR_SET_TIMERSLACK)")
             }
         },
-        effect: "The kernel may delay a SCHED_OTHER thread's timer by up to its slack (50 us by default) to batch wake-ups.".into(),
+        effect: slack_effect(s.interval_ns),
     });
     items.push(Item {
         name: "memory_lock".into(),
@@ -658,6 +658,7 @@ pub fn execute(
         memory_locked: memlock.locked,
         memory_lock_detail: memlock.detail,
         cyclictest_histogram_us: s.us_bins,
+        timer_slack_ns: s.timer_slack_ns,
         rounds: plan.rounds,
         trace_above_ns: plan.trace_above_ns,
     };
@@ -763,4 +764,18 @@ pub fn execute(
         histogram_phase,
         compare_phases,
     })
+}
+
+/// What the timer-slack item tells: the kernel may defer a thread's timer by up to its
+/// slack, and what a program with the default slack would see at this interval.
+fn slack_effect(interval_ns: i64) -> String {
+    let select_us = (interval_ns.max(0) as f64 / 1e3 / 1000.0).max(50.0);
+    format!(
+        "The kernel may defer a thread's timer by up to the thread's slack to batch wake-ups \
+         (`--timer-slack` sets it for the measuring threads). A program with the default slack \
+         (50 us for every SCHED_OTHER thread that does not change it: Python's time.sleep, \
+         sleep(1), most services) wakes up to 50 us later than a 1 ns-slack measurement shows; \
+         one sleeping in select() or poll() (Python up to 3.10) gets max(50 us, timeout/1000) \
+         of slack: {select_us:.0} us at this interval."
+    )
 }

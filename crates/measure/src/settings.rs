@@ -319,6 +319,11 @@ pub struct Settings {
     pub us_bins: usize,
     /// Lock memory (mlockall); failure is reported, not fatal.
     pub lock_memory: bool,
+    /// Timer slack of each measuring thread (PR_SET_TIMERSLACK, ns). 1 ns, the smallest
+    /// there is, by default: the wake-up is then the timer's, not the slack's. 50 us is
+    /// what every SCHED_OTHER program gets unless it asks otherwise (`--timer-slack 50us`
+    /// measures what such a program sees).
+    pub timer_slack_ns: u64,
 }
 
 impl Default for Settings {
@@ -334,9 +339,15 @@ impl Default for Settings {
             overrun: OverrunPolicy::Skip,
             us_bins: 10_000,
             lock_memory: true,
+            timer_slack_ns: DEFAULT_TIMER_SLACK_NS,
         }
     }
 }
+
+/// The measuring thread's timer slack unless `--timer-slack` says otherwise: 1 ns.
+pub const DEFAULT_TIMER_SLACK_NS: u64 = 1;
+/// Largest accepted `--timer-slack`: 1 s (the kernel takes any value; more is a typo).
+pub const MAX_TIMER_SLACK_NS: u64 = 1_000_000_000;
 
 /// Smallest accepted interval: 1 µs (a wake-up alone costs several µs).
 pub const MIN_INTERVAL_NS: i64 = 1_000;

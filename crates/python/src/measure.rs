@@ -64,6 +64,7 @@ pub fn measure(
         samples,
         samples_format: samples_format.map(str::to_string),
         lock_memory,
+        timer_slack: None,
         sysroot: sysroot.unwrap_or_else(|| PathBuf::from("/")),
         labels: labels
             .unwrap_or_default()

@@ -3,9 +3,11 @@
 //!
 //! The document measured twice: cycle counts with the DWT counter, and times with an
 //! oscilloscope. The cycle counts are inputs and their conversion to time is the
-//! document's own arithmetic (`derived`); the oscilloscope readings are predictions from
-//! the cycle model, an independent instrument. The cold-cache path is predicted from the
-//! warm path's parts, scaled by one cold factor calibrated on the handler alone.
+//! document's own arithmetic (`derived`). The oscilloscope readings agree with the cycle
+//! counts, a cross-check the document itself made ("these measurements jibe well"):
+//! latscope's rows on them are `check`s, not predictions. The cold-cache path is
+//! predicted from the warm path's parts, scaled by one cold factor calibrated on the
+//! handler alone, with the tolerance the document's figures allow.
 
 use crate::documents::K4PERF;
 use crate::row::{Figure, Figures};
@@ -34,11 +36,11 @@ pub(crate) const FIGURES: &[Figure] = &[
     fig("clock", 125.0, "MHz", "Results ('The RP2350 MCU runs at 125 MHz')"),
     fig("entry", 12.0, "cycles", "footnote 1 (Cortex-M33 hardware interrupt latency, 12 clock cycles)"),
     fig("prologue cycles", 26.0, "cycles", "cross check ('right after the handler prologue, there are 26 clock cycles')"),
-    fig("prologue ns", 208.0, "ns", "cross check ('26 clock cycles, ie. 208 nanoseconds')"),
+    fig("prologue ns", 208.0, "ns", "cross check ('26 clock cycles, ie. 208 nanoseconds')").from(&["prologue cycles", "clock"]),
     fig("GPIO cycles", 29.0, "cycles", "cross check ('right after the GPIO pin is set high by the handler, we get 29 cycles')"),
-    fig("GPIO ns", 232.0, "ns", "cross check ('29 cycles, ie. 232 nanoseconds')"),
+    fig("GPIO ns", 232.0, "ns", "cross check ('29 cycles, ie. 232 nanoseconds')").from(&["GPIO cycles", "clock"]),
     fig("actor cycles", 281.0, "cycles", "cross check ('the activated actor is 281 clock cycles')"),
-    fig("actor us", 2.25, "us", "cross check ('281 clock cycles, ie. 2.25 microseconds')"),
+    fig("actor us", 2.25, "us", "cross check ('281 clock cycles, ie. 2.25 microseconds')").from(&["actor cycles", "clock"]),
     fig("scope handler", 230.0, "ns", "oscilloscope, red trace ('about 230 nanoseconds')"),
     fig("scope actor", 2.3, "us", "oscilloscope, blue trace ('about 2.3 microseconds')"),
     fig("cold handler", 3.3, "us", "flash cache impact ('The raw interrupt latency is now over 3.3 microseconds')"),
@@ -124,24 +126,22 @@ pub fn run(opts: &Options) -> Result<Outcome, ScenarioError> {
         .method("cycles / 125 MHz (the document's conversion)"),
     );
     out.rows.push(
-        f.prediction(
+        f.check(
             "handler GPIO set, oscilloscope",
             "scope handler",
             gpio.as_ns_f64(),
-            0.10,
             &["GPIO cycles", "clock"],
         )
-        .method("DWT cycle model at 125 MHz against the oscilloscope"),
+        .method("DWT cycle model at 125 MHz against the oscilloscope: the document's own cross-check of its two instruments, redone"),
     );
     out.rows.push(
-        f.prediction(
+        f.check(
             "actor activation, oscilloscope",
             "scope actor",
             actor.as_us_f64(),
-            0.10,
             &["actor cycles", "clock"],
         )
-        .method("DWT cycle model at 125 MHz against the oscilloscope"),
+        .method("DWT cycle model at 125 MHz against the oscilloscope: the document's own cross-check of its two instruments, redone"),
     );
 
     // Cold cache: one factor (cold time per warm cycle) calibrated on the handler's GPIO
@@ -149,6 +149,16 @@ pub fn run(opts: &Options) -> Result<Outcome, ScenarioError> {
     let cold = c.stage(true);
     let cold_entry = p.irq_entry_in(CacheState::Cold);
     let per_cycle = 3.3 / 29.0;
+    // The one tolerance rule: the document's resolution. "Over 3.3 us" is read to 0.1 us
+    // (±0.05 us) and the factor carries it to every one of the path's 281 warm cycles
+    // (281 / 29 times); "nearly 29 us" is read to whole microseconds (±0.5 us).
+    let carried = 0.05 * 281.0 / 29.0;
+    let cold_tol = carried + 0.5;
+    let cold_why = format!(
+        "±{cold_tol:.2} us: the handler's 'over 3.3 us' is read to 0.1 us (±0.05 us), and the \
+         one cold factor carries that to the actor's 281 warm cycles (x 281/29 = ±{carried:.2} \
+         us); the actor's 'nearly 29 us' is given to whole microseconds (±0.5 us)"
+    );
     out.rows.push(
         f.input(
             "cold cache: raw interrupt latency (GPIO set)",
@@ -161,18 +171,25 @@ pub fn run(opts: &Options) -> Result<Outcome, ScenarioError> {
         )),
     );
     out.rows.push(
-        f.prediction(
+        f.prediction_abs(
             "cold cache: actor activation",
             "cold actor",
             cold.activation_latency(cold_entry).as_us_f64(),
-            0.15,
+            cold_tol,
             &["cold handler", "GPIO cycles", "actor cycles", "entry"],
         )
+        .tolerance_because(&cold_why)
         .method("system.toml cold stage: the warm parts (12 + 14 + 203 + 52 cycles) scaled by the factor calibrated on the handler"),
     );
-    out.notes.push(
-        "The cold prediction overshoots by about 10 % although the document's words bound it from the other side (the handler 'over' 3.3 us, the actor 'nearly' 29 us): cold cost is paid per flash cache line fetched, not per cycle, and the kernel's send and dispatch code reuses lines more than the handler's first instructions do.".into(),
-    );
+    if let Some(r) = out.rows.last_mut().filter(|r| r.is_miss()) {
+        r.explanation = Some(
+            "One cold factor per warm cycle overshoots although the document's words bound the \
+             figure from the other side (the handler 'over' 3.3 us, the actor 'nearly' 29 us): \
+             cold cost is paid per flash cache line fetched, not per cycle, and the kernel's \
+             send and dispatch code reuses lines more than the handler's first instructions do."
+                .into(),
+        );
+    }
 
     // The dispatching handler (pinHandler2): 3.1 - 2.3 us of pin dispatch, as the figures
     // imply, is handler work after the prologue, before the send.
@@ -185,7 +202,7 @@ pub fn run(opts: &Options) -> Result<Outcome, ScenarioError> {
         && dispatching.activation_latency(entry) > actor;
     out.rows.push(
         f.finding(
-            "dispatching handler: interrupt latency unchanged",
+            "dispatching handler: interrupt latency unchanged (by construction: the extra work follows the GPIO set)",
             "dispatching latency same",
             same,
             &["prologue cycles", "GPIO cycles", "scope actor", "dispatching actor"],
@@ -196,7 +213,7 @@ pub fn run(opts: &Options) -> Result<Outcome, ScenarioError> {
             dispatching.activation_latency(entry).as_us_f64()
         )),
     );
-    out.rows.push(f.not_reproduced(
+    out.rows.push(f.not_compared(
         "dispatching handler: actor activation",
         "dispatching actor",
         &["actor cycles", "clock"],
@@ -210,7 +227,7 @@ pub fn run(opts: &Options) -> Result<Outcome, ScenarioError> {
         "non-secure entry",
         21.0,
     ));
-    out.rows.push(f.not_reproduced(
+    out.rows.push(f.not_compared(
         "non-secure handler reaches useful work as early (a wash)",
         "non-secure wash",
         &["non-secure entry", "entry", "prologue cycles"],
@@ -237,7 +254,7 @@ fn simulated(sys: &System, opts: &Options, out: &mut Outcome) -> Result<(), Scen
     let lb = irq_to_task_us(&b, sys, "ah");
     out.rows.push(
         f.finding(
-            "al looping has no impact on ah's activation (simulated)",
+            "al looping has no impact on ah's activation (simulated; by construction: al has the lowest priority)",
             "troublemaker",
             (la / lb - 1.0).abs() <= 0.01,
             &["actor cycles", "clock"],
@@ -246,11 +263,48 @@ fn simulated(sys: &System, opts: &Options, out: &mut Outcome) -> Result<(), Scen
             "worst simulated interrupt-to-ah latency {la:.3} us with al, {lb:.3} us without (yes within 1 %)"
         )),
     );
-    out.notes.push(format!(
-        "Simulated {} s: the worst interrupt-to-actor latency ({:.3} us) is above the 2.25 us path because the simulator also charges a task switch after the handler and lets interrupts coincide with the 1 ms tick (worst-case phasing); the path itself is the model rows above.",
-        dur.as_secs_f64(),
-        la
-    ));
+    // The document's 281 cycles are one typical activation: set beside the simulation's
+    // median, which no tick coincidence moves.
+    let median = crate::simulated::release_to_start_us(&a, sys, "ah", true);
+    let mut mrow = f
+        .check(
+            "interrupt to actor ah, median in the simulation",
+            "actor us",
+            median,
+            &["actor cycles", "clock", "entry"],
+        )
+        .method("simulate system.toml, median interrupt-to-ah latency (from the response-time median less ah's own work)");
+    if (median - 2.25).abs() > 0.05 {
+        mrow = mrow.explain(&format!(
+            "The simulated median ({median:.3} us) is {:.0} cycles above the document's cycle \
+             count (281 cycles, 2.248 us). system.toml now charges the measured path once \
+             (earlier it added the handler's 232 ns and an assumed 1 us switch on top: 3.58 us); \
+             of the rest, 1 cycle is the interrupt's minimal own time and about 12 cycles, the \
+             size of the entry latency L, are not traced yet.",
+            (median - 2.248) * 125.0
+        ));
+    }
+    out.rows.push(mrow);
+    let mut row = f
+        .check(
+            "interrupt to actor ah, worst in the simulation",
+            "actor us",
+            la,
+            &["actor cycles", "clock", "entry"],
+        )
+        .method(&format!(
+            "simulate system.toml for {} s (the warm path built from the document's cycle counts), worst interrupt-to-ah latency",
+            dur.as_secs_f64()
+        ));
+    if (la - 2.25).abs() > 0.05 {
+        row = row.explain(&format!(
+            "The simulation's worst case ({la:.2} us against 2.25 us, {:.1} x) lets the interrupt \
+             coincide with the 1 ms tick, whose 2 us in system.toml is assumed (the document \
+             gives no tick cost); the document's figure is one activation, not the worst case.",
+            la / 2.25
+        ));
+    }
+    out.rows.push(row);
     write_vcd(NAME, &with_al, opts, out, "k4perf.vcd")?;
     out.results.push(report_json(NAME, &with_al, 500)?);
     Ok(())

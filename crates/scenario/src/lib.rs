@@ -16,17 +16,18 @@ mod freertos_figures;
 mod freertos_tick;
 mod k4perf;
 mod kernelperf;
-mod linux_wakeup;
+pub mod linux_wakeup;
 pub mod markdown;
 mod robust;
 mod row;
 mod simulated;
+pub mod terminal;
 mod tickless;
 mod uart;
 
-pub use audit::{audit, misses};
+pub use audit::{audit, derived_from_figure, misses};
 pub use documents::Document;
-pub use row::{Figure, Role, Row};
+pub use row::{Figure, Role, Row, Verdict};
 
 /// How to run a scenario.
 #[derive(Clone, Debug, Default)]
@@ -64,6 +65,14 @@ pub struct Outcome {
     /// The source document, by author and title.
     pub source: String,
     pub quick: bool,
+    /// One sentence over the whole table: genuine predictions and their verdicts, and how
+    /// many of the document's figures could not be predicted and why.
+    #[serde(default)]
+    pub headline: String,
+    /// The genuine predictions (role `prediction`) and their verdicts: what the banners,
+    /// the README table and the exit status count.
+    #[serde(default)]
+    pub predictions: Predictions,
     pub rows: Vec<Row>,
     /// Counts over `rows` by role and verdict.
     pub summary: Tally,
@@ -78,18 +87,35 @@ pub struct Outcome {
     pub artifacts: Vec<PathBuf>,
 }
 
+/// The genuine predictions of a table (the JSON's top-level `predictions`).
+#[derive(
+    Clone, Copy, Debug, Default, Serialize, Deserialize, schemars::JsonSchema, PartialEq, Eq,
+)]
+pub struct Predictions {
+    /// Rows with role `prediction` (each has a verdict: within or outside).
+    pub genuine: usize,
+    pub within: usize,
+    /// Outside their tolerance, explained or not (`summary.explained` of them explained).
+    pub outside: usize,
+}
+
 #[derive(
     Clone, Copy, Debug, Default, Serialize, Deserialize, schemars::JsonSchema, PartialEq, Eq,
 )]
 pub struct Tally {
+    /// Genuine predictions (role `prediction`).
     pub predictions: usize,
     /// Predictions within their tolerance.
     pub within: usize,
     /// Predictions outside their tolerance (each carries an `explanation` when the miss
     /// is understood; it is still a miss).
     pub outside: usize,
-    /// Predictions that could not be computed here (`explanation` says why).
-    pub not_reproduced: usize,
+    /// Of `outside`, those whose cause is known (`explanation`).
+    pub explained: usize,
+    /// Rows not compared here (`explanation` says why).
+    pub not_compared: usize,
+    /// Yes/no findings the model gives by construction (shown, never counted).
+    pub findings: usize,
     pub inputs: usize,
     pub derived: usize,
     pub checks: usize,
@@ -98,12 +124,14 @@ pub struct Tally {
 impl Tally {
     pub fn of(rows: &[Row]) -> Tally {
         let count = |f: &dyn Fn(&Row) -> bool| rows.iter().filter(|r| f(r)).count();
-        let pred = |r: &Row| r.role == Role::Prediction;
+        let v = |r: &Row| r.verdict_of();
         Tally {
-            predictions: count(&pred),
-            within: count(&|r| pred(r) && r.within == Some(true)),
-            outside: count(&|r| pred(r) && r.within == Some(false)),
-            not_reproduced: count(&|r| pred(r) && r.within.is_none()),
+            predictions: count(&|r| v(r).is_compared()),
+            within: count(&|r| v(r) == Verdict::Within),
+            outside: count(&|r| v(r).is_miss()),
+            explained: count(&|r| v(r) == Verdict::OutsideExplained),
+            not_compared: count(&|r| v(r) == Verdict::NotCompared),
+            findings: count(&|r| r.role == Role::Finding),
             inputs: count(&|r| r.role == Role::Input),
             derived: count(&|r| r.role == Role::Derived),
             checks: count(&|r| r.role == Role::Check),
@@ -160,11 +188,118 @@ pub fn run(name: &str, opts: &Options) -> Result<Outcome, ScenarioError> {
             return Err(ScenarioError::Unknown(name.into(), names.join(", ")));
         }
     };
-    out.summary = Tally::of(&out.rows);
+    out.finish();
     Ok(out)
 }
 
 impl Outcome {
+    /// Fills what follows from the rows: each row's verdict, the tally, the genuine
+    /// predictions and the headline.
+    pub fn finish(&mut self) {
+        for r in &mut self.rows {
+            r.verdict = r.verdict_of();
+        }
+        self.summary = Tally::of(&self.rows);
+        self.predictions = Predictions {
+            genuine: self.summary.predictions,
+            within: self.summary.within,
+            outside: self.summary.outside,
+        };
+        self.headline = self.headline_text();
+    }
+
+    /// The exit status of `scenario run`: 1 on a miss without explanation, or on any miss
+    /// with `strict`; 0 otherwise.
+    pub fn exit_status(&self, strict: bool) -> u8 {
+        let bad = self.rows.iter().any(|r| match r.verdict_of() {
+            Verdict::Outside => true,
+            Verdict::OutsideExplained => strict,
+            _ => false,
+        });
+        u8::from(bad)
+    }
+
+    /// "2 genuine predictions: 1 within, 1 outside (explained); of the document's 14
+    /// figures used here, 5 are inputs, and 7 could not be predicted: ..."
+    fn headline_text(&self) -> String {
+        let t = &self.summary;
+        let mut s = if t.predictions == 0 {
+            "No genuine prediction: the document offers nothing latscope can predict \
+             independently"
+                .to_string()
+        } else {
+            let mut s = format!(
+                "{} genuine prediction{}: {} within tolerance",
+                t.predictions,
+                if t.predictions == 1 { "" } else { "s" },
+                t.within
+            );
+            if t.outside > 0 {
+                s.push_str(&format!(", {} outside", t.outside));
+                if t.explained == t.outside {
+                    s.push_str(" (explained)");
+                } else if t.explained > 0 {
+                    s.push_str(&format!(" ({} explained)", t.explained));
+                }
+            }
+            s
+        };
+        // Each figure of the document the table refers to, by its strongest role.
+        let rank = |r: Role| match r {
+            Role::Prediction => 0,
+            Role::Input => 1,
+            Role::Check => 2,
+            Role::Derived => 3,
+            Role::Finding => 4,
+            Role::NotCompared => 5,
+        };
+        let mut best: Vec<(&str, Role)> = Vec::new();
+        for r in &self.rows {
+            match best.iter_mut().find(|(id, _)| *id == r.figure_id) {
+                Some((_, role)) if rank(r.role) < rank(*role) => *role = r.role,
+                Some(_) => {}
+                None => best.push((&r.figure_id, r.role)),
+            }
+        }
+        let n = |role: Role| best.iter().filter(|(_, r)| *r == role).count();
+        let why: Vec<String> = [
+            (
+                Role::Derived,
+                "the document's own arithmetic or a restatement of another row",
+            ),
+            (
+                Role::Check,
+                "went into the model (calibration, or a model chosen after seeing them)",
+            ),
+            (Role::Finding, "yes/no that the model gives by construction"),
+            (
+                Role::NotCompared,
+                "not comparable here (other hardware, no number, no code)",
+            ),
+        ]
+        .iter()
+        .filter(|(r, _)| n(*r) > 0)
+        .map(|(r, w)| format!("{} {w}", n(*r)))
+        .collect();
+        let unpredicted =
+            n(Role::Derived) + n(Role::Check) + n(Role::Finding) + n(Role::NotCompared);
+        s.push_str(&format!(
+            ". Of the document's {} figures in the table, {} predicted, {} input{}",
+            best.len(),
+            n(Role::Prediction),
+            n(Role::Input),
+            if n(Role::Input) == 1 { "" } else { "s" },
+        ));
+        if unpredicted > 0 {
+            s.push_str(&format!(
+                ", {unpredicted} not predicted: {}",
+                why.join("; ")
+            ));
+        }
+        s.push('.');
+        s
+    }
+
     fn new(info: &Info, figures: &[Figure], opts: &Options) -> Outcome {
         Outcome {
             kind: "scenario",
@@ -173,6 +308,8 @@ impl Outcome {
             title: info.title.into(),
             source: info.document.cite(),
             quick: opts.quick,
+            headline: String::new(),
+            predictions: Predictions::default(),
             rows: Vec::new(),
             summary: Tally::default(),
             figures: figures.to_vec(),

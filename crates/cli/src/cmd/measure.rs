@@ -194,6 +194,12 @@ pub struct Args {
     #[arg(long)]
     no_mlock: bool,
 
+    /// Timer slack of the measuring threads (PR_SET_TIMERSLACK on each, e.g. 50us, the
+    /// default every SCHED_OTHER program runs with); default 1ns, so the wake-up measured
+    /// is the timer's own
+    #[arg(long, value_name = "DUR")]
+    timer_slack: Option<String>,
+
     /// Print only the environment diagnosis and exit
     #[arg(long)]
     diagnose_only: bool,
@@ -251,6 +257,7 @@ fn spec(a: &Args) -> PlanSpec {
         samples: a.samples.clone(),
         samples_format: a.samples_format.clone(),
         lock_memory: !a.no_mlock,
+        timer_slack: a.timer_slack.clone(),
         sysroot: a.sysroot.clone(),
         labels: a.labels.label.clone(),
         live: a.listen.is_some() || a.openmetrics.is_some(),

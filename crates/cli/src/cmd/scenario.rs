@@ -1,5 +1,5 @@
 use anyhow::Context;
-use latscope_scenario::{Options, Outcome, Role};
+use latscope_scenario::{Options, Outcome};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -13,14 +13,18 @@ use std::process::ExitCode;
   latscope scenario run k4perf --markdown k4perf.md
 
 Each scenario reproduces one source document. A row's role says what it proves:
-  input       a figure taken from the document (or calibrated on it)
-  derived     arithmetic the document itself did on its figures (a sum, a conversion)
-  check       agreement with a figure that went into the model: consistency, not proof
-  prediction  computed from inputs that do not depend on the figure it is compared with
+  input         a figure taken from the document (or calibrated on it)
+  derived       arithmetic the document itself did on its figures, or a restatement of
+                another row (a ratio of it, the same function called again)
+  check         agreement with a figure that went into the model: consistency, not proof
+  prediction    computed by latscope from inputs that exclude the figure it is compared
+                with and anything derived from it; tolerance from the document's own
+                resolution (`tolerance_reason` in --json)
+  finding       a yes/no the model gives by construction: shown, never counted
+  not compared  nothing to compare here (other hardware, no number): the reason is shown
 `uses` (in --json) lists the published figures each value depends on. Only predictions
-count as reproduced. A prediction latscope cannot make here (other hardware, a missing
-cpufreq driver) shows why instead of a verdict. Exit status 1 when a prediction falls
-outside its tolerance, explained or not.")]
+count. Exit status: 0 when every miss is explained, 1 on a miss without explanation;
+with --strict, 1 on any miss.")]
 pub struct Args {
     #[command(subcommand)]
     action: Action,
@@ -32,6 +36,15 @@ enum Action {
     List,
     /// Run one scenario and print its "published vs latscope" table
     Run(RunArgs),
+    /// The README's scenario table (Markdown) from `scenario run --json` results
+    Table(TableArgs),
+}
+
+#[derive(clap::Args)]
+struct TableArgs {
+    /// `scenario run --json` results, in the table's order
+    #[arg(required = true, value_name = "JSON")]
+    results: Vec<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -52,6 +65,10 @@ struct RunArgs {
     /// Scaled-down run for tests and CI (shorter simulations and measurements)
     #[arg(long)]
     quick: bool,
+    /// Exit 1 on any prediction outside its tolerance, explained or not (without it, only
+    /// an unexplained miss exits 1)
+    #[arg(long)]
+    strict: bool,
     #[command(flatten)]
     labels: crate::labels::LabelArgs,
 }
@@ -73,6 +90,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Action::Run(a) => run_one(a),
+        Action::Table(t) => {
+            let mut outs = Vec::new();
+            for p in &t.results {
+                let text = std::fs::read_to_string(p)
+                    .with_context(|| format!("cannot read {}", p.display()))?;
+                let mut o: Outcome = serde_json::from_str(&text)
+                    .with_context(|| format!("{}: not a scenario result", p.display()))?;
+                o.finish();
+                outs.push(o);
+            }
+            print!("{}", latscope_scenario::markdown::readme_table(&outs));
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 
@@ -155,105 +185,12 @@ fn run_one(a: RunArgs) -> anyhow::Result<ExitCode> {
         write_report(&text, &out.name, &r)?;
         eprintln!("report: {}", r.display());
     }
-    let failed = out
-        .rows
-        .iter()
-        .any(|r| r.role == Role::Prediction && r.within == Some(false));
-    Ok(if failed {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(ExitCode::from(out.exit_status(a.strict)))
 }
 
 fn print_table(out: &Outcome) {
     let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    let paint = |s: &str, code: &str| {
-        if color {
-            format!("\x1b[{code}m{s}\x1b[0m")
-        } else {
-            s.to_string()
-        }
-    };
-    println!("{} — {}", out.name, out.title);
-    println!("source: {}", out.source);
-    let w = out
-        .rows
-        .iter()
-        .map(|r| r.figure.len())
-        .max()
-        .unwrap_or(10)
-        .min(64);
-    println!(
-        "{:<w$}  {:>11}  {:>11}  {:<5}  {:<10}  {:>7}  verdict",
-        "figure", "published", "latscope", "unit", "role", "dev"
-    );
-    for r in &out.rows {
-        let dev = r
-            .deviation
-            .map(|d| format!("{:+.1}%", d * 100.0))
-            .unwrap_or_else(|| "-".into());
-        let verdict = match (r.role, r.within) {
-            (Role::Prediction, Some(true)) => paint("within", "32"),
-            (Role::Prediction, Some(false)) if r.explanation.is_some() => {
-                paint("OUTSIDE (explained)", "31;1")
-            }
-            (Role::Prediction, Some(false)) => paint("OUTSIDE", "31;1"),
-            (Role::Prediction, None) => paint("not compared", "33"),
-            (role, _) => paint(role.as_str(), "2"),
-        };
-        let tol = match (r.tolerance, r.tolerance_abs) {
-            (Some(t), _) => format!(" (±{:.0}%)", t * 100.0),
-            (_, Some(t)) => format!(" (±{} {})", fmt_num(t), r.unit),
-            _ => String::new(),
-        };
-        let fig: String = r.figure.chars().take(w).collect();
-        println!(
-            "{:<w$}  {:>11}  {:>11}  {:<5}  {:<10}  {:>7}  {verdict}{tol}",
-            fig,
-            fmt_num(r.published),
-            fmt_num(r.latscope),
-            r.unit,
-            r.role.as_str(),
-            dev
-        );
-    }
-    let t = &out.summary;
-    println!(
-        "predictions within tolerance: {}/{}; outside: {}; not compared here: {} ({} inputs, {} derived, {} checks shown, not counted)",
-        t.within, t.predictions, t.outside, t.not_reproduced, t.inputs, t.derived, t.checks
-    );
-    // Each explanation once, with the rows it explains.
-    let mut why: Vec<(&str, Vec<&str>)> = Vec::new();
-    for r in &out.rows {
-        if let Some(e) = r.explanation.as_deref() {
-            match why.iter_mut().find(|(t, _)| *t == e) {
-                Some((_, figs)) => figs.push(&r.figure),
-                None => why.push((e, vec![&r.figure])),
-            }
-        }
-    }
-    for (e, figs) in why {
-        println!("why ({}): {e}", figs.join("; "));
-    }
-    for n in &out.notes {
-        println!("note: {n}");
-    }
-}
-
-fn fmt_num(v: f64) -> String {
-    if !v.is_finite() {
-        return "n/a".into();
-    }
-    if v == v.trunc() && v.abs() < 1e9 {
-        format!("{v:.0}")
-    } else if v.abs() >= 100.0 {
-        format!("{v:.1}")
-    } else if v.abs() >= 1.0 {
-        format!("{v:.3}")
-    } else {
-        format!("{v:.4}")
-    }
+    print!("{}", latscope_scenario::terminal::text(out, color));
 }
 
 /// The scenario's HTML report next to its artifacts.

@@ -369,16 +369,23 @@ fn headline(input: &View) -> (String, Option<Tone>) {
             (format!("{} deadline misses", int(misses)), Some(tone))
         }
         Kind::Scenario => {
-            let (within, preds) = scenario::scenario_score(d);
-            let tone = if within == preds {
-                Tone::Good
-            } else {
-                Tone::Bad
+            let (within, preds, unexplained) = scenario::scenario_score(d);
+            let tone = match (preds - within.min(preds), unexplained) {
+                (0, _) => Tone::Good,
+                (_, 0) => Tone::Warn,
+                _ => Tone::Bad,
             };
-            (
-                format!("{within} of {preds} predictions within tolerance"),
-                Some(tone),
-            )
+            let text = match (preds, preds - within.min(preds), unexplained) {
+                (0, _, _) => "no genuine prediction".to_string(),
+                (_, 0, _) => format!("{within} of {preds} predictions within tolerance"),
+                (_, _, 0) => format!(
+                    "{within} of {preds} predictions within tolerance, the misses explained"
+                ),
+                _ => format!(
+                    "{within} of {preds} predictions within tolerance, {unexplained} miss(es) unexplained"
+                ),
+            };
+            (text, Some(tone))
         }
         Kind::Series => (format!("{} series", arr(d, "series").len()), None),
         Kind::Capture => (format!("{} tracks", arr(d, "tracks").len()), None),

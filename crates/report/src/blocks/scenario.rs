@@ -108,17 +108,32 @@ pub(super) fn describe(r: &Value) -> Option<String> {
     }
 }
 
-/// (predictions within tolerance, predictions).
-pub(super) fn scenario_score(d: &Value) -> (usize, usize) {
-    let preds: Vec<&Value> = arr(d, "rows")
+/// The genuine predictions of a scenario result: (within, compared, misses without an
+/// explanation), read from the JSON's `predictions` and the rows' `verdict` words, which
+/// the scenario crate's one verdict function wrote (the report never re-decides them).
+pub(super) fn scenario_score(d: &Value) -> (usize, usize, usize) {
+    let p = d.get("predictions");
+    let get = |k: &str| p.and_then(|p| num(p, k)).unwrap_or(0.0) as usize;
+    let unexplained = arr(d, "rows")
         .iter()
-        .filter(|r| text(r, "role").as_deref() == Some("prediction"))
-        .collect();
-    let within = preds
-        .iter()
-        .filter(|r| data::flag(r, "within") == Some(true))
+        .filter(|r| text(r, "verdict").as_deref() == Some("outside"))
         .count();
-    (within, preds.len())
+    (get("within"), get("genuine"), unexplained)
+}
+
+/// The tone of a row's verdict word.
+fn verdict_tone(v: &str) -> Tone {
+    match v {
+        "within" | "finding agrees" => Tone::Good,
+        "outside" => Tone::Bad,
+        "outside (explained)" | "finding differs" => Tone::Warn,
+        _ => Tone::Neutral,
+    }
+}
+
+/// Whether a verdict word belongs to a compared prediction (drawn on the deviation chart).
+fn is_compared(v: &str) -> bool {
+    matches!(v, "within" | "outside" | "outside (explained)")
 }
 
 pub(super) fn scenario(b: &mut Builder, input: &View, level: u8) -> Result<(), ReportError> {
@@ -150,32 +165,58 @@ pub(super) fn scenario(b: &mut Builder, input: &View, level: u8) -> Result<(), R
     let rows = arr(d, "rows");
     if !rows.is_empty() {
         b.heading(level + 1, "Published against latscope", None);
-        let (within, preds) = scenario_score(d);
-        let role_of = |r: &&Value| text(r, "role").unwrap_or_else(|| "input".into());
-        let outside = rows
-            .iter()
-            .filter(|r| role_of(r) == "prediction" && data::flag(r, "within") == Some(false))
-            .count();
-        let tone = if outside == 0 { Tone::Good } else { Tone::Bad };
-        let others: Vec<String> = ["input", "derived", "check"]
-            .iter()
-            .filter_map(|k| {
-                let n = rows.iter().filter(|r| role_of(r) == *k).count();
-                (n > 0).then(|| format!("{n} {k}"))
-            })
-            .collect();
+        let (within, preds, unexplained) = scenario_score(d);
+        let outside = preds.saturating_sub(within);
+        let tone = match (outside, unexplained) {
+            (0, _) => Tone::Good,
+            (_, 0) => Tone::Warn,
+            _ => Tone::Bad,
+        };
+        let count = |v: &str| {
+            rows.iter()
+                .filter(|r| text(r, "verdict").as_deref() == Some(v))
+                .count()
+        };
+        let others: Vec<String> = [
+            ("finding agrees", "findings agreeing"),
+            ("finding differs", "findings differing"),
+            ("not compared", "not compared"),
+            ("input", "input"),
+            ("derived", "derived"),
+            ("check", "check"),
+        ]
+        .iter()
+        .filter_map(|(k, w)| {
+            let n = count(k);
+            (n > 0).then(|| format!("{n} {w}"))
+        })
+        .collect();
+        let head = if preds == 0 {
+            "no genuine prediction".to_string()
+        } else {
+            format!(
+                "{within} of {preds} predictions within tolerance ({outside} outside{})",
+                match (outside, outside - unexplained.min(outside)) {
+                    (0, _) => String::new(),
+                    (o, e) if o == e => ", explained".to_string(),
+                    (_, e) => format!(", {e} explained"),
+                }
+            )
+        };
         b.out.push(Block::Verdict(
             tone,
             format!(
-                "{within} of {preds} predictions within tolerance ({outside} outside, {} not compared here); {}",
-                preds - within - outside,
+                "{head}; {}",
                 if others.is_empty() {
                     "no other rows".to_string()
                 } else {
-                    format!("{} rows shown, not counted as reproduced", others.join(", "))
+                    format!("{} rows shown, never counted", others.join(", "))
                 }
             ),
         ));
+        if let Some(h) = text(d, "headline") {
+            b.note(h);
+        }
         let show = |r: &Value, k: &str| -> String {
             match r.get(k) {
                 Some(Value::Number(n)) => fnum(n.as_f64().unwrap_or(f64::NAN), 5),
@@ -191,7 +232,6 @@ pub(super) fn scenario(b: &mut Builder, input: &View, level: u8) -> Result<(), R
         let trows = rows
             .iter()
             .map(|r| {
-                let role = text(r, "role").unwrap_or_default();
                 let unit = text(r, "unit").unwrap_or_default();
                 let pubv = num(r, "published");
                 let lat = num(r, "latscope");
@@ -205,26 +245,21 @@ pub(super) fn scenario(b: &mut Builder, input: &View, level: u8) -> Result<(), R
                     (None, Some(a)) => format!("±{} {unit}", fnum(a, 4)),
                     _ => "–".into(),
                 };
-                let verdict = if role == "prediction" {
-                    match data::flag(r, "within") {
-                        Some(true) => Cell::badge("within", Tone::Good),
-                        Some(false) => Cell::badge("outside", Tone::Bad),
-                        None => Cell::t("not compared"),
-                    }
-                } else if role.is_empty() {
-                    Cell::badge("input", Tone::Neutral)
+                let word = text(r, "verdict").unwrap_or_default();
+                let verdict = if word.is_empty() {
+                    Cell::t("–")
                 } else {
-                    // input, derived or check: shown, never counted.
-                    Cell::badge(role.clone(), Tone::Neutral)
+                    Cell::badge(word.clone(), verdict_tone(&word))
                 };
                 let figure = text(r, "figure").unwrap_or_default();
-                if role == "prediction" {
+                // Only compared predictions go on the deviation chart.
+                if is_compared(&word) {
                     if let Some(dv) = dev {
                         devs.push(Deviation {
                             label: figure.clone(),
                             deviation: dv,
                             tolerance: tol,
-                            within: data::flag(r, "within"),
+                            within: Some(word == "within"),
                         });
                     }
                 }
