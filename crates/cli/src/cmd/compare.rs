@@ -62,10 +62,6 @@ pub struct Args {
     /// Also show the per-CPU comparison
     #[arg(long)]
     per_cpu: bool,
-
-    /// Print only the verdict line
-    #[arg(long, short = 'q')]
-    quiet: bool,
 }
 
 fn fmt_val(m: Metric, v: f64) -> String {
@@ -186,8 +182,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         confidence,
     };
     let c = compare::compare(&ra, &rb, &opts);
-    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    if !a.quiet {
+    let color = crate::ui::color_stdout();
+    if !crate::ui::quiet() {
         println!("A: {}", a.a.display());
         println!("B: {}", a.b.display());
         match c.method {

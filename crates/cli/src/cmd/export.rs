@@ -45,7 +45,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             sink.finish()?;
             Ok(())
         })?;
-        eprintln!("latscope: wrote {} ({} rows)", p.display(), table.rows());
+        crate::ui::note(format_args!("wrote {} ({} rows)", p.display(), table.rows()));
     }
     if let Some(p) = &args.csv {
         crate::out::stream(p, "--csv", |w| {
@@ -54,7 +54,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             sink.finish()?;
             Ok(())
         })?;
-        eprintln!("latscope: wrote {} ({} rows)", p.display(), table.rows());
+        crate::ui::note(format_args!("wrote {} ({} rows)", p.display(), table.rows()));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -110,7 +110,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             print!("{text}");
         } else {
             crate::out::write(&args.out, "--out", text)?;
-            eprintln!("wrote {}", args.out.display());
+            crate::ui::note(format_args!("wrote {}", args.out.display()));
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -125,6 +125,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let p = args.out.join(format!("set-{k:04}.{ext}"));
         crate::out::write(&p, "--out", render(s))?;
     }
-    eprintln!("wrote {} sets to {}", sets.len(), args.out.display());
+    crate::ui::note(format_args!("wrote {} sets to {}", sets.len(), args.out.display()));
     Ok(ExitCode::SUCCESS)
 }

@@ -203,10 +203,6 @@ pub struct Args {
     #[arg(long, default_value = "/", value_name = "DIR")]
     sysroot: PathBuf,
 
-    /// Print nothing on the terminal except errors (outputs are still written)
-    #[arg(long, short = 'q')]
-    quiet: bool,
-
     /// Serve live metrics at http://ADDR:PORT/metrics while measuring, for Prometheus
     /// (its text format, or OpenMetrics when the scraper asks for it): the latency
     /// histogram, samples and overruns per CPU, the diagnosis verdicts. Without
@@ -301,11 +297,9 @@ fn check_append(a: &Args, plan: &Plan) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
+pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     // `--json -` puts the JSON on standard output, so nothing else may go there.
-    if a.json.as_ref().is_some_and(|p| p.as_os_str() == "-") {
-        a.quiet = true;
-    }
+    let quiet = crate::ui::quiet() || a.json.as_ref().is_some_and(|p| p.as_os_str() == "-");
     let spec = spec(&a);
     let live = spec.live;
     let mut plan = spec.build()?;
@@ -328,10 +322,9 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
         }
     }
     let prep = session::prepare(&plan)?;
-    let tty = std::io::stdout().is_terminal();
-    let color = tty && std::env::var_os("NO_COLOR").is_none();
+    let color = crate::ui::color_stdout();
     let ui = Ui { color };
-    if !a.quiet {
+    if !quiet {
         print_header(&plan, &prep.effective, &ui);
         println!("Environment");
         print_items(&prep.items, &ui);
@@ -370,7 +363,7 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
                 .collect(),
         };
         let p = Publisher::start(counters, meta, a.listen.as_deref(), a.openmetrics.clone())?;
-        if !a.quiet {
+        if !quiet {
             if let Some(addr) = p.addr {
                 println!("Serving metrics at http://{addr}/metrics");
             }
@@ -385,7 +378,7 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
 
     let stop = Arc::new(AtomicBool::new(false));
     latscope_measure::stop_on_signals(&stop).context("cannot install signal handlers")?;
-    let show_progress = !a.quiet && std::io::stderr().is_terminal();
+    let show_progress = !quiet && crate::ui::progress();
     let mut err = std::io::stderr();
     let mut progress = |label: &str, p: &Progress| {
         if show_progress {
@@ -409,7 +402,7 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
         eprint!("\r\x1b[K");
     }
     if let Some(w) = publisher.and_then(|p| p.finish()) {
-        eprintln!("latscope: warning: --openmetrics: {w}");
+        crate::ui::warn(format_args!("--openmetrics: {w}"));
     }
     let outcome = outcome?;
     let report = &outcome.report;
@@ -449,7 +442,7 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
         outfile::write_atomically(p, "--cyclictest-histogram", text)?;
     }
 
-    if !a.quiet {
+    if !quiet {
         let before = prep.items.len();
         println!("During the run");
         print_items(&report.environment.items[before..], &ui);

@@ -36,10 +36,6 @@ pub struct Args {
     /// Write the merged result here (`-` for standard output)
     #[arg(long, short = 'o', value_name = "OUT")]
     json: PathBuf,
-
-    /// Print nothing on the terminal except errors
-    #[arg(long, short = 'q')]
-    quiet: bool,
 }
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
@@ -73,8 +69,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     } else {
         crate::out::write(&a.json, "--json", text)?;
     }
-    if !a.quiet && !to_stdout {
-        let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    if !crate::ui::quiet() && !to_stdout {
+        let color = crate::ui::color_stdout();
         println!(
             "merged {} results ({} samples) into {}",
             results.len(),

@@ -5,10 +5,12 @@
 pub mod analyze;
 pub mod analyze_margins;
 pub mod compare;
+pub mod completions;
 pub mod convert;
 pub mod export;
 pub mod fit;
 pub mod generate;
+pub mod man;
 pub mod measure;
 pub mod merge;
 pub mod report;

@@ -83,12 +83,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         print!("{out}");
     } else {
         crate::out::write(&args.output, "--output", out)?;
-        eprintln!(
-            "latscope: wrote {} ({} input{})",
+        crate::ui::note(format_args!(
+            "wrote {} ({} input{})",
             args.output.display(),
             inputs.len(),
             if inputs.len() == 1 { "" } else { "s" }
-        );
+        ));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -218,7 +218,7 @@ pub fn attach_artifacts(input: &mut Input, dir: Option<&Path>) {
                 input.attachments.push(a)
             }
             Ok(_) => {}
-            Err(e) => eprintln!("latscope: {}: artifact left out: {e:#}", input.name),
+            Err(e) => crate::ui::warn(format_args!("{}: artifact left out: {e:#}", input.name)),
         }
     }
 }

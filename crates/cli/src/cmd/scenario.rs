@@ -167,7 +167,7 @@ fn run_one(a: RunArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn print_table(out: &Outcome) {
-    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let color = crate::ui::color_stdout();
     let paint = |s: &str, code: &str| {
         if color {
             format!("\x1b[{code}m{s}\x1b[0m")

@@ -90,10 +90,6 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     capture: Option<PathBuf>,
 
-    /// No terminal summary, no progress bar
-    #[arg(long, short = 'q')]
-    quiet: bool,
-
     #[command(flatten)]
     labels: crate::labels::LabelArgs,
 }
@@ -161,7 +157,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     )
     .with_context(|| format!("{}", a.file.display()))?;
     let t0 = std::time::Instant::now();
-    crate::progress::run_with_progress(&mut sim, until, !a.quiet);
+    crate::progress::run_with_progress(&mut sim, until);
     let wall = t0.elapsed();
     let report = sim.report();
 
@@ -205,12 +201,10 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         }
     }
     let to_stdout = a.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
-    if !a.quiet && !to_stdout {
+    if !crate::ui::quiet() && !to_stdout {
         print_summary(&report, note.as_deref(), wall);
     } else if let Some(n) = note {
-        if !a.quiet {
-            eprintln!("note: {n}");
-        }
+        crate::ui::note(format_args!("note: {n}"));
     }
     Ok(ExitCode::SUCCESS)
 }

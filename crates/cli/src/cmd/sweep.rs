@@ -79,9 +79,6 @@ pub struct Args {
     pub out: PathBuf,
     #[command(flatten)]
     pub shape: super::set_shape::ShapeArgs,
-    /// No progress and no summary on standard error
-    #[arg(long, short = 'q')]
-    pub quiet: bool,
     /// Attach KEY=VALUE to every row as a column of its own (repeatable). Only your
     /// labels: the host's name and kernel are left out so shards run on different
     /// machines still concatenate to the same file
@@ -202,8 +199,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
     }
     let total = items.len();
-    let show = !args.quiet;
-    let bar = (show && std::io::stderr().is_terminal() && total > 0).then(|| {
+    let show = !crate::ui::quiet();
+    let bar = (crate::ui::progress() && total > 0).then(|| {
         let pb = indicatif::ProgressBar::new(total as u64);
         pb.set_style(
             indicatif::ProgressStyle::with_template(
