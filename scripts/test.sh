@@ -5,6 +5,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Setup: the system tools the tests call, installed here once and never inside a test.
+# man(1) and groff render `latscope man` (crates/cli/tests/global_flags_cli.rs).
+echo "== setup"
+missing=()
+command -v man >/dev/null || missing+=(man-db)
+command -v groff >/dev/null || missing+=(groff-base)
+if [ ${#missing[@]} -gt 0 ]; then
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
 echo "== cargo test (workspace)"
 cargo test --workspace --release --locked --no-fail-fast
 

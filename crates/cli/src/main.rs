@@ -6,6 +6,7 @@ use clap::{CommandFactory, Parser, Subcommand};
 use std::process::ExitCode;
 
 mod cmd;
+mod input;
 mod labels;
 mod out;
 mod progress;

@@ -112,5 +112,8 @@ pub fn warn(msg: impl Display) {
 
 /// The one-line error `main` prints before exiting with status 2.
 pub fn error(msg: impl Display) {
-    eprintln!("latscope: {}: {msg}", paint("error", "31;1", color_stderr()));
+    eprintln!(
+        "latscope: {}: {msg}",
+        paint("error", "31;1", color_stderr())
+    );
 }

@@ -18,7 +18,13 @@ fn text(b: &[u8]) -> String {
 /// is coloured when colour is on, and measures nothing: quick and independent of load.
 fn diagnose(extra: &[&str], no_color: Option<&str>) -> Output {
     let mut c = latscope();
-    c.args(["measure", "--allow-fallback", "--diagnose-only", "--cpus", "0"]);
+    c.args([
+        "measure",
+        "--allow-fallback",
+        "--diagnose-only",
+        "--cpus",
+        "0",
+    ]);
     c.args(extra);
     match no_color {
         Some(v) => c.env("NO_COLOR", v),
@@ -39,7 +45,13 @@ fn color_always_never_and_no_color() {
     assert!(text(&always.stdout).contains(ESC), "--color always colours");
     // The flag is global: accepted before the command name as well.
     let mut c = latscope();
-    c.args(["--color", "always", "measure", "--allow-fallback", "--diagnose-only"]);
+    c.args([
+        "--color",
+        "always",
+        "measure",
+        "--allow-fallback",
+        "--diagnose-only",
+    ]);
     let before = c.args(["--cpus", "0"]).output().unwrap();
     assert!(before.status.success(), "{}", text(&before.stderr));
     assert!(text(&before.stdout).contains(ESC));
@@ -81,20 +93,36 @@ fn quiet_silences_notes_verbose_adds_detail() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("set.toml");
     let gen = |extra: &[&str]| {
-        let mut a = vec!["generate", "--tasks", "4", "--utilisation", "0.5", "--seed", "7"];
+        let mut a = vec![
+            "generate",
+            "--tasks",
+            "4",
+            "--utilisation",
+            "0.5",
+            "--seed",
+            "7",
+        ];
         a.extend_from_slice(extra);
         a.extend_from_slice(&["-o", s(&out)]);
         ok(&a)
     };
     let normal = gen(&[]);
-    assert!(text(&normal.stderr).contains("wrote"), "{}", text(&normal.stderr));
+    assert!(
+        text(&normal.stderr).contains("wrote"),
+        "{}",
+        text(&normal.stderr)
+    );
     assert!(!text(&normal.stderr).contains("finished in"));
     let quiet = gen(&["-q"]);
     assert_eq!(text(&quiet.stderr), "", "-q printed something");
     assert!(out.is_file(), "-q still writes the output");
     let verbose = gen(&["-v"]);
     assert!(text(&verbose.stderr).contains("wrote"));
-    assert!(text(&verbose.stderr).contains("finished in"), "{}", text(&verbose.stderr));
+    assert!(
+        text(&verbose.stderr).contains("finished in"),
+        "{}",
+        text(&verbose.stderr)
+    );
     let both = run(&["-q", "-v", "generate", "-o", s(&out)]);
     assert_eq!(both.status.code(), Some(2), "-q and -v conflict");
 }
@@ -103,7 +131,14 @@ fn quiet_silences_notes_verbose_adds_detail() {
 fn bash_completion_is_valid_bash_and_knows_the_commands() {
     let out = ok(&["completions", "bash"]);
     let script = text(&out.stdout);
-    for word in ["measure", "trace", "report", "completions", "--color", "--quiet"] {
+    for word in [
+        "measure",
+        "trace",
+        "report",
+        "completions",
+        "--color",
+        "--quiet",
+    ] {
         assert!(script.contains(word), "completion lacks {word}");
     }
     let dir = tempfile::tempdir().unwrap();
@@ -139,9 +174,9 @@ fn man_page_renders_cleanly_and_covers_every_command() {
     let err = text(&shown.stderr);
     assert!(shown.status.success(), "man -l: {err}");
     assert!(err.trim().is_empty(), "man -l complained: {err}");
-    // groff's own warnings, all of them on, say nothing either.
+    // groff with all warnings on (-k: UTF-8 input through preconv, as man does) is silent.
     let groff = Command::new("groff")
-        .args(["-man", "-Tutf8", "-ww", "-z"])
+        .args(["-k", "-man", "-Tutf8", "-ww", "-z"])
         .arg(&p)
         .output()
         .expect("groff is installed");
@@ -159,12 +194,17 @@ fn man_page_renders_cleanly_and_covers_every_command() {
         .skip_while(|l| !l.starts_with("Commands:"))
         .skip(1)
         .take_while(|l| l.starts_with("  "))
+        // A command's line is indented by two; wrapped descriptions by more.
+        .filter(|l| !l[2..].starts_with(' '))
         .filter_map(|l| l.split_whitespace().next())
         .filter(|c| *c != "help")
         .collect();
     assert!(commands.len() >= 13, "{commands:?}");
     for c in commands {
-        assert!(page.contains(&format!("latscope-{c}")), "man page lacks {c}");
+        assert!(
+            page.contains(&format!("latscope-{c}")),
+            "man page lacks {c}"
+        );
     }
     assert!(page.contains("--color"));
 }

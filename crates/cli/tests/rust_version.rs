@@ -61,7 +61,11 @@ fn rust_version_is_the_highest_the_locked_dependencies_declare() {
     let mut ours = Vec::new();
     for p in packages {
         let id = p["id"].as_str().unwrap_or("");
-        let name = format!("{} {}", p["name"], p["version"]);
+        let name = format!(
+            "{} {}",
+            p["name"].as_str().unwrap_or("?"),
+            p["version"].as_str().unwrap_or("?")
+        );
         let declared = p["rust_version"].as_str();
         if members.contains(&id) {
             ours.push((name, declared.map(str::to_string)));
@@ -73,7 +77,10 @@ fn rust_version_is_the_highest_the_locked_dependencies_declare() {
         }
     }
     let (needed, by) = needed.expect("some dependency declares a rust-version");
-    assert!(ours.len() >= 2, "the workspace members were found: {ours:?}");
+    assert!(
+        ours.len() >= 2,
+        "the workspace members were found: {ours:?}"
+    );
     for (name, declared) in &ours {
         let declared = declared
             .as_deref()

@@ -3,7 +3,6 @@
 
 use latscope_measure::compare::{self, Metric, Row};
 use latscope_measure::Report;
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 

@@ -5,7 +5,9 @@ use clap_complete::Shell;
 use std::process::ExitCode;
 
 #[derive(clap::Args)]
-#[command(after_help = "Install, e.g. for bash:\n  latscope completions bash > ~/.local/share/bash-completion/completions/latscope")]
+#[command(
+    after_help = "Install, e.g. for bash:\n  latscope completions bash > ~/.local/share/bash-completion/completions/latscope"
+)]
 pub struct Args {
     /// The shell to write the script for
     #[arg(value_enum)]

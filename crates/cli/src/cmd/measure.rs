@@ -13,7 +13,7 @@ use latscope_measure::plan_spec::UNTIL_STOPPED_NS;
 use latscope_measure::publish::Publisher;
 use latscope_measure::settings::{self, Stop};
 use latscope_measure::{session, Plan, PlanSpec};
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;

@@ -2,7 +2,7 @@
 //! simulation itself lives in latscope-sim; semantics in docs/simulator.md.
 
 use anyhow::Context;
-use latscope_core::time::{format_ps, parse_nonneg_duration};
+use latscope_core::time::{format_ps, parse_nonneg_duration, Picos};
 use latscope_model::system::System;
 use latscope_sim::{from_system, ExecMode, FromSystemOptions, IrqMode, Sim, SimOptions, SimReport};
 use std::io::Write;
@@ -34,12 +34,24 @@ pub struct Args {
 
     /// Simulated time, with a unit (e.g. 250s, 10ms) [default: one hyperperiod, at most
     /// --max-duration]
-    #[arg(long, short = 'D', value_name = "DURATION")]
-    duration: Option<String>,
+    #[arg(
+        long,
+        short = 'D',
+        value_name = "DURATION",
+        value_parser = parse_nonneg_duration,
+        allow_hyphen_values = true
+    )]
+    duration: Option<Picos>,
 
     /// Cap for the default duration (one hyperperiod) when no --duration is given
-    #[arg(long, default_value = "600s", value_name = "DURATION")]
-    max_duration: String,
+    #[arg(
+        long,
+        default_value = "600s",
+        value_name = "DURATION",
+        value_parser = parse_nonneg_duration,
+        allow_hyphen_values = true
+    )]
+    max_duration: Picos,
 
     /// Seed of the random generator (execution times, jitter, random interrupt arrivals)
     #[arg(long, default_value_t = 0, value_name = "N")]
@@ -107,13 +119,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         "random" => IrqMode::Random,
         o => anyhow::bail!("--irq-arrivals: unknown mode '{o}' (use worst or random)"),
     };
-    let duration = a
-        .duration
-        .as_deref()
-        .map(|d| parse_nonneg_duration(d).with_context(|| format!("--duration '{d}'")))
-        .transpose()?;
-    let cap = parse_nonneg_duration(&a.max_duration)
-        .with_context(|| format!("--max-duration '{}'", a.max_duration))?;
+    let duration = a.duration;
+    let cap = a.max_duration;
     for p in [&a.json, &a.series, &a.vcd, &a.perfetto, &a.capture]
         .into_iter()
         .flatten()
