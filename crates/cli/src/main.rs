@@ -81,7 +81,10 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(e),
+    };
     ui::init(ui::Settings {
         quiet: cli.quiet,
         verbose: cli.verbose,
@@ -116,5 +119,37 @@ fn main() -> ExitCode {
             ui::error(format_args!("{e:#}"));
             ExitCode::from(2)
         }
+    }
+}
+
+/// A value refused by latscope's own parser (a duration, a frequency) is reported like
+/// every other error, in one line naming the flag, the value and the problem; the rest
+/// (unknown flags, missing arguments, --help, --version) is clap's.
+fn usage_error(e: clap::Error) -> ExitCode {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let text = |k| match e.get(k) {
+        Some(ContextValue::String(s)) => Some(s.clone()),
+        _ => None,
+    };
+    let source = std::error::Error::source(&e).map(|s| s.to_string());
+    match (e.kind(), text(ContextKind::InvalidArg), text(ContextKind::InvalidValue), source) {
+        (ErrorKind::ValueValidation, Some(arg), Some(value), Some(why)) => {
+            let flag = arg.split_whitespace().next().unwrap_or(&arg).to_string();
+            ui::error(format_args!("{flag} '{value}': {why}"));
+            ExitCode::from(2)
+        }
+        _ => e.exit(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// clap checks its definitions (duplicate flags, a global flag clashing with a
+    /// command's own) only in debug builds; the tests run in release, so ask for it.
+    #[test]
+    fn the_argument_definitions_are_consistent() {
+        Cli::command().debug_assert();
     }
 }

@@ -1,7 +1,7 @@
 //! A system description from Python: a file path, TOML text or JSON text (the Python
 //! package turns a dict into JSON).
 
-use crate::errors::{ctx, err, file_err, file_err_msg};
+use crate::errors::{ctx, err, file_err_msg};
 use latscope_model::system::SystemError;
 use latscope_model::System;
 use pyo3::prelude::*;
@@ -18,7 +18,7 @@ pub fn load(kind: &str, text: &str, name: &str, context: Option<&str>) -> PyResu
         o => return Err(crate::errors::other(format!("internal: unknown system kind '{o}'"))),
     };
     r.map_err(|e| match (&e, context) {
-        (SystemError::Io { error, .. }, Some(c)) => file_err(c, error),
+        (SystemError::Io { error, .. }, Some(c)) => file_err_msg(format!("{c}: {e}"), error),
         (SystemError::Io { error, .. }, None) => file_err_msg(&e, error),
         (_, Some(c)) => ctx(c, e),
         (_, None) => err(e),
