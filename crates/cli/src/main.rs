@@ -132,7 +132,12 @@ fn usage_error(e: clap::Error) -> ExitCode {
         _ => None,
     };
     let source = std::error::Error::source(&e).map(|s| s.to_string());
-    match (e.kind(), text(ContextKind::InvalidArg), text(ContextKind::InvalidValue), source) {
+    match (
+        e.kind(),
+        text(ContextKind::InvalidArg),
+        text(ContextKind::InvalidValue),
+        source,
+    ) {
         (ErrorKind::ValueValidation, Some(arg), Some(value), Some(why)) => {
             let flag = arg.split_whitespace().next().unwrap_or(&arg).to_string();
             ui::error(format_args!("{flag} '{value}': {why}"));

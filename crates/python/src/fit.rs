@@ -128,10 +128,10 @@ pub fn apply_fit(
     )?;
     mfit::apply(&mut sys, t, model).map_err(|e| ctx(format!("updating {source}"), e))?;
     let toml_text = match kind {
-        "path" if !text.to_ascii_lowercase().ends_with(".json") => {
-            Some(std::fs::read_to_string(text)
-                .map_err(|e| crate::errors::file_err(format!("reading {text}"), &e))?)
-        }
+        "path" if !text.to_ascii_lowercase().ends_with(".json") => Some(
+            std::fs::read_to_string(text)
+                .map_err(|e| crate::errors::file_err(format!("reading {text}"), &e))?,
+        ),
         "toml" => Some(text.to_string()),
         _ => None,
     };

@@ -15,7 +15,11 @@ pub fn load(kind: &str, text: &str, name: &str, context: Option<&str>) -> PyResu
         "path" => System::from_path(Path::new(text)),
         "toml" => System::from_toml_str(text, name),
         "json" => System::from_json_str(text, name),
-        o => return Err(crate::errors::other(format!("internal: unknown system kind '{o}'"))),
+        o => {
+            return Err(crate::errors::other(format!(
+                "internal: unknown system kind '{o}'"
+            )))
+        }
     };
     r.map_err(|e| match (&e, context) {
         (SystemError::Io { error, .. }, Some(c)) => file_err_msg(format!("{c}: {e}"), error),
