@@ -5,12 +5,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# The perf.data importer's live test records with Linux perf (Debian's linux-perf); it
-# fails loudly without it unless LATSCOPE_SKIP_PERF=1.
-if ! command -v perf >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
-  echo "== installing linux-perf (live test of the perf.data importer)"
-  (apt-get update -qq && apt-get install -y -qq linux-perf >/dev/null) ||
-    echo "could not install linux-perf: crates/trace/tests/perf_import.rs will say so"
+# Setup: the system tools the tests call, installed here once and never inside a test.
+# man(1) and groff render `latscope man` (crates/cli/tests/global_flags_cli.rs); Linux perf
+# (Debian's linux-perf) records for the perf.data importer's live test
+# (crates/trace/tests/perf_import.rs), which fails loudly without it unless LATSCOPE_SKIP_PERF=1.
+echo "== setup"
+missing=()
+command -v man >/dev/null || missing+=(man-db)
+command -v groff >/dev/null || missing+=(groff-base)
+command -v perf >/dev/null || missing+=(linux-perf)
+if [ ${#missing[@]} -gt 0 ]; then
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
 echo "== cargo test (workspace)"

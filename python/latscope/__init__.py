@@ -6,7 +6,8 @@ Every call runs the same Rust code as the ``latscope`` command line; each result
 same bytes. See docs/python.md.
 """
 
-from ._latscope import Capture, LatscopeError, __version__
+from ._latscope import Capture, __version__
+from .errors import FileError, InputError, LatscopeError
 from ._api import (
     AnalysisResult,
     FitResult,
@@ -17,6 +18,7 @@ from ._api import (
     TraceResult,
     analyze,
     fit,
+    load,
     measure,
     read_capture,
     report,
@@ -28,7 +30,9 @@ from ._api import (
 __all__ = [
     "AnalysisResult",
     "Capture",
+    "FileError",
     "FitResult",
+    "InputError",
     "LatscopeError",
     "MeasureResult",
     "Report",
@@ -38,6 +42,7 @@ __all__ = [
     "__version__",
     "analyze",
     "fit",
+    "load",
     "measure",
     "read_capture",
     "report",

@@ -5,7 +5,8 @@ import json
 import os
 
 from . import _latscope as _ext
-from ._latscope import Capture, LatscopeError
+from ._latscope import Capture
+from .errors import FileError, InputError, LatscopeError
 
 # --------------------------------------------------------------------------- inputs
 
@@ -29,7 +30,7 @@ def _freq(x):
     if isinstance(x, bool) or not isinstance(x, (int, float)):
         raise TypeError(f"a frequency is a number of Hz or a string like '24MHz', got {x!r}")
     if isinstance(x, float) and not x.is_integer():
-        raise ValueError(f"a frequency in Hz must be a whole number, got {x!r}")
+        raise InputError(f"a frequency in Hz must be a whole number, got {x!r}")
     return f"{int(x)}Hz"
 
 
@@ -272,8 +273,66 @@ class FitResult(Result):
         ``'lsq'``: least squares) in [kernel.costs], as ``latscope fit --write``; a
         TOML input keeps its comments and order."""
         if line not in ("upper", "lsq"):
-            raise ValueError("line: use 'upper' or 'lsq'")
+            raise InputError("line: use 'upper' or 'lsq'")
+        if self._samples is None:
+            raise InputError(
+                "this fit result was loaded from a file and carries no samples; call "
+                "latscope.fit() again to apply it"
+            )
         return _ext.apply_fit(*_system(system), self.target, line, **self._samples)
+
+
+# --------------------------------------------------------------------------- saved results
+
+
+def _result_of(json_text, doc):
+    kind = doc.get("kind")
+    if kind == "trace":
+        return TraceResult(json_text, bool(doc.get("pass", True)))
+    if kind == "fit":
+        return FitResult(json_text, doc.get("target"), None)
+    cls = {
+        "analyze": AnalysisResult,
+        "simulate": SimulationResult,
+        "measure": MeasureResult,
+    }.get(kind)
+    return None if cls is None else cls(json_text)
+
+
+def load(path):
+    """A result saved by ``save(path)`` or by the command line's ``--json PATH``, as the
+    result object the call would have returned (TraceResult, AnalysisResult,
+    SimulationResult, MeasureResult or FitResult, by the file's ``kind``).
+    ``to_json()`` gives the file's text back. What was not saved is not there: a trace
+    result's ``series``, a simulation's ``capture`` and ``ticks``, a fit's samples.
+    Raises FileError (an OSError) when the file cannot be read, InputError (a
+    ValueError) when it is not a latscope result."""
+    p = os.fspath(path)
+    try:
+        with open(p, "rb") as f:
+            raw = f.read()
+    except OSError as e:
+        raise FileError(f"{p}: {e.strerror or e}", e.errno, p) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(f"{p}: byte {e.start}: not a latscope result (not UTF-8 text)") from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InputError(
+            f"{p}: line {e.lineno}, column {e.colno}: not a latscope result ({e.msg})"
+        ) from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("kind"), str):
+        raise InputError(f'{p}: not a latscope result (no "kind")')
+    json_text = text[:-1] if text.endswith("\n") else text
+    result = _result_of(json_text, doc)
+    if result is None:
+        raise InputError(
+            f"{p}: results of kind {doc['kind']!r} are not loaded (trace, analyze, "
+            "simulate, measure and fit are)"
+        )
+    return result
 
 
 # --------------------------------------------------------------------------- calls

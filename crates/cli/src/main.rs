@@ -2,14 +2,16 @@
 //! its own file under `cmd/` and calls into the library crates, which return errors
 //! instead of printing them.
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use std::process::ExitCode;
 
 mod cmd;
 mod events_input;
+mod input;
 mod labels;
 mod out;
 mod progress;
+mod ui;
 
 #[derive(Parser)]
 #[command(
@@ -25,6 +27,18 @@ terminal, JSON and HTML reports.\n\nTimes accept units everywhere: ps, ns, us, m
 struct Cli {
     #[command(subcommand)]
     command: Command,
+
+    /// Print only results, warnings and errors: no progress, summaries or notes
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    quiet: bool,
+
+    /// More detail on standard error (repeatable)
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    verbose: u8,
+
+    /// Colour in terminal output; `auto` colours a terminal unless NO_COLOR is set
+    #[arg(long, global = true, value_enum, default_value_t, value_name = "WHEN")]
+    color: ui::ColorChoice,
 }
 
 #[derive(Subcommand)]
@@ -55,6 +69,10 @@ enum Command {
     Sweep(cmd::sweep::Args),
     /// Results as flat rows in Parquet or CSV (for DuckDB, ClickHouse, Spark, pandas)
     Export(cmd::export::Args),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
+    Completions(cmd::completions::Args),
+    /// Print the manual page (roff; read it with `latscope man | man -l -`)
+    Man(cmd::man::Args),
 }
 
 fn main() -> ExitCode {
@@ -64,7 +82,16 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(e),
+    };
+    ui::init(ui::Settings {
+        quiet: cli.quiet,
+        verbose: cli.verbose,
+        color: cli.color,
+    });
+    let t0 = std::time::Instant::now();
     let result = match cli.command {
         Command::Measure(a) => cmd::measure::run(a),
         Command::Compare(a) => cmd::compare::run(a),
@@ -79,13 +106,56 @@ fn main() -> ExitCode {
         Command::Report(a) => cmd::report::run(a),
         Command::Sweep(a) => cmd::sweep::run(a),
         Command::Export(a) => cmd::export::run(a),
+        Command::Completions(a) => cmd::completions::run(a, Cli::command()),
+        Command::Man(a) => cmd::man::run(a, Cli::command()),
     };
+    ui::detail(format_args!(
+        "finished in {:.3} s",
+        t0.elapsed().as_secs_f64()
+    ));
     match result {
         Ok(code) => code,
         Err(e) => {
             // `{:#}` prints the whole context chain on one line: file, place, problem.
-            eprintln!("latscope: error: {e:#}");
+            ui::error(format_args!("{e:#}"));
             ExitCode::from(2)
         }
+    }
+}
+
+/// A value refused by latscope's own parser (a duration, a frequency) is reported like
+/// every other error, in one line naming the flag, the value and the problem; the rest
+/// (unknown flags, missing arguments, --help, --version) is clap's.
+fn usage_error(e: clap::Error) -> ExitCode {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let text = |k| match e.get(k) {
+        Some(ContextValue::String(s)) => Some(s.clone()),
+        _ => None,
+    };
+    let source = std::error::Error::source(&e).map(|s| s.to_string());
+    match (
+        e.kind(),
+        text(ContextKind::InvalidArg),
+        text(ContextKind::InvalidValue),
+        source,
+    ) {
+        (ErrorKind::ValueValidation, Some(arg), Some(value), Some(why)) => {
+            let flag = arg.split_whitespace().next().unwrap_or(&arg).to_string();
+            ui::error(format_args!("{flag} '{value}': {why}"));
+            ExitCode::from(2)
+        }
+        _ => e.exit(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// clap checks its definitions (duplicate flags, a global flag clashing with a
+    /// command's own) only in debug builds; the tests run in release, so ask for it.
+    #[test]
+    fn the_argument_definitions_are_consistent() {
+        Cli::command().debug_assert();
     }
 }

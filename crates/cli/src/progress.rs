@@ -2,17 +2,16 @@
 //! crates can be wrapped by other front ends (Python bindings) without a progress bar.
 
 use latscope_core::Picos;
-use std::io::IsTerminal;
 
-/// Runs `sim` to `until`; draws a progress bar on stderr when `show` is set, stderr is a
+/// Runs `sim` to `until`; draws a progress bar on stderr when `-q` is not given, stderr is a
 /// terminal and the run is long enough to be worth one (a minute of simulated time). The slicing does not change the
 /// result: `run_until` is exact at any boundary.
-pub fn run_with_progress(sim: &mut latscope_sim::Sim, until: Picos, show: bool) {
+pub fn run_with_progress(sim: &mut latscope_sim::Sim, until: Picos) {
     let from = sim.now().0;
     let total = (until.0 - from).max(0);
     // A minute of simulated time takes a few milliseconds: no bar below that.
     let long = total >= 60 * 1_000_000_000_000;
-    let bar = if show && long && std::io::stderr().is_terminal() {
+    let bar = if long && crate::ui::progress() {
         let pb = indicatif::ProgressBar::new(1000);
         pb.set_style(
             indicatif::ProgressStyle::with_template(

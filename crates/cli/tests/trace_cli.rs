@@ -434,13 +434,13 @@ fn spec_role_with_unknown_channel_names_spec_and_role() {
     );
 }
 
-/// D19.7: the usage line reads as several inputs then one output.
+/// D19.7: the usage line reads as several inputs then one output (-o, docs/cli.md).
 #[test]
 fn convert_usage_reads_inputs_then_output() {
     let (rc, out, _) = run(&["convert", "--help"]);
     assert_eq!(rc, 0);
     assert!(
-        out.contains("latscope convert [OPTIONS] <IN>... <OUT>"),
+        out.contains("latscope convert [OPTIONS] <IN>... -o <OUT>"),
         "{out}"
     );
 }
@@ -726,7 +726,7 @@ fn convert_options_between_inputs_and_out() {
     assert!(listed.contains("#7\tD7"), "{listed}");
     let (rc, _, err) = run(&["convert", &fx("demo8.sr"), "--to", "native"]);
     assert_eq!(rc, 2);
-    assert!(err.contains("<IN>... <OUT>"), "{err}");
+    assert!(err.contains("<IN>... -o <OUT>"), "{err}");
 }
 
 /// Crossings of `v` (sampled every `dt` ps) through the midpoint of its extremes, linearly

@@ -162,7 +162,7 @@ pub enum UnitError {
     Malformed(String),
     #[error("'{0}' has no unit; write it as e.g. {0}us or {0}ms")]
     MissingUnit(String),
-    #[error("unknown unit '{unit}' in '{text}' (use ps, ns, us, ms, s{extra})")]
+    #[error("unknown unit '{unit}' in '{text}' (use {DURATION_UNIT_LIST}{extra})")]
     UnknownUnit {
         text: String,
         unit: String,
@@ -267,17 +267,37 @@ fn scale_exact(d: &Decimal, unit_ps: i128, text: &str) -> Result<i64, UnitError>
     i64::try_from(v).map_err(|_| UnitError::OutOfRange(text.into()))
 }
 
+/// Every spelling a duration's unit may take, with its length in picoseconds: the one
+/// table both the parser and its error message read, so the message lists exactly what
+/// is accepted. `µs` is accepted with the micro sign (U+00B5) and the Greek mu (U+03BC);
+/// `m` is a minute, as in `sleep 1m` (a frequency's `m` is MHz, sigrok's habit, but
+/// frequencies are parsed by [`parse_frequency_hz`]).
+const DURATION_UNITS: &[(&[&str], i128)] = &[
+    (&["ps", "psec", "psecs"], 1),
+    (&["ns", "nsec", "nsecs"], PS_PER_NS as i128),
+    (&["us", "µs", "μs", "usec", "usecs"], PS_PER_US as i128),
+    (&["ms", "msec", "msecs"], PS_PER_MS as i128),
+    (&["s", "sec", "secs", "second", "seconds"], PS_PER_S as i128),
+    (
+        &["m", "min", "mins", "minute", "minutes"],
+        60 * PS_PER_S as i128,
+    ),
+    (
+        &["h", "hr", "hrs", "hour", "hours"],
+        3600 * PS_PER_S as i128,
+    ),
+];
+
+/// The accepted duration units as the error message lists them (kept equal to
+/// [`DURATION_UNITS`] by a test).
+pub const DURATION_UNIT_LIST: &str = "ps, psec, psecs, ns, nsec, nsecs, us, µs, μs, usec, usecs, \
+ms, msec, msecs, s, sec, secs, second, seconds, m, min, mins, minute, minutes, h, hr, hrs, hour, hours";
+
 fn unit_ps(unit: &str) -> Option<i128> {
-    Some(match unit {
-        "ps" => 1,
-        "ns" => PS_PER_NS as i128,
-        "us" | "µs" | "μs" => PS_PER_US as i128,
-        "ms" => PS_PER_MS as i128,
-        "s" | "sec" => PS_PER_S as i128,
-        "min" => 60 * PS_PER_S as i128,
-        "h" => 3600 * PS_PER_S as i128,
-        _ => return None,
-    })
+    DURATION_UNITS
+        .iter()
+        .find(|(names, _)| names.contains(&unit))
+        .map(|&(_, ps)| ps)
 }
 
 /// Parses a duration such as `1.5us`, `10 ms`, `250s`, `5.907us`, `1e-3s` exactly into
@@ -315,7 +335,9 @@ pub fn parse_duration_cycles(text: &str, cpu_hz: Option<u64>) -> Result<Picos, U
     Ok(Picos(scale_exact(&d, u, t)?))
 }
 
-/// Parses a non-negative duration; see [`parse_duration`].
+/// Parses a non-negative duration; see [`parse_duration`]. Usable as a clap
+/// `value_parser`, so that `--duration -1s` is refused in these words rather than taken
+/// for an unknown flag (the argument also needs `allow_hyphen_values`).
 pub fn parse_nonneg_duration(text: &str) -> Result<Picos, UnitError> {
     let p = parse_duration(text)?;
     if p.0 < 0 {
@@ -404,6 +426,69 @@ mod tests {
             parse_duration("99999999999h"),
             Err(UnitError::OutOfRange(_))
         ));
+    }
+
+    #[test]
+    fn every_spelling_of_every_unit() {
+        let one_s = Picos(PS_PER_S);
+        for t in [
+            "10s",
+            "10 s",
+            "10sec",
+            "10 sec",
+            "10secs",
+            "10 seconds",
+            "10second",
+        ] {
+            assert_eq!(parse_duration(t).unwrap(), Picos(10 * one_s.0), "{t}");
+        }
+        for t in ["1m", "1min", "1 mins", "1minute", "1 minutes", "60s"] {
+            assert_eq!(parse_duration(t).unwrap(), Picos(60 * one_s.0), "{t}");
+        }
+        for t in [
+            "1.5us",
+            "1.5µs",
+            "1.5μs",
+            "1.5 usec",
+            "1.5usecs",
+            "1500ns",
+            "1500 nsec",
+        ] {
+            assert_eq!(parse_duration(t).unwrap(), Picos(1_500_000), "{t}");
+        }
+        for t in ["2h", "2 hr", "2hrs", "2 hours", "120min"] {
+            assert_eq!(parse_duration(t).unwrap(), Picos(7200 * one_s.0), "{t}");
+        }
+        assert_eq!(parse_duration("3 msecs").unwrap(), Picos::from_ms(3));
+        assert_eq!(parse_duration("7psec").unwrap(), Picos(7));
+        // `ms` stays milliseconds: `m` as a minute does not swallow it.
+        assert_eq!(parse_duration("1ms").unwrap(), Picos::from_ms(1));
+    }
+
+    #[test]
+    fn the_error_lists_exactly_the_accepted_units() {
+        let listed: Vec<&str> = DURATION_UNIT_LIST.split(", ").collect();
+        let table: Vec<&str> = DURATION_UNITS
+            .iter()
+            .flat_map(|(names, _)| names.iter().copied())
+            .collect();
+        assert_eq!(listed, table);
+        let e = parse_duration("10 parsecs").unwrap_err().to_string();
+        for u in &table {
+            assert!(e.contains(u), "{e} lacks {u}");
+        }
+        assert!(e.contains("'parsecs'") && e.contains("'10 parsecs'"), "{e}");
+    }
+
+    #[test]
+    fn negative_durations_are_refused_in_words() {
+        for t in ["-1s", "-0.5 ms", "-1m"] {
+            let e = parse_nonneg_duration(t).unwrap_err();
+            assert_eq!(e, UnitError::Negative(t.into()));
+            assert!(e.to_string().contains("negative"), "{e}");
+        }
+        assert_eq!(parse_nonneg_duration("0s").unwrap(), Picos(0));
+        assert_eq!(parse_duration("-1s").unwrap(), Picos(-PS_PER_S));
     }
 
     #[test]

@@ -25,8 +25,12 @@ pub fn analyze(
 ) -> PyResult<String> {
     let labels = crate::labels::resolve(labels)?;
     let source = crate::system::source_name(kind, text, name);
-    let sys = crate::system::load(kind, text, name)
-        .map_err(|e| ctx(format!("reading system description {source}"), e))?;
+    let sys = crate::system::load(
+        kind,
+        text,
+        name,
+        Some(&format!("reading system description {source}")),
+    )?;
     let tick_mode = match tick_mode {
         None => None,
         Some("pessimistic") => Some(TickMode::Pessimistic),

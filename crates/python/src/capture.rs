@@ -185,7 +185,12 @@ pub fn load(
         Ok(l) => l,
         Err((e, warnings)) => {
             warn(&warnings)?;
-            return Err(err(e));
+            return Err(match &e {
+                latscope_trace::error::Error::Io { err: io, .. } => {
+                    crate::errors::file_err_msg(&e, io)
+                }
+                _ => err(e),
+            });
         }
     };
     warn(&loaded.warnings)?;

@@ -120,13 +120,18 @@ pub fn apply_fit(
         o => return Err(err(format!("line '{o}': use 'upper' or 'lsq'"))),
     };
     let source = crate::system::source_name(kind, text, name);
-    let mut sys = crate::system::load(kind, text, name)
-        .map_err(|e| ctx(format!("reading system description {source}"), e))?;
+    let mut sys = crate::system::load(
+        kind,
+        text,
+        name,
+        Some(&format!("reading system description {source}")),
+    )?;
     mfit::apply(&mut sys, t, model).map_err(|e| ctx(format!("updating {source}"), e))?;
     let toml_text = match kind {
-        "path" if !text.to_ascii_lowercase().ends_with(".json") => {
-            Some(std::fs::read_to_string(text).map_err(|e| ctx(format!("reading {text}"), e))?)
-        }
+        "path" if !text.to_ascii_lowercase().ends_with(".json") => Some(
+            std::fs::read_to_string(text)
+                .map_err(|e| crate::errors::file_err(format!("reading {text}"), &e))?,
+        ),
         "toml" => Some(text.to_string()),
         _ => None,
     };

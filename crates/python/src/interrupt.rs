@@ -31,7 +31,7 @@ where
         .spawn(move || {
             let _ = tx.send(work(flag));
         })
-        .map_err(|e| crate::errors::err(format!("cannot start a thread: {e}")))?;
+        .map_err(|e| crate::errors::other(format!("cannot start a thread: {e}")))?;
     py.detach(move || loop {
         match rx.recv_timeout(Duration::from_millis(50)) {
             Ok(v) => return Ok(v),

@@ -5,10 +5,10 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _latscope(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
-    m.add(
-        "LatscopeError",
-        py.get_type::<crate::errors::LatscopeError>(),
-    )?;
+    // The exception classes live in latscope/errors.py (several bases each).
+    for name in ["LatscopeError", "InputError", "FileError"] {
+        m.add(name, crate::errors::class(py, name)?)?;
+    }
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<crate::capture::Capture>()?;
     m.add_function(wrap_pyfunction!(crate::capture::read_capture, m)?)?;

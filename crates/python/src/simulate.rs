@@ -70,7 +70,7 @@ pub fn simulate<'py>(
     let cap = parse_nonneg_duration(max_duration)
         .map_err(|e| ctx(format!("max_duration '{max_duration}'"), e))?;
     let source = crate::system::source_name(kind, text, name);
-    let sys = crate::system::load(kind, text, name).map_err(err)?;
+    let sys = crate::system::load(kind, text, name, None)?;
     let cfg = from_system(
         &sys,
         &FromSystemOptions {

@@ -1,20 +1,32 @@
 //! A system description from Python: a file path, TOML text or JSON text (the Python
 //! package turns a dict into JSON).
 
-use crate::errors::err;
+use crate::errors::{ctx, err, file_err_msg};
+use latscope_model::system::SystemError;
 use latscope_model::System;
 use pyo3::prelude::*;
 use std::path::Path;
 
 /// Reads the description. `kind`: "path", "toml" or "json"; `name` names the text in
-/// error messages (`<string>`, `<dict>`).
-pub fn load(kind: &str, text: &str, name: &str) -> Result<System, String> {
-    match kind {
-        "path" => System::from_path(Path::new(text)).map_err(|e| e.to_string()),
-        "toml" => System::from_toml_str(text, name).map_err(|e| e.to_string()),
-        "json" => System::from_json_str(text, name).map_err(|e| e.to_string()),
-        o => Err(format!("internal: unknown system kind '{o}'")),
-    }
+/// error messages (`<string>`, `<dict>`); `context`, if any, goes before the message. A
+/// file that cannot be read is a FileError, an invalid description an InputError.
+pub fn load(kind: &str, text: &str, name: &str, context: Option<&str>) -> PyResult<System> {
+    let r = match kind {
+        "path" => System::from_path(Path::new(text)),
+        "toml" => System::from_toml_str(text, name),
+        "json" => System::from_json_str(text, name),
+        o => {
+            return Err(crate::errors::other(format!(
+                "internal: unknown system kind '{o}'"
+            )))
+        }
+    };
+    r.map_err(|e| match (&e, context) {
+        (SystemError::Io { error, .. }, Some(c)) => file_err_msg(format!("{c}: {e}"), error),
+        (SystemError::Io { error, .. }, None) => file_err_msg(&e, error),
+        (_, Some(c)) => ctx(c, e),
+        (_, None) => err(e),
+    })
 }
 
 /// The name used in messages and in results' `source`.
@@ -30,5 +42,7 @@ pub fn source_name(kind: &str, text: &str, name: &str) -> String {
 /// (an error for an invalid one).
 #[pyfunction]
 pub fn check_system(kind: &str, text: &str, name: &str) -> PyResult<String> {
-    Ok(load(kind, text, name).map_err(err)?.to_toml_string())
+    let source = source_name(kind, text, name);
+    let context = format!("reading system description {source}");
+    Ok(load(kind, text, name, Some(&context))?.to_toml_string())
 }

@@ -58,7 +58,7 @@ pub fn trace(
     let mut spec_file = None;
     if let Some(p) = &spec {
         let name = p.display().to_string();
-        let text = std::fs::read_to_string(p).map_err(|e| ctx(&name, e))?;
+        let text = std::fs::read_to_string(p).map_err(|e| crate::errors::file_err(&name, &e))?;
         let mut s = latscope_trace::spec::parse(&text, &name).map_err(err)?;
         reqs.append(&mut s.requests);
         limits.append(&mut s.limits);

@@ -3,7 +3,6 @@
 
 use latscope_measure::compare::{self, Metric, Row};
 use latscope_measure::Report;
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -62,10 +61,6 @@ pub struct Args {
     /// Also show the per-CPU comparison
     #[arg(long)]
     per_cpu: bool,
-
-    /// Print only the verdict line
-    #[arg(long, short = 'q')]
-    quiet: bool,
 }
 
 fn fmt_val(m: Metric, v: f64) -> String {
@@ -186,8 +181,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         confidence,
     };
     let c = compare::compare(&ra, &rb, &opts);
-    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    if !a.quiet {
+    let color = crate::ui::color_stdout();
+    if !crate::ui::quiet() {
         println!("A: {}", a.a.display());
         println!("B: {}", a.b.display());
         match c.method {

@@ -10,55 +10,68 @@ use std::process::ExitCode;
 /// Perfetto / Chrome trace-event JSON.
 #[derive(clap::Args, Debug)]
 #[command(
-    override_usage = "latscope convert [OPTIONS] <IN>... <OUT>",
+    // `--format` is the output format here; the input format is --input-format (its old
+    // spelling `--format` stays an alias in `trace` only).
+    mut_arg("format", |a| a.alias(None)),
+    override_usage = "latscope convert [OPTIONS] <IN>... -o <OUT>",
     after_help = "\
 Arguments:
   <IN>...  Input capture file(s); several are merged (e.g. one Saleae binary file per
-           channel)
-  <OUT>    Output file; its extension picks the format unless --to is given
-Options may come anywhere, also between the inputs and OUT.
+           channel); `-` reads standard input
 
-The output format follows OUT's extension (.vcd, .lscap, .json) unless --to is given.
+The output format follows OUT's extension (.vcd, .lscap, .json) unless --format is given;
+`-o -` writes to standard output (then --format is needed). The old form with OUT as the
+last positional argument (`latscope convert IN... OUT`) still works when -o is not given.
 
 Examples:
-  latscope convert cap.sr cap.vcd            # open in GTKWave
-  latscope convert cap.sr cap.json           # open in https://ui.perfetto.dev
-  latscope convert digital_0.bin digital_1.bin --to native both.lscap"
+  latscope convert cap.sr -o cap.vcd            # open in GTKWave
+  latscope convert cap.sr -o cap.json           # open in https://ui.perfetto.dev
+  latscope convert digital_0.bin digital_1.bin --format native -o both.lscap
+  cat cap.sr | latscope convert - --format vcd -o - | gzip > cap.vcd.gz"
 )]
 pub struct Args {
-    /// Input capture file(s) then the output file (the last path), listed in the
-    /// "Arguments" section below: one positional, so that options may also sit between the
-    /// inputs and OUT
-    #[arg(required = true, num_args = 1.., value_name = "IN... OUT", hide = true)]
+    /// Input capture file(s) (with no -o: then the output file, the last path), listed in
+    /// the "Arguments" section below: one positional, so that options may also sit
+    /// between the inputs
+    #[arg(required = true, num_args = 1.., value_name = "IN...", hide = true)]
     pub paths: Vec<PathBuf>,
     #[command(flatten)]
     pub input: InputArgs,
-    /// Output format: vcd, native (.lscap), perfetto (.json)
-    #[arg(long, value_name = "FORMAT")]
+    /// Output file (`-` for standard output)
+    #[arg(long, short = 'o', value_name = "OUT")]
+    pub output: Option<PathBuf>,
+    /// Output format: vcd, native (.lscap), perfetto (.json) [default: from OUT's extension]
+    #[arg(long = "format", alias = "to", value_name = "FORMAT")]
     pub to: Option<String>,
 }
 
 pub fn run(a: Args) -> Result<ExitCode> {
-    // The last path is OUT: one positional, so options may sit between inputs and OUT.
-    let (out, ins) = match a.paths.split_last() {
-        Some((out, ins)) if !ins.is_empty() => (out, ins),
+    // Without -o the last path is OUT (the old form), so options may sit anywhere.
+    let (out, ins) = match (&a.output, a.paths.split_last()) {
+        (Some(out), _) => (out, &a.paths[..]),
+        (None, Some((out, ins))) if !ins.is_empty() => (out, ins),
         _ => anyhow::bail!(
-            "convert needs at least one input file and then the output file: \
-             latscope convert [OPTIONS] <IN>... <OUT>"
+            "convert needs at least one input file and the output file: \
+             latscope convert [OPTIONS] <IN>... -o <OUT>"
         ),
     };
     let fmt = match &a.to {
-        Some(t) => OutFormat::parse(t)
-            .with_context(|| format!("--to '{t}': unknown output format (vcd, native, perfetto)"))?,
+        Some(t) => OutFormat::parse(t).with_context(|| {
+            format!("--format '{t}': unknown output format (vcd, native, perfetto)")
+        })?,
+        None if crate::out::is_stdio(out) => anyhow::bail!(
+            "-o - (standard output) has no extension to tell the format from; give --format \
+             vcd, native or perfetto"
+        ),
         None => OutFormat::from_path(out).with_context(|| {
             format!(
-                "{}: cannot tell the output format from the extension; use .vcd, .lscap or .json, or --to",
+                "{}: cannot tell the output format from the extension; use .vcd, .lscap or .json, or --format",
                 out.display()
             )
         })?,
     };
     let (cap, _, _) = a.input.load(ins, None)?;
-    crate::out::stream(out, "output", |f| {
+    crate::out::stream(out, "--output", |f| {
         match fmt {
             OutFormat::Vcd => export::vcd::write(&cap, f),
             OutFormat::Native => export::native::write(&cap, f),

@@ -15,13 +15,13 @@ pub enum FormatArg {
 
 #[derive(clap::Args)]
 #[command(after_help = "Examples:
-  latscope generate --tasks 10 --utilisation 0.7 --out set.toml
-  latscope generate --tasks 100 --utilisation 0.8 --count 50 --seed 42 --out sets/
-  latscope generate --tasks 8 --utilisation 1.5 --method discard --max-task-util 0.5 --out -
+  latscope generate --tasks 10 --utilisation 0.7 -o set.toml
+  latscope generate --tasks 100 --utilisation 0.8 --count 50 --seed 42 -o sets/
+  latscope generate --tasks 8 --utilisation 1.5 --method discard --max-task-util 0.5 -o -
   latscope generate --tasks 20 --utilisation 0.6 --template board.toml --period-min 5ms \\
-      --period-max 500ms --granularity 5ms --out sets/ --format json
+      --period-max 500ms --granularity 5ms -o sets/ --format json
   latscope generate --tasks 10 --utilisation 0.7 --periods choice:1,2,5,10,20,50,100,200,1000ms \
-      --out set.toml                  (automotive-style periods, each equally likely)
+      -o set.toml                  (automotive-style periods, each equally likely)
 
 Periods are log-uniform between --period-min and --period-max (the default), uniform
 over the same range (--periods uniform) or drawn from a list (--periods choice:…), always
@@ -46,11 +46,12 @@ pub struct Args {
     #[command(flatten)]
     pub shape: super::set_shape::ShapeArgs,
     /// System file whose platform, kernel, interrupts and critical sections are reused
+    /// (`-` for standard input)
     #[arg(long)]
     pub template: Option<PathBuf>,
     /// Output: a file when --count is 1 (`-` for standard output), otherwise (or when it
     /// is an existing directory) a directory that receives set-0000.toml, set-0001.toml, ...
-    #[arg(long, short = 'o')]
+    #[arg(long = "output", short = 'o', alias = "out", value_name = "PATH")]
     pub out: PathBuf,
     /// Output format (default: from the file extension, else TOML)
     #[arg(long, value_enum)]
@@ -59,9 +60,8 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let template = match &args.template {
-        Some(p) => {
-            System::from_path(p).with_context(|| format!("reading template {}", p.display()))?
-        }
+        Some(p) => System::from_path(&crate::input::Stdin::default().resolve(p, "--template")?)
+            .with_context(|| format!("reading template {}", p.display()))?,
         None => freertos_template(),
     };
     let shape = args.shape.parse()?;
@@ -82,7 +82,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let to_stdout = args.out.as_os_str() == "-";
     if to_stdout && args.count > 1 {
         anyhow::bail!(
-            "--out - (standard output) takes one set; give a directory for --count {}",
+            "--output - (standard output) takes one set; give a directory for --count {}",
             args.count
         );
     }
@@ -109,8 +109,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         if to_stdout {
             print!("{text}");
         } else {
-            crate::out::write(&args.out, "--out", text)?;
-            eprintln!("wrote {}", args.out.display());
+            crate::out::write(&args.out, "--output", text)?;
+            crate::ui::note(format_args!("wrote {}", args.out.display()));
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -123,8 +123,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     for (k, s) in sets.iter().enumerate() {
         let p = args.out.join(format!("set-{k:04}.{ext}"));
-        crate::out::write(&p, "--out", render(s))?;
+        crate::out::write(&p, "--output", render(s))?;
     }
-    eprintln!("wrote {} sets to {}", sets.len(), args.out.display());
+    crate::ui::note(format_args!(
+        "wrote {} sets to {}",
+        sets.len(),
+        args.out.display()
+    ));
     Ok(ExitCode::SUCCESS)
 }

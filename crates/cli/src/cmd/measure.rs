@@ -13,7 +13,7 @@ use latscope_measure::plan_spec::UNTIL_STOPPED_NS;
 use latscope_measure::publish::Publisher;
 use latscope_measure::settings::{self, Stop};
 use latscope_measure::{session, Plan, PlanSpec};
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
@@ -209,10 +209,6 @@ pub struct Args {
     #[arg(long, default_value = "/", value_name = "DIR")]
     sysroot: PathBuf,
 
-    /// Print nothing on the terminal except errors (outputs are still written)
-    #[arg(long, short = 'q')]
-    quiet: bool,
-
     /// Serve live metrics at http://ADDR:PORT/metrics while measuring, for Prometheus
     /// (its text format, or OpenMetrics when the scraper asks for it): the latency
     /// histogram, samples and overruns per CPU, the diagnosis verdicts. Without
@@ -308,11 +304,9 @@ fn check_append(a: &Args, plan: &Plan) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
+pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     // `--json -` puts the JSON on standard output, so nothing else may go there.
-    if a.json.as_ref().is_some_and(|p| p.as_os_str() == "-") {
-        a.quiet = true;
-    }
+    let quiet = crate::ui::quiet() || a.json.as_ref().is_some_and(|p| p.as_os_str() == "-");
     let spec = spec(&a);
     let live = spec.live;
     let mut plan = spec.build()?;
@@ -335,10 +329,9 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
         }
     }
     let prep = session::prepare(&plan)?;
-    let tty = std::io::stdout().is_terminal();
-    let color = tty && std::env::var_os("NO_COLOR").is_none();
+    let color = crate::ui::color_stdout();
     let ui = Ui { color };
-    if !a.quiet {
+    if !quiet {
         print_header(&plan, &prep.effective, &ui);
         println!("Environment");
         print_items(&prep.items, &ui);
@@ -377,7 +370,7 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
                 .collect(),
         };
         let p = Publisher::start(counters, meta, a.listen.as_deref(), a.openmetrics.clone())?;
-        if !a.quiet {
+        if !quiet {
             if let Some(addr) = p.addr {
                 println!("Serving metrics at http://{addr}/metrics");
             }
@@ -392,7 +385,7 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
 
     let stop = Arc::new(AtomicBool::new(false));
     latscope_measure::stop_on_signals(&stop).context("cannot install signal handlers")?;
-    let show_progress = !a.quiet && std::io::stderr().is_terminal();
+    let show_progress = !quiet && crate::ui::progress();
     let mut err = std::io::stderr();
     let mut progress = |label: &str, p: &Progress| {
         if show_progress {
@@ -416,7 +409,7 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
         eprint!("\r\x1b[K");
     }
     if let Some(w) = publisher.and_then(|p| p.finish()) {
-        eprintln!("latscope: warning: --openmetrics: {w}");
+        crate::ui::warn(format_args!("--openmetrics: {w}"));
     }
     let outcome = outcome?;
     let report = &outcome.report;
@@ -456,7 +449,7 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
         outfile::write_atomically(p, "--cyclictest-histogram", text)?;
     }
 
-    if !a.quiet {
+    if !quiet {
         let before = prep.items.len();
         println!("During the run");
         print_items(&report.environment.items[before..], &ui);

@@ -4,7 +4,7 @@
 use anyhow::Context;
 use latscope_measure::combine;
 use latscope_measure::output::Report;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -29,17 +29,14 @@ all inputs are kept in `labels`; the others are listed, with every value, in
 `merged.differing_labels`, and `merged.from` names the inputs. Spikes and raw-sample
 references belong to their own runs and are not carried over. See docs/fleets.md.")]
 pub struct Args {
-    /// `measure --json` results to combine (at least two)
+    /// `measure --json` results to combine (at least two; one may be `-`, standard input)
     #[arg(value_name = "RESULTS", required = true, num_args = 1..)]
     results: Vec<PathBuf>,
 
-    /// Write the merged result here (`-` for standard output)
-    #[arg(long, short = 'o', value_name = "OUT")]
+    /// Write the merged result here (`-` for standard output); `-o/--output` and `--json`
+    /// are the same flag (the merged result is JSON)
+    #[arg(long, short = 'o', value_name = "OUT", visible_alias = "output")]
     json: PathBuf,
-
-    /// Print nothing on the terminal except errors
-    #[arg(long, short = 'q')]
-    quiet: bool,
 }
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
@@ -49,15 +46,18 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     }
     let mut results = Vec::with_capacity(a.results.len());
     let mut seen = Vec::new();
+    let mut stdin = crate::input::Stdin::default();
     for p in &a.results {
+        let shown = p;
+        let p = &stdin.resolve(p, "merge")?;
         // The same run twice would count its samples twice.
         let canon = std::fs::canonicalize(p).unwrap_or_else(|_| p.clone());
         if seen.contains(&canon) {
-            anyhow::bail!("merge: {} given twice", p.display());
+            anyhow::bail!("merge: {} given twice", shown.display());
         }
         seen.push(canon);
-        let r = Report::load(p).with_context(|| format!("merge: reading {}", p.display()))?;
-        results.push((p.display().to_string(), r));
+        let r = Report::load(p).with_context(|| format!("merge: reading {}", shown.display()))?;
+        results.push((shown.display().to_string(), r));
     }
     let (merged, info) = combine::merge(&results)?;
     let mut value = serde_json::to_value(&merged)?;
@@ -73,8 +73,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     } else {
         crate::out::write(&a.json, "--json", text)?;
     }
-    if !a.quiet && !to_stdout {
-        let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    if !crate::ui::quiet() && !to_stdout {
+        let color = crate::ui::color_stdout();
         println!(
             "merged {} results ({} samples) into {}",
             results.len(),

@@ -46,7 +46,8 @@ The HTML page needs no network: zoom (drag across a chart, or the mouse wheel) a
 row to mark it on its chart. With scripts disabled every chart is still a static SVG.")]
 pub struct Args {
     /// Result files: JSON of measure, trace, analyze, simulate or scenario (several for a
-    /// side-by-side comparison), CSV time series, Perfetto trace-event JSON
+    /// side-by-side comparison), CSV time series, Perfetto trace-event JSON; `-` reads
+    /// standard input
     #[arg(required = true, value_name = "RESULT")]
     pub inputs: Vec<PathBuf>,
     /// Output file; `-` writes to standard output
@@ -62,9 +63,12 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut inputs = Vec::with_capacity(args.inputs.len());
+    let mut stdin = crate::input::Stdin::default();
     for path in &args.inputs {
-        let mut input = load_input(path)?;
-        attach_artifacts(&mut input, path.parent());
+        let mut input = load_input(&stdin.resolve(path, "report")?)?;
+        // Standard input has no directory to find a result's artifacts in.
+        let dir = path.parent().filter(|_| !crate::out::is_stdio(path));
+        attach_artifacts(&mut input, dir);
         inputs.push(input);
     }
     let format = args.format.unwrap_or_else(|| {
@@ -83,12 +87,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         print!("{out}");
     } else {
         crate::out::write(&args.output, "--output", out)?;
-        eprintln!(
-            "latscope: wrote {} ({} input{})",
+        crate::ui::note(format_args!(
+            "wrote {} ({} input{})",
             args.output.display(),
             inputs.len(),
             if inputs.len() == 1 { "" } else { "s" }
-        );
+        ));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -218,7 +222,7 @@ pub fn attach_artifacts(input: &mut Input, dir: Option<&Path>) {
                 input.attachments.push(a)
             }
             Ok(_) => {}
-            Err(e) => eprintln!("latscope: {}: artifact left out: {e:#}", input.name),
+            Err(e) => crate::ui::warn(format_args!("{}: artifact left out: {e:#}", input.name)),
         }
     }
 }

@@ -189,7 +189,7 @@ fn run_one(a: RunArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn print_table(out: &Outcome) {
-    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let color = crate::ui::color_stdout();
     print!("{}", latscope_scenario::terminal::text(out, color));
 }
 

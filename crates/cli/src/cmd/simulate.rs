@@ -2,7 +2,7 @@
 //! simulation itself lives in latscope-sim; semantics in docs/simulator.md.
 
 use anyhow::Context;
-use latscope_core::time::{format_ps, parse_nonneg_duration};
+use latscope_core::time::{format_ps, parse_nonneg_duration, Picos};
 use latscope_model::system::System;
 use latscope_sim::{from_system, ExecMode, FromSystemOptions, IrqMode, Sim, SimOptions, SimReport};
 use std::io::Write;
@@ -34,12 +34,24 @@ pub struct Args {
 
     /// Simulated time, with a unit (e.g. 250s, 10ms) [default: one hyperperiod, at most
     /// --max-duration]
-    #[arg(long, short = 'D', value_name = "DURATION")]
-    duration: Option<String>,
+    #[arg(
+        long,
+        short = 'D',
+        value_name = "DURATION",
+        value_parser = parse_nonneg_duration,
+        allow_hyphen_values = true
+    )]
+    duration: Option<Picos>,
 
     /// Cap for the default duration (one hyperperiod) when no --duration is given
-    #[arg(long, default_value = "600s", value_name = "DURATION")]
-    max_duration: String,
+    #[arg(
+        long,
+        default_value = "600s",
+        value_name = "DURATION",
+        value_parser = parse_nonneg_duration,
+        allow_hyphen_values = true
+    )]
+    max_duration: Picos,
 
     /// Seed of the random generator (execution times, jitter, random interrupt arrivals)
     #[arg(long, default_value_t = 0, value_name = "N")]
@@ -90,10 +102,6 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     capture: Option<PathBuf>,
 
-    /// No terminal summary, no progress bar
-    #[arg(long, short = 'q')]
-    quiet: bool,
-
     #[command(flatten)]
     labels: crate::labels::LabelArgs,
 }
@@ -111,13 +119,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         "random" => IrqMode::Random,
         o => anyhow::bail!("--irq-arrivals: unknown mode '{o}' (use worst or random)"),
     };
-    let duration = a
-        .duration
-        .as_deref()
-        .map(|d| parse_nonneg_duration(d).with_context(|| format!("--duration '{d}'")))
-        .transpose()?;
-    let cap = parse_nonneg_duration(&a.max_duration)
-        .with_context(|| format!("--max-duration '{}'", a.max_duration))?;
+    let duration = a.duration;
+    let cap = a.max_duration;
     for p in [&a.json, &a.series, &a.vcd, &a.perfetto, &a.capture]
         .into_iter()
         .flatten()
@@ -161,7 +164,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     )
     .with_context(|| format!("{}", a.file.display()))?;
     let t0 = std::time::Instant::now();
-    crate::progress::run_with_progress(&mut sim, until, !a.quiet);
+    crate::progress::run_with_progress(&mut sim, until);
     let wall = t0.elapsed();
     let report = sim.report();
 
@@ -205,12 +208,10 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         }
     }
     let to_stdout = a.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
-    if !a.quiet && !to_stdout {
+    if !crate::ui::quiet() && !to_stdout {
         print_summary(&report, note.as_deref(), wall);
     } else if let Some(n) = note {
-        if !a.quiet {
-            eprintln!("note: {n}");
-        }
+        crate::ui::note(format_args!("note: {n}"));
     }
     Ok(ExitCode::SUCCESS)
 }

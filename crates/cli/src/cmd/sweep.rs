@@ -3,15 +3,14 @@
 //! flags, shows progress and writes the file (atomically: an interrupted or failed run
 //! leaves no partial output and an earlier file as it was).
 
-use super::set_shape::dur;
 use anyhow::Context;
+use latscope_core::time::{format_ps, parse_duration};
 use latscope_core::Picos;
 use latscope_fleet::csv_file::CsvSink;
 use latscope_fleet::parquet_file::ParquetSink;
 use latscope_fleet::sweep::{self, Axis, Shard, SweepError, SweepSpec, UtilRange};
 use latscope_model::generate::freertos_template;
 use latscope_model::System;
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -19,12 +18,12 @@ use std::time::{Duration, Instant};
 
 #[derive(clap::Args)]
 #[command(after_help = "Examples:
-  latscope sweep --tasks 10 --util 0.5..1.0:0.05 --sets 100 --seed 1 --out sweep.csv
+  latscope sweep --tasks 10 --util 0.5..1.0:0.05 --sets 100 --seed 1 -o sweep.csv
   latscope sweep --template board.toml --tasks 20 --util 0.6..1.0:0.02 --sets 500 --seed 7 \\
       --set kernel.tick_hz=100,1000 --set kernel.task_selection=generic,optimised \\
-      --jobs 4 --out sweep.parquet
-  latscope sweep ... --shard 3/8 --out part-3.csv      (one of 8 shards: cat part-*.csv = whole)
-  latscope sweep ... --simulate 2s --out sweep.csv     (also simulate each set for 2 s)
+      --jobs 4 -o sweep.parquet
+  latscope sweep ... --shard 3/8 -o part-3.csv      (one of 8 shards: cat part-*.csv = whole)
+  latscope sweep ... --simulate 2s -o sweep.csv     (also simulate each set for 2 s)
   latscope sweep ... --periods choice:1,2,5,10,20,50,100,200,1000ms   (automotive-style periods)
   latscope report sweep.parquet -o sweep.html          (schedulability ratio per configuration)
 
@@ -66,22 +65,28 @@ pub struct Args {
     pub axes: Vec<String>,
     /// Also simulate every set under every configuration for this long (e.g. 2s); adds
     /// the sim_* columns
-    #[arg(long, value_name = "DURATION")]
-    pub simulate: Option<String>,
+    #[arg(
+        long,
+        value_name = "DURATION",
+        value_parser = parse_duration,
+        allow_hyphen_values = true
+    )]
+    pub simulate: Option<Picos>,
     /// Worker threads (default: the CPUs available); the output does not depend on it
     #[arg(long, short = 'j')]
     pub jobs: Option<usize>,
     /// Compute only shard K of N (contiguous blocks of the work items)
     #[arg(long, value_name = "K/N")]
     pub shard: Option<String>,
-    /// Output file: .csv or .parquet
-    #[arg(long, short = 'o')]
+    /// Output file: .csv or .parquet (the extension picks the format unless --format
+    /// is given); `-` for standard output
+    #[arg(long = "output", short = 'o', alias = "out", value_name = "FILE")]
     pub out: PathBuf,
+    /// Output format (default: from the --output extension; CSV for `-`)
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
     #[command(flatten)]
     pub shape: super::set_shape::ShapeArgs,
-    /// No progress and no summary on standard error
-    #[arg(long, short = 'q')]
-    pub quiet: bool,
     /// Attach KEY=VALUE to every row as a column of its own (repeatable). Only your
     /// labels: the host's name and kernel are left out so shards run on different
     /// machines still concatenate to the same file
@@ -98,13 +103,19 @@ extern "C" fn on_signal(_: libc::c_int) {
     INTERRUPTED.store(true, Ordering::Relaxed);
 }
 
-#[derive(Clone, Copy, PartialEq)]
-enum Format {
+#[derive(Clone, Copy, PartialEq, clap::ValueEnum)]
+pub enum Format {
     Csv,
     Parquet,
 }
 
-fn format_of(path: &Path) -> anyhow::Result<Format> {
+fn format_of(path: &Path, given: Option<Format>) -> anyhow::Result<Format> {
+    if let Some(f) = given {
+        return Ok(f);
+    }
+    if crate::out::is_stdio(path) {
+        return Ok(Format::Csv);
+    }
     match path
         .extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase())
@@ -113,14 +124,15 @@ fn format_of(path: &Path) -> anyhow::Result<Format> {
         Some("csv") => Ok(Format::Csv),
         Some("parquet") => Ok(Format::Parquet),
         _ => anyhow::bail!(
-            "--out {}: the file name must end in .csv or .parquet (that chooses the format)",
+            "--output {}: the file name must end in .csv or .parquet (that chooses the \
+             format), or give --format",
             path.display()
         ),
     }
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let format = format_of(&args.out)?;
+    let format = format_of(&args.out, args.format)?;
     let labels: Vec<(String, String)> = latscope_core::labels::parse_labels(&args.label)?
         .into_iter()
         .collect();
@@ -131,9 +143,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         anyhow::bail!("--label {k}=…: {k} is a column of the sweep; choose another key");
     }
     let template = match &args.template {
-        Some(p) => {
-            System::from_path(p).with_context(|| format!("reading template {}", p.display()))?
-        }
+        Some(p) => System::from_path(&crate::input::Stdin::default().resolve(p, "--template")?)
+            .with_context(|| format!("reading template {}", p.display()))?,
         None => freertos_template(),
     };
     if args.tasks == 0 {
@@ -156,14 +167,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Some(s) => Shard::parse(s)?,
         None => Shard::WHOLE,
     };
-    let simulate = match &args.simulate {
+    let simulate = match args.simulate {
         None => None,
-        Some(t) => {
-            let d = dur(t, "simulate")?;
+        Some(d) => {
             if d <= Picos::ZERO || d > Picos::from_ms(MAX_SIMULATE_S * 1000) {
                 anyhow::bail!(
-                    "--simulate {t}: give a duration above 0 and at most {MAX_SIMULATE_S} s \
-                     (every set is simulated under every configuration)"
+                    "--simulate {}: give a duration above 0 and at most {MAX_SIMULATE_S} s \
+                     (every set is simulated under every configuration)",
+                    format_ps(d.0 as i128)
                 );
             }
             Some(d)
@@ -192,7 +203,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // Check the generator settings once, before any work (the first item of the sweep).
     let items = shard.items(spec.items());
     sweep::run_item(&spec, 0)?;
-    super::check_writable(&args.out)?;
+    if !crate::out::is_stdio(&args.out) {
+        super::check_writable(&args.out)?;
+    }
 
     // SIGINT / SIGTERM (Ctrl-C, a batch system's time limit): stop cleanly and leave no
     // partial output behind.
@@ -202,8 +215,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
     }
     let total = items.len();
-    let show = !args.quiet;
-    let bar = (show && std::io::stderr().is_terminal() && total > 0).then(|| {
+    let show = !crate::ui::quiet();
+    let bar = (crate::ui::progress() && total > 0).then(|| {
         let pb = indicatif::ProgressBar::new(total as u64);
         pb.set_style(
             indicatif::ProgressStyle::with_template(
@@ -227,7 +240,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             );
         }
     };
-    let result = crate::out::stream(&args.out, "--out", |w| {
+    let result = crate::out::stream(&args.out, "--output", |w| {
         let out_err = |e: &dyn std::fmt::Display| SweepError::Output(e.to_string());
         match format {
             Format::Csv => {

@@ -13,7 +13,7 @@ use std::process::ExitCode;
 pub struct InputArgs {
     /// Input format instead of detecting it from the content: sigrok, saleae-csv,
     /// saleae-bin, vcd, csv, scope-csv, cyclelog, native, perf, tracerecorder, systemview
-    #[arg(long, value_name = "FORMAT")]
+    #[arg(long = "input-format", alias = "format", value_name = "FORMAT")]
     pub format: Option<String>,
     /// Sample rate (e.g. 24MHz) for files that lack one (sigrok sessions without
     /// `samplerate`, CSV with sample numbers); also rounds Saleae float times to the
@@ -45,7 +45,7 @@ impl InputArgs {
         let format = match &self.format {
             Some(f) => Some(Format::parse(f).with_context(|| {
                 format!(
-                    "--format '{f}': unknown format (use {})",
+                    "--input-format '{f}': unknown format (use {})",
                     Format::ALL
                         .iter()
                         .map(|x| x.0)
