@@ -152,16 +152,32 @@ fn from_trace(tr: &EventTrace) -> PerTask {
 /// Other threads on the machine are left out: perf forgets a thread that exits dead
 /// (`prev_state` X, a non-leader thread) before its last switch-out and prints no row
 /// for it, which the event model does not record.
+///
+/// A process with an event inside a lost-event window is left out too: the recording
+/// lacks some of its switches (perf wrote no LOST record for them, and latscope marks the
+/// hole), so neither tool can count its wake-ups right.
 fn compare(tr: &EventTrace, timehist: &str, workload: &str) {
+    let touched: std::collections::HashSet<u32> = tr
+        .events
+        .iter()
+        .filter(|e| tr.lost.iter().any(|w| w.from <= e.t && e.t <= w.to))
+        .map(|e| e.kind.actor())
+        .collect();
     let ids: Vec<u64> = tr
         .actors
         .iter()
-        .filter(|a| a.kind == ActorKind::Task && a.name.starts_with(workload))
-        .map(|a| a.id)
+        .enumerate()
+        .filter(|(i, a)| {
+            a.kind == ActorKind::Task
+                && a.name.starts_with(workload)
+                && !touched.contains(&(*i as u32))
+        })
+        .map(|(_, a)| a.id)
         .collect();
     assert!(
-        ids.len() >= 3,
-        "the workload's processes are missing: {ids:?}"
+        !ids.is_empty(),
+        "the workload's processes are missing, or all touch lost-event windows: {:?}",
+        tr.lost
     );
     let (mut want, ambiguous) = oracle(timehist);
     want.retain(|id, _| ids.contains(id));
@@ -288,7 +304,9 @@ for _ in range(1000 // $p): time.sleep($p / 1000)\" & done; wait";
     let out = Command::new(&perf)
         .args(["sched", "record", "-o"])
         .arg(&data)
-        .args(["--", "sh", "-c", script])
+        // On one CPU: on a 2-vCPU guest here, perf recorded no event of the other CPU's
+        // idle task (no LOST record either), which leaves holes in the tasks that run there.
+        .args(["--", "taskset", "-c", "0", "sh", "-c", script])
         .output()
         .expect("run perf");
     if !out.status.success() || !data.exists() {
