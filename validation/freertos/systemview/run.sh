@@ -21,35 +21,15 @@ out="${1:-$top/traces/systemview}"
 ticks="${TICKS:-1000}"
 ovf_ticks="${OVF_TICKS:-300}"
 
-if ! command -v arm-none-eabi-gcc >/dev/null; then
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q gcc-arm-none-eabi libnewlib-arm-none-eabi
-fi
-if ! python3 -c 'import unicorn, elftools' 2>/dev/null; then
-    python3 -m pip install -q 'unicorn==2.1.4' 'pyelftools>=0.29'
-fi
+# shellcheck source=../common.sh
+. "$top/common.sh"
+ensure_tools
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/fetch/src"
-cat >"$work/fetch/Cargo.toml" <<'TOML'
-[package]
-name = "fetch-sources"
-version = "0.0.0"
-edition = "2021"
-[dependencies]
-freertos-next = "=0.12.0"
-systemview-target = "=0.3.0"
-[workspace]
-TOML
-echo 'fn main() {}' >"$work/fetch/src/main.rs"
-(cd "$work/fetch" && cargo fetch -q)
-manifest() {
-    (cd "$work/fetch" && cargo metadata --format-version 1 -q) |
-        python3 -c "import json,sys; print(next(p['manifest_path'] for p in json.load(sys.stdin)['packages'] if p['name'] == '$1'))"
-}
-kernel="$(dirname "$(manifest freertos-next)")/FreeRTOS-Kernel"
-sv="$(dirname "$(manifest systemview-target)")/lib"
-grep -q 'V11.2.0' "$kernel/tasks.c" || { echo "run.sh: $kernel/tasks.c is not FreeRTOS V11.2.0" >&2; exit 1; }
+fetch_crates "$work/fetch" 'freertos-next = "=0.12.0"' 'systemview-target = "=0.3.0"'
+kernel="$(freertos_kernel "$work/fetch")"
+sv="$(crate_dir "$work/fetch" systemview-target)/lib"
 grep -q 'SEGGER_SYSVIEW_MINOR          32' "$sv/SEGGER/SEGGER_SYSVIEW.h" ||
     { echo "run.sh: $sv is not SystemView 3.32" >&2; exit 1; }
 

@@ -19,12 +19,9 @@ vendor="${TRC_VENDOR:-$repo/../shared/vendor}"
 tarball="$vendor/TraceRecorderSource-v4.11.0.tar.gz"
 [ -f "$tarball" ] || { echo "run.sh: $tarball not found (set TRC_VENDOR)" >&2; exit 1; }
 
-if ! command -v arm-none-eabi-gcc >/dev/null; then
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q gcc-arm-none-eabi libnewlib-arm-none-eabi
-fi
-if ! python3 -c 'import unicorn, elftools' 2>/dev/null; then
-    python3 -m pip install -q 'unicorn==2.1.4' 'pyelftools>=0.29'
-fi
+# shellcheck source=../common.sh
+. "$here/../common.sh"
+ensure_tools
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -34,22 +31,8 @@ trc="$work/trc"
 grep -q 'v4.11.0' "$trc/trcStreamingRecorder.c" || { echo "run.sh: not TraceRecorder v4.11.0" >&2; exit 1; }
 
 # The kernel sources, through cargo (as ../run.sh).
-mkdir -p "$work/fetch/src"
-cat >"$work/fetch/Cargo.toml" <<'TOML'
-[package]
-name = "fetch-freertos"
-version = "0.0.0"
-edition = "2021"
-[dependencies]
-freertos-next = "=0.12.0"
-[workspace]
-TOML
-echo 'fn main() {}' >"$work/fetch/src/main.rs"
-(cd "$work/fetch" && cargo fetch -q)
-manifest="$(cd "$work/fetch" && cargo metadata --format-version 1 -q |
-    python3 -c 'import json,sys; print(next(p["manifest_path"] for p in json.load(sys.stdin)["packages"] if p["name"] == "freertos-next"))')"
-kernel="$(dirname "$manifest")/FreeRTOS-Kernel"
-grep -q 'V11.2.0' "$kernel/tasks.c" || { echo "run.sh: $kernel/tasks.c is not FreeRTOS V11.2.0" >&2; exit 1; }
+fetch_crates "$work/fetch" 'freertos-next = "=0.12.0"'
+kernel="$(freertos_kernel "$work/fetch")"
 
 cflags=(-mcpu=cortex-m3 -mthumb -O2 -g -ffreestanding -nostartfiles)
 build() { # $1 = event buffer bytes, $2 = ELF
