@@ -25,6 +25,19 @@ impl LabelArgs {
 }
 
 /// Sets the top-level `labels` of a JSON result (an object) to `labels`.
+/// Writes a result with its `labels` object as pretty JSON to `path` (`-`: standard
+/// output), through [`crate::out::write`].
+pub fn write_json(
+    path: &std::path::Path,
+    result: &impl serde::Serialize,
+    labels: &Labels,
+) -> anyhow::Result<()> {
+    let mut value = serde_json::to_value(result)?;
+    insert(&mut value, labels)?;
+    crate::out::write(path, "--json", serde_json::to_string_pretty(&value)? + "
+")
+}
+
 pub fn insert(value: &mut serde_json::Value, labels: &Labels) -> anyhow::Result<()> {
     if let Some(obj) = value.as_object_mut() {
         obj.insert("labels".into(), serde_json::to_value(labels)?);

@@ -225,14 +225,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             assignment.clone(),
         );
         doc.observed = observed.as_ref().map(|(c, _)| c.clone());
-        let mut value = serde_json::to_value(&doc)?;
-        crate::labels::insert(&mut value, &labels)?;
-        let text = serde_json::to_string_pretty(&value)?;
-        if to_stdout {
-            println!("{text}");
-        } else {
-            crate::out::write(path, "--json", text + "\n")?;
-        }
+        crate::labels::write_json(path, &doc, &labels)?;
     }
     if !to_stdout {
         let mut out = std::io::stdout().lock();

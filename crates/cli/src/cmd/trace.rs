@@ -378,14 +378,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     rep.set_decoded_flags(&cap, &decoded);
     let json_stdout = a.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
     if let Some(p) = &a.json {
-        let mut value = serde_json::to_value(&rep)?;
-        crate::labels::insert(&mut value, &labels)?;
-        let text = serde_json::to_string_pretty(&value)?;
-        if json_stdout {
-            println!("{text}");
-        } else {
-            crate::out::write(p, "--json", text + "\n")?;
-        }
+        crate::labels::write_json(p, &rep, &labels)?;
     }
     if !json_stdout {
         if reqs.is_empty() {

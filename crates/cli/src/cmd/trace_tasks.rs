@@ -221,7 +221,7 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     let opts = a.input.options()?;
     let trace = crate::events_input::open(path, &opts)?;
     for w in opts.warnings.take() {
-        eprintln!("latscope: warning: {w}");
+        crate::ui::warn(w);
     }
     let tl = tasks::walk(&trace);
     let set = tasks::Options {
@@ -246,21 +246,16 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
         crate::out::write(p, "--system-out", text)?;
         if !json_stdout {
             for n in notes {
-                eprintln!("latscope: note: {n}");
+                crate::ui::note(format_args!("note: {n}"));
             }
-            eprintln!("latscope: wrote a system description draft to {} (its WCETs are observations, not bounds)", p.display());
+            crate::ui::note(format_args!(
+                "wrote a system description draft to {} (its WCETs are observations, not bounds)",
+                p.display()
+            ));
         }
     }
     if let Some(p) = &a.json {
-        let labels = a.labels.resolve()?;
-        let mut value = serde_json::to_value(&r)?;
-        crate::labels::insert(&mut value, &labels)?;
-        let text = serde_json::to_string_pretty(&value)?;
-        if json_stdout {
-            println!("{text}");
-        } else {
-            crate::out::write(p, "--json", text + "\n")?;
-        }
+        crate::labels::write_json(p, &r, &a.labels.resolve()?)?;
     }
     if !json_stdout && (a.tasks || a.system_out.is_none()) {
         let mut out = std::io::stdout().lock();
