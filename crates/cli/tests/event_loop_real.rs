@@ -51,7 +51,9 @@ const RECORDERS: [Recorder; 2] = [
 ];
 
 fn repo(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(rel)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(rel)
 }
 
 /// The harness's events: (cycles, event, task).
@@ -60,7 +62,11 @@ fn truth(path: &Path) -> Vec<(u64, String, String)> {
     r.records()
         .map(|rec| {
             let rec = rec.unwrap();
-            (rec[0].parse().unwrap(), rec[1].to_string(), rec[2].to_string())
+            (
+                rec[0].parse().unwrap(),
+                rec[1].to_string(),
+                rec[2].to_string(),
+            )
         })
         .collect()
 }
@@ -74,7 +80,13 @@ fn jobs_per_task_equal_the_harness_record() {
     for rec in &RECORDERS {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("tasks.json");
-        ok(&["trace", s(&repo(rec.recording)), "--tasks", "--json", s(&out)]);
+        ok(&[
+            "trace",
+            s(&repo(rec.recording)),
+            "--tasks",
+            "--json",
+            s(&out),
+        ]);
         let doc = read_json(&out);
         let mut finished: BTreeMap<String, u64> = BTreeMap::new();
         for (_, ev, task) in truth(&repo(rec.truth)) {
@@ -90,9 +102,19 @@ fn jobs_per_task_equal_the_harness_record() {
                 .iter()
                 .find(|t| t["name"] == task.as_str())
                 .unwrap_or_else(|| panic!("{}: no task {task}", rec.recording));
-            assert_eq!(t["jobs"].as_u64(), Some(*n), "{}: task {task}", rec.recording);
+            assert_eq!(
+                t["jobs"].as_u64(),
+                Some(*n),
+                "{}: task {task}",
+                rec.recording
+            );
         }
-        assert_eq!(doc["lost_events"]["count"].as_u64(), Some(0), "{}", rec.recording);
+        assert_eq!(
+            doc["lost_events"]["count"].as_u64(),
+            Some(0),
+            "{}",
+            rec.recording
+        );
     }
 }
 
