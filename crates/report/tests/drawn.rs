@@ -298,7 +298,7 @@ fn percentile_curve_passes_through_every_exact_percentile() {
             )
         })
         .collect();
-    assert_eq!(dots.len(), 4, "p50, p90, p99, p99.9");
+    assert_eq!(dots.len(), 5, "p50, p90, p99, p99.9 and the max");
     let dist = |p: (f64, f64)| {
         curve
             .windows(2)
@@ -476,4 +476,76 @@ fn time_axes_far_from_zero_read_offset_plus_relative() {
     for want in ["0", "1", "2", "3", "4", "5", "6"] {
         assert!(t.iter().any(|s| s.2 == want), "tick {want}: {t:?}");
     }
+}
+
+/// A result whose maximum is far out: 9 999 samples below 500 µs, one at 50 ms. The curve's
+/// last drawn point (its rightmost end) is the maximum — on the chart's own value axis,
+/// computed from the axis the SVG declares — and sits at the axis end, which is labelled
+/// "max"; the page data's last step is the maximum too.
+#[test]
+fn percentile_curve_ends_at_the_maximum() {
+    let max = 50_000_000.0;
+    let mut b: Vec<Bucket> = (0..10)
+        .map(|i| {
+            let low = 40_000.0 + 45_000.0 * f64::from(i);
+            Bucket {
+                low,
+                high: low + 45_000.0,
+                count: if i == 9 { 999.0 } else { 1_000.0 },
+            }
+        })
+        .collect();
+    b.push(Bucket {
+        low: 49_000_000.0,
+        high: 51_000_000.0,
+        count: 1.0,
+    });
+    let stats = Stats {
+        count: Some(10_000.0),
+        min: Some(40_000.0),
+        p50: Some(265_000.0),
+        p90: Some(445_000.0),
+        p99: Some(480_000.0),
+        p999: Some(484_000.0),
+        p9999: Some(484_900.0),
+        max: Some(max),
+        ..Stats::default()
+    };
+    let chart = charts::cdf(&[("load".into(), b, Some(stats))], "wake-up latency")
+        .unwrap()
+        .unwrap();
+    let m = Map::of(&chart.svg);
+    let curve = drawn_line(&chart.svg, BLUE);
+    let last = *curve
+        .iter()
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .expect("a drawn curve");
+    let (ylo, yhi) = (m.y["lo"].as_f64().unwrap(), m.y["hi"].as_f64().unwrap());
+    let at = Map::plot(&m.y, max);
+    assert!(
+        at >= ylo - 1e-9 && at <= yhi + 1e-9,
+        "the value axis [{ylo}, {yhi}] leaves out the maximum ({at})"
+    );
+    assert!(
+        (last.1 - m.yp(max)).abs() <= 1.0,
+        "the curve ends at y = {} px, the maximum is at {} px",
+        last.1,
+        m.yp(max)
+    );
+    let x_end = m.x["hi"].as_f64().unwrap();
+    assert!(
+        (last.0 - m.xp(x_end, true)).abs() <= 1.0,
+        "the curve ends at x = {} px, not at the axis end {} px",
+        last.0,
+        m.xp(x_end, true)
+    );
+    assert!(
+        texts(&chart.svg).iter().any(|t| t.2 == "max"),
+        "the axis end is labelled max"
+    );
+    let data: Value = serde_json::from_str(chart.data.as_deref().unwrap()).unwrap();
+    let steps = data["sets"][0]["steps"].as_array().unwrap();
+    let tail = steps.last().unwrap();
+    assert_eq!(tail[2].as_f64(), Some(max), "the page data's last step");
+    assert_eq!(tail[1].as_f64(), Some(x_end));
 }

@@ -669,3 +669,26 @@ fn binary_samples_are_read() {
         .to_string();
     assert!(e.contains("run.bin") && e.contains("24-byte"), "{e}");
 }
+
+/// With `--overrun skip` the samples file holds no missed rows: the measure page that draws
+/// those samples takes the overrun count from the result and says that the chart cannot mark
+/// them, instead of a chart that silently shows none.
+#[test]
+fn overruns_missing_from_the_samples_come_from_the_result() {
+    let mut m = fixture("measure.json");
+    let counted = m.doc["total"]["overruns"].as_f64().unwrap();
+    assert!(counted > 0.0, "the fixture's run counted overruns");
+    let mut csv = String::from("phase,cpu,intended_ns,latency_ns,missed\n");
+    for i in 0..200u64 {
+        csv.push_str(&format!("0,0,{},{},0\n", 1_000_000 * (i + 1), 20_000 + i));
+    }
+    let s = Input::parse("run.csv", &csv).unwrap();
+    assert_eq!(s.doc["total"]["overruns"].as_f64(), Some(0.0));
+    m.attachments.push(s);
+    let page = render_html(&[m], &Options::default()).unwrap();
+    let said = format!(
+        "{} overruns (periods missed) counted by the run; the samples file holds 0 of them",
+        counted
+    );
+    assert!(page.contains(&said), "the result's count is said");
+}

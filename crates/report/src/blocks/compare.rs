@@ -54,7 +54,7 @@ pub(super) fn comparisons(b: &mut Builder, inputs: &[View]) -> Result<(), Report
             )?;
             b.figure(
                 "Latency by percentile, overlaid",
-                "HdrHistogram-style percentile plot: each step to the right is ten times rarer.",
+                "HdrHistogram-style percentile plot: each step to the right is ten times rarer. The last stretch, to the axis end labelled max, is the largest sample.",
                 || charts::cdf(&hs, "wake-up latency"),
             )?;
         }

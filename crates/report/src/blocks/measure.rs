@@ -24,6 +24,30 @@ pub(super) fn cpu_label(c: &Value, i: usize) -> String {
     }
 }
 
+/// The overruns the run counted that its samples file does not hold. With the default
+/// `--overrun skip`, measure writes no row for a missed period, so the samples alone would
+/// read "no overruns" and their chart would mark none: the count is taken from the result and
+/// said above the chart, so a missed period is never silently absent.
+fn unmarked_overruns(b: &mut Builder, total: Option<&Stats>, samples: &Value) {
+    let counted = total.and_then(|t| t.overruns).unwrap_or(0.0);
+    let in_file: f64 = arr(samples, "cpus")
+        .iter()
+        .filter_map(|c| num(c, "overruns"))
+        .sum();
+    if counted > in_file {
+        b.out.push(Block::Verdict(
+            Tone::Warn,
+            format!(
+                "{} overruns (periods missed) counted by the run; the samples file holds {} of them \
+                 (with --overrun skip measure writes no row for a missed period), so the chart \
+                 below cannot mark where the others happened",
+                int(counted),
+                int(in_file)
+            ),
+        ));
+    }
+}
+
 /// Latency over time per CPU (cyclictest `-v` / jitterplot style) from raw samples, overruns
 /// marked along the top; the first worst sample circled.
 fn over_time(b: &mut Builder, s: &Value, link: Option<String>) -> Result<(), ReportError> {
@@ -121,7 +145,7 @@ pub(super) fn samples(b: &mut Builder, d: &Value, level: u8) -> Result<(), Repor
             .collect();
         b.figure(
             "Latency CDF (by percentile)",
-            "Cumulative distribution on HdrHistogram's log tail axis: each step to the right is ten times rarer; dots are the exact percentiles of the samples, and the curve runs through them.",
+            "Cumulative distribution on HdrHistogram's log tail axis: each step to the right is ten times rarer; dots are the exact percentiles of the samples, and the curve runs through them. The last stretch, to the axis end labelled max, is the largest sample.",
             || charts::cdf(&sets, "wake-up latency"),
         )?;
     }
@@ -213,20 +237,22 @@ pub(super) fn measure(
     if per_cpu.len() > 1 && per_cpu.len() <= 8 {
         b.figure(
             "Latency CDF (by percentile), per CPU",
-            "Cumulative distribution, HdrHistogram-style: each step to the right is ten times rarer; dots are the exact percentiles.",
+            "Cumulative distribution, HdrHistogram-style: each step to the right is ten times rarer; dots are the exact percentiles. The last stretch, to the axis end labelled max, is the largest sample.",
             || charts::cdf(&per_cpu, "wake-up latency"),
         )?;
     } else if !hist.is_empty() {
         let sets = vec![("all CPUs".to_string(), hist, total)];
         b.figure(
             "Latency CDF (by percentile)",
-            "Cumulative distribution, HdrHistogram-style: each step to the right is ten times rarer; dots are the exact percentiles.",
+            "Cumulative distribution, HdrHistogram-style: each step to the right is ten times rarer; dots are the exact percentiles. The last stretch, to the axis end labelled max, is the largest sample.",
             || charts::cdf(&sets, "wake-up latency"),
         )?;
     }
     let series = data::series(d.get("series"));
     let raw = attached.iter().find(|a| a.kind == Kind::Samples);
     if let Some(r) = raw {
+        let counted = d.get("total").and_then(Stats::from_value);
+        unmarked_overruns(b, counted.as_ref(), &r.doc);
         over_time(b, &r.doc, None)?;
     } else if !series.is_empty() {
         b.figure(
@@ -350,7 +376,7 @@ pub(super) fn compare_load(b: &mut Builder, c: &Value, level: u8) -> Result<(), 
         )?;
         b.figure(
             "Idle against loaded: percentiles",
-            "Each step to the right is ten times rarer.",
+            "Each step to the right is ten times rarer. The last stretch, to the axis end labelled max, is the largest sample.",
             || charts::cdf(&hs, "wake-up latency"),
         )?;
     }

@@ -246,7 +246,7 @@ pub(super) fn trace(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportE
             let sets = vec![(name.clone(), hist, Stats::from_value(m))];
             b.figure(
                 &format!("{name}: by percentile"),
-                "Each step to the right is ten times rarer; dots are the exact percentiles.",
+                "Each step to the right is ten times rarer; dots are the exact percentiles. The last stretch, to the axis end labelled max, is the largest sample.",
                 || charts::cdf(&sets, &name),
             )?;
         }

@@ -18,18 +18,42 @@ fn nines(p: f64, cap: f64) -> f64 {
     }
 }
 
-/// The curve of one set. Between two breakpoints (bucket boundaries of the cumulative count
-/// and exact percentiles) the latency is drawn at the largest value its bucket can hold (for
-/// sample-quantised data the last sample below the upper edge, else the upper edge: an upper
-/// bound), but never above an exact percentile further right nor below one further left, and
-/// within the exact min and max. So every vertical step at an exact percentile runs through
-/// its dot: the curve passes through the exact figures.
-pub(crate) fn curve(b: &[Bucket], stats: Option<&Stats>) -> Option<(Curve, f64)> {
+/// The sample count of one set's buckets, or `None` when they are empty.
+fn total_of(b: &[Bucket]) -> Option<f64> {
     let total: f64 = nonempty(b).map(|k| k.count).sum();
-    if total <= 0.0 {
-        return None;
-    }
-    let cap = total.log10().max(1.0);
+    (total > 0.0 && total.is_finite()).then_some(total)
+}
+
+/// Where the maximum's stretch starts at least, below the axis end: the stretch of the
+/// last sample must stay visible even when the count fills the axis.
+const MAX_STRETCH: f64 = 0.3;
+
+/// The axis end (plot coordinate of the maximum) for sets whose largest count is `total`:
+/// the last sample before the maximum sits at `log10(total)` nines, so the axis runs at
+/// least [`MAX_STRETCH`] beyond it, to a whole decade.
+pub(crate) fn axis_end(total: f64) -> f64 {
+    (total.max(1.0).log10() + MAX_STRETCH)
+        .ceil()
+        .clamp(2.0, 9.0)
+}
+
+/// The curve of one set, on an axis that ends at `end` (see [`axis_end`]). Between two
+/// breakpoints (bucket boundaries of the cumulative count and exact percentiles) the latency
+/// is drawn at the largest value its bucket can hold (for sample-quantised data the last
+/// sample below the upper edge, else the upper edge: an upper bound), but never above an
+/// exact percentile further right nor below one further left, and within the exact min and
+/// max. So every vertical step at an exact percentile runs through its dot: the curve passes
+/// through the exact figures.
+///
+/// The last sample, the maximum, has its own stretch from its rank `(n − 1) / n` (at
+/// `log10 n` nines) to the axis end, drawn at the exact maximum when the summary gives it.
+/// Without that stretch the maximum would start where the axis stops and be drawn with no
+/// width: the curve, and the value axis, would end at the sample before it.
+pub(crate) fn curve(b: &[Bucket], stats: Option<&Stats>, end: f64) -> Option<Curve> {
+    let total = total_of(b)?;
+    // The stretch of ranks below the maximum; beyond `cap` nines it is squeezed (more samples
+    // than the axis shows decades for) so that the maximum keeps its own stretch.
+    let cap = total.log10().max(1.0).min(end - MAX_STRETCH);
     let max_v = stats.and_then(|s| s.max).filter(|v| v.is_finite());
     let min_v = stats.and_then(|s| s.min).filter(|v| v.is_finite());
     let vals: Vec<(f64, f64, f64)> = match data::quantised(b, stats.and_then(|s| s.resolution)) {
@@ -38,6 +62,8 @@ pub(crate) fn curve(b: &[Bucket], stats: Option<&Stats>) -> Option<(Curve, f64)>
             .map(|k| (k.low.max(k.high / 2.0), k.high, k.count))
             .collect(),
     };
+    // Plot coordinate of a fraction: the maximum (p = 1) at the axis end.
+    let at = |p: f64| if p >= 1.0 { end } else { nines(p, cap) };
     // Exact percentiles inside the drawn range, as (p, value).
     let exact: Vec<(f64, f64)> = stats
         .map(|s| {
@@ -55,9 +81,13 @@ pub(crate) fn curve(b: &[Bucket], stats: Option<&Stats>) -> Option<(Curve, f64)>
         cum += count;
         ends.push(((cum / total).min(1.0), v));
     }
+    // The rank of the last sample: where the maximum's own stretch starts.
+    let last = (total - 1.0).max(0.0) / total;
     let mut cuts: Vec<f64> = ends.iter().map(|e| e.0).collect();
     cuts.extend(exact.iter().map(|e| e.0));
     cuts.push(0.0);
+    cuts.push(last);
+    cuts.push(1.0);
     cuts.sort_by(f64::total_cmp);
     cuts.dedup_by(|a, b| (*a - *b).abs() < 1e-15);
     let mut steps = Vec::new();
@@ -80,6 +110,10 @@ pub(crate) fn curve(b: &[Bucket], stats: Option<&Stats>) -> Option<(Curve, f64)>
         }
         if let Some(m) = max_v {
             v = v.min(m);
+            if z >= 1.0 {
+                // The last sample is the maximum.
+                v = m;
+            }
         }
         if let Some(down) = exact
             .iter()
@@ -92,13 +126,16 @@ pub(crate) fn curve(b: &[Bucket], stats: Option<&Stats>) -> Option<(Curve, f64)>
         if let Some(m) = min_v {
             v = v.max(m);
         }
-        let (xa, xz) = (nines(a, cap), nines(z, cap));
+        let (xa, xz) = (at(a), at(z));
         if xz > xa {
             steps.push((xa, xz, v.max(1e-3)));
         }
     }
-    let dots = exact.iter().map(|&(p, v)| (nines(p, cap), v)).collect();
-    Some((Curve { steps, dots }, cap))
+    let mut dots: Vec<(f64, f64)> = exact.iter().map(|&(p, v)| (nines(p, cap), v)).collect();
+    if let Some(m) = max_v {
+        dots.push((end, m));
+    }
+    Some(Curve { steps, dots })
 }
 
 /// Latency against percentile (HdrHistogram-style log tail axis), from histogram buckets;
@@ -109,12 +146,15 @@ pub fn cdf(
     word: &str,
 ) -> Result<Option<Chart>, ReportError> {
     let mut lines: Vec<Option<Curve>> = Vec::new();
-    let mut max_nines: f64 = 2.0;
+    let end = axis_end(
+        sets.iter()
+            .filter_map(|s| total_of(&s.1))
+            .fold(1.0, f64::max),
+    );
     let (mut lo, mut hi) = (f64::INFINITY, 0.0f64);
     for (_, b, stats) in sets {
-        match curve(b, stats.as_ref()) {
-            Some((c, cap)) => {
-                max_nines = max_nines.max(cap);
+        match curve(b, stats.as_ref(), end) {
+            Some(c) => {
                 for v in c
                     .steps
                     .iter()
@@ -132,7 +172,7 @@ pub fn cdf(
     if lines.iter().all(Option::is_none) {
         return Ok(None);
     }
-    let x = Axis::percentile(max_nines);
+    let x = Axis::percentile_to_max(end);
     let y = Axis::time_auto(lo.max(1e-3), hi.max(lo * 1.01), word, 30.0);
     let mut js = Vec::new();
     let svg = draw(

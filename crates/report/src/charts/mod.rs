@@ -228,7 +228,7 @@ impl Axis {
 
     /// HdrHistogram's percentile axis: plot coordinate `-log10(1 - p)`; `0 %`, `90 %`, `99 %`…
     pub fn percentile(max_nines: f64) -> Axis {
-        let hi = max_nines.ceil().clamp(2.0, 7.0);
+        let hi = max_nines.ceil().clamp(2.0, 9.0);
         let ticks: Vec<f64> = (0..=hi as i32).map(f64::from).collect();
         let light: Vec<f64> = (0..hi as i32)
             .flat_map(|d| (2..10).map(move |k| f64::from(d) + (f64::from(k) / 10.0 * 10.0).log10()))
@@ -246,6 +246,23 @@ impl Axis {
             offset: 0.0,
             kind: AxisKind::Percentile,
         }
+    }
+
+    /// The percentile axis of a CDF whose right end, `end` nines (a whole number), is the
+    /// maximum: every curve's last stretch, its largest sample, runs to that end, whose tick
+    /// reads `max` (it is no percentile: a sample count of `n` reaches `log10 n` nines).
+    pub fn percentile_to_max(end: f64) -> Axis {
+        let mut x = Axis::percentile(end);
+        let hi = x.hi;
+        x.label = Box::new(move |p| {
+            if (p - hi).abs() < 1e-9 {
+                "max".into()
+            } else {
+                percentile_label(p)
+            }
+        });
+        x.title = "percentile (%, log tail scale; right end: max)".into();
+        x
     }
 
     /// The axis as JSON for the page script: range, transform and unit.
