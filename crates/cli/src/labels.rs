@@ -34,8 +34,7 @@ pub fn write_json(
 ) -> anyhow::Result<()> {
     let mut value = serde_json::to_value(result)?;
     insert(&mut value, labels)?;
-    crate::out::write(path, "--json", serde_json::to_string_pretty(&value)? + "
-")
+    crate::out::write(path, "--json", serde_json::to_string_pretty(&value)? + "\n")
 }
 
 pub fn insert(value: &mut serde_json::Value, labels: &Labels) -> anyhow::Result<()> {
