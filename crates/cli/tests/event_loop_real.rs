@@ -17,7 +17,7 @@
 
 mod common;
 
-use common::{fails, ok, read_json, s};
+use common::{fails, ok, read_json, s, task_named};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -96,12 +96,7 @@ fn jobs_per_task_equal_the_harness_record() {
         }
         assert_eq!(finished.len(), 10, "{}", rec.truth);
         for (task, n) in &finished {
-            let t = doc["tasks"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .find(|t| t["name"] == task.as_str())
-                .unwrap_or_else(|| panic!("{}: no task {task}", rec.recording));
+            let t = task_named(&doc, task);
             assert_eq!(
                 t["jobs"].as_u64(),
                 Some(*n),
@@ -251,12 +246,8 @@ fn observed_responses_stay_within_the_bounds_calibrated_from_the_recording() {
         let (_, name) = tightest;
         let timing = dir.path().join("tasks.json");
         ok(&["trace", s(&recording), "--tasks", "--json", s(&timing)]);
-        let executed_ns = read_json(&timing)["tasks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|t| t["name"] == name.as_str())
-            .and_then(|t| t["execution"]["max_ns"].as_f64())
+        let executed_ns = task_named(&read_json(&timing), &name)["execution"]["max_ns"]
+            .as_f64()
             .unwrap();
         let text = std::fs::read_to_string(&draft).unwrap();
         let low = set_wcet(&text, &name, &format!("{:.0}ns", executed_ns / 2.0));
@@ -276,13 +267,7 @@ fn observed_responses_stay_within_the_bounds_calibrated_from_the_recording() {
             1,
         );
         let doc = read_json(&out);
-        let t = doc["tasks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|t| t["name"] == name.as_str())
-            .unwrap()
-            .clone();
+        let t = task_named(&doc, &name);
         assert!(t["bound_ratio"].as_f64().unwrap() > 1.0, "{t}");
     }
 }

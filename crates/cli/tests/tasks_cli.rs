@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{fails, ok, stdout};
+use common::{fails, ok, stdout, task_named};
 use latscope_core::events::{Actor, ActorKind, Event, EventKind, EventTrace, LostEvents};
 use latscope_core::time::Picos;
 use serde_json::Value;
@@ -215,12 +215,7 @@ fn tasks_json_and_series_match_the_schedulers_record() {
     let v = json(&out);
     assert_eq!(v["kind"], "tasks");
     for (i, spec) in SET.iter().enumerate() {
-        let t = v["tasks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|t| t["name"] == spec.name)
-            .unwrap();
+        let t = task_named(&v, spec.name);
         let jobs = &truth.jobs[i];
         assert!(jobs.len() > 2, "{}", spec.name);
         assert_eq!(t["jobs"], jobs.len() as u64, "{}", spec.name);
@@ -375,12 +370,7 @@ fn analyze_observed_ratio_and_exit_code() {
     assert!(o.contains("logger") && o.contains("E"), "{o}");
     let v = json(&out);
     for (i, spec) in SET.iter().enumerate() {
-        let t = v["tasks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|t| t["name"] == spec.name)
-            .unwrap();
+        let t = task_named(&v, spec.name);
         let worst = truth.jobs[i].iter().map(|&(r, _, b)| b - r).max().unwrap();
         assert_eq!(t["observed_max_ns"].as_f64(), Some((worst * 1000) as f64));
         let ratio = t["bound_ratio"].as_f64().unwrap();

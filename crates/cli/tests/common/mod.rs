@@ -81,3 +81,14 @@ pub fn write(dir: &Path, name: &str, text: &str) -> String {
     std::fs::write(&p, text).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
     s(&p).to_string()
 }
+
+/// The entry named `name` of a result's `tasks` array; fails the test, naming the task,
+/// when there is none.
+pub fn task_named<'a>(doc: &'a Value, name: &str) -> &'a Value {
+    doc["tasks"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no tasks array in {doc}"))
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("no task {name} in the result"))
+}

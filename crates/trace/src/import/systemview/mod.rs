@@ -473,16 +473,9 @@ impl<'a> Builder<'a> {
 
 #[cfg(test)]
 mod tests {
+    use super::packet::tests::enc;
     use super::*;
     use std::io::Cursor;
-
-    fn enc(mut v: u32, out: &mut Vec<u8>) {
-        while v > 0x7f {
-            out.push((v as u8) | 0x80);
-            v >>= 7;
-        }
-        out.push(v as u8);
-    }
 
     /// A small stream: the sync, TRACE_START, INIT (1 MHz, base 0x20000000, shift 2), a
     /// SYSDESC naming ISR 15 and 40, TASK_INFO for one task and IDLE, then `body`.

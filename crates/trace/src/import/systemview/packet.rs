@@ -482,11 +482,12 @@ pub fn event_name(event: u32) -> &'static str {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    /// Encodes as `SEGGER_SYSVIEW.c`'s ENCODE_U32 does (written here for the tests).
-    fn enc(mut v: u32, out: &mut Vec<u8>) {
+    /// Encodes as `SEGGER_SYSVIEW.c`'s ENCODE_U32 does (written here for the tests; the
+    /// mapping's tests use it too).
+    pub(in crate::import::systemview) fn enc(mut v: u32, out: &mut Vec<u8>) {
         while v > 0x7f {
             out.push((v as u8) | 0x80);
             v >>= 7;
