@@ -99,3 +99,22 @@ def test_new_keywords_reach_the_plan():
     ref = cli_json("measure", "--rounds", "2", *CLI_ARGS)
     assert len(d["rounds"]) == len(ref["rounds"]) == 2
     assert sum(r["count"] for r in d["rounds"]) == d["total"]["count"] == 200
+
+
+def test_hdr_field_decodes_with_the_hdrhistogram_library():
+    """The documented `hdr` key is what HdrHistogram's own Python library decodes
+    (docs/measure.md): same count, min, max and percentiles as the result's summary."""
+    hdrh = pytest.importorskip("hdrh.histogram")
+    total = latscope.measure(**ARGS).to_dict()["total"]
+    h = hdrh.HdrHistogram.decode(total["hdr"])
+    # Out-of-range samples are kept at the edges, so every sample is in the histogram.
+    assert h.get_total_count() == total["count"]
+    # hdrh reports a bucket's equivalent values; latscope's summary holds exact min/max,
+    # and the buckets are at most 0.1 % wide (3 significant digits).
+    for got, want in [
+        (h.get_min_value(), total["min_ns"]),
+        (h.get_max_value(), total["max_ns"]),
+        (h.get_value_at_percentile(50), total["p50_ns"]),
+        (h.get_value_at_percentile(99), total["p99_ns"]),
+    ]:
+        assert abs(got - want) <= max(1, 0.002 * want), (got, want)

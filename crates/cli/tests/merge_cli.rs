@@ -91,7 +91,7 @@ fn merged_figures_are_those_of_all_raw_samples() {
     assert_eq!(m["merged"]["differing_labels"]["board"][0], "a");
     assert_eq!(m["merged"]["differing_labels"]["board"][1], "b");
     assert_eq!(m["merged"]["from"][1].as_str().unwrap(), b);
-    assert!(t["hdr"].as_str().unwrap().starts_with("HISTEw"));
+    assert!(t["hdr"].as_str().unwrap().starts_with("HISTFA"));
     // A merged result merges again: (a+b)+a has every count of a twice.
     let out2 = d.path().join("m2.json");
     let o = run(&["merge", s(&out), &a, "-o", s(&out2), "-q"]);
@@ -172,8 +172,8 @@ fn appended_results_keep_their_exact_histogram() {
         r["total"]["count"].as_u64().unwrap(),
         counts.iter().sum::<u64>()
     );
-    assert!(r["total"]["hdr"].as_str().unwrap().starts_with("HISTEw"));
-    assert!(r["cpus"][0]["hdr"].as_str().unwrap().starts_with("HISTEw"));
+    assert!(r["total"]["hdr"].as_str().unwrap().starts_with("HISTFA"));
+    assert!(r["cpus"][0]["hdr"].as_str().unwrap().starts_with("HISTFA"));
     // The appended file merges with another run; counts add up.
     let (b, lb) = measure(d.path(), "b", "100us", &[]);
     let out = d.path().join("m.json");

@@ -1,18 +1,30 @@
-//! Latency histograms in HdrHistogram's standard serialised form (the V2 encoding that
-//! the Java, C, Go, Python and Rust HdrHistogram libraries all read), base64 in the JSON
+//! Latency histograms in HdrHistogram's standard serialised form, base64 in the JSON
 //! result's `hdr` keys, so that results from many runs and hosts merge exactly.
+//!
+//! Written as the *compressed* V2 envelope (cookie `0x1c849314`, length, zlib stream of
+//! the V2 encoding): that is what the HdrHistogram libraries' base64 helpers expect
+//! (Python `hdrh`'s `HdrHistogram.decode`, Java's `decodeFromCompressedByteBuffer`,
+//! Go's `hdrhistogram.Decode`). Results written before this by latscope hold the plain
+//! V2 encoding; both are read.
 //!
 //! Decoding checks the header before anything is allocated: only histograms with the
 //! bounds of [`Histogram::for_latency_ns`] (1 ns to 10 s, 3 significant digits) are
-//! accepted, and the declared payload must be as long as the data given, so a hostile
-//! or truncated string is an error, never a large allocation.
+//! accepted, the inflated size is capped, and the declared payload must be as long as
+//! the data given, so a hostile or truncated string is an error, never a large
+//! allocation.
 
 use base64::Engine as _;
-use hdrhistogram::serialization::{Deserializer, Serializer, V2Serializer};
+use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer};
 use latscope_core::stats::Histogram;
+use std::io::Read as _;
 
 /// V2 cookie (uncompressed), as every HdrHistogram implementation writes it.
 const V2_COOKIE: u32 = 0x1c84_9313;
+/// Compressed V2 cookie: 8 bytes (cookie, zlib length) then a zlib stream of a V2 encoding.
+const V2_DEFLATE_COOKIE: u32 = 0x1c84_9314;
+/// Largest inflated V2 encoding accepted: a 1 ns..10 s histogram at 3 digits has about
+/// 24,000 buckets of at most 9 LEB128 bytes each.
+const MAX_INFLATED: u64 = 1 << 20;
 /// Bytes of the V2 header: cookie, payload length, normalising offset, significant
 /// digits, lowest and highest trackable values, integer-to-double ratio.
 const V2_HEADER: usize = 40;
@@ -20,11 +32,11 @@ const V2_HEADER: usize = 40;
 /// encodes to well under this).
 pub const MAX_ENCODED: usize = 4 << 20;
 
-/// The histogram's counts, V2-encoded and base64 (standard alphabet, padded).
+/// The histogram's counts, compressed-V2-encoded and base64 (standard alphabet, padded).
 pub fn encode(h: &Histogram) -> String {
     let mut buf = Vec::new();
     // Serialising into a Vec cannot fail for a histogram that exists.
-    match V2Serializer::new().serialize(h.hdr(), &mut buf) {
+    match V2DeflateSerializer::new().serialize(h.hdr(), &mut buf) {
         Ok(_) => base64::engine::general_purpose::STANDARD.encode(buf),
         Err(_) => String::new(),
     }
@@ -49,9 +61,10 @@ pub fn decode(text: &str, overflow: u64, underflow: u64) -> Result<Histogram, St
             text.len()
         ));
     }
-    let bytes = base64::engine::general_purpose::STANDARD
+    let raw = base64::engine::general_purpose::STANDARD
         .decode(text.trim())
         .map_err(|e| format!("hdr: not base64: {e}"))?;
+    let bytes = inflate_envelope(raw)?;
     if bytes.len() < V2_HEADER {
         return Err(format!(
             "hdr: {} bytes, shorter than an HdrHistogram V2 header",
@@ -89,6 +102,32 @@ pub fn decode(text: &str, overflow: u64, underflow: u64) -> Result<Histogram, St
     Ok(out)
 }
 
+/// The plain V2 encoding inside a compressed envelope, or the bytes as they are when
+/// they are not one (results written by earlier latscope versions).
+fn inflate_envelope(raw: Vec<u8>) -> Result<Vec<u8>, String> {
+    if raw.len() < 8 || be_u32(&raw, 0) != V2_DEFLATE_COOKIE {
+        return Ok(raw);
+    }
+    let declared = be_u32(&raw, 4) as usize;
+    if declared != raw.len() - 8 {
+        return Err(format!(
+            "hdr: compressed envelope declares {declared} bytes, {} present",
+            raw.len() - 8
+        ));
+    }
+    let mut out = Vec::new();
+    flate2::read::ZlibDecoder::new(&raw[8..])
+        .take(MAX_INFLATED + 1)
+        .read_to_end(&mut out)
+        .map_err(|e| format!("hdr: compressed envelope does not inflate: {e}"))?;
+    if out.len() as u64 > MAX_INFLATED {
+        return Err(format!(
+            "hdr: compressed envelope inflates past {MAX_INFLATED} bytes, more than a latency histogram can need"
+        ));
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -108,7 +147,10 @@ mod tests {
     fn round_trip_is_exact() {
         let h = sample();
         let s = encode(&h);
-        assert!(s.starts_with("HISTEw"), "V2 cookie in base64: {s}");
+        assert!(
+            s.starts_with("HISTFA"),
+            "compressed V2 cookie in base64: {s}"
+        );
         let d = decode(&s, h.overflow(), h.underflow()).unwrap();
         assert_eq!(d.buckets(), h.buckets());
         assert_eq!(d.count(), h.count());
@@ -117,6 +159,47 @@ mod tests {
             assert_eq!(d.percentile(p), h.percentile(p), "p{p}");
         }
         assert_eq!(encode(&d), s, "re-encoding is stable");
+    }
+
+    /// The uncompressed V2 bytes, as latscope wrote them before the compressed envelope.
+    fn plain_v2(h: &Histogram) -> Vec<u8> {
+        let mut buf = Vec::new();
+        hdrhistogram::serialization::V2Serializer::new()
+            .serialize(h.hdr(), &mut buf)
+            .unwrap();
+        buf
+    }
+
+    #[test]
+    fn results_written_before_the_envelope_still_decode() {
+        let h = sample();
+        let old = base64::engine::general_purpose::STANDARD.encode(plain_v2(&h));
+        assert!(old.starts_with("HISTEw"));
+        let d = decode(&old, h.overflow(), h.underflow()).unwrap();
+        assert_eq!(d.buckets(), h.buckets());
+        assert_eq!(encode(&d), encode(&h), "re-encoded in the compressed form");
+    }
+
+    #[test]
+    fn a_hostile_envelope_is_an_error() {
+        let b64 = |v: &[u8]| base64::engine::general_purpose::STANDARD.encode(v);
+        let e = |v: &[u8]| decode(&b64(v), 0, 0).unwrap_err();
+        // Zlib of 8 MB of zeros: inflates past the cap.
+        let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+        std::io::Write::write_all(&mut z, &vec![0u8; 8 << 20]).unwrap();
+        let bomb = z.finish().unwrap();
+        let mut env = V2_DEFLATE_COOKIE.to_be_bytes().to_vec();
+        env.extend_from_slice(&(bomb.len() as u32).to_be_bytes());
+        env.extend_from_slice(&bomb);
+        assert!(e(&env).contains("inflates past"), "{}", e(&env));
+        // Declared length past the end, and a stream that is not zlib.
+        let mut long = env.clone();
+        long[4..8].copy_from_slice(&u32::MAX.to_be_bytes());
+        assert!(e(&long).contains("declares"));
+        let mut junk = V2_DEFLATE_COOKIE.to_be_bytes().to_vec();
+        junk.extend_from_slice(&4u32.to_be_bytes());
+        junk.extend_from_slice(&[1, 2, 3, 4]);
+        assert!(e(&junk).contains("does not inflate"));
     }
 
     #[test]
@@ -146,9 +229,7 @@ mod tests {
         let e = |s: &str| decode(s, 0, 0).unwrap_err();
         assert!(e("***").contains("not base64"));
         assert!(e("AAAA").contains("shorter"));
-        let good = base64::engine::general_purpose::STANDARD
-            .decode(encode(&sample()))
-            .unwrap();
+        let good = plain_v2(&sample());
         // A payload length of 4 GB with a few bytes present.
         let mut huge = good.clone();
         huge[4..8].copy_from_slice(&u32::MAX.to_be_bytes());
