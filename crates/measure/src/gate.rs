@@ -22,6 +22,8 @@ pub struct Estimate {
     pub lower: f64,
     /// Upper bound at the same confidence (for the report).
     pub upper: f64,
+    /// `change` and its bounds are percent of A (a relative threshold), else ns / counts.
+    pub relative: bool,
 }
 
 /// Median of a non-empty slice (averaging the two middle values of an even count).
@@ -128,6 +130,7 @@ pub fn rank_shift(a: &[f64], b: &[f64], scale: Scale, confidence: f64) -> Option
         change: back(median(&d)),
         lower: back(d[k]),
         upper: back(d[n - 1 - k]),
+        relative: matches!(scale, Scale::Relative { .. }),
     })
 }
 

@@ -83,13 +83,10 @@ fn print_rows(rows: &[Row], color: bool, conf: f64) {
         "metric", "A", "B", "B − A", "change"
     );
     for r in rows {
-        let change = match &r.estimate {
-            Some(e) if !r.metric.is_count() || e.change.is_finite() => format!("{:+.1}%", e.change),
-            _ => r
-                .change_pct()
-                .map(|p| format!("{p:+.1}%"))
-                .unwrap_or_else(|| "-".into()),
-        };
+        let change = r
+            .change_pct()
+            .map(|p| format!("{p:+.1}%"))
+            .unwrap_or_else(|| "-".into());
         let ci = match &r.estimate {
             Some(e) if with_ci => {
                 format!("  {:>22}", format!("[{:+.1}, {:+.1}]", e.lower, e.upper))
