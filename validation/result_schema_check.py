@@ -24,7 +24,7 @@ import tempfile
 import jsonschema
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-KINDS = ["measure", "trace", "tasks", "analyze", "simulate", "scenario", "fit"]
+KINDS = ["measure", "trace", "tasks", "analyze", "simulate", "scenario", "fit", "compare"]
 
 
 def event_recording():
@@ -179,6 +179,7 @@ def main():
     runs = [
         ("measure", ["measure", "--duration", "300ms", "--allow-fallback", "--json", out("m.json")], "m.json"),
         ("measure", ["measure", "--duration", "200ms", "--rounds", "2", "--allow-fallback", "--json", out("mr.json")], "mr.json"),
+        ("compare", ["compare", out("m.json"), out("mr.json"), "--json", out("c.json")], "c.json"),
         ("trace", ["trace", os.path.join(trace_fix, "demo8.vcd"), "--pulse", "D0", "--pulse", "D7",
                    "--latency", "D0:rise->D1:rise", "--period", "D1:rise", "--busy", "D2,window=1ms",
                    "--count", "D3,window=1ms", "--limit", "D0.max<1ms", "--limit", "D2.busy.percent<90%",

@@ -158,6 +158,35 @@ fn the_rounds_decide_with_their_spread() {
         Some(0)
     );
 
+    // The JSON carries the terminal's verdict and figures: one estimator per row.
+    let j = dir.path().join("cmp.json");
+    let out = run(&["compare", s(&a), s(&b_slow), "--json", s(&j)]);
+    assert_eq!(out.status.code(), Some(1));
+    let c: Value = serde_json::from_str(&std::fs::read_to_string(&j).unwrap()).unwrap();
+    assert_eq!(c["kind"], "compare");
+    assert_eq!(c["verdict"], "worse");
+    assert_eq!(c["method"], "rounds");
+    let p50 = c["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["metric"] == "p50")
+        .unwrap();
+    let pct = p50["change_pct"].as_f64().unwrap();
+    assert!((pct - 25.0).abs() < 0.05, "{p50}");
+    assert!(p50["worse"].as_bool().unwrap() && p50["gated"].as_bool().unwrap());
+    assert!(p50["lower"].as_f64().unwrap() <= pct && pct <= p50["upper"].as_f64().unwrap());
+    let diff = p50["diff"].as_f64().unwrap();
+    let a_p50 = p50["a"].as_f64().unwrap();
+    assert!((diff - a_p50 * pct / 100.0).abs() < 1e-6 * a_p50, "{p50}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("p50 (+25.0%"));
+    // `--json -`: the document alone on stdout, the verdict on stderr.
+    let out = run(&["compare", s(&a), s(&b_same), "--json", "-"]);
+    assert_eq!(out.status.code(), Some(0));
+    let c: Value = serde_json::from_slice(&out.stdout).expect("stdout is the JSON alone");
+    assert_eq!(c["verdict"], "not worse");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("verdict: B is not worse"));
+
     let out = run(&["compare", s(&wild_a), s(&wild_b)]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{text}");

@@ -47,6 +47,10 @@ fn schemas() -> Vec<(&'static str, String)> {
             "tasks.schema.json",
             pretty(schema_for!(latscope_trace::tasks::TaskTimingResult)),
         ),
+        (
+            "compare.schema.json",
+            pretty(schema_for!(latscope_measure::compare_doc::CompareResult)),
+        ),
         ("summary.schema.json", latscope_core::summary::schema_json()),
     ]
 }

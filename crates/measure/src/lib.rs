@@ -26,6 +26,7 @@
 
 pub mod combine;
 pub mod compare;
+pub mod compare_doc;
 pub mod engine;
 pub mod env;
 pub mod exposition;

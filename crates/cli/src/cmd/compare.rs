@@ -58,6 +58,11 @@ pub struct Args {
     #[arg(long)]
     force: bool,
 
+    /// Write the comparison as JSON (`-`: standard output): the verdict and, per
+    /// statistic, A, B, the change and its confidence interval (docs/compare.schema.json)
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+
     /// Also show the per-CPU comparison
     #[arg(long)]
     per_cpu: bool,
@@ -126,6 +131,14 @@ fn print_rows(rows: &[Row], color: bool, conf: f64) {
     }
 }
 
+fn say(to_stderr: bool, line: String) {
+    if to_stderr {
+        eprintln!("{line}");
+    } else {
+        println!("{line}");
+    }
+}
+
 fn parse_confidence(text: &str) -> anyhow::Result<f64> {
     let t = text.trim().trim_end_matches('%');
     let v: f64 = t
@@ -178,8 +191,18 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         confidence,
     };
     let c = compare::compare(&ra, &rb, &opts);
+    if let Some(path) = &a.json {
+        let doc = latscope_measure::compare_doc::CompareResult::new(
+            &c,
+            threshold,
+            &a.a.display().to_string(),
+            &a.b.display().to_string(),
+        );
+        crate::out::write(path, "--json", serde_json::to_string_pretty(&doc)? + "\n")?;
+    }
+    let to_stdout = a.json.as_deref().is_some_and(crate::out::is_stdio);
     let color = crate::ui::color_stdout();
-    if !crate::ui::quiet() {
+    if !crate::ui::quiet() && !to_stdout {
         println!("A: {}", a.a.display());
         println!("B: {}", a.b.display());
         match c.method {
@@ -258,15 +281,22 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                 None => r.metric.name().to_string(),
             })
             .collect();
-        println!(
-            "verdict: B is WORSE than A beyond {thr}{how} in {}",
-            worse.join(", ")
+        // With `--json -` the verdict goes to standard error, keeping stdout JSON.
+        say(
+            to_stdout,
+            format!(
+                "verdict: B is WORSE than A beyond {thr}{how} in {}",
+                worse.join(", ")
+            ),
         );
         Ok(ExitCode::from(1))
     } else {
-        println!(
-            "verdict: B is not worse than A beyond {thr}{how} ({})",
-            names.join(", ")
+        say(
+            to_stdout,
+            format!(
+                "verdict: B is not worse than A beyond {thr}{how} ({})",
+                names.join(", ")
+            ),
         );
         Ok(ExitCode::SUCCESS)
     }
