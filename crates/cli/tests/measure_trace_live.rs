@@ -86,6 +86,10 @@ fn a_higher_priority_fifo_thread_is_named_as_the_cause() {
                 && b["policy"] == "FIFO"
                 && b["priority"] == 95
                 && b["duration_ns"].as_i64().unwrap() >= 1_000_000
+                // The hog is a thread of this test process: its process id is ours,
+                // its thread id its own.
+                && b["pid"].as_u64() == Some(u64::from(std::process::id()))
+                && b["tid"].as_u64().is_some_and(|t| t != u64::from(std::process::id()))
         })
     });
     let n = named.count();
@@ -94,7 +98,11 @@ fn a_higher_priority_fifo_thread_is_named_as_the_cause() {
     // ~31 times in the run). Other work on a busy machine adds spikes of its own, so
     // "every spike" would depend on a quiet machine; "at least half" does not.
     assert!(n >= 1 && 2 * n >= spikes.len(), "{:#?}", spikes);
-    assert!(stdout.contains("ran 'spike-hog' FIFO 95"), "{stdout}");
+    let pid = format!("ran 'spike-hog' pid {} tid ", std::process::id());
+    assert!(
+        stdout.contains(&pid) && stdout.contains("FIFO 95"),
+        "{stdout}"
+    );
     // The JSON reads back into the typed result (docs/measure.schema.json is generated
     // from it), says where the split came from, and every spike says whether its window
     // lost events, in the JSON and in its line.

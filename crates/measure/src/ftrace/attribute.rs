@@ -14,7 +14,9 @@ pub const MEASURING_COMM: &str = "latscope-cpu";
 /// One thing that held the CPU during a spike.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Blocker {
-    /// `irq`, `softirq`, `task`, `idle`, `steal` or `unknown`.
+    /// `irq`, `softirq`, `task`, `idle`, `steal`, `timer_late` (the interrupt part with
+    /// only a task current: IRQs off or the vCPU not running, [`TIMER_LATE`]) or
+    /// `unknown`.
     pub kind: String,
     pub name: String,
     pub duration_ns: i64,
@@ -24,6 +26,21 @@ pub struct Blocker {
     /// For tasks: real-time priority (1..99) or nice value.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub priority: Option<i32>,
+    /// For tasks: the process id (thread group), where it could be resolved (the
+    /// process still existed at the end of the window).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid: Option<i32>,
+    /// For tasks: the thread id, as the trace records it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tid: Option<i32>,
+}
+
+impl Blocker {
+    /// One of latscope's own helper threads (`latscope-trace`, `latscope-rivals`, …),
+    /// not the measuring thread: named as such, since a user would otherwise hunt for it.
+    pub fn is_latscope_helper(&self) -> bool {
+        self.kind == "task" && self.name.starts_with("latscope-")
+    }
 }
 
 /// One sample above `--trace-above`, explained.
@@ -53,6 +70,22 @@ pub struct Spike {
     /// when the counter was not read around it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steal: Option<Steal>,
+    /// Spikes on several CPUs whose windows coincide share a group number
+    /// ([`super::stalls::group`]): the CPUs stalled together, which no task on one of
+    /// them can cause (a hypervisor descheduling the guest, or an SMI).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stall_group: Option<StallGroup>,
+}
+
+/// Several CPUs stalled at the same time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct StallGroup {
+    /// Group number, the same for each spike of the group (from 1, in time order).
+    pub id: u32,
+    /// The CPUs of the group.
+    pub cpus: Vec<u32>,
+    /// Every measured CPU stalled (said as "all CPUs stalled together").
+    pub all_cpus: bool,
 }
 
 impl Spike {
@@ -71,6 +104,23 @@ impl Spike {
         self.rebuild_explanation();
     }
 
+    /// Sets the group of CPUs that stalled with this one.
+    pub fn set_stall_group(&mut self, g: StallGroup) {
+        self.stall_group = Some(g);
+        self.rebuild_explanation();
+    }
+
+    /// Fills each task blocker's process id from its thread id (`tgid_of`: live runs
+    /// read /proc/TID/status) and renews the explanation.
+    pub fn resolve_pids(&mut self, tgid_of: &dyn Fn(i32) -> Option<i32>) {
+        for b in &mut self.blockers {
+            if let (None, Some(tid)) = (b.pid, b.tid) {
+                b.pid = tgid_of(tid);
+            }
+        }
+        self.rebuild_explanation();
+    }
+
     /// The explanation line: blockers, then steal where the counter placed any, then the
     /// warning when events were lost.
     fn rebuild_explanation(&mut self) {
@@ -80,6 +130,21 @@ impl Spike {
             self.irq_latency_ns,
             &self.blockers,
         );
+        if let Some(g) = &self.stall_group {
+            let cpus: Vec<String> = g.cpus.iter().map(u32::to_string).collect();
+            if g.all_cpus {
+                text.push_str(&format!(
+                    "; all CPUs stalled together (cpus {}: hypervisor or SMI)",
+                    cpus.join(",")
+                ));
+            } else {
+                text.push_str(&format!(
+                    "; {} CPUs stalled together (cpus {}: hypervisor or SMI likely)",
+                    g.cpus.len(),
+                    cpus.join(",")
+                ));
+            }
+        }
         // Only steal the counter places in the window for certain is named.
         if let Some(st) = self.steal.filter(|s| s.min_ns > 0) {
             text.push_str(&format!(
@@ -93,6 +158,15 @@ impl Spike {
         self.explanation = text;
     }
 }
+
+/// Name of the interrupt part's time when only a task was current: a task cannot hold
+/// off a hardware timer interrupt unless it disabled interrupts, and the guest's vCPU
+/// not running looks the same from inside; charging the task would blame a bystander.
+pub const TIMER_LATE: &str = "timer interrupt late: IRQs off or vCPU not running";
+
+/// Below this, the interrupt part with only a task current is called what it usually is:
+/// the timer interrupt's ordinary entry (a few us, more in a virtual machine).
+pub const TIMER_ENTRY_NS: i64 = 20_000;
 
 /// Name of the time no event accounts for: the CPU changed task inside it untraced.
 pub const UNTRACED_CHANGE: &str =
@@ -275,6 +349,31 @@ pub fn attribute(
         if b <= a {
             return;
         }
+        // Before the hrtimer handler ran (the interrupt part), a task or "nothing
+        // traced" on the CPU did not delay the interrupt by itself: see TIMER_LATE.
+        // Interrupt handlers, softirqs and idle exit keep their names there.
+        let plain = st.irq.is_none() && st.softirq.is_none();
+        let task_like = match &st.cur {
+            Some(c) => c.pid != 0,
+            None => true,
+        };
+        let changed_untraced = matches!((&st.cur, next_pid), (Some(c), Some(p)) if c.pid != p);
+        let (a, late) = match handler {
+            Some(h) if plain && task_like && !changed_untraced && a < h => {
+                let e = b.min(h);
+                (e, e - a)
+            }
+            _ => (a, 0),
+        };
+        if late > 0 {
+            match acc.iter_mut().find(|x| x.0 == "timer_late") {
+                Some(x) => x.4 += late,
+                None => acc.push(("timer_late".into(), TIMER_LATE.into(), -1, None, late)),
+            }
+        }
+        if b <= a {
+            return;
+        }
         let changed = matches!((&st.cur, next_pid), (Some(c), Some(p)) if c.pid != p);
         let (kind, name, pid, prio) = if changed {
             ("unknown", UNTRACED_CHANGE.to_string(), -1, None)
@@ -338,12 +437,15 @@ pub fn attribute(
                 }
                 _ => (None, None),
             };
+            let tid = (kind == "task" && pid > 0).then_some(pid);
             Blocker {
                 kind,
                 name,
                 duration_ns: d,
                 policy,
                 priority,
+                pid: None,
+                tid,
             }
         })
         .collect();
@@ -361,6 +463,7 @@ pub fn attribute(
         lost_events: 0,
         incomplete: None,
         steal: None,
+        stall_group: None,
     }
 }
 
@@ -387,11 +490,27 @@ pub fn explain(cpu: u32, latency: i64, irq: Option<i64>, blockers: &[Blocker]) -
                         (Some(p), Some(pr)) => format!(" {p} {pr}"),
                         _ => String::new(),
                     };
-                    format!("{d} ran '{}'{pol}", b.name)
+                    let ids = match (b.pid, b.tid) {
+                        (Some(p), Some(t)) if p != t => format!(" pid {p} tid {t}"),
+                        (Some(p), _) => format!(" pid {p}"),
+                        (None, Some(t)) => format!(" tid {t}"),
+                        _ => String::new(),
+                    };
+                    let own = if b.is_latscope_helper() {
+                        " (latscope's own helper thread)"
+                    } else {
+                        ""
+                    };
+                    format!("{d} ran '{}'{ids}{pol}{own}", b.name)
                 }
                 "irq" => format!("{d} irq {}", b.name),
                 "softirq" => format!("{d} softirq {}", b.name),
                 "idle" => format!("{d} idle exit"),
+                // A few us are the hardware's (and a VM's) ordinary interrupt entry.
+                "timer_late" if b.duration_ns < TIMER_ENTRY_NS => {
+                    format!("{d} timer interrupt entry")
+                }
+                "timer_late" => format!("{d} {TIMER_LATE}"),
                 "steal" => format!("{d} steal ({})", b.name),
                 _ => format!("{d} {}", b.name),
             }

@@ -99,6 +99,19 @@ pub struct Correlator {
     /// Spikes waiting for a steal reading after their window: (index, cpu, from, to).
     steal_waiting: Vec<(usize, u32, i64, i64)>,
     pairer: Pairer,
+    /// CPUs that delivered at least one sample (for "all CPUs stalled together").
+    sampled: Vec<bool>,
+}
+
+/// The process (thread group) of a thread, from /proc/TID/status; None once it is gone.
+fn tgid_of(tid: i32) -> Option<i32> {
+    if tid <= 0 {
+        return None;
+    }
+    let text = std::fs::read_to_string(format!("/proc/{tid}/status")).ok()?;
+    text.lines()
+        .find_map(|l| l.strip_prefix("Tgid:"))
+        .and_then(|v| v.trim().parse().ok())
 }
 
 fn policy_of(pid: i32) -> Option<String> {
@@ -147,6 +160,7 @@ impl Correlator {
             steal: StealTimeline::new(tick_ns),
             steal_waiting: Vec::new(),
             pairer: Pairer::new(ncpu),
+            sampled: vec![false; ncpu],
         }
     }
 
@@ -280,6 +294,9 @@ impl Correlator {
     }
 
     fn correlate(&mut self, c: usize, s: RawSample) {
+        if let Some(x) = self.sampled.get_mut(c) {
+            *x = true;
+        }
         let w = self.windows[c].make_contiguous();
         let t0 = s.abs_ns;
         let wake = t0.saturating_add(s.latency_ns.max(0));
@@ -307,6 +324,7 @@ impl Correlator {
                 self.res.spikes_dropped += 1;
             } else {
                 let mut sp = attribute(slice, s.cpu, t0, s.intended_ns, s.latency_ns, &policy_of);
+                sp.resolve_pids(&tgid_of);
                 // The state at the expiry depends on the events since the last traced
                 // switch before it (or since the start of the slice): those must be
                 // intact, and so must the window itself.
@@ -422,6 +440,8 @@ impl Correlator {
                 self.res.losses.push(loss);
             }
         }
+        let measured = self.sampled.iter().filter(|&&x| x).count();
+        super::stalls::group(&mut self.res.spikes, measured);
         self.res
     }
 }

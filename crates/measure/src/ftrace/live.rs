@@ -1,6 +1,6 @@
 //! Tracing during a run: a private tracefs instance (nothing global is changed but the
 //! timerlat tracer's CPU list and period, which are put back; the instance is removed
-//! afterwards) with the timer, irq and sched events on the `mono` trace clock, read by
+//! afterwards, and tracefs unmounted when latscope mounted it) with the timer, irq and sched events on the `mono` trace clock, read by
 //! one thread that feeds a [`Correlator`].
 
 pub use super::correlate::{Correlator, TraceResult, MAX_EVENTS_PER_CPU, MAX_SPIKES};
@@ -36,6 +36,9 @@ pub struct Tracer {
     handle: Option<JoinHandle<Correlator>>,
     /// Global timerlat settings to put back (file, old content).
     restore: Vec<(PathBuf, String)>,
+    /// Last field: dropped after the instance is removed, unmounting tracefs if
+    /// latscope mounted it.
+    _mount: TracefsMount,
 }
 
 /// Turns the timerlat tracer on in `instance` for `cpus` at `interval_ns`. Its CPU list
@@ -76,11 +79,33 @@ fn write(p: &Path, v: &str) -> Result<(), String> {
     std::fs::write(p, v).map_err(|e| format!("cannot write {}: {e}", p.display()))
 }
 
+/// The tracefs mount point; when latscope had to mount it, it is unmounted again when
+/// this is dropped, so a run leaves the system's mounts as it found them.
+pub struct TracefsMount {
+    pub path: PathBuf,
+    ours: bool,
+}
+
+impl Drop for TracefsMount {
+    fn drop(&mut self) {
+        if self.ours {
+            if let Ok(c) = std::ffi::CString::new(self.path.as_os_str().as_encoded_bytes()) {
+                // SAFETY: a NUL-terminated path; umount2 does not keep the pointer. Lazy
+                // (MNT_DETACH), so a reader still holding a file there does not fail it.
+                unsafe { libc::umount2(c.as_ptr(), libc::MNT_DETACH) };
+            }
+        }
+    }
+}
+
 /// The tracefs mount point, mounting it at /sys/kernel/tracing when needed (root only).
-fn tracefs() -> Result<PathBuf, String> {
+fn tracefs() -> Result<TracefsMount, String> {
     for p in ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"] {
         if Path::new(p).join("instances").is_dir() {
-            return Ok(PathBuf::from(p));
+            return Ok(TracefsMount {
+                path: PathBuf::from(p),
+                ours: false,
+            });
         }
     }
     let target = c"/sys/kernel/tracing";
@@ -100,11 +125,14 @@ fn tracefs() -> Result<PathBuf, String> {
             std::io::Error::last_os_error()
         ));
     }
-    Ok(PathBuf::from("/sys/kernel/tracing"))
+    Ok(TracefsMount {
+        path: PathBuf::from("/sys/kernel/tracing"),
+        ours: true,
+    })
 }
 
 /// Why tracing cannot be used here, or None when it can (checked without changing
-/// anything except mounting tracefs for root).
+/// anything: a tracefs mounted for the check is unmounted again).
 pub fn unusable_reason() -> Option<String> {
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 {
@@ -112,9 +140,9 @@ pub fn unusable_reason() -> Option<String> {
     }
     match tracefs() {
         Err(e) => Some(e),
-        Ok(root) => EVENTS
+        Ok(mount) => EVENTS
             .iter()
-            .find(|e| !root.join("events").join(e).join("enable").exists())
+            .find(|e| !mount.path.join("events").join(e).join("enable").exists())
             .map(|e| format!("tracepoint {e} is missing in this kernel")),
     }
 }
@@ -134,7 +162,8 @@ impl Tracer {
         if let Some(why) = unusable_reason() {
             return Err(why);
         }
-        let root = tracefs()?;
+        let mount = tracefs()?;
+        let root = mount.path.clone();
         let instance = root
             .join("instances")
             .join(format!("latscope-{}", std::process::id()));
@@ -217,6 +246,7 @@ impl Tracer {
             tx: Some(tx),
             handle: Some(handle),
             restore,
+            _mount: mount,
         })
     }
 

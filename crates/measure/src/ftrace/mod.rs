@@ -4,6 +4,7 @@
 //! * [`parse`]: ftrace text lines to events;
 //! * [`attribute`]: one spike's interrupt/thread split and what held the CPU;
 //! * [`lost`]: events the ring buffer lost, and which windows they leave incomplete;
+//! * [`stalls`]: spikes of several CPUs that stalled together, grouped;
 //! * [`steal`]: the hypervisor's steal time placed in a spike's window;
 //! * [`timerlat`]: the timerlat tracer's lines, paired into split activations;
 //! * [`correlate`]: trace events correlated with the measured samples;
@@ -15,6 +16,7 @@ pub mod correlate;
 pub mod live;
 pub mod lost;
 pub mod parse;
+pub mod stalls;
 pub mod steal;
 pub mod summary;
 pub mod timerlat;
