@@ -256,8 +256,20 @@ fn measure_with_cpu_load() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(out.stdout.is_empty(), "--quiet prints nothing");
     let v = read_json(&json);
+    // --quiet: the figures and the bottom line, nothing of the diagnosis.
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(
+        lines[0].starts_with(&format!("all CPUs: {} samples", v["total"]["count"])),
+        "{text}"
+    );
+    assert_eq!(lines[1], v["bottom_line"]["summary"].as_str().unwrap());
+    assert!(
+        !text.contains("Environment") && !text.contains("preemption "),
+        "{text}"
+    );
     assert_eq!(v["settings"]["load"], serde_json::json!(["cpu:1"]));
     check_stats(&v["total"], "total");
     let items = v["environment"]["items"].as_array().unwrap();

@@ -315,6 +315,7 @@ pub fn merge(results: &[(String, Report)]) -> Result<(Report, MergeInfo), Measur
     // Spike times and raw-sample files belong to their own runs.
     out.spikes = None;
     out.samples = None;
+    out.bottom_line = Some(crate::bottom_line::of(&out));
     let info = MergeInfo {
         from: results.iter().map(|(n, _)| n.clone()).collect(),
         differing_labels: differing,

@@ -24,6 +24,7 @@
 //!
 //! Nothing here prints or exits; errors carry their context.
 
+pub mod bottom_line;
 pub mod combine;
 pub mod compare;
 pub mod compare_doc;

@@ -146,6 +146,7 @@ pub fn append(old: &Report, new: &Report) -> Result<Report, MeasureError> {
         s.extend(b.iter().cloned());
         out.spikes = Some(s);
     }
+    out.bottom_line = Some(crate::bottom_line::of(&out));
     Ok(out)
 }
 

@@ -199,6 +199,10 @@ pub struct Report {
     pub compare: Option<CompareJson>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub samples: Option<SamplesJson>,
+    /// What dominates the tail and the fix for each cause (crate::bottom_line); absent
+    /// in results written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bottom_line: Option<crate::bottom_line::BottomLine>,
 }
 
 impl Report {

@@ -758,7 +758,10 @@ pub fn execute(
             written: written.unwrap_or(0),
             dropped,
         }),
+        bottom_line: None,
     };
+    let mut report = report;
+    report.bottom_line = Some(crate::bottom_line::of(&report));
     Ok(Outcome {
         report,
         histogram_phase,

@@ -454,6 +454,24 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         println!("During the run");
         print_items(&report.environment.items[before..], &ui);
         print_results(report, &ui);
+        print_bottom_line(report, &ui);
+    } else if !a.json.as_deref().is_some_and(crate::out::is_stdio) {
+        // -q: the figures and the verdict only; the diagnosis stays in the JSON.
+        let t = &report.total;
+        println!(
+            "all CPUs: {} samples, p50 {}, p99 {}, p99.9 {}, max {} (cpu{} at {:.3} s), {} overrun(s)",
+            t.count,
+            fmt_ns(t.p50_ns as f64),
+            fmt_ns(t.p99_ns as f64),
+            fmt_ns(t.p999_ns as f64),
+            fmt_ns(t.max_ns as f64),
+            t.max_cpu,
+            t.max_at_ns as f64 / 1e9,
+            t.overruns
+        );
+        if let Some(b) = &report.bottom_line {
+            println!("{}", b.summary);
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -620,6 +638,24 @@ fn cpu_rows(total: &Stats, cpus: &[CpuStats]) -> Vec<(String, Vec<String>)> {
 /// The terminal summary of a result (for `latscope merge`).
 pub fn print_summary(r: &Report, color: bool) {
     print_results(r, &Ui { color });
+    print_bottom_line(r, &Ui { color });
+}
+
+/// The verdict after the figures: what dominates the tail and the fix per cause.
+fn print_bottom_line(r: &Report, ui: &Ui) {
+    let Some(b) = &r.bottom_line else {
+        return;
+    };
+    println!();
+    println!("{}", ui.paint("1", "Bottom line"));
+    println!("  {}", b.summary);
+    for c in b.causes.iter().take(5) {
+        let share = match (c.spikes, c.share_pct) {
+            (Some(n), Some(p)) => format!("{n} spikes ({p:.0} %): "),
+            _ => String::new(),
+        };
+        println!("  - {share}{}\n      fix: {}", c.what, c.fix);
+    }
 }
 
 fn print_results(r: &Report, ui: &Ui) {
