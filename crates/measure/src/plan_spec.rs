@@ -51,6 +51,10 @@ pub struct PlanSpec {
     pub sweep_points: usize,
     /// `--trace-above`, with a unit.
     pub trace_above: Option<String>,
+    /// `--trace-events LIST` (crate::ftrace::live::TraceSetup::parse_events).
+    pub trace_events: Option<String>,
+    /// `--trace-buffer SIZE` per CPU.
+    pub trace_buffer: Option<String>,
     pub probe_idle: bool,
     /// `--rounds`.
     pub rounds: Option<usize>,
@@ -92,6 +96,8 @@ impl Default for PlanSpec {
             sweep: None,
             sweep_points: 8,
             trace_above: None,
+            trace_events: None,
+            trace_buffer: None,
             probe_idle: false,
             rounds: None,
             histogram_us: 10_000,
@@ -187,6 +193,19 @@ impl PlanSpec {
         plan.probe_idle = self.probe_idle;
         if let Some(t) = &self.trace_above {
             plan.trace_above_ns = Some(settings::parse_positive_ns("--trace-above", t)?);
+        }
+        if (self.trace_events.is_some() || self.trace_buffer.is_some())
+            && self.trace_above.is_none()
+        {
+            return Err(input(
+                "--trace-events and --trace-buffer set up --trace-above's tracing: give --trace-above too".into(),
+            ));
+        }
+        if let Some(e) = &self.trace_events {
+            plan.trace.optional = crate::ftrace::live::TraceSetup::parse_events(e)?;
+        }
+        if let Some(b) = &self.trace_buffer {
+            plan.trace.buffer_kb = settings::parse_trace_buffer_kb(b)?;
         }
         for l in &self.loads {
             plan.loads.extend(settings::parse_loads(l)?);
@@ -547,6 +566,24 @@ mod tests {
             m,
             "--rounds cannot be combined with --sweep or --compare-load"
         );
+    }
+
+    #[test]
+    fn trace_events_and_buffer_need_trace_above() {
+        let m = refusal(|s| s.trace_buffer = Some("16M".into()));
+        assert!(m.contains("give --trace-above too"), "{m}");
+        let m = refusal(|s| {
+            s.trace_above = Some("1ms".into());
+            s.trace_events = Some("irq,bogus".into());
+        });
+        assert!(m.contains("'bogus' is not a tracepoint"), "{m}");
+        let (_d, mut spec) = fixture();
+        spec.trace_above = Some("1ms".into());
+        spec.trace_events = Some("none".into());
+        spec.trace_buffer = Some("32M".into());
+        let p = spec.build().unwrap();
+        assert!(p.trace.optional.is_empty());
+        assert_eq!(p.trace.buffer_kb, 32 * 1024);
     }
 
     #[test]

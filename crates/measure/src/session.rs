@@ -45,6 +45,8 @@ pub struct Plan {
     pub rounds: Option<usize>,
     /// Trace what delayed every sample above this latency (ns).
     pub trace_above_ns: Option<i64>,
+    /// Which events and how large a buffer that tracing uses.
+    pub trace: crate::ftrace::live::TraceSetup,
     /// Measure the idle states' cost first (two short runs, without and with a PM QoS
     /// hold of 0 µs).
     pub probe_idle: bool,
@@ -67,6 +69,7 @@ impl Plan {
             sweep_text: None,
             rounds: None,
             trace_above_ns: None,
+            trace: Default::default(),
             probe_idle: false,
             labels: Default::default(),
             live: None,
@@ -268,7 +271,7 @@ pub fn execute(
     let tracer = match plan.trace_above_ns {
         Some(th) => {
             let lookback = s.interval_ns.min(engine::STOP_SLICE_NS);
-            match Tracer::start(&s.cpus, th, lookback, s.interval_ns) {
+            match Tracer::start(&s.cpus, th, lookback, s.interval_ns, &plan.trace) {
                 Ok(t) => Some(t),
                 Err(why) => {
                     trace_item = Some(Item {

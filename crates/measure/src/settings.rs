@@ -527,3 +527,58 @@ mod tests {
         );
     }
 }
+
+/// `--trace-buffer SIZE`: the trace ring buffer per CPU, in KiB. A bare number is KiB;
+/// units K/KB/KiB, M/MB/MiB, G/GB/GiB (binary). 64 KiB to 1 GiB.
+pub fn parse_trace_buffer_kb(text: &str) -> Result<u32, MeasureError> {
+    let t = text.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let n: u64 = num.parse().map_err(|_| {
+        MeasureError::Input(format!(
+            "--trace-buffer '{text}': not a size (write e.g. 16M, 4096K or 4096)"
+        ))
+    })?;
+    let mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "k" | "kb" | "kib" => 1,
+        "m" | "mb" | "mib" => 1024,
+        "g" | "gb" | "gib" => 1024 * 1024,
+        u => {
+            return Err(MeasureError::Input(format!(
+                "--trace-buffer '{text}': unknown unit '{u}' (use K, M or G)"
+            )))
+        }
+    };
+    let kb = n.saturating_mul(mult);
+    if !(64..=1024 * 1024).contains(&kb) {
+        return Err(MeasureError::Input(format!(
+            "--trace-buffer '{text}' must be 64K to 1G per CPU"
+        )));
+    }
+    Ok(kb as u32)
+}
+
+#[cfg(test)]
+mod trace_buffer_tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_trace_buffer_kb("4096").unwrap(), 4096);
+        assert_eq!(parse_trace_buffer_kb("16M").unwrap(), 16 * 1024);
+        assert_eq!(parse_trace_buffer_kb("1GiB").unwrap(), 1024 * 1024);
+        assert!(parse_trace_buffer_kb("2G")
+            .unwrap_err()
+            .to_string()
+            .contains("64K to 1G"));
+        assert!(parse_trace_buffer_kb("10").is_err());
+        assert!(parse_trace_buffer_kb("5T")
+            .unwrap_err()
+            .to_string()
+            .contains("unknown unit"));
+        assert!(parse_trace_buffer_kb("-1M")
+            .unwrap_err()
+            .to_string()
+            .contains("not a size"));
+    }
+}

@@ -58,6 +58,8 @@ pub fn measure(
         sweep: sweep.map(str::to_string),
         sweep_points,
         trace_above: trace_above.map(str::to_string),
+        trace_events: None,
+        trace_buffer: None,
         probe_idle,
         rounds,
         histogram_us,

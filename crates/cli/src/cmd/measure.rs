@@ -149,6 +149,18 @@ pub struct Args {
     #[arg(long, value_name = "LATENCY")]
     trace_above: Option<String>,
 
+    /// With --trace-above: the events traced besides the timer and scheduler ones it
+    /// always needs, comma-separated: default (interrupt handlers, softirqs), irq,
+    /// softirq, none, or tracepoints as group:event. Under an interrupt storm, `none`
+    /// or `irq` keeps the buffer for what matters
+    #[arg(long, value_name = "LIST")]
+    trace_events: Option<String>,
+
+    /// With --trace-above: the trace ring buffer per CPU (default 8M; 64K to 1G). A
+    /// larger buffer loses fewer events under load
+    #[arg(long, value_name = "SIZE")]
+    trace_buffer: Option<String>,
+
     /// Before the run, measure what the idle states cost a wake-up: two runs of 0.3 s,
     /// the second while a PM QoS request of 0 us (held only for those 0.3 s, a
     /// machine-wide effect) forbids idle states; reported as `idle_state_cost`
@@ -247,6 +259,8 @@ fn spec(a: &Args) -> PlanSpec {
         sweep: a.sweep.clone(),
         sweep_points: a.sweep_points,
         trace_above: a.trace_above.clone(),
+        trace_events: a.trace_events.clone(),
+        trace_buffer: a.trace_buffer.clone(),
         probe_idle: a.probe_idle,
         rounds: a.rounds,
         histogram_us: a.histogram_us,

@@ -14,18 +14,90 @@ use std::sync::mpsc::Sender;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-/// Events enabled in the instance.
-pub const EVENTS: [&str; 9] = [
+/// Events every traced run needs: the measuring thread's timer and the scheduler.
+pub const REQUIRED: [&str; 4] = [
     "timer/hrtimer_start",
     "timer/hrtimer_expire_entry",
+    "sched/sched_switch",
+    "sched/sched_waking",
+];
+
+/// Events enabled by default besides [`REQUIRED`]: what names interrupt handlers and
+/// softirqs as blockers.
+pub const OPTIONAL: [&str; 5] = [
     "timer/hrtimer_expire_exit",
     "irq/irq_handler_entry",
     "irq/irq_handler_exit",
     "irq/softirq_entry",
     "irq/softirq_exit",
-    "sched/sched_switch",
-    "sched/sched_waking",
 ];
+
+/// Default per-CPU ring buffer (KiB).
+pub const DEFAULT_BUFFER_KB: u32 = 8192;
+
+/// The event set and buffer of a traced run (`--trace-events`, `--trace-buffer`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TraceSetup {
+    /// Events besides [`REQUIRED`], as `group/event`.
+    pub optional: Vec<String>,
+    /// Ring buffer per CPU, KiB.
+    pub buffer_kb: u32,
+}
+
+impl Default for TraceSetup {
+    fn default() -> Self {
+        TraceSetup {
+            optional: OPTIONAL.iter().map(|s| s.to_string()).collect(),
+            buffer_kb: DEFAULT_BUFFER_KB,
+        }
+    }
+}
+
+impl TraceSetup {
+    /// `--trace-events LIST`: the events besides the required timer and scheduler ones,
+    /// comma-separated: `default` (interrupt handlers, softirqs, timer handler exit),
+    /// `irq`, `softirq`, `none`, or tracepoints as `group:event` / `group/event`. Under an
+    /// interrupt storm `none` (or `irq` alone) keeps the buffer for what matters.
+    pub fn parse_events(text: &str) -> Result<Vec<String>, crate::MeasureError> {
+        let mut out: Vec<String> = Vec::new();
+        let mut add = |e: &str| {
+            if !out.iter().any(|x| x == e) && !REQUIRED.contains(&e) {
+                out.push(e.to_string());
+            }
+        };
+        for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            match item {
+                "none" => {}
+                "default" => OPTIONAL.iter().for_each(|e| add(e)),
+                "irq" => {
+                    add("irq/irq_handler_entry");
+                    add("irq/irq_handler_exit");
+                }
+                "softirq" => {
+                    add("irq/softirq_entry");
+                    add("irq/softirq_exit");
+                }
+                e => {
+                    let norm = e.replacen(':', "/", 1);
+                    let ok = norm.split_once('/').is_some_and(|(g, n)| {
+                        let word = |w: &str| {
+                            !w.is_empty()
+                                && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                        };
+                        word(g) && word(n)
+                    });
+                    if !ok {
+                        return Err(crate::MeasureError::Input(format!(
+                            "--trace-events: '{e}' is not a tracepoint (write group:event, e.g. irq:irq_handler_entry, or default, irq, softirq, none)"
+                        )));
+                    }
+                    add(&norm);
+                }
+            }
+        }
+        Ok(out)
+    }
+}
 
 /// A running tracer.
 pub struct Tracer {
@@ -140,7 +212,7 @@ pub fn unusable_reason() -> Option<String> {
     }
     match tracefs() {
         Err(e) => Some(e),
-        Ok(mount) => EVENTS
+        Ok(mount) => REQUIRED
             .iter()
             .find(|e| !mount.path.join("events").join(e).join("enable").exists())
             .map(|e| format!("tracepoint {e} is missing in this kernel")),
@@ -158,6 +230,7 @@ impl Tracer {
         threshold_ns: i64,
         lookback_ns: i64,
         interval_ns: i64,
+        trace_setup: &TraceSetup,
     ) -> Result<Tracer, String> {
         if let Some(why) = unusable_reason() {
             return Err(why);
@@ -171,15 +244,26 @@ impl Tracer {
             .map_err(|e| format!("cannot create trace instance {}: {e}", instance.display()))?;
         let setup = || -> Result<(), String> {
             write(&instance.join("trace_clock"), "mono")?;
-            write(&instance.join("buffer_size_kb"), "8192")?;
+            write(
+                &instance.join("buffer_size_kb"),
+                &trace_setup.buffer_kb.to_string(),
+            )?;
             let mut mask = vec![0u32; (cpus.iter().max().copied().unwrap_or(0) / 32 + 1) as usize];
             for &c in cpus {
                 mask[(c / 32) as usize] |= 1 << (c % 32);
             }
             let text: Vec<String> = mask.iter().rev().map(|w| format!("{w:08x}")).collect();
             write(&instance.join("tracing_cpumask"), &text.join(","))?;
-            for e in EVENTS {
-                write(&instance.join("events").join(e).join("enable"), "1")?;
+            for e in REQUIRED
+                .iter()
+                .copied()
+                .chain(trace_setup.optional.iter().map(String::as_str))
+            {
+                let enable = instance.join("events").join(e).join("enable");
+                if !enable.exists() {
+                    return Err(format!("tracepoint {e} is missing in this kernel"));
+                }
+                write(&enable, "1")?;
             }
             write(&instance.join("tracing_on"), "1")
         };
@@ -295,5 +379,39 @@ impl Drop for Tracer {
             put_back(&self.instance, &mut self.restore);
             let _ = std::fs::remove_dir(&self.instance);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn event_lists() {
+        assert_eq!(
+            TraceSetup::parse_events("none").unwrap(),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            TraceSetup::parse_events("irq, sched:sched_switch").unwrap(),
+            vec!["irq/irq_handler_entry", "irq/irq_handler_exit"],
+            "required events are not repeated"
+        );
+        assert_eq!(
+            TraceSetup::parse_events("default").unwrap(),
+            TraceSetup::default().optional
+        );
+        assert_eq!(
+            TraceSetup::parse_events("softirq,irq_vectors:local_timer_entry").unwrap(),
+            vec![
+                "irq/softirq_entry",
+                "irq/softirq_exit",
+                "irq_vectors/local_timer_entry"
+            ]
+        );
+        let e = TraceSetup::parse_events("irq,../../x")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("'../../x' is not a tracepoint"), "{e}");
     }
 }
