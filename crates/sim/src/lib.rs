@@ -19,9 +19,10 @@ pub mod report;
 
 pub use config::{
     Activation, ConfigError, ExecTime, IrqArrival, Kernel, ListScanKernel, SimConfig, SimIrq,
-    SimLockCosts, SimProtocol, SimResource, SimSection, SimTask, SwitchCost, TickKernel, Tickless,
+    SimDevice, SimLockCosts, SimOutput, SimProtocol, SimResource, SimSection, SimTask, SwitchCost,
+    TickKernel, Tickless, WaitMode,
 };
-pub use engine::{fmt_ns, Sim, SimOptions, TickRow};
+pub use engine::{fmt_ns, DeviceStats, Sim, SimOptions, TickRow};
 pub use from_system::{from_system, ExecMode, FromSystemError, FromSystemOptions, IrqMode};
 pub use length::{run_length, LengthError, LengthNames};
 pub use report::SimReport;

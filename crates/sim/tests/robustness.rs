@@ -48,6 +48,8 @@ fn random_cfg(rng: &mut ChaCha8Rng, k: usize) -> SimConfig {
     let mut cfg = SimConfig {
         resources: vec![],
         lock_costs: Default::default(),
+        devices: vec![],
+        outputs: vec![],
         tick_period: tick,
         tick_hz: None,
         irq_entry: Picos(rng.gen_range(0..=200_000)),
