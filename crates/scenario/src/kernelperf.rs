@@ -24,7 +24,9 @@ use crate::{run_err, Info, Options, Outcome, ScenarioError};
 use latscope_core::Picos;
 use latscope_model::overheads::listscan::ListScanCosts;
 use latscope_model::system::{KernelCosts, System};
-use latscope_sim::{from_system, ExecTime, FromSystemOptions, SimConfig, SimDevice, SimOutput, WaitMode};
+use latscope_sim::{
+    from_system, ExecTime, FromSystemOptions, SimConfig, SimDevice, SimOutput, WaitMode,
+};
 
 pub const INFO: Info = Info {
     name: "kernelperf",
@@ -368,7 +370,7 @@ impl UartRun {
 
 /// The UART as the simulator's device: one character per frame time, the FIFO's depth.
 fn uart_device(baud: f64, fifo: f64) -> Result<SimDevice, ScenarioError> {
-    if !(baud >= 1.0 && baud <= 1e9 && fifo >= 0.0 && fifo <= 1e6) {
+    if !((1.0..=1e9).contains(&baud) && (0.0..=1e6).contains(&fifo)) {
         return Err(run_err(NAME)(format!(
             "UART figures out of range: {baud} Bd, FIFO of {fifo}"
         )));
@@ -435,7 +437,8 @@ fn uart_run(
 }
 
 /// How a yes/no prediction is compared.
-const YES_NO: &str = "a yes/no compared exactly (latscope's 1 = yes, 0 = no): the document states the \
+const YES_NO: &str =
+    "a yes/no compared exactly (latscope's 1 = yes, 0 = no): the document states the \
      outcome in words, without a figure whose reading could widen it";
 
 /// Test cases 3-8: thread 0 prints 30, 40 or 50 characters per activation through a UART
@@ -445,7 +448,8 @@ fn uart_cases(sys: &System, opts: &Options, out: &mut Outcome) -> Result<(), Sce
     let f = figures();
     let value = |id: &str| f.get(id).map(|g| g.value).unwrap_or(f64::NAN);
     let dev = uart_device(value("baud"), value("FIFO"))?;
-    out.rows.push(f.input("UART baud rate", "baud", value("baud")));
+    out.rows
+        .push(f.input("UART baud rate", "baud", value("baud")));
     out.rows
         .push(f.input("UART transmit FIFO", "FIFO", dev.capacity as f64));
     for (id, cases) in [
@@ -603,7 +607,9 @@ fn overload(sys: &System, opts: &Options, out: &mut Outcome) -> Result<(), Scena
     let heaviest = loads.last();
     let pushed = first.is_some_and(|i| loads[i..].iter().all(|l| l.pushed))
         && heaviest.is_some_and(|l| l.period_ms > 8.0);
-    let fair = loads.iter().all(|l| l.jobs.0 > 0 && l.jobs.0 + 1 >= l.jobs.1);
+    let fair = loads
+        .iter()
+        .all(|l| l.jobs.0 > 0 && l.jobs.0 + 1 >= l.jobs.1);
     let us0 = |p: Picos| p.as_us_f64();
     let sweep = format!(
         "threads 1-15 swept from test case 0's {:.0} us to {:.0} us in {:.0} us steps, {:.1} s each (the document gives no loop counts or run times for test cases 1 and 2, only that the loops were lengthened until the threads needed more than a tick)",
@@ -612,7 +618,14 @@ fn overload(sys: &System, opts: &Options, out: &mut Outcome) -> Result<(), Scena
         us0(Picos(base.0 / 20)),
         dur.as_secs_f64()
     );
-    let uses = ["check", "insert base", "insert step", "switch", "tick", "threads"];
+    let uses = [
+        "check",
+        "insert base",
+        "insert step",
+        "switch",
+        "tick",
+        "threads",
+    ];
     let (first_us, heavy) = (
         first.map_or(f64::NAN, |i| us0(loads[i].work)),
         heaviest.map_or((f64::NAN, 0), |l| (l.period_ms, l.lost)),
@@ -736,7 +749,10 @@ mod tests {
         for len in [40u32, 50] {
             let busy = uart_run(&sys, &dev, len, PutString::BusyWait, dur).expect("busy");
             let susp = uart_run(&sys, &dev, len, PutString::Suspend, dur).expect("suspend");
-            assert!(!busy.tick_kept() && susp.tick_kept(), "{len}: {busy:?} {susp:?}");
+            assert!(
+                !busy.tick_kept() && susp.tick_kept(),
+                "{len}: {busy:?} {susp:?}"
+            );
             assert!(busy.spins > 0 && busy.suspensions == 0 && busy.skipped == 0);
             assert!(susp.spins == 0 && susp.suspensions > 0 && susp.skipped > 0);
             // Busy-waiting hands the pace to the line: one string per len x 10 bits at

@@ -464,7 +464,9 @@ impl SimConfig {
                 return Err(terr(format!("output to an unknown device {}", o.device)));
             }
             if o.items == 0 || o.put_cost.0 < 0 {
-                return Err(terr("output needs at least one item and a put cost >= 0".into()));
+                return Err(terr(
+                    "output needs at least one item and a put cost >= 0".into(),
+                ));
             }
             if self.outputs[..k].iter().any(|p| p.task == o.task) {
                 return Err(terr("more than one output".into()));

@@ -19,8 +19,8 @@ mod resources;
 
 use crate::config::*;
 use crate::report::*;
-use devices::OutState;
 pub use devices::DeviceStats;
+use devices::OutState;
 use latscope_core::capture::{Capture, DigitalChannel};
 use latscope_core::Picos;
 use rand::{Rng, SeedableRng};

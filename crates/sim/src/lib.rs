@@ -18,8 +18,8 @@ pub mod offsets;
 pub mod report;
 
 pub use config::{
-    Activation, ConfigError, ExecTime, IrqArrival, Kernel, ListScanKernel, SimConfig, SimIrq,
-    SimDevice, SimLockCosts, SimOutput, SimProtocol, SimResource, SimSection, SimTask, SwitchCost,
+    Activation, ConfigError, ExecTime, IrqArrival, Kernel, ListScanKernel, SimConfig, SimDevice,
+    SimIrq, SimLockCosts, SimOutput, SimProtocol, SimResource, SimSection, SimTask, SwitchCost,
     TickKernel, Tickless, WaitMode,
 };
 pub use engine::{fmt_ns, DeviceStats, Sim, SimOptions, TickRow};
