@@ -554,6 +554,15 @@ fn uart_cases(sys: &System, opts: &Options, out: &mut Outcome) -> Result<(), Sce
             }
         }
     }
+    // Captures of the first 200 ms of 40 characters both ways (test cases 4 and 7): the
+    // stretched cycles against the kept 8 ms.
+    if opts.out_dir.is_some() {
+        for (case, mode) in [(4, PutString::BusyWait), (7, PutString::Suspend)] {
+            let cfg = uart_config(sys, &dev, value("TC4 string") as u32, mode)?;
+            let sim = simulate_config(NAME, cfg, &sys.source, Picos::from_ms(200), true)?;
+            write_vcd(NAME, &sim, opts, out, &format!("kernelperf-tc{case}.vcd"))?;
+        }
+    }
     out.notes.push(
         "UART cases (3-8) run through the simulator: the UART is a device sending one \
          character per 10 bit times (8N1 assumed; the document gives the baud rate only) \
