@@ -100,7 +100,7 @@ fn table_from_json_results() {
         rows[0].starts_with("| `tickless-idle` |") && rows[0].contains("none"),
         "{t}"
     );
-    assert!(rows[1].contains("5 of 5 within tolerance"), "{t}");
+    assert!(rows[1].contains("11 of 11 within tolerance"), "{t}");
     assert!(t.starts_with("<!-- scenario table: "), "{t}");
 }
 

@@ -23,7 +23,6 @@ mod row;
 mod simulated;
 pub mod terminal;
 mod tickless;
-mod uart;
 
 pub use audit::{audit, derived_from_figure, misses};
 pub use documents::Document;

@@ -188,6 +188,45 @@ pub struct Tickless {
     pub switch_extra: Picos,
 }
 
+/// A transmit device with a FIFO, drained at a fixed rate (a UART: one character per
+/// frame time at the baud rate). Items written while the line is idle start at once;
+/// the FIFO holds the items waiting behind the one on the line, so `capacity + 1` items
+/// fit before a writer must wait. Its two flags are what the writers wait for: "room"
+/// (the FIFO holds fewer than `capacity`) and "FIFO empty" (nothing waits behind the
+/// item on the line; the PL011's TXFE).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SimDevice {
+    pub name: String,
+    /// Time one item occupies the line (UART: frame bits / baud rate).
+    pub item_time: Picos,
+    /// FIFO entries behind the item on the line.
+    pub capacity: u32,
+}
+
+/// What a writer does when the device's FIFO is full.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WaitMode {
+    /// Busy-waits for room: the thread keeps the CPU (charged as its own execution) until
+    /// the item on the line has gone and an entry frees.
+    Spin,
+    /// Suspends until the FIFO-empty flag: the thread leaves the CPU, and the list-scan
+    /// scheduler's status check puts it back on the run queue at the first scheduler run
+    /// that finds the flag set.
+    Suspend,
+}
+
+/// Output written at the end of every job of task `task`: `items` items to `device`, each
+/// costing `put_cost` of the task's CPU time, waiting as `wait` says when the FIFO is full.
+/// The job completes when its last item is in the FIFO (not when it has been sent).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SimOutput {
+    pub task: usize,
+    pub device: usize,
+    pub items: u32,
+    pub put_cost: Picos,
+    pub wait: WaitMode,
+}
+
 /// Everything the engine needs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SimConfig {
@@ -207,6 +246,10 @@ pub struct SimConfig {
     /// Shared resources (empty: none).
     pub resources: Vec<SimResource>,
     pub lock_costs: SimLockCosts,
+    /// Transmit devices (empty: none; see [`SimDevice`]).
+    pub devices: Vec<SimDevice>,
+    /// Task outputs to those devices, at most one per task (list-scan kernel only).
+    pub outputs: Vec<SimOutput>,
 }
 
 /// Why a configuration cannot be simulated.
@@ -342,6 +385,7 @@ impl SimConfig {
                 }
             }
         }
+        self.check_devices()?;
         if let Some(tl) = &self.tickless {
             if tl.min_idle_ticks < 2 {
                 return Err(ConfigError::Other(
@@ -388,6 +432,49 @@ impl SimConfig {
                         "list-scan costs must be >= 0 and the insertion table non-empty".into(),
                     ));
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// Devices drain at a positive rate into a FIFO whose span of time fits in `i64`;
+    /// outputs name a known task and device, one per task, in list-scan mode.
+    fn check_devices(&self) -> Result<(), ConfigError> {
+        for d in &self.devices {
+            let span = d.item_time.0.checked_mul(d.capacity as i64 + 1);
+            if d.item_time.0 <= 0 || span.is_none() {
+                return Err(ConfigError::Other(format!(
+                    "device '{}': need an item time > 0 and item time x (capacity + 1) within i64 picoseconds",
+                    d.name
+                )));
+            }
+        }
+        for (k, o) in self.outputs.iter().enumerate() {
+            let Some(t) = self.tasks.get(o.task) else {
+                return Err(ConfigError::Other(format!(
+                    "output {k}: unknown task {}",
+                    o.task
+                )));
+            };
+            let terr = |w: String| ConfigError::Task {
+                task: t.name.clone(),
+                what: w,
+            };
+            if self.devices.get(o.device).is_none() {
+                return Err(terr(format!("output to an unknown device {}", o.device)));
+            }
+            if o.items == 0 || o.put_cost.0 < 0 {
+                return Err(terr(
+                    "output needs at least one item and a put cost >= 0".into(),
+                ));
+            }
+            if self.outputs[..k].iter().any(|p| p.task == o.task) {
+                return Err(terr("more than one output".into()));
+            }
+            if !matches!(self.kernel, Kernel::ListScan(_)) {
+                return Err(terr(
+                    "device output is modelled for the list-scan kernel only".into(),
+                ));
             }
         }
         Ok(())

@@ -14,10 +14,13 @@
 //!    then the deferred switch (PendSV), then the tick (SysTick) — PendSV and SysTick
 //!    share the lowest priority and the lower exception number (PendSV) is taken first.
 
+mod devices;
 mod resources;
 
 use crate::config::*;
 use crate::report::*;
+pub use devices::DeviceStats;
+use devices::OutState;
 use latscope_core::capture::{Capture, DigitalChannel};
 use latscope_core::Picos;
 use rand::{Rng, SeedableRng};
@@ -285,6 +288,15 @@ pub struct Sim {
     res_stats: Vec<ResStat>,
     res_ch: Vec<(bool, bool)>,
 
+    // devices (engine/devices.rs)
+    /// Index into `cfg.outputs` of each task's output.
+    out_of: Vec<Option<usize>>,
+    out_left: Vec<u32>,
+    out_state: Vec<OutState>,
+    /// Instant each device's line goes idle.
+    dev_idle_at: Vec<i64>,
+    dev_stats: Vec<DeviceStats>,
+
     // capture
     edges: Option<Vec<Vec<i64>>>,
     cur_ch: usize,
@@ -435,6 +447,10 @@ impl Sim {
             irq_cost.push(el);
         }
         let base: Vec<u32> = prio.clone();
+        let mut out_of = vec![None; n];
+        for (k, o) in cfg.outputs.iter().enumerate() {
+            out_of[o.task] = Some(k);
+        }
         let mut sim = Sim {
             n,
             idle,
@@ -566,6 +582,18 @@ impl Sim {
             irq_cost,
             res_stats: vec![ResStat::default(); nres],
             res_ch: vec![(false, false); nres],
+            out_of,
+            out_left: vec![0; n],
+            out_state: vec![OutState::Off; n],
+            dev_idle_at: vec![0; cfg.devices.len()],
+            dev_stats: cfg
+                .devices
+                .iter()
+                .map(|d| DeviceStats {
+                    name: d.name.clone(),
+                    ..DeviceStats::default()
+                })
+                .collect(),
             edges: opts.capture.then(|| vec![Vec::new(); nch]),
             cur_ch: idle,
             cfg,
@@ -1238,11 +1266,15 @@ impl Sim {
             return;
         };
         let check = k.check_cost.0;
-        let ins_last = k.insert_cost.len() - 1;
         let mut cost = 0i64;
         let mut rel = 0u32;
         for i in 0..self.n {
             cost += check;
+            // A writer suspended on a full FIFO goes back on the run queue once the
+            // status check finds the FIFO-empty flag set.
+            if self.out_state[i] == OutState::Suspended && self.output_flag_set(i) {
+                cost += self.ls_enqueue(i);
+            }
             self.ls_counter[i] -= 1;
             if self.ls_counter[i] > 0 {
                 continue;
@@ -1253,23 +1285,33 @@ impl Sim {
                 self.overruns[i] += 1;
                 continue;
             }
-            let p = self.prio[i];
-            let pos = self
-                .run_queue
-                .iter()
-                .position(|&x| self.prio[x as usize] < p)
-                .unwrap_or(self.run_queue.len());
-            let Kernel::ListScan(k) = &self.cfg.kernel else {
-                return;
-            };
-            cost += k.insert_cost[pos.min(ins_last)].0;
-            self.run_queue.insert(pos, i as u32);
-            self.ls_in_queue[i] = true;
+            cost += self.ls_enqueue(i);
             self.release_job(i, ft);
             rel += 1;
         }
         self.note_tick(ft, cost, rel);
         self.push_frame(FrameKind::Sched, cost, ft);
+    }
+
+    /// Puts thread `i` on the run queue behind every queued thread of equal or higher
+    /// priority; returns the insertion's cost.
+    fn ls_enqueue(&mut self, i: usize) -> i64 {
+        let p = self.prio[i];
+        let pos = self
+            .run_queue
+            .iter()
+            .position(|&x| self.prio[x as usize] < p)
+            .unwrap_or(self.run_queue.len());
+        self.run_queue.insert(pos, i as u32);
+        self.ls_in_queue[i] = true;
+        match &self.cfg.kernel {
+            Kernel::ListScan(k) => k
+                .insert_cost
+                .get(pos)
+                .or(k.insert_cost.last())
+                .map_or(0, |c| c.0),
+            Kernel::Tick(_) => 0,
+        }
     }
 
     fn begin_wake(&mut self) {
@@ -1378,8 +1420,15 @@ impl Sim {
         let Some(i) = self.task_running() else {
             return;
         };
-        if !self.step_ops(i) {
-            // a step of the job ended (a section begins or ends, the task blocked)
+        // A job with output writes it after its own execution (engine/devices.rs).
+        let done = if self.out_state[i] != OutState::Off {
+            self.output_step(i)
+        } else {
+            self.step_ops(i) && self.output_begin(i)
+        };
+        if !done {
+            // a step of the job ended (a section begins or ends, the task blocked, an
+            // output step ended or the writer suspended)
             let c = self.context_channel();
             self.set_channel(c);
             return;

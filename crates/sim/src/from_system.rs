@@ -317,6 +317,8 @@ pub fn from_system(sys: &System, o: &FromSystemOptions) -> Result<SimConfig, Fro
             unlock: res.costs.unlock,
             inherit: res.costs.inherit,
         },
+        devices: Vec::new(),
+        outputs: Vec::new(),
     };
     cfg.validate().map_err(|err| FromSystemError::Config {
         source_name: sys.source.clone(),

@@ -18,10 +18,11 @@ pub mod offsets;
 pub mod report;
 
 pub use config::{
-    Activation, ConfigError, ExecTime, IrqArrival, Kernel, ListScanKernel, SimConfig, SimIrq,
-    SimLockCosts, SimProtocol, SimResource, SimSection, SimTask, SwitchCost, TickKernel, Tickless,
+    Activation, ConfigError, ExecTime, IrqArrival, Kernel, ListScanKernel, SimConfig, SimDevice,
+    SimIrq, SimLockCosts, SimOutput, SimProtocol, SimResource, SimSection, SimTask, SwitchCost,
+    TickKernel, Tickless, WaitMode,
 };
-pub use engine::{fmt_ns, Sim, SimOptions, TickRow};
+pub use engine::{fmt_ns, DeviceStats, Sim, SimOptions, TickRow};
 pub use from_system::{from_system, ExecMode, FromSystemError, FromSystemOptions, IrqMode};
 pub use length::{run_length, LengthError, LengthNames};
 pub use report::SimReport;

@@ -398,6 +398,8 @@ fn list_scan(tasks: Vec<SimTask>) -> SimConfig {
     SimConfig {
         resources: vec![],
         lock_costs: Default::default(),
+        devices: vec![],
+        outputs: vec![],
         tick_period: ms(8),
         tick_hz: None,
         irq_entry: Picos::ZERO,
@@ -680,6 +682,8 @@ fn list_scan_thread_end_at_tick_instant() {
     let cfg = SimConfig {
         resources: vec![],
         lock_costs: Default::default(),
+        devices: vec![],
+        outputs: vec![],
         tick_period: ms(8),
         tick_hz: None,
         irq_entry: Picos::ZERO,

@@ -38,6 +38,8 @@ pub fn tick_cfg(
     SimConfig {
         resources: vec![],
         lock_costs: Default::default(),
+        devices: vec![],
+        outputs: vec![],
         tick_period: ms(1),
         tick_hz: None,
         irq_entry: Picos::ZERO,
