@@ -126,11 +126,13 @@ pub struct Args {
     /// Which line --write stores
     #[arg(long, value_enum, default_value = "upper")]
     pub line: LineArg,
-    /// System file to update in place with the fitted parameters
+    /// System file to update in place with the fitted parameters (it must exist and parse:
+    /// that is checked before fitting)
     #[arg(long)]
     pub write: Option<PathBuf>,
-    /// With --write: write the updated system here instead of in place
-    #[arg(long, requires = "write")]
+    /// With --write: write the updated system here instead of in place (`--out`, the old
+    /// spelling, is kept as a hidden alias for one release)
+    #[arg(long = "output", short = 'o', alias = "out", requires = "write", value_name = "FILE")]
     pub out: Option<PathBuf>,
     /// Write the fit as JSON (`-` for standard output)
     #[arg(long)]
@@ -153,6 +155,66 @@ fn cpu_hz(args: &Args) -> anyhow::Result<Option<u64>> {
         Some(p) => Ok(System::from_path(p).ok().map(|s| s.platform.cpu_hz)),
         None => Ok(None),
     }
+}
+
+/// The system description `--write` will update, read before fitting. A missing file is
+/// not created: a system description needs its tasks and platform, which a fit does not
+/// give, so the message says where one comes from.
+fn read_write_target(path: &std::path::Path) -> anyhow::Result<System> {
+    if !path.exists() {
+        anyhow::bail!(
+            "--write {}: no such file; --write updates the kernel costs of an existing system \
+             description (draft one with `latscope trace REC --system-out FILE` or \
+             `latscope generate`, or copy examples/system.toml)",
+            path.display()
+        );
+    }
+    System::from_path(path)
+        .with_context(|| format!("reading system description {} (--write)", path.display()))
+}
+
+/// Whether the fitted tick or switch cost includes the interrupt entry `L`. `analyze` and
+/// `simulate` add the platform's `irq_entry_cycles` to every tick and switch (equations
+/// (1) and (2) of Miranda, de Oliveira, Carminati: Analysis of FreeRTOS Overheads on
+/// Periodic Tasks), so a cost that already contains it is charged twice: that paper's
+/// 1.5 us tick base becomes 1.642857 us with its 12 entry cycles at 84 MHz. The fit cannot
+/// see where a CSV's durations were timed from, so it says what it assumes.
+fn entry_note(target: Target, recording: bool, system: Option<&System>) -> String {
+    let what = if target == Target::Tick {
+        "tick_base and the per-release costs"
+    } else {
+        "the switch costs"
+    };
+    let source = if recording {
+        "the recording's handler and switch events are stamped by code inside the kernel, \
+         after the hardware's interrupt entry, so these samples do not include it"
+    } else {
+        "these samples include it only if they were timed from the interrupt request (an IRQ \
+         pin, the timer's output) rather than from the handler's first instruction"
+    };
+    let charged = match system {
+        Some(sys) => {
+            let l = sys.platform.irq_entry();
+            if l.0 > 0 {
+                format!(
+                    "the system file charges irq_entry_cycles = {} ({:.3} ns) on top of {what}; \
+                     if the samples include the entry, subtract it or set irq_entry_cycles = 0",
+                    sys.platform.irq_entry_cycles,
+                    l.0 as f64 / 1000.0
+                )
+            } else {
+                format!(
+                    "the system file charges no interrupt entry (irq_entry_cycles = 0), so {what} \
+                     must include it where the hardware has one"
+                )
+            }
+        }
+        None => format!(
+            "analyze adds the system file's irq_entry_cycles on top of {what}; with \
+             entry in the samples it is counted twice (1.5 us + 12 cycles at 84 MHz = 1.642857 us)"
+        ),
+    };
+    format!("interrupt entry: {source}; {charged}")
 }
 
 fn print_fit(name: &str, r: &FitResult, target: Target) {
@@ -246,6 +308,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         TargetArg::Unlock => Target::Unlock,
         TargetArg::Inherit => Target::Inherit,
     };
+    // The file --write updates is read before the fit, so a missing or broken one is
+    // reported before any figure is printed (not after, as if the fit had failed).
+    let system = match &args.write {
+        Some(path) => Some(read_write_target(path)?),
+        None => None,
+    };
     let hz = cpu_hz(&args)?;
     let recording = args
         .csv
@@ -293,9 +361,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if !to_stdout {
         print_fit(&name, &r, target);
     }
-    if let Some(path) = &args.write {
-        let mut sys = System::from_path(path)
-            .with_context(|| format!("reading system description {}", path.display()))?;
+    if matches!(target, Target::Tick | Target::Switch | Target::SwitchOptimised) && !to_stdout {
+        println!(
+            "{}",
+            entry_note(target, recording.is_some(), system.as_ref())
+        );
+    }
+    if let (Some(path), Some(mut sys)) = (&args.write, system) {
         let model: Fitted = match args.line {
             LineArg::Upper => r.safe_model(),
             LineArg::Lsq => r.least_squares_model(),
