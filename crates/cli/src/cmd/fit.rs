@@ -185,36 +185,44 @@ fn entry_note(target: Target, recording: bool, system: Option<&System>) -> Strin
     } else {
         "the switch costs"
     };
-    let source = if recording {
-        "the recording's handler and switch events are stamped by code inside the kernel, \
-         after the hardware's interrupt entry, so these samples do not include it"
-    } else {
-        "these samples include it only if they were timed from the interrupt request (an IRQ \
-         pin, the timer's output) rather than from the handler's first instruction"
-    };
-    let charged = match system {
-        Some(sys) => {
-            let l = sys.platform.irq_entry();
-            if l.0 > 0 {
-                format!(
-                    "the system file charges irq_entry_cycles = {} ({:.3} ns) on top of {what}; \
-                     if the samples include the entry, subtract it or set irq_entry_cycles = 0",
-                    sys.platform.irq_entry_cycles,
-                    l.0 as f64 / 1000.0
-                )
-            } else {
-                format!(
-                    "the system file charges no interrupt entry (irq_entry_cycles = 0), so {what} \
-                     must include it where the hardware has one"
-                )
-            }
-        }
-        None => format!(
-            "analyze adds the system file's irq_entry_cycles on top of {what}; with \
-             entry in the samples it is counted twice (1.5 us + 12 cycles at 84 MHz = 1.642857 us)"
+    let entry = system.map(|sys| (sys.platform.irq_entry_cycles, sys.platform.irq_entry().0));
+    let verdict = match (recording, entry) {
+        (true, Some((0, _))) => format!(
+            "the recording's handler and switch events are stamped inside the kernel, after \
+             the interrupt entry, so {what} exclude it, and the system file charges none \
+             (irq_entry_cycles = 0): set irq_entry_cycles to the hardware's entry (12 cycles \
+             on a Cortex-M4) or the bounds leave it out"
+        ),
+        (true, Some((cycles, ps))) => format!(
+            "the recording's handler and switch events are stamped inside the kernel, after \
+             the interrupt entry, so {what} exclude it; analyze adds the system file's \
+             irq_entry_cycles = {cycles} ({:.3} ns) to each",
+            ps as f64 / 1000.0
+        ),
+        (true, None) => format!(
+            "the recording's handler and switch events are stamped inside the kernel, after \
+             the interrupt entry, so {what} exclude it; analyze adds the system file's \
+             irq_entry_cycles to each"
+        ),
+        (false, Some((0, _))) => format!(
+            "the system file charges none (irq_entry_cycles = 0), so {what} are right only if \
+             these samples were timed from the interrupt request (an IRQ pin, the timer's \
+             output), which includes the entry"
+        ),
+        (false, Some((cycles, ps))) => format!(
+            "analyze adds the system file's irq_entry_cycles = {cycles} ({:.3} ns) to {what}, \
+             so if these samples were timed from the interrupt request (an IRQ pin, the \
+             timer's output) rather than the handler's first instruction the entry is counted \
+             twice: subtract it, or set irq_entry_cycles = 0",
+            ps as f64 / 1000.0
+        ),
+        (false, None) => format!(
+            "analyze adds the system file's irq_entry_cycles to {what}; samples timed from the \
+             interrupt request already include it and count it twice (1.5 us + 12 cycles at \
+             84 MHz = 1.642857 us in Miranda, de Oliveira, Carminati)"
         ),
     };
-    format!("interrupt entry: {source}; {charged}")
+    format!("interrupt entry: {verdict}")
 }
 
 fn print_fit(name: &str, r: &FitResult, target: Target) {

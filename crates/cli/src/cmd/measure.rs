@@ -243,10 +243,15 @@ fn tour_short(duration: Option<&str>, loops: bool) -> Option<String> {
         return duration.map(str::to_string);
     };
     let ns = (d.0 / 1000 / TOUR_SHORT_DIVISOR).max(1);
+    let short = if ns % 1_000_000 == 0 {
+        format!("{}ms", ns / 1_000_000)
+    } else {
+        format!("{ns}ns")
+    };
     crate::ui::note(format_args!(
-        "LATSCOPE_TOUR_SHORT=1: measuring {ns}ns instead of {given}"
+        "LATSCOPE_TOUR_SHORT=1: measuring {short} instead of {given}"
     ));
-    Some(format!("{ns}ns"))
+    Some(short)
 }
 
 /// How much `LATSCOPE_TOUR_SHORT=1` shortens a measurement.
