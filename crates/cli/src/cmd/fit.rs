@@ -51,6 +51,8 @@ pub enum LineArg {
   latscope fit --target tick --trace 0=idle.json --trace 5=five.json --trace 10=all.json \\
       --measurement SysTick --stat max --write system.toml
   latscope fit takes.csv --target lock --y duration --write system.toml
+  latscope fit examples/ticks.csv --target tick --x released --y cycles --unit cycles \\
+      --write examples/system.toml -o fitted.toml
 
 The CSV needs a header row; columns are chosen by name or as #N (0-based); separators
 `,` `;` or tab. x cells are counts: whole numbers >= 0 (`3`, or `3.0` as spreadsheets write
@@ -63,7 +65,11 @@ envelope (the largest y at each distinct x); the excess at each x is printed. Th
 model is piecewise: tick_base (x = 0), tick_first_release (x = 1), then a line of slope
 tick_per_release whose value at x = 2 sets tick_last_release. --write stores the safe
 model (or least squares with --line lsq), rounded up to the picosecond, into the system
-file's [kernel.costs], changing only the keys the fit sets.
+file's [kernel.costs], changing only the keys the fit sets; the file must exist and parse
+(checked before fitting), and -o/--output writes the result elsewhere.
+For tick and switch fits a line `interrupt entry:` says whether the samples can include
+the hardware's interrupt entry and whether the system file charges it (irq_entry_cycles),
+so that it is counted once.
 With --trace each `latscope trace --json` result gives one sample: x as written before
 the `=`, y the chosen statistic of the named measurement (`line` in the output is then
 the --trace index).
@@ -132,7 +138,13 @@ pub struct Args {
     pub write: Option<PathBuf>,
     /// With --write: write the updated system here instead of in place (`--out`, the old
     /// spelling, is kept as a hidden alias for one release)
-    #[arg(long = "output", short = 'o', alias = "out", requires = "write", value_name = "FILE")]
+    #[arg(
+        long = "output",
+        short = 'o',
+        alias = "out",
+        requires = "write",
+        value_name = "FILE"
+    )]
     pub out: Option<PathBuf>,
     /// Write the fit as JSON (`-` for standard output)
     #[arg(long)]
@@ -369,7 +381,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if !to_stdout {
         print_fit(&name, &r, target);
     }
-    if matches!(target, Target::Tick | Target::Switch | Target::SwitchOptimised) && !to_stdout {
+    if matches!(
+        target,
+        Target::Tick | Target::Switch | Target::SwitchOptimised
+    ) && !to_stdout
+    {
         println!(
             "{}",
             entry_note(target, recording.is_some(), system.as_ref())
