@@ -13,7 +13,9 @@ A trace recorder built into the kernel (validation/freertos/tracerecorder/,
 validation/freertos/systemview/) reads its timestamps from the Cortex-M cycle counter
 (DWT_CYCCNT, 0xE0001004), which this driver serves as the same clock it records with;
 --dump writes a recorder's RAM buffer out at the end; --tick-fn calls a harness wrapper
-that marks the tick interrupt's entry and exit for the recorder.
+that marks the tick interrupt's entry and exit for the recorder. --gpio records the pins a
+harness built with gpio/harness_gpio.c drives (tick ISR, task A) plus the tick timer's
+output, and writes them as a sigrok session at the CPU clock (one sample per cycle).
 
 Time is the executed instruction count, 1 instruction = 1 cycle at 84 MHz (the clock of
 Miranda, de Oliveira, Carminati: Analysis of FreeRTOS Overheads on Periodic Tasks). The
@@ -38,6 +40,9 @@ TICK = CPU_HZ // 1000
 STOP = 0x0900_0000  # return address of every call: emulation stops when the PC gets there
 PPB = 0xE000_0000  # Cortex-M private peripheral bus (DWT, SCB, CoreDebug)
 DWT_PAGE = 0xE000_1000  # DWT_CTRL at +0, DWT_CYCCNT at +4
+GPIO_PAGE = 0x4001_0000  # STM32F1 APB2 peripherals; GPIOB_BSRR at +0xC10 (--gpio)
+GPIO_BSRR = 0x4001_0C10
+GPIO_PINS = ["IRQ", "SysTick", "Task"]  # pin n = bit n (gpio/harness_gpio.c)
 # Table 1 of Miranda, de Oliveira, Carminati: the ten periods (ms). Priorities here are
 # rate monotonic (the paper runs all ten at priority 2; distinct priorities make
 # preemption, which the response-time check needs).
@@ -73,6 +78,16 @@ class Kernel:
         self.dwt_ctrl = 0
         self.count = 0
         self.uc.hook_add(UC_HOOK_CODE, self._hook)
+        self.gpio_writes = None  # (cycles, BSRR value) with --gpio
+
+    def record_gpio(self):
+        """Maps the GPIO port and records every write to its set/reset register."""
+        self.gpio_writes = []
+        self.uc.mmio_map(GPIO_PAGE, 0x1000, lambda *_: 0, None, self._gpio_write, None)
+
+    def _gpio_write(self, uc, offset, size, value, data):
+        if GPIO_PAGE + offset == GPIO_BSRR:
+            self.gpio_writes.append((self.now(), value))
 
     def now(self):
         """The clock as a recorder inside the current call sees it (cycles)."""
@@ -116,6 +131,54 @@ class Kernel:
         self.uc.mem_write(self.sym[name] + 4 * index, value.to_bytes(4, "little"))
 
 
+def write_sigrok(path, writes, ticks):
+    """Writes the pins as a sigrok session (.sr: a zip of `version`, an INI `metadata` and
+    the samples, one byte per sample, in `logic-1-N` chunks) at the CPU clock, so every
+    edge lands on the cycle the kernel wrote it. Pin 0 (IRQ) is the tick timer's compare
+    output: high from each tick's due instant for half a tick. The capture ends at the
+    last tick's due instant plus one tick."""
+    import zipfile
+
+    edges = []  # (cycle, pin, level)
+    for tick in range(1, ticks + 1):
+        edges.append((tick * TICK, 0, 1))
+        edges.append((tick * TICK + TICK // 2, 0, 0))
+    for t, value in writes:
+        for pin in range(1, len(GPIO_PINS)):
+            if value & (1 << pin):
+                edges.append((t, pin, 1))
+            if value & (1 << (pin + 16)):
+                edges.append((t, pin, 0))
+    edges.sort(key=lambda e: e[0])  # stable: writes at one instant keep their order
+    total = (ticks + 1) * TICK
+    samples = bytearray(total)
+    level, at = 0, 0
+    for t, pin, v in edges:
+        t = min(t, total)
+        if t > at:
+            samples[at:t] = bytes([level]) * (t - at)
+            at = t
+        level = (level | (1 << pin)) if v else (level & ~(1 << pin))
+    samples[at:total] = bytes([level]) * (total - at)
+    meta = ["[global]", "sigrok version=0.5.2", "", "[device 1]", "capturefile=logic-1",
+            f"total probes={len(GPIO_PINS)}", f"samplerate={CPU_HZ // 1_000_000} MHz",
+            "total analog=0"]
+    meta += [f"probe{i + 1}={name}" for i, name in enumerate(GPIO_PINS)]
+    meta += ["unitsize=1", ""]
+    chunk = 4 << 20
+    # A fixed date for every entry, so the same run gives the same bytes.
+    stamp = (2024, 1, 1, 0, 0, 0)
+    with zipfile.ZipFile(path, "w") as z:
+        def put(name, data):
+            info = zipfile.ZipInfo(name, stamp)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            z.writestr(info, data, compresslevel=9)
+        put("version", "2")
+        put("metadata", "\n".join(meta))
+        for n, start in enumerate(range(0, total, chunk)):
+            put(f"logic-1-{n + 1}", bytes(samples[start:start + chunk]))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("elf")
@@ -130,8 +193,13 @@ def main():
     ap.add_argument("--events", action="store_true", help="also write events.csv (ground truth for recorders)")
     ap.add_argument("--dump", action="append", default=[], metavar="SYMBOL=FILE",
                     help="at the end, write the bytes of SYMBOL (e.g. a recorder's RAM buffer) to FILE")
+    ap.add_argument("--gpio", metavar="FILE.sr",
+                    help="record the harness's GPIO pins (gpio/harness_gpio.c) and the tick timer's output "
+                         "as a sigrok session")
     a = ap.parse_args()
     k = Kernel(a.elf)
+    if a.gpio:
+        k.record_gpio()
     order = sorted(range(10), key=lambda i: PERIODS_MS[i])
     prio = [0] * 10
     for rank, i in enumerate(order):
@@ -226,6 +294,8 @@ def main():
     write("jobs.csv", ["task", "release_cycles", "finish_cycles", "response_cycles"], jobs_rows)
     if a.events:
         write("events.csv", ["cycles", "event", "task"], events)
+    if a.gpio:
+        write_sigrok(a.gpio, k.gpio_writes, a.ticks)
     for spec in a.dump:
         sym, _, path = spec.partition("=")
         if sym not in k.sym or not path:

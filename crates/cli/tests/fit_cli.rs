@@ -602,3 +602,104 @@ fn cycles_need_the_clock_and_residuals_are_on_request() {
         .unwrap()
         .contains("tick_base = \"1.5us\""));
 }
+
+/// `--write` names a file that must exist and parse; both are checked before the fit, so
+/// the error comes before any figure (issue 24: it used to fail after printing the fit).
+#[test]
+fn write_target_is_checked_before_fitting() {
+    let d = tempfile::tempdir().unwrap();
+    let csv = write(
+        d.path(),
+        "t.csv",
+        "released,duration\n0,1.5us\n10,60.75us\n",
+    );
+    let missing = d.path().join("none.toml").display().to_string();
+    let o = fit_csv(&csv, &["--write", &missing]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        o.stdout.is_empty(),
+        "printed before refusing: {}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    assert!(
+        stderr(&o).contains("none.toml: no such file"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!Path::new(&missing).exists());
+    let broken = write(d.path(), "broken.toml", "[platform]\ncpu_hz = \"fast\"\n");
+    let o = fit_csv(&csv, &["--write", &broken]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        o.stdout.is_empty(),
+        "printed before refusing: {}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+}
+
+/// `-o/--output` writes the updated system elsewhere; `--out` (the old spelling) still
+/// does the same; the source file is left as it was.
+#[test]
+fn output_and_its_old_spelling_write_elsewhere() {
+    let d = tempfile::tempdir().unwrap();
+    let sys = write(d.path(), "sys.toml", SYSTEM);
+    let csv = write(
+        d.path(),
+        "t.csv",
+        "released,duration\n0,1.5us\n10,60.75us\n",
+    );
+    let mut outputs = Vec::new();
+    for flag in ["-o", "--output", "--out"] {
+        let dest = d.path().join(format!("new{flag}.toml"));
+        let o = fit_csv(&csv, &["--write", &sys, flag, &dest.display().to_string()]);
+        assert!(o.status.success(), "{flag}: {}", stderr(&o));
+        outputs.push(std::fs::read_to_string(&dest).unwrap());
+    }
+    assert!(
+        outputs[0].contains("tick_base = \"1.5us\""),
+        "{}",
+        outputs[0]
+    );
+    assert!(outputs.iter().all(|t| *t == outputs[0]));
+    assert_eq!(std::fs::read_to_string(&sys).unwrap(), SYSTEM);
+}
+
+/// The tick fit says how interrupt entry relates to the fitted costs, from the system
+/// file's irq_entry_cycles: with 12 cycles at 84 MHz the note names 142.857 ns (the
+/// difference between the FreeRTOS overheads paper's 1.5 us and 1.642857 us).
+#[test]
+fn tick_fit_says_whether_interrupt_entry_is_charged() {
+    let d = tempfile::tempdir().unwrap();
+    let csv = write(
+        d.path(),
+        "t.csv",
+        "released,duration\n0,1.5us\n10,60.75us\n",
+    );
+    let with_entry = write(
+        d.path(),
+        "entry.toml",
+        &SYSTEM.replace(
+            "cpu_hz = 84_000_000\n",
+            "cpu_hz = 84_000_000\nirq_entry_cycles = 12\n",
+        ),
+    );
+    let o = fit_csv(&csv, &["--write", &with_entry]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let note = out
+        .lines()
+        .find(|l| l.starts_with("interrupt entry:"))
+        .unwrap_or_else(|| panic!("no note in {out}"));
+    assert!(
+        note.contains("irq_entry_cycles = 12 (142.857 ns)"),
+        "{note}"
+    );
+    let without = write(d.path(), "plain.toml", SYSTEM);
+    let o = fit_csv(&csv, &["--write", &without]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("charges none (irq_entry_cycles = 0)"), "{out}");
+    // Without --write the note still names the double count.
+    let o = fit_csv(&csv, &[]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("1.642857 us"), "{out}");
+}

@@ -511,3 +511,56 @@ fn measure_probe_idle_reports_the_measured_idle_state_cost() {
         assert!(value.starts_with("not measured: "), "{value}");
     }
 }
+
+/// `LATSCOPE_TOUR_SHORT=1` (the README tour's test) measures a hundredth of --duration,
+/// and of the default 10 s, and says so; without it the duration is as given.
+#[test]
+fn tour_short_divides_the_duration_by_100() {
+    let dir = tempfile::tempdir().unwrap();
+    for (given, want_ns) in [(Some("50s"), 500_000_000u64), (None, 100_000_000)] {
+        let json = dir.path().join("short.json");
+        let mut cmd = common::latscope();
+        cmd.env("LATSCOPE_TOUR_SHORT", "1").args([
+            "measure",
+            "--allow-fallback",
+            "--json",
+            s(&json),
+        ]);
+        if let Some(d) = given {
+            cmd.args(["--duration", d]);
+        }
+        let out = cmd.output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{err}");
+        let v = read_json(&json);
+        assert_eq!(v["settings"]["duration_ns"], want_ns, "{given:?}");
+        assert!(
+            err.contains(&format!(
+                "measuring {}ms instead of {}",
+                want_ns / 1_000_000,
+                given.unwrap_or("10s")
+            )),
+            "{err}"
+        );
+    }
+    // Only the value 1 turns it on.
+    let json = dir.path().join("plain.json");
+    let out = common::latscope()
+        .env("LATSCOPE_TOUR_SHORT", "0")
+        .args([
+            "measure",
+            "--allow-fallback",
+            "--duration",
+            "300ms",
+            "--json",
+            s(&json),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(read_json(&json)["settings"]["duration_ns"], 300_000_000u64);
+}

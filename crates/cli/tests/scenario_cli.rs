@@ -134,3 +134,21 @@ fn list_names_documents_by_title() {
     ));
     assert!(!text.to_lowercase().contains("seed"), "{text}");
 }
+
+/// `scenario run -o DIR` writes the artefacts (the report among them) into DIR; `--output`
+/// and the old `--out` do the same.
+#[test]
+fn run_output_directory_and_its_old_spelling() {
+    let dir = tempfile::tempdir().unwrap();
+    for flag in ["-o", "--output", "--out"] {
+        let out_dir = dir.path().join(format!("out{flag}"));
+        let out = latscope()
+            .args(["scenario", "run", "kernelperf", "--quick", flag])
+            .arg(&out_dir)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{flag}: {out:?}");
+        let page = std::fs::read_to_string(out_dir.join("report.html")).unwrap();
+        assert!(page.contains("<html"), "{flag}: no report");
+    }
+}

@@ -51,6 +51,8 @@ pub enum LineArg {
   latscope fit --target tick --trace 0=idle.json --trace 5=five.json --trace 10=all.json \\
       --measurement SysTick --stat max --write system.toml
   latscope fit takes.csv --target lock --y duration --write system.toml
+  latscope fit examples/ticks.csv --target tick --x released --y cycles --unit cycles \\
+      --write examples/system.toml -o fitted.toml
 
 The CSV needs a header row; columns are chosen by name or as #N (0-based); separators
 `,` `;` or tab. x cells are counts: whole numbers >= 0 (`3`, or `3.0` as spreadsheets write
@@ -63,7 +65,11 @@ envelope (the largest y at each distinct x); the excess at each x is printed. Th
 model is piecewise: tick_base (x = 0), tick_first_release (x = 1), then a line of slope
 tick_per_release whose value at x = 2 sets tick_last_release. --write stores the safe
 model (or least squares with --line lsq), rounded up to the picosecond, into the system
-file's [kernel.costs], changing only the keys the fit sets.
+file's [kernel.costs], changing only the keys the fit sets; the file must exist and parse
+(checked before fitting), and -o/--output writes the result elsewhere.
+For tick and switch fits a line `interrupt entry:` says whether the samples can include
+the hardware's interrupt entry and whether the system file charges it (irq_entry_cycles),
+so that it is counted once.
 With --trace each `latscope trace --json` result gives one sample: x as written before
 the `=`, y the chosen statistic of the named measurement (`line` in the output is then
 the --trace index).
@@ -126,11 +132,19 @@ pub struct Args {
     /// Which line --write stores
     #[arg(long, value_enum, default_value = "upper")]
     pub line: LineArg,
-    /// System file to update in place with the fitted parameters
+    /// System file to update in place with the fitted parameters (it must exist and parse:
+    /// that is checked before fitting)
     #[arg(long)]
     pub write: Option<PathBuf>,
-    /// With --write: write the updated system here instead of in place
-    #[arg(long, requires = "write")]
+    /// With --write: write the updated system here instead of in place (`--out`, the old
+    /// spelling, is kept as a hidden alias for one release)
+    #[arg(
+        long = "output",
+        short = 'o',
+        alias = "out",
+        requires = "write",
+        value_name = "FILE"
+    )]
     pub out: Option<PathBuf>,
     /// Write the fit as JSON (`-` for standard output)
     #[arg(long)]
@@ -153,6 +167,74 @@ fn cpu_hz(args: &Args) -> anyhow::Result<Option<u64>> {
         Some(p) => Ok(System::from_path(p).ok().map(|s| s.platform.cpu_hz)),
         None => Ok(None),
     }
+}
+
+/// The system description `--write` will update, read before fitting. A missing file is
+/// not created: a system description needs its tasks and platform, which a fit does not
+/// give, so the message says where one comes from.
+fn read_write_target(path: &std::path::Path) -> anyhow::Result<System> {
+    if !path.exists() {
+        anyhow::bail!(
+            "--write {}: no such file; --write updates the kernel costs of an existing system \
+             description (draft one with `latscope trace REC --system-out FILE` or \
+             `latscope generate`, or copy examples/system.toml)",
+            path.display()
+        );
+    }
+    System::from_path(path)
+        .with_context(|| format!("reading system description {} (--write)", path.display()))
+}
+
+/// Whether the fitted tick or switch cost includes the interrupt entry `L`. `analyze` and
+/// `simulate` add the platform's `irq_entry_cycles` to every tick and switch (equations
+/// (1) and (2) of Miranda, de Oliveira, Carminati: Analysis of FreeRTOS Overheads on
+/// Periodic Tasks), so a cost that already contains it is charged twice: that paper's
+/// 1.5 us tick base becomes 1.642857 us with its 12 entry cycles at 84 MHz. The fit cannot
+/// see where a CSV's durations were timed from, so it says what it assumes.
+fn entry_note(target: Target, recording: bool, system: Option<&System>) -> String {
+    let what = if target == Target::Tick {
+        "tick_base and the per-release costs"
+    } else {
+        "the switch costs"
+    };
+    let entry = system.map(|sys| (sys.platform.irq_entry_cycles, sys.platform.irq_entry().0));
+    let verdict = match (recording, entry) {
+        (true, Some((0, _))) => format!(
+            "the recording's handler and switch events are stamped inside the kernel, after \
+             the interrupt entry, so {what} exclude it, and the system file charges none \
+             (irq_entry_cycles = 0): set irq_entry_cycles to the hardware's entry (12 cycles \
+             on a Cortex-M4) or the bounds leave it out"
+        ),
+        (true, Some((cycles, ps))) => format!(
+            "the recording's handler and switch events are stamped inside the kernel, after \
+             the interrupt entry, so {what} exclude it; analyze adds the system file's \
+             irq_entry_cycles = {cycles} ({:.3} ns) to each",
+            ps as f64 / 1000.0
+        ),
+        (true, None) => format!(
+            "the recording's handler and switch events are stamped inside the kernel, after \
+             the interrupt entry, so {what} exclude it; analyze adds the system file's \
+             irq_entry_cycles to each"
+        ),
+        (false, Some((0, _))) => format!(
+            "the system file charges none (irq_entry_cycles = 0), so {what} are right only if \
+             these samples were timed from the interrupt request (an IRQ pin, the timer's \
+             output), which includes the entry"
+        ),
+        (false, Some((cycles, ps))) => format!(
+            "analyze adds the system file's irq_entry_cycles = {cycles} ({:.3} ns) to {what}, \
+             so if these samples were timed from the interrupt request (an IRQ pin, the \
+             timer's output) rather than the handler's first instruction the entry is counted \
+             twice: subtract it, or set irq_entry_cycles = 0",
+            ps as f64 / 1000.0
+        ),
+        (false, None) => format!(
+            "analyze adds the system file's irq_entry_cycles to {what}; samples timed from the \
+             interrupt request already include it and count it twice (1.5 us + 12 cycles at \
+             84 MHz = 1.642857 us in Miranda, de Oliveira, Carminati)"
+        ),
+    };
+    format!("interrupt entry: {verdict}")
 }
 
 fn print_fit(name: &str, r: &FitResult, target: Target) {
@@ -246,6 +328,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         TargetArg::Unlock => Target::Unlock,
         TargetArg::Inherit => Target::Inherit,
     };
+    // The file --write updates is read before the fit, so a missing or broken one is
+    // reported before any figure is printed (not after, as if the fit had failed).
+    let system = match &args.write {
+        Some(path) => Some(read_write_target(path)?),
+        None => None,
+    };
     let hz = cpu_hz(&args)?;
     let recording = args
         .csv
@@ -293,9 +381,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if !to_stdout {
         print_fit(&name, &r, target);
     }
-    if let Some(path) = &args.write {
-        let mut sys = System::from_path(path)
-            .with_context(|| format!("reading system description {}", path.display()))?;
+    if matches!(
+        target,
+        Target::Tick | Target::Switch | Target::SwitchOptimised
+    ) && !to_stdout
+    {
+        println!(
+            "{}",
+            entry_note(target, recording.is_some(), system.as_ref())
+        );
+    }
+    if let (Some(path), Some(mut sys)) = (&args.write, system) {
         let model: Fitted = match args.line {
             LineArg::Upper => r.safe_model(),
             LineArg::Lsq => r.least_squares_model(),

@@ -240,6 +240,35 @@ pub struct Args {
     labels: crate::labels::LabelArgs,
 }
 
+/// `LATSCOPE_TOUR_SHORT=1` divides the duration by [`TOUR_SHORT_DIVISOR`] (the default
+/// 10 s too), so the README tour's test (crates/cli/tests/readme_tour.rs) can run every
+/// `measure` line exactly as written without taking minutes. Nothing else changes; the
+/// shortened duration is announced on standard error. A duration that does not parse is
+/// passed on unchanged for the library to refuse in its own words.
+fn tour_short(duration: Option<&str>, loops: bool) -> Option<String> {
+    let on = std::env::var_os("LATSCOPE_TOUR_SHORT").is_some_and(|v| v == "1");
+    if !on || loops {
+        return duration.map(str::to_string);
+    }
+    let given = duration.unwrap_or("10s");
+    let Ok(d) = latscope_core::time::parse_duration(given) else {
+        return duration.map(str::to_string);
+    };
+    let ns = (d.0 / 1000 / TOUR_SHORT_DIVISOR).max(1);
+    let short = if ns % 1_000_000 == 0 {
+        format!("{}ms", ns / 1_000_000)
+    } else {
+        format!("{ns}ns")
+    };
+    crate::ui::note(format_args!(
+        "LATSCOPE_TOUR_SHORT=1: measuring {short} instead of {given}"
+    ));
+    Some(short)
+}
+
+/// How much `LATSCOPE_TOUR_SHORT=1` shortens a measurement.
+const TOUR_SHORT_DIVISOR: i64 = 100;
+
 /// The flags as the measure library's [`PlanSpec`], which parses and checks them (the
 /// Python binding goes through the same, so both refuse alike).
 fn spec(a: &Args) -> PlanSpec {
@@ -250,7 +279,7 @@ fn spec(a: &Args) -> PlanSpec {
         allow_fallback: a.allow_fallback,
         mode: a.mode.clone(),
         interval: a.interval.clone(),
-        duration: a.duration.clone(),
+        duration: tour_short(a.duration.as_deref(), a.loops.is_some()),
         loops: a.loops,
         overrun: a.overrun.clone(),
         pm_qos: a.pm_qos.clone(),

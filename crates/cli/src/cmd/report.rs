@@ -25,7 +25,7 @@ pub enum Format {
 
   latscope measure --duration 30s --json run.json --samples run.csv
   latscope report run.json -o run.html     (latency over time per CPU from run.csv, found by itself)
-  latscope scenario run tickless-idle --out out/t && latscope report out/t/scenario.json -o t.html
+  latscope scenario run tickless-idle -o out/t && latscope report out/t/scenario.json -o t.html
   latscope report out/t/tickless.vcd -o vcd.html                (a capture's timeline on its own)
 
 A `latscope sweep` file (CSV or Parquet) gives the schedulability ratio against

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 #[command(after_help = "Examples:
   latscope scenario list
   latscope scenario run kernelperf
-  latscope scenario run freertos-tick --out out/tick --json out/tick.json
+  latscope scenario run freertos-tick -o out/tick --json out/tick.json
   latscope scenario run linux-wakeup --quick
   latscope scenario run k4perf --markdown k4perf.md
 
@@ -51,8 +51,9 @@ struct TableArgs {
 struct RunArgs {
     /// Scenario name (see `latscope scenario list`)
     name: String,
-    /// Directory for the artifacts (captures, series, report.html)
-    #[arg(long, value_name = "DIR")]
+    /// Directory for the artifacts (captures, series, report.html); `--out`, the old
+    /// spelling, is kept as a hidden alias for one release
+    #[arg(long = "output", short = 'o', alias = "out", value_name = "DIR")]
     out: Option<PathBuf>,
     /// Write the scenario result as JSON (`rows`, `results`, …) to this file (`-`: standard
     /// output, and the table is not printed)
@@ -113,7 +114,7 @@ fn run_one(a: RunArgs) -> anyhow::Result<ExitCode> {
     if json_stdout && md_stdout {
         anyhow::bail!("--json - and --markdown - cannot both use standard output");
     }
-    // The artifact directory first: `--json out/x.json --out out/x` must work in a fresh
+    // The artifact directory first: `--json out/x.json -o out/x` must work in a fresh
     // directory.
     if let Some(dir) = &a.out {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
@@ -180,7 +181,7 @@ fn run_one(a: RunArgs) -> anyhow::Result<ExitCode> {
     }
     if let Some(dir) = &a.out {
         let p = dir.join("scenario.json");
-        crate::out::write(&p, "--out", &text)?;
+        crate::out::write(&p, "--output", &text)?;
         let r = dir.join("report.html");
         write_report(&text, &out.name, &r)?;
         eprintln!("report: {}", r.display());
@@ -204,5 +205,5 @@ fn write_report(json: &str, name: &str, path: &std::path::Path) -> anyhow::Resul
         },
     )
     .with_context(|| format!("building the report of scenario {name}"))?;
-    crate::out::write(path, "--out", html)
+    crate::out::write(path, "--output", html)
 }
