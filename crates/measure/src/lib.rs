@@ -34,6 +34,7 @@ pub mod exposition;
 pub mod ftrace;
 pub mod gate;
 pub mod hdr;
+pub mod housekeeping;
 pub mod idlecost;
 pub mod load;
 pub mod merge;

@@ -58,6 +58,13 @@ pub struct Rival {
 /// One scan of `proc` (a directory laid out like /proc): the runnable real-time tasks
 /// at or above `priority` on `cpus`, except those of process `own_pid`.
 pub fn scan(proc_dir: &Path, cpus: &[u32], priority: u32, own_pid: u32) -> Vec<Rival> {
+    check(proc_dir, &discover(proc_dir, own_pid), cpus, priority)
+}
+
+/// Every real-time thread (FIFO or RR, any state) of every process but `own_pid`, as
+/// (pid, tid): the expensive walk over all of /proc, done once every
+/// [`DISCOVER_EVERY`] scans, since a thread's policy rarely changes.
+pub fn discover(proc_dir: &Path, own_pid: u32) -> Vec<(u32, u32)> {
     let mut out = Vec::new();
     let Ok(rd) = std::fs::read_dir(proc_dir) else {
         return out;
@@ -76,31 +83,54 @@ pub fn scan(proc_dir: &Path, cpus: &[u32], priority: u32, own_pid: u32) -> Vec<R
             let Some(tid) = t.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
                 continue;
             };
-            let Some(st) = std::fs::read_to_string(t.path().join("stat"))
-                .ok()
-                .and_then(|s| parse_stat(&s))
-            else {
-                continue;
-            };
-            if st.state == 'R'
-                && (st.policy == 1 || st.policy == 2)
-                && st.rt_priority >= priority.max(1)
-                && cpus.contains(&st.cpu)
-            {
-                out.push(Rival {
-                    pid,
-                    tid,
-                    comm: st.comm,
-                    policy: st.policy,
-                    rt_priority: st.rt_priority,
-                    cpu: st.cpu,
-                    seen: 1,
-                });
+            if read_stat(proc_dir, pid, tid).is_some_and(|st| st.policy == 1 || st.policy == 2) {
+                out.push((pid, tid));
             }
         }
     }
     out
 }
+
+fn read_stat(proc_dir: &Path, pid: u32, tid: u32) -> Option<TaskStat> {
+    let path = proc_dir
+        .join(pid.to_string())
+        .join("task")
+        .join(tid.to_string())
+        .join("stat");
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|s| parse_stat(&s))
+}
+
+/// The known real-time threads that are runnable at or above `priority` on `cpus` now:
+/// one small read per real-time thread, cheap enough for every [`SCAN_PERIOD`].
+pub fn check(proc_dir: &Path, known: &[(u32, u32)], cpus: &[u32], priority: u32) -> Vec<Rival> {
+    let mut out = Vec::new();
+    for &(pid, tid) in known {
+        let Some(st) = read_stat(proc_dir, pid, tid) else {
+            continue;
+        };
+        if st.state == 'R'
+            && (st.policy == 1 || st.policy == 2)
+            && st.rt_priority >= priority.max(1)
+            && cpus.contains(&st.cpu)
+        {
+            out.push(Rival {
+                pid,
+                tid,
+                comm: st.comm,
+                policy: st.policy,
+                rt_priority: st.rt_priority,
+                cpu: st.cpu,
+                seen: 1,
+            });
+        }
+    }
+    out
+}
+
+/// Scans between two walks over all of /proc (5 s at [`SCAN_PERIOD`]).
+pub const DISCOVER_EVERY: u32 = 10;
 
 /// Adds one scan's findings to the tally.
 pub fn tally(acc: &mut Vec<Rival>, found: Vec<Rival>) {
@@ -134,16 +164,22 @@ impl RivalScan {
             .name("latscope-rivals".into())
             .spawn(move || {
                 // The scan is kernel work on a machine being measured: keep it out of
-                // the way (lowest SCHED_OTHER weight).
+                // the way (lowest SCHED_OTHER weight, and on a CPU not measured when
+                // there is one).
                 // SAFETY: plain system calls on the calling thread.
                 unsafe {
                     let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
                     libc::setpriority(libc::PRIO_PROCESS, tid, 19);
                 }
+                crate::housekeeping::move_off(&c);
                 let mut acc = Vec::new();
                 let mut scans = 0;
+                let mut known = Vec::new();
                 while !st.load(Ordering::Relaxed) {
-                    tally(&mut acc, scan(&proc_dir, &c, priority, own));
+                    if scans % DISCOVER_EVERY == 0 {
+                        known = discover(&proc_dir, own);
+                    }
+                    tally(&mut acc, check(&proc_dir, &known, &c, priority));
                     scans += 1;
                     // Sleep in short pieces so finish() is quick.
                     for _ in 0..5 {

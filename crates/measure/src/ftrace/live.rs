@@ -306,9 +306,13 @@ impl Tracer {
         let st = stop.clone();
         let inst = instance.clone();
         let ncpu = cpus.iter().max().copied().unwrap_or(0) as usize + 1;
+        let measured = cpus.to_vec();
         let spawned = std::thread::Builder::new()
             .name("latscope-trace".into())
             .spawn(move || {
+                // Off the measured CPUs where the machine has another, so the reader
+                // is not a blocker of the spikes it explains.
+                crate::housekeeping::move_off(&measured);
                 let mut c = Correlator::new(ncpu, threshold_ns, lookback_ns, inst);
                 c.set_source(source, source_reason);
                 c.run(pipe, rx, &st);
