@@ -129,8 +129,8 @@ pub struct FitResult {
     /// Coefficient of determination of the least-squares line (1 when every y is equal
     /// and the line fits exactly).
     pub r2: f64,
-    /// The safe straight line: above every sample, smallest largest excess over the
-    /// per-x envelope.
+    /// The safe straight line: above every sample, slope at least 0 (a cost), smallest
+    /// largest excess over the per-x envelope.
     pub upper_bound: Line,
     /// Largest sample above the least-squares line (the worst under-estimate).
     pub max_residual_ns: f64,
@@ -249,7 +249,11 @@ pub fn fit_target(
         let pts: Vec<(f64, f64)> = env.iter().map(|e| (e.x, e.max_ns)).collect();
         (
             line::least_squares(samples).ok_or(FitError::Overflow)?,
-            line::safe_line(&pts, &[], f64::MIN).ok_or(FitError::Overflow)?,
+            // Every fitted slope is a cost per level, release or position: never negative.
+            // Samples whose envelope falls with x (a switch series mixing blocking calls
+            // whose tails before the switch differ) get the flat line above them, still
+            // safe, rather than a negative cost `--write` must refuse.
+            line::safe_line(&pts, &[], 0.0).ok_or(FitError::Overflow)?,
         )
     };
     let (line_res, line_residuals) = residual_stats(samples, |x| ls.at(x));
