@@ -78,7 +78,11 @@ fn truth_jobs(rows: &[(u64, String, String)]) -> Jobs {
                 // row's own time is the tick's nominal instant or the interrupt's
                 // arrival, which is earlier when a kernel call delayed the handler (no
                 // recorder can see that).
-                let last = if after_isr { j.isrs.last() } else { j.ticks.last() };
+                let last = if after_isr {
+                    j.isrs.last()
+                } else {
+                    j.ticks.last()
+                };
                 let at = last.map_or(*t, |&(s, _)| s.max(*t));
                 open.insert(
                     task.clone(),
@@ -141,7 +145,11 @@ fn trace_jobs(tr: &EventTrace) -> Jobs {
                 *j.releases.entry(actor.name.clone()).or_default() += 1;
                 open.insert(
                     a,
-                    (tick_entry.or(isr_entry).unwrap_or(t), None, isr_entry.is_some()),
+                    (
+                        tick_entry.or(isr_entry).unwrap_or(t),
+                        None,
+                        isr_entry.is_some(),
+                    ),
                 );
                 if let Some(s) = tick_entry {
                     *j.tick_releases.entry(s).or_default() += 1;
@@ -563,7 +571,10 @@ fn isr_recording_matches_the_ground_truth() {
     assert_eq!(truth.jobs.len(), 5);
     for (task, tj) in &truth.jobs {
         assert_eq!(mine.jobs[task].len(), tj.len(), "{task}: jobs");
-        assert_eq!(mine.releases[task], truth.releases[task], "{task}: releases");
+        assert_eq!(
+            mine.releases[task], truth.releases[task],
+            "{task}: releases"
+        );
     }
     assert_eq!(mine.ticks.len(), truth.ticks.len());
     let released: Vec<usize> = truth.tick_releases.values().copied().collect();
@@ -594,7 +605,10 @@ fn isr_recording_matches_the_ground_truth() {
         ),
     ] {
         let (lo, hi) = span(what, &d);
-        assert!(hi - lo <= 1, "{what}: truth - trace spans {lo}..{hi} cycles");
+        assert!(
+            hi - lo <= 1,
+            "{what}: truth - trace spans {lo}..{hi} cycles"
+        );
         assert!(0 < lo && hi < CALL_BOUND, "{what}: {lo}..{hi} cycles");
     }
     let mut truth_p = truth.jobs.clone();
@@ -611,7 +625,12 @@ fn isr_recording_matches_the_ground_truth() {
     assert!(hi - lo <= 1 && 0 < lo && hi < CALL_BOUND, "{lo}..{hi}");
     // Responses: within the blocking call's work after its hook.
     for (what, tasks, t, m) in [
-        ("handler response", &handler[..], &truth.isr_jobs, &mine.isr_jobs),
+        (
+            "handler response",
+            &handler[..],
+            &truth.isr_jobs,
+            &mine.isr_jobs,
+        ),
         ("periodic response", &periods[..], &truth_p, &mine_p),
     ] {
         let (lo, hi) = span(what, &diffs_of(t, m, tasks, response));

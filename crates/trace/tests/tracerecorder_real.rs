@@ -63,7 +63,11 @@ fn truth_of(name: &str) -> Truth {
         let task = f[2].to_string();
         match f[1] {
             "release" => {
-                let last = if after_isr { t.isrs.last() } else { t.ticks.last() };
+                let last = if after_isr {
+                    t.isrs.last()
+                } else {
+                    t.ticks.last()
+                };
                 let at = match last {
                     Some(&(s, _)) if c > 0 => s.max(c),
                     _ => c,
@@ -285,7 +289,10 @@ fn isr_set_matches_the_ground_truth() {
     assert_eq!(got.isrs.len(), want.isrs.len(), "interrupt runs");
     let mut worst = (0i64, 0i64, 0i64);
     for (i, (g, w)) in got.isrs.iter().zip(&want.isrs).enumerate() {
-        assert!(g.0 >= w.0 && g.1 <= w.1, "interrupt {i}: {g:?} inside {w:?}");
+        assert!(
+            g.0 >= w.0 && g.1 <= w.1,
+            "interrupt {i}: {g:?} inside {w:?}"
+        );
         let d = (g.1 - g.0) - (w.1 - w.0);
         worst.2 = worst.2.max(d.abs());
         assert!(d.abs() <= TOL_CYCLES, "interrupt {i}: {g:?} vs {w:?}");
@@ -303,8 +310,14 @@ fn isr_set_matches_the_ground_truth() {
                 gj.0 >= wj.0 && gj.1 <= wj.1 && gj.2 <= wj.2,
                 "{name} job {i}: {gj:?} vs {wj:?}"
             );
-            assert!(dr.abs() <= TOL_CYCLES, "{name} job {i}: response {gj:?} vs {wj:?}");
-            assert!(ds.abs() <= TOL_CYCLES, "{name} job {i}: start latency {gj:?} vs {wj:?}");
+            assert!(
+                dr.abs() <= TOL_CYCLES,
+                "{name} job {i}: response {gj:?} vs {wj:?}"
+            );
+            assert!(
+                ds.abs() <= TOL_CYCLES,
+                "{name} job {i}: start latency {gj:?} vs {wj:?}"
+            );
         }
     }
     // Every job of the handler task after its first (its start) was released by the

@@ -191,8 +191,7 @@ pub fn draft(
         // Periodic when the release intervals agree within 2 % or two clock ticks.
         let res = r.recording.resolution_ns.unwrap_or(0.0);
         let periodic = max_gap - min_gap <= (0.02 * p50).max(2.0 * res);
-        let by_irq = released_by(t)
-            .and_then(|x| x.inter_arrival.get("min").map(|g| (x, g)));
+        let by_irq = released_by(t).and_then(|x| x.inter_arrival.get("min").map(|g| (x, g)));
         let span = if let Some((irq, irq_gap)) = by_irq {
             let gap = min_gap.min(irq_gap).floor().max(1.0);
             s += &format!(
@@ -308,7 +307,12 @@ pub fn draft(
 
 /// True when the first release of task `t` happened outside every run of the handler
 /// named `isr` (so the handler made none but possibly the others).
-fn first_release_outside(trace: &EventTrace, tl: &Timeline, t: &tasks::TaskTiming, isr: &str) -> bool {
+fn first_release_outside(
+    trace: &EventTrace,
+    tl: &Timeline,
+    t: &tasks::TaskTiming,
+    isr: &str,
+) -> bool {
     let find = |kind: fn(ActorKind) -> bool, name: &str, id: Option<u64>| {
         trace
             .actors

@@ -431,17 +431,30 @@ mod tests {
         // mixing blocking calls whose work before the switch differs): the least-squares
         // slope is negative, the safe line is flat at the largest sample, above every one,
         // and `--write` can store it.
-        let pts = [(1.0, 3369.0), (2.0, 3488.0), (4.0, 3547.0), (5.0, 3357.0), (5.0, 3250.0)];
+        let pts = [
+            (1.0, 3369.0),
+            (2.0, 3488.0),
+            (4.0, 3547.0),
+            (5.0, 3357.0),
+            (5.0, 3250.0),
+        ];
         let r = fit(&s(&pts)).unwrap();
         assert!(r.upper_bound.slope_ns >= 0.0, "{:?}", r.upper_bound);
         for (x, y) in pts {
             assert!(r.upper_bound.at(x) >= y - 1e-9, "{x}");
         }
-        assert!((r.upper_bound.at(1.0) - 3547.0).abs() < 1e-9, "{:?}", r.upper_bound);
+        assert!(
+            (r.upper_bound.at(1.0) - 3547.0).abs() < 1e-9,
+            "{:?}",
+            r.upper_bound
+        );
         let falling = s(&[(1.0, 10.0), (2.0, 8.0), (3.0, 6.0)]);
         let r = fit(&falling).unwrap();
         assert!(r.least_squares.slope_ns < 0.0);
-        assert_eq!((r.upper_bound.slope_ns, r.upper_bound.intercept_ns), (0.0, 10.0));
+        assert_eq!(
+            (r.upper_bound.slope_ns, r.upper_bound.intercept_ns),
+            (0.0, 10.0)
+        );
     }
 
     #[test]
