@@ -587,8 +587,9 @@ fn isr_recording_matches_the_ground_truth() {
     assert_eq!(mine.isr_jobs["Handler"].len(), truth.isrs.len());
     // Every interrupt came while the handler task waited: its job is exactly one run.
     let periods = ["A", "B", "C", "D"];
-    // The interrupt's duration, the handler task's start latency from it, the periodic
-    // tasks' start latencies from the tick: truth = trace + one constant, to the cycle
+    // The tick's and the interrupt's durations, the handler task's start latency from the
+    // interrupt, the periodic tasks' start latencies from the tick: truth = trace + one
+    // constant, to the cycle
     // (the same instructions run between each boundary and its recorded instant).
     let isr_d: Vec<i64> = truth
         .isrs
@@ -596,8 +597,15 @@ fn isr_recording_matches_the_ground_truth() {
         .zip(&mine.isrs)
         .map(|(a, b)| (a.1 - a.0) as i64 - (b.1 - b.0) as i64)
         .collect();
+    let tick_d: Vec<i64> = truth
+        .ticks
+        .iter()
+        .zip(&mine.ticks)
+        .map(|(a, b)| (a.1 - a.0) as i64 - (b.1 - b.0) as i64)
+        .collect();
     let handler = ["Handler"];
     for (what, d) in [
+        ("tick duration", tick_d),
         ("interrupt duration", isr_d),
         (
             "handler start latency",
