@@ -146,13 +146,13 @@ fn jobs_per_task_equal_the_harness_record() {
     }
 }
 
-/// The harness's figures of the second set: every interrupt run (start, end), and every
-/// job of `handler` it released: (release, first switch-in, finish), released at the
-/// interrupt's start.
-fn truth_isr_jobs(
-    events: &[(u64, String, String)],
-    handler: &str,
-) -> (Vec<(u64, u64)>, Vec<(u64, u64, u64)>) {
+/// (start, end) of a handler run; (release, first switch-in, finish) of a job; cycles.
+type Run = (u64, u64);
+type Job = (u64, u64, u64);
+
+/// The harness's figures of the second set: every interrupt run, and every job of
+/// `handler` it released, released at the interrupt's start.
+fn truth_isr_jobs(events: &[(u64, String, String)], handler: &str) -> (Vec<Run>, Vec<Job>) {
     let mut runs = Vec::new();
     let mut jobs = Vec::new();
     let mut start = None;
