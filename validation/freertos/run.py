@@ -7,7 +7,8 @@ in unicorn and record what latscope needs to check its calibration and analysis:
 * delays.csv     one row per xTaskDelayUntil call (through the harness): instructions
 * jobs.csv       one row per job: task, release and finish instant (cycles), response
 * events.csv     (with --events) the ground truth for trace recorders: every tick's start
-                 and end, every release, every switch-in and every job's end, in cycles
+                 and end, every release, every switch-in and every job's end, in cycles;
+                 with --set isr also every peripheral interrupt's start and end
 
 A trace recorder built into the kernel (validation/freertos/tracerecorder/,
 validation/freertos/systemview/) reads its timestamps from the Cortex-M cycle counter
@@ -24,6 +25,16 @@ preempts it every 84,000 cycles (xTaskIncrementTick, then vTaskSwitchContext whe
 for a switch, as PendSV would), and at its end it calls xTaskDelayUntil and, when that
 yields, vTaskSwitchContext. Kernel calls are atomic: a tick due during one runs when it
 returns (the kernel's own critical sections would delay it the same way).
+
+--set isr runs the second task set instead (the ELF built with -DHARNESS_SET_ISR): four of
+the Table 1 tasks (A-D, 5-20 ms, rate monotonic) below a handler task that a peripheral
+interrupt releases. The driver plays that interrupt at seeded sporadic instants, at least
+ISR_MIN_GAP cycles apart (2.7 ms: not a multiple of the tick), through harness_irq: the
+recorder's ISR hooks around vTaskNotifyGiveFromISR, then portYIELD_FROM_ISR. The handler
+task waits in ulTaskNotifyTake(pdTRUE, portMAX_DELAY): the driver stops that call at its
+yield (the CPU context saved, the task on its own stack) and resumes it when the kernel
+switches the task back in, so the notification is taken after the wake-up as on a real
+CPU; then the task runs its budget and waits again.
 """
 import argparse
 import csv
@@ -32,7 +43,7 @@ import random
 import sys
 
 from elftools.elf.elffile import ELFFile
-from unicorn import Uc, UC_ARCH_ARM, UC_MODE_THUMB, UC_HOOK_CODE
+from unicorn import Uc, UC_ARCH_ARM, UC_MODE_THUMB, UC_HOOK_CODE, UC_HOOK_MEM_WRITE
 from unicorn.arm_const import UC_ARM_REG_PC, UC_ARM_REG_LR, UC_ARM_REG_SP, UC_ARM_REG_R0
 
 CPU_HZ = 84_000_000
@@ -49,6 +60,19 @@ GPIO_PINS = ["IRQ", "SysTick", "Task"]  # pin n = bit n (gpio/harness_gpio.c)
 PERIODS_MS = [5, 10, 15, 20, 30, 40, 23, 12, 45, 50]
 NAMES = "ABCDEFGHIJ"
 UTIL_PER_TASK = 0.06  # each body runs 6 % of its period: 60 % in all, plus the kernel
+# The second set (--set isr): tasks A-D of Table 1, each running 12 % of its period (48 %),
+# below a handler task released by a peripheral interrupt at least ISR_MIN_GAP cycles
+# apart (plus a seeded uniform 0-2 ticks), which runs HANDLER_BUDGET cycles per release
+# (at most 11 %). The handler's response (its budget plus the ticks and switches in it) is
+# far below ISR_MIN_GAP, so no interrupt arrives while its job is open.
+ISR_SET_PERIODS_MS = [5, 10, 15, 20]
+ISR_SET_UTIL = 0.12
+HANDLER = "Handler"  # the handler task (harness.c: the last task)
+IRQ = "Periph"  # the peripheral interrupt, as the recorders name it
+ISR_MIN_GAP = 226_800  # 2.7 ms
+ISR_JITTER = 2 * TICK
+HANDLER_BUDGET = 25_200  # 0.3 ms
+HANDLER_SP = 0x200F_8000  # the handler task's own stack (the driver's calls use 0x200FFF00)
 
 
 class Kernel:
@@ -79,6 +103,13 @@ class Kernel:
         self.count = 0
         self.uc.hook_add(UC_HOOK_CODE, self._hook)
         self.gpio_writes = None  # (cycles, BSRR value) with --gpio
+        # Suspending a call at its yield (--set isr): a write to harness_yield_pending stops
+        # the emulation before the next instruction.
+        self.suspend_on_yield = False
+        self.stop_next = False
+        if "harness_notify_take" in self.sym:
+            y = self.sym["harness_yield_pending"]
+            self.uc.hook_add(UC_HOOK_MEM_WRITE, self._yield_written, begin=y, end=y + 3)
 
     def record_gpio(self):
         """Maps the GPIO port and records every write to its set/reset register."""
@@ -105,19 +136,51 @@ class Kernel:
             self.dwt_ctrl = value
 
     def _hook(self, uc, addr, size, data):
+        if self.stop_next:
+            # Stopped before this instruction, which runs (and is counted) on resumption.
+            self.stop_next = False
+            uc.emu_stop()
+            return
         self.count += 1
 
-    def call(self, name, *args):
+    def _yield_written(self, uc, access, addr, size, value, data):
+        if self.suspend_on_yield:
+            self.stop_next = True
+
+    def call(self, name, *args, sp=0x200F_FF00):
         """Calls a kernel or harness function; returns (r0, instructions executed)."""
         uc = self.uc
         for i, a in enumerate(args):
             uc.reg_write(UC_ARM_REG_R0 + i, a)
-        uc.reg_write(UC_ARM_REG_SP, 0x200F_FF00)
+        uc.reg_write(UC_ARM_REG_SP, sp)
         uc.reg_write(UC_ARM_REG_LR, STOP | 1)
         start = self.count
         self.call_start = start
         uc.emu_start(self.sym[name] | 1, STOP)
         return uc.reg_read(UC_ARM_REG_R0), self.count - start
+
+    def call_until_yield(self, name, sp):
+        """Calls a function that may block the calling task: stops at its first yield.
+        Returns (saved CPU context or None when it returned without yielding, instructions
+        executed)."""
+        self.suspend_on_yield = True
+        try:
+            _, n = self.call(name, sp=sp)
+        finally:
+            self.suspend_on_yield = False
+        if self.uc.reg_read(UC_ARM_REG_PC) == STOP:
+            return None, n
+        return self.uc.context_save(), n
+
+    def resume(self, ctx):
+        """Resumes a call that call_until_yield suspended, to its end; returns the
+        instructions executed."""
+        uc = self.uc
+        uc.context_restore(ctx)
+        start = self.count
+        self.call_start = start
+        uc.emu_start(uc.reg_read(UC_ARM_REG_PC) | 1, STOP)
+        return self.count - start
 
     def at(self, t):
         """Sets the driver's clock for the next call."""
@@ -196,43 +259,72 @@ def main():
     ap.add_argument("--gpio", metavar="FILE.sr",
                     help="record the harness's GPIO pins (gpio/harness_gpio.c) and the tick timer's output "
                          "as a sigrok session")
+    ap.add_argument("--set", choices=["table1", "isr"], default="table1",
+                    help="task set: the ten Table 1 tasks, or (ELF built with -DHARNESS_SET_ISR) tasks A-D "
+                         "and a handler task released by a sporadic peripheral interrupt")
+    ap.add_argument("--irq-seed", type=int, default=25,
+                    help="seed of the peripheral interrupt's instants (--set isr)")
     a = ap.parse_args()
+    isr_set = a.set == "isr"
     k = Kernel(a.elf)
     if a.gpio:
         k.record_gpio()
-    order = sorted(range(10), key=lambda i: PERIODS_MS[i])
-    prio = [0] * 10
+    if isr_set != ("harness_irq" in k.sym):
+        sys.exit(f"{a.elf}: --set {a.set} needs the harness built "
+                 f"{'with' if isr_set else 'without'} -DHARNESS_SET_ISR")
+    if isr_set:
+        names = [NAMES[i] for i in range(len(ISR_SET_PERIODS_MS))] + [HANDLER]
+        periods = ISR_SET_PERIODS_MS + [None]
+        util = ISR_SET_UTIL
+    else:
+        names, periods, util = list(NAMES), PERIODS_MS, UTIL_PER_TASK
+    ntasks = len(names)
+    # Rate monotonic; the handler task (no period) above every periodic task.
+    order = sorted(range(ntasks), key=lambda i: periods[i] or 0)
+    prio = [0] * ntasks
     for rank, i in enumerate(order):
-        prio[i] = 10 - rank  # 10 = highest (shortest period) .. 1
-    for i in range(10):
-        k.set_u32("harness_period_ticks", i, PERIODS_MS[i])
+        prio[i] = ntasks - rank  # ntasks = highest (shortest period) .. 1
+    for i in range(ntasks):
+        k.set_u32("harness_period_ticks", i, periods[i] or 0)
         k.set_u32("harness_priority", i, prio[i])
-    k.call("harness_init")
+    _, n_init = k.call("harness_init")
     if k.u32("harness_asserts"):
         sys.exit("configASSERT failed during harness_init")
-    handle = {k.u32("harness_handles", i): i for i in range(10)}
-    budget = [round(UTIL_PER_TASK * p * TICK) for p in PERIODS_MS]
-    remaining = [0] * 10
-    release = [0] * 10
+    handle = {k.u32("harness_handles", i): i for i in range(ntasks)}
+    budget = [round(util * p * TICK) if p else HANDLER_BUDGET for p in periods]
+    remaining = [0] * ntasks
+    release = [0] * ntasks
     jobs_rows, tick_rows, switch_rows, delay_rows = [], [], [], []
     events = []  # (cycles, kind, task) ground truth for recorders (--events)
     rng = random.Random(a.vary)
+    irq_rng = random.Random(a.irq_seed)
+    h = ntasks - 1 if isr_set else None  # the handler task
+    # The handler task's wait: its saved context while suspended in ulTaskNotifyTake, and
+    # whether it still waits for the interrupt (False: released, not yet resumed).
+    h_ctx, h_waiting = None, False
+    next_irq = ISR_MIN_GAP + irq_rng.randint(0, ISR_JITTER) if isr_set else None
 
     def job_budget(i):
         return budget[i] if a.vary is None else rng.randint(budget[i] // 2, budget[i])
 
-    for i in range(10):
-        remaining[i] = job_budget(i)
-        events.append((0, "release", NAMES[i]))
+    for i in range(ntasks):
+        # The handler task's first job is its start: it waits for the interrupt at once.
+        remaining[i] = 0 if i == h else job_budget(i)
+        events.append((0, "release", names[i]))
+    # The ten-task run restarts the clock at 0 when harness_init returns (its first kernel
+    # call comes long after the cycles a recorder saw during the init). In the second set
+    # the handler task calls the kernel at once: the clock goes on from the init's end, so
+    # a recorder's timestamps never run backwards.
+    t0 = n_init if isr_set else 0
     first = handle.get(k.u32("pxCurrentTCB"))
-    events.append((0, "switch_in", NAMES[first] if first is not None else "IDLE"))
+    events.append((t0, "switch_in", names[first] if first is not None else "IDLE"))
 
     def switch():
         top = k.u32("uxTopReadyPriority") if a.generic else None
         k.set_u32("harness_yield_pending", 0, 0)
         _, n = k.at(t).call("vTaskSwitchContext")
         new = handle.get(k.u32("pxCurrentTCB"))
-        events.append((t + n, "switch_in", NAMES[new] if new is not None else "IDLE"))
+        events.append((t + n, "switch_in", names[new] if new is not None else "IDLE"))
         if a.generic:
             levels = top - k.u32("uxTopReadyPriority") + 1
         else:
@@ -240,23 +332,64 @@ def main():
         switch_rows.append((levels, n))
         return n
 
-    t = 0
+    t = t0
     tick_no = 0
     while tick_no < a.ticks:
         next_tick = (tick_no + 1) * TICK
         cur = handle.get(k.u32("pxCurrentTCB"))
-        if cur is not None and t + remaining[cur] <= next_tick:
+        if cur is not None and cur == h and h_ctx is not None and not h_waiting:
+            # The handler task runs again: the rest of its ulTaskNotifyTake takes the
+            # notification (kernel time in the task, part of its job).
+            n = k.at(t).resume(h_ctx)
+            h_ctx = None
+            t += n
+            if k.u32("harness_asserts"):
+                sys.exit(f"configASSERT failed resuming {HANDLER} at tick {tick_no}")
+            continue
+        if cur is not None and t + remaining[cur] <= next_tick and (
+                next_irq is None or t + remaining[cur] <= next_irq):
             t += remaining[cur]
             remaining[cur] = 0
-            _, n = k.at(t).call("harness_delay_until", cur)
+            if cur == h:
+                h_ctx, n = k.at(t).call_until_yield("harness_notify_take", HANDLER_SP)
+                if h_ctx is None:
+                    sys.exit(f"{HANDLER} did not block at tick {tick_no}")
+                h_waiting = True
+            else:
+                _, n = k.at(t).call("harness_delay_until", cur)
             t += n
-            delay_rows.append((NAMES[cur], n))
-            jobs_rows.append((NAMES[cur], release[cur], t, t - release[cur]))
-            events.append((t, "finish", NAMES[cur]))
+            delay_rows.append((names[cur], n))
+            jobs_rows.append((names[cur], release[cur], t, t - release[cur]))
+            events.append((t, "finish", names[cur]))
             if k.u32("harness_yield_pending"):
                 t += switch()
             else:
-                sys.exit(f"task {NAMES[cur]} did not block at tick {tick_no}")
+                sys.exit(f"task {names[cur]} did not block at tick {tick_no}")
+            continue
+        if next_irq is not None and next_irq < next_tick:
+            # The peripheral interrupt (a tick due at the same instant goes first).
+            due = next_irq
+            if cur is not None:
+                remaining[cur] -= max(0, due - t)
+            t = max(t, due)
+            if not h_waiting:
+                sys.exit(f"the interrupt at {due} found {HANDLER} still in its job")
+            before = k.call("harness_blocked")[0]
+            events.append((t, "isr_start", IRQ))
+            r, n = k.at(t).call("harness_irq")
+            t += n
+            events.append((t, "isr_end", IRQ))
+            if before - k.call("harness_blocked")[0] != 1:
+                sys.exit(f"the interrupt at {due} did not release {HANDLER}")
+            h_waiting = False
+            remaining[h] = budget[h]
+            release[h] = due
+            events.append((due, "release", HANDLER))
+            if r or k.u32("harness_yield_pending"):
+                t += switch()
+            if k.u32("harness_asserts"):
+                sys.exit(f"configASSERT failed in the interrupt at {due}")
+            next_irq = due + ISR_MIN_GAP + irq_rng.randint(0, ISR_JITTER)
             continue
         if cur is not None:
             remaining[cur] -= next_tick - t
@@ -271,11 +404,11 @@ def main():
         t += n
         events.append((t, "tick_end", ""))
         # a task released at this tick: its new job starts now
-        for i in range(10):
-            if remaining[i] == 0 and tick_no % PERIODS_MS[i] == 0:
+        for i in range(ntasks):
+            if periods[i] and remaining[i] == 0 and tick_no % periods[i] == 0:
                 remaining[i] = job_budget(i)
                 release[i] = t_tick
-                events.append((t_tick, "release", NAMES[i]))
+                events.append((t_tick, "release", names[i]))
         if r or k.u32("harness_yield_pending"):
             t += switch()
         if k.u32("harness_asserts"):
@@ -303,11 +436,18 @@ def main():
         with open(path, "wb") as f:
             f.write(bytes(k.uc.mem_read(k.sym[sym], k.size[sym])))
     worst_rows = []
-    sys_lines = [
+    head = [
+        "# Tasks A-D of Table 1 of Miranda, de Oliveira, Carminati: Analysis of FreeRTOS",
+        "# Overheads on Periodic Tasks, and a handler task released by a sporadic interrupt",
+        "# (run.py --set isr), on the real FreeRTOS kernel. WCET = the body's fixed budget plus",
+        "# the worst measured blocking call of that task. Kernel costs: `latscope fit",
+    ] if isr_set else [
         "# Ten tasks with the periods of Table 1 of Miranda, de Oliveira, Carminati: Analysis",
         "# of FreeRTOS Overheads on Periodic Tasks, rate-monotonic priorities, run on the real",
         "# FreeRTOS kernel by validation/freertos/run.sh. WCET = the body's fixed budget plus",
         "# the worst measured xTaskDelayUntil call of that task. Kernel costs: `latscope fit",
+    ]
+    sys_lines = head + [
         "# --write` from ticks.csv and switches.csv. irq_entry_cycles = 0: the emulation",
         "# charges no exception entry.",
         "[platform]",
@@ -321,17 +461,18 @@ def main():
         'tick_mode = "partitioned"',
         "time_slicing = true",
     ]
-    for i in range(10):
-        mine = [r for r in jobs_rows if r[0] == NAMES[i]]
+    for i in range(ntasks):
+        mine = [r for r in jobs_rows if r[0] == names[i]]
         worst = max(mine, key=lambda r: (r[3], -r[1]))
         worst = next(r for r in mine if r[3] == worst[3])
-        delay = max(n for name, n in delay_rows if name == NAMES[i])
-        worst_rows.append((NAMES[i], prio[i], PERIODS_MS[i], budget[i], delay, len(mine), worst[3], worst[1]))
+        delay = max(n for name, n in delay_rows if name == names[i])
+        worst_rows.append((names[i], prio[i], periods[i] or "", budget[i], delay, len(mine), worst[3], worst[1]))
+        arrival = f'period = "{periods[i]}ms"' if periods[i] else f'min_interarrival = "{ISR_MIN_GAP} cycles"'
         sys_lines += [
             "",
             "[[task]]",
-            f'name = "{NAMES[i]}"',
-            f'period = "{PERIODS_MS[i]}ms"',
+            f'name = "{names[i]}"',
+            arrival,
             f'wcet = "{budget[i] + delay} cycles"',
             f"priority = {prio[i]}",
         ]
@@ -344,7 +485,7 @@ def main():
     with open(os.path.join(a.out_dir, "system.toml"), "w") as f:
         f.write("\n".join(sys_lines) + "\n")
     print(f"{a.ticks} ticks, {len(jobs_rows)} jobs, {len(switch_rows)} switches -> {a.out_dir}")
-    print("budgets (cycles):", dict(zip(NAMES, budget)), "priorities:", dict(zip(NAMES, prio)))
+    print("budgets (cycles):", dict(zip(names, budget)), "priorities:", dict(zip(names, prio)))
 
 
 if __name__ == "__main__":

@@ -540,3 +540,76 @@ fn system_out_links_an_interrupt_to_the_task_it_releases() {
     assert_eq!(task["wcet"].as_str(), Some("100us"), "{text}");
     ok(&["analyze", s(&draft)]);
 }
+
+/// A handler task as FreeRTOS runs one: made ready when it is created, it runs once to
+/// its first wait, then every job comes from the interrupt. The draft still links the two
+/// (the first release is outside every run of the handler); a release from elsewhere
+/// after the first breaks the link.
+#[test]
+fn system_out_links_a_handler_task_whose_first_release_was_its_creation() {
+    let dir = tempfile::tempdir().unwrap();
+    let (d, uart, idle) = (0u32, 1u32, 2u32);
+    let e = |t_us: i64, kind| Event {
+        t: Picos(t_us * US),
+        cpu: 0,
+        kind,
+    };
+    let trace = |stray: bool| {
+        // Created and run to its first wait at 0..20 us.
+        let mut events = vec![
+            e(0, EventKind::Ready(d)),
+            e(10, EventKind::Switch(d)),
+            e(20, EventKind::Block(d)),
+            e(20, EventKind::Switch(idle)),
+        ];
+        for k in 0..6 {
+            let t = 500 + k * 3_000;
+            let by_isr = !(stray && k == 3);
+            if by_isr {
+                events.push(e(t, EventKind::IsrEnter(uart)));
+            }
+            events.push(e(t + 1, EventKind::Ready(d)));
+            if by_isr {
+                events.push(e(t + 4, EventKind::IsrExit(uart)));
+            }
+            events.extend([
+                e(t + 4, EventKind::Switch(d)),
+                e(t + 104, EventKind::Block(d)),
+                e(t + 104, EventKind::Switch(idle)),
+            ]);
+        }
+        let actor = |name: &str, kind, priority| Actor {
+            name: name.into(),
+            kind,
+            priority,
+            id: 0,
+        };
+        EventTrace {
+            source: "irq".into(),
+            format: "test".into(),
+            clock_hz: Some(1_000_000),
+            start: Picos(0),
+            end: Picos(20_000 * US),
+            cpus: 1,
+            actors: vec![
+                actor("D", ActorKind::Task, Some(2)),
+                actor("uart", ActorKind::Isr, None),
+                actor("IDLE", ActorKind::Idle, Some(0)),
+            ],
+            events,
+            lost: vec![],
+        }
+    };
+    for stray in [false, true] {
+        let sub = dir.path().join(if stray { "stray" } else { "start" });
+        std::fs::create_dir_all(&sub).unwrap();
+        let rec = write_trace(&sub, &trace(stray));
+        let draft = sub.join("draft.toml");
+        ok(&["trace", s(&rec), "--system-out", s(&draft)]);
+        let text = std::fs::read_to_string(&draft).unwrap();
+        let doc: toml::Value = toml::from_str(&text).unwrap();
+        let releases = doc["interrupt"][0].get("releases").and_then(|v| v.as_str());
+        assert_eq!(releases, (!stray).then_some("D"), "{text}");
+        ok(&["analyze", s(&draft)]);
+    }
+}

@@ -55,52 +55,79 @@ struct Jobs {
     ticks: Vec<(u64, u64)>,
     /// Tasks released per tick, by the tick's start.
     tick_releases: BTreeMap<u64, usize>,
+    /// (start, end) of every run of the peripheral interrupt (the second set).
+    isrs: Vec<(u64, u64)>,
+    /// Per task: (release, first run, end) of its completed jobs released by that
+    /// interrupt (every job but the first of the second set's handler task).
+    isr_jobs: BTreeMap<String, Vec<(u64, u64, u64)>>,
 }
 
 /// Ground-truth jobs: release row → first switch_in → finish row.
 fn truth_jobs(rows: &[(u64, String, String)]) -> Jobs {
     let mut j = Jobs::default();
-    let mut open: BTreeMap<String, (u64, Option<u64>)> = BTreeMap::new();
+    let mut open: BTreeMap<String, (u64, Option<u64>, bool)> = BTreeMap::new();
     let mut tick_start = None;
+    let mut isr_start = None;
+    // Whether the last handler that ended was the peripheral interrupt (not the tick).
+    let mut after_isr = false;
     for (t, ev, task) in rows {
         match ev.as_str() {
             "release" => {
                 *j.releases.entry(task.clone()).or_default() += 1;
-                // Released by the tick that just ended (its start row came first); the
-                // row's own time is the tick's nominal instant, which is earlier when a
-                // kernel call delayed the tick (no recorder can see that).
-                let at = j.ticks.last().map_or(*t, |&(s, _)| s.max(*t));
-                open.insert(task.clone(), (if *t == 0 { 0 } else { at }, None));
-                if *t > 0 {
+                // Released by the handler that just ended (its start row came first); the
+                // row's own time is the tick's nominal instant or the interrupt's
+                // arrival, which is earlier when a kernel call delayed the handler (no
+                // recorder can see that).
+                let last = if after_isr {
+                    j.isrs.last()
+                } else {
+                    j.ticks.last()
+                };
+                let at = last.map_or(*t, |&(s, _)| s.max(*t));
+                open.insert(
+                    task.clone(),
+                    (if *t == 0 { 0 } else { at }, None, *t > 0 && after_isr),
+                );
+                if *t > 0 && !after_isr {
                     *j.tick_releases.entry(at).or_default() += 1;
                 }
             }
             "switch_in" => {
-                if let Some((_, run @ None)) = open.get_mut(task) {
+                if let Some((_, run @ None, _)) = open.get_mut(task) {
                     *run = Some(*t);
                 }
             }
             "finish" => {
-                let (r, run) = open.remove(task).expect("finish without release");
-                j.jobs.entry(task.clone()).or_default().push((
-                    r,
-                    run.expect("finished before it ran"),
-                    *t,
-                ));
+                let (r, run, by_isr) = open.remove(task).expect("finish without release");
+                let job = (r, run.expect("finished before it ran"), *t);
+                j.jobs.entry(task.clone()).or_default().push(job);
+                if by_isr {
+                    j.isr_jobs.entry(task.clone()).or_default().push(job);
+                }
             }
             "tick_start" => tick_start = Some(*t),
-            "tick_end" => j.ticks.push((tick_start.take().unwrap(), *t)),
+            "tick_end" => {
+                j.ticks.push((tick_start.take().unwrap(), *t));
+                after_isr = false;
+            }
+            "isr_start" => isr_start = Some(*t),
+            "isr_end" => {
+                j.isrs.push((isr_start.take().unwrap(), *t));
+                after_isr = true;
+            }
             e => panic!("unknown ground-truth event {e}"),
         }
     }
     j
 }
 
-/// latscope's jobs from the imported recording.
+/// latscope's jobs from the imported recording. A job made ready inside a handler is
+/// released at that handler's entry.
 fn trace_jobs(tr: &EventTrace) -> Jobs {
     let mut j = Jobs::default();
-    let mut open: BTreeMap<u32, (u64, Option<u64>)> = BTreeMap::new();
+    let mut open: BTreeMap<u32, (u64, Option<u64>, bool)> = BTreeMap::new();
     let mut tick_entry = None;
+    let mut isr_entry = None;
     for e in &tr.events {
         let t = cycles(e.t);
         let a = e.kind.actor();
@@ -110,24 +137,36 @@ fn trace_jobs(tr: &EventTrace) -> Jobs {
             EventKind::IsrExit(_) if actor.kind == ActorKind::Tick => {
                 j.ticks.push((tick_entry.take().unwrap(), t));
             }
+            EventKind::IsrEnter(_) if actor.kind == ActorKind::Isr => isr_entry = Some(t),
+            EventKind::IsrExit(_) if actor.kind == ActorKind::Isr => {
+                j.isrs.push((isr_entry.take().unwrap(), t));
+            }
             EventKind::Ready(_) if actor.kind == ActorKind::Task && !open.contains_key(&a) => {
                 *j.releases.entry(actor.name.clone()).or_default() += 1;
-                open.insert(a, (tick_entry.unwrap_or(t), None));
+                open.insert(
+                    a,
+                    (
+                        tick_entry.or(isr_entry).unwrap_or(t),
+                        None,
+                        isr_entry.is_some(),
+                    ),
+                );
                 if let Some(s) = tick_entry {
                     *j.tick_releases.entry(s).or_default() += 1;
                 }
             }
             EventKind::Switch(_) => {
-                if let Some((_, run @ None)) = open.get_mut(&a) {
+                if let Some((_, run @ None, _)) = open.get_mut(&a) {
                     *run = Some(t);
                 }
             }
             EventKind::Block(_) => {
-                if let Some((r, run)) = open.remove(&a) {
-                    j.jobs
-                        .entry(actor.name.clone())
-                        .or_default()
-                        .push((r, run.unwrap(), t));
+                if let Some((r, run, by_isr)) = open.remove(&a) {
+                    let job = (r, run.unwrap(), t);
+                    j.jobs.entry(actor.name.clone()).or_default().push(job);
+                    if by_isr {
+                        j.isr_jobs.entry(actor.name.clone()).or_default().push(job);
+                    }
                 }
             }
             _ => {}
@@ -478,4 +517,131 @@ fn lengths_past_the_end_are_errors_at_the_packet() {
     c.extend([24, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F, 0]);
     let e = read_bytes(&c, "init.SVDat").unwrap_err().to_string();
     assert!(e.contains("corrupt"), "{e}");
+}
+
+/// Truth minus trace for one figure over the jobs a handler released, per task (all jobs
+/// of a task in `tasks`).
+fn diffs_of(
+    truth: &BTreeMap<String, Vec<(u64, u64, u64)>>,
+    mine: &BTreeMap<String, Vec<(u64, u64, u64)>>,
+    tasks: &[&str],
+    f: fn(&(u64, u64, u64)) -> u64,
+) -> Vec<i64> {
+    let mut d = Vec::new();
+    for task in tasks {
+        for (a, b) in truth[*task].iter().zip(&mine[*task]) {
+            d.push(f(a) as i64 - f(b) as i64);
+        }
+    }
+    d
+}
+
+fn span(what: &str, d: &[i64]) -> (i64, i64) {
+    let (lo, hi) = (*d.iter().min().unwrap(), *d.iter().max().unwrap());
+    eprintln!("{what}: truth - trace {lo}..{hi} cycles over {}", d.len());
+    (lo, hi)
+}
+
+/// The second recorded set (`run.py --set isr`): tasks A-D of Table 1 below a handler
+/// task that the peripheral interrupt "Periph" (external interrupt 5, exception 21)
+/// releases with `vTaskNotifyGiveFromISR`, at seeded sporadic instants at least 2.7 ms
+/// apart. Its entry and exit are RecordEnterISR/RecordExitISR, the release it makes is
+/// OnTaskStartReady inside it, the handler task's wait is a stop-ready (cause 3) from
+/// `ulTaskNotifyTake`.
+#[test]
+fn isr_recording_matches_the_ground_truth() {
+    let tr = open("isr.SVDat");
+    let truth = truth_jobs(&truth("isr-events.csv"));
+    let mine = trace_jobs(&tr);
+    assert!(tr.lost.is_empty(), "{:?}", tr.lost);
+    let isr: Vec<_> = tr
+        .actors
+        .iter()
+        .filter(|a| a.kind == ActorKind::Isr)
+        .collect();
+    assert_eq!(isr.len(), 1, "{:?}", tr.actors);
+    assert_eq!((isr[0].name.as_str(), isr[0].id), ("Periph", 21));
+    // run.py's priorities: the handler task above A-D (rate monotonic 4..1).
+    for (name, p) in [("A", 4), ("B", 3), ("C", 2), ("D", 1), ("Handler", 5)] {
+        let a = &tr.actors[tr.actor_index(name).unwrap() as usize];
+        assert_eq!((a.kind, a.priority), (ActorKind::Task, Some(p)), "{name}");
+    }
+    // Jobs and releases per task, ticks and the tasks each released, interrupt runs and
+    // the handler task's jobs they released: exactly the ground truth's.
+    assert_eq!(truth.jobs.len(), 5);
+    for (task, tj) in &truth.jobs {
+        assert_eq!(mine.jobs[task].len(), tj.len(), "{task}: jobs");
+        assert_eq!(
+            mine.releases[task], truth.releases[task],
+            "{task}: releases"
+        );
+    }
+    assert_eq!(mine.ticks.len(), truth.ticks.len());
+    let released: Vec<usize> = truth.tick_releases.values().copied().collect();
+    let seen: Vec<usize> = mine.tick_releases.values().copied().collect();
+    assert_eq!(seen, released, "tasks released per tick");
+    assert!(truth.isrs.len() > 200, "{} interrupts", truth.isrs.len());
+    assert_eq!(mine.isrs.len(), truth.isrs.len(), "interrupt runs");
+    assert_eq!(truth.isr_jobs.keys().collect::<Vec<_>>(), ["Handler"]);
+    assert_eq!(truth.isr_jobs["Handler"].len(), truth.isrs.len());
+    assert_eq!(mine.isr_jobs["Handler"].len(), truth.isrs.len());
+    // Every interrupt came while the handler task waited: its job is exactly one run.
+    let periods = ["A", "B", "C", "D"];
+    // The tick's and the interrupt's durations, the handler task's start latency from the
+    // interrupt, the periodic tasks' start latencies from the tick: truth = trace + one
+    // constant, to the cycle
+    // (the same instructions run between each boundary and its recorded instant).
+    let isr_d: Vec<i64> = truth
+        .isrs
+        .iter()
+        .zip(&mine.isrs)
+        .map(|(a, b)| (a.1 - a.0) as i64 - (b.1 - b.0) as i64)
+        .collect();
+    let tick_d: Vec<i64> = truth
+        .ticks
+        .iter()
+        .zip(&mine.ticks)
+        .map(|(a, b)| (a.1 - a.0) as i64 - (b.1 - b.0) as i64)
+        .collect();
+    let handler = ["Handler"];
+    for (what, d) in [
+        ("tick duration", tick_d),
+        ("interrupt duration", isr_d),
+        (
+            "handler start latency",
+            diffs_of(&truth.isr_jobs, &mine.isr_jobs, &handler, start_latency),
+        ),
+    ] {
+        let (lo, hi) = span(what, &d);
+        assert!(
+            hi - lo <= 1,
+            "{what}: truth - trace spans {lo}..{hi} cycles"
+        );
+        assert!(0 < lo && hi < CALL_BOUND, "{what}: {lo}..{hi} cycles");
+    }
+    let mut truth_p = truth.jobs.clone();
+    let mut mine_p = mine.jobs.clone();
+    for m in [&mut truth_p, &mut mine_p] {
+        for v in m.values_mut() {
+            v.remove(0);
+        }
+    }
+    let (lo, hi) = span(
+        "periodic start latency",
+        &diffs_of(&truth_p, &mine_p, &periods, start_latency),
+    );
+    assert!(hi - lo <= 1 && 0 < lo && hi < CALL_BOUND, "{lo}..{hi}");
+    // Responses: within the blocking call's work after its hook.
+    for (what, tasks, t, m) in [
+        (
+            "handler response",
+            &handler[..],
+            &truth.isr_jobs,
+            &mine.isr_jobs,
+        ),
+        ("periodic response", &periods[..], &truth_p, &mine_p),
+    ] {
+        let (lo, hi) = span(what, &diffs_of(t, m, tasks, response));
+        assert!(0 < lo && hi < DELAY_TAIL_BOUND, "{what}: {lo}..{hi} cycles");
+    }
 }

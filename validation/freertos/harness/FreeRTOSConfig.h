@@ -15,7 +15,12 @@
 #define configTICK_TYPE_WIDTH_IN_BITS           TICK_TYPE_WIDTH_32_BITS
 #define configIDLE_SHOULD_YIELD                 1
 #define configUSE_TIME_SLICING                  1
+#ifdef HARNESS_SET_ISR
+/* The second set's handler task waits for a notification from the peripheral interrupt. */
+#define configUSE_TASK_NOTIFICATIONS            1
+#else
 #define configUSE_TASK_NOTIFICATIONS            0
+#endif
 #define configUSE_MUTEXES                       0
 #define configUSE_RECURSIVE_MUTEXES             0
 #define configUSE_COUNTING_SEMAPHORES           0

@@ -37,7 +37,7 @@ extern void vPortEnterCritical( void );
 extern void vPortExitCritical( void );
 #define portENTER_CRITICAL()                 vPortEnterCritical()
 #define portEXIT_CRITICAL()                  vPortExitCritical()
-#define portSET_INTERRUPT_MASK_FROM_ISR()    ( portDISABLE_INTERRUPTS(), 0 )
+#define portSET_INTERRUPT_MASK_FROM_ISR()    ( { portDISABLE_INTERRUPTS(); 0; } )
 #define portCLEAR_INTERRUPT_MASK_FROM_ISR( x ) do { ( void ) ( x ); portENABLE_INTERRUPTS(); } while( 0 )
 
 #if configUSE_PORT_OPTIMISED_TASK_SELECTION == 1

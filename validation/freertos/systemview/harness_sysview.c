@@ -38,6 +38,9 @@ static void sv_send_sys_desc( void )
 {
     SEGGER_SYSVIEW_SendSysDesc( "N=latscope FreeRTOS harness,O=FreeRTOS,D=Cortex-M3" );
     SEGGER_SYSVIEW_SendSysDesc( "I#15=SysTick" );
+#ifdef HARNESS_SET_ISR
+    SEGGER_SYSVIEW_SendSysDesc( "I#21=Periph" );
+#endif
 }
 
 static const SEGGER_SYSVIEW_OS_API sv_os_api = { 0, sv_send_task_list };
@@ -64,6 +67,21 @@ void harness_isr_exit( void )
     SEGGER_SYSVIEW_RecordExitISR();
     sv_interrupt_id = 0;
 }
+
+#ifdef HARNESS_SET_ISR
+/* The second set's peripheral interrupt: external interrupt 5, exception number 21. */
+void harness_irq_enter( void )
+{
+    sv_interrupt_id = 21;
+    SEGGER_SYSVIEW_RecordEnterISR();
+}
+
+void harness_irq_exit( void )
+{
+    SEGGER_SYSVIEW_RecordExitISR();
+    sv_interrupt_id = 0;
+}
+#endif
 
 void sv_task_create( void * tcb, const char * name, unsigned long prio, void * stack )
 {

@@ -11,6 +11,9 @@
 #   overflow.SVDat + overflow-events.csv  OVF_TICKS ticks (default 300), a 1 KiB buffer
 #                                         that a probe drains by 12 bytes per tick: real
 #                                         SystemView overflow packets
+#   isr.SVDat + isr-events.csv            the second task set (-DHARNESS_SET_ISR, run.py
+#                                         --set isr: tasks A-D and a handler task released
+#                                         by the interrupt Periph), TICKS ticks, as main
 #
 # The third-party sources are fetched into a temporary directory, never committed. Output
 # is byte-for-byte the same on every run (the emulation is deterministic).
@@ -47,11 +50,13 @@ build() { # build NAME EXTRA-CFLAGS...
 }
 build main -DSV_BUFFER_SIZE=131072
 build overflow -DSV_BUFFER_SIZE=1024 -DSV_DRAIN_BYTES=12
+build isr -DSV_BUFFER_SIZE=131072 -DHARNESS_SET_ISR
 mkdir -p "$work/out"
-for run in main overflow; do
+for run in main overflow isr; do
     n="$ticks"; [ "$run" = overflow ] && n="$ovf_ticks"
     extra=()
     [ "$run" = overflow ] && extra=(--dump "sv_host=$work/$run.host" --dump "sv_host_len=$work/$run.hostlen")
+    [ "$run" = isr ] && extra=(--set isr)
     python3 "$top/run.py" "$work/$run.elf" "$work/run-$run" --ticks "$n" --generic \
         --tick-fn harness_tick --events \
         --dump "_SEGGER_RTT=$work/$run.cb" --dump "_UpBuffer=$work/$run.up" "${extra[@]}"
@@ -70,6 +75,7 @@ cp "$work/out/"* "$out/"
     echo "emulator: unicorn $(python3 -c 'import unicorn; print(unicorn.__version__)')"
     echo "main: $ticks ticks, generic task selection, 128 KiB RTT buffer (no loss)"
     echo "overflow: $ovf_ticks ticks, 1 KiB RTT buffer drained 12 bytes per tick"
+    echo "isr: second set (-DHARNESS_SET_ISR, run.py --set isr: tasks A-D, handler task released by the interrupt Periph, seed 25), $ticks ticks, generic task selection, 128 KiB RTT buffer (no loss)"
     echo "regenerate: bash validation/freertos/systemview/run.sh"
 } >"$out/PROVENANCE.txt"
 cat "$out/PROVENANCE.txt"

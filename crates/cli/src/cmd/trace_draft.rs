@@ -7,7 +7,7 @@
 //! against the tasks it released. Every figure is an observation of one recording, not a
 //! bound, and the file says so beside each one.
 
-use latscope_core::events::EventTrace;
+use latscope_core::events::{ActorKind, EventTrace};
 use latscope_core::time::Picos;
 use latscope_model::fit::{apply, fit_target, update_toml_text, Sample, Target};
 use latscope_model::system::format_exact;
@@ -152,14 +152,18 @@ pub fn draft(
         n
     };
     // A task all of whose releases came from one interrupt handler (with two runs or
-    // more) is released by it: sporadic, at most as often as the handler runs.
-    let released_by = |task: &str, releases: u64| {
+    // more) is released by it: sporadic, at most as often as the handler runs. Its very
+    // first release may come from elsewhere: a handler task is made ready when it is
+    // created and runs once to reach its first wait.
+    let released_by = |t: &tasks::TaskTiming| {
         r.isrs.iter().find(|i| {
             i.kind == "isr"
                 && i.inter_arrival.count > 0
                 && i.started_jobs.len() == 1
-                && i.started_jobs[0].task == task
-                && i.started_jobs[0].jobs == releases
+                && i.started_jobs[0].task == t.name
+                && (i.started_jobs[0].jobs == t.releases
+                    || (i.started_jobs[0].jobs + 1 == t.releases
+                        && first_release_outside(trace, tl, t, &i.name)))
         })
     };
     // Written names of the tasks an interrupt releases (interrupt name → task name).
@@ -187,8 +191,7 @@ pub fn draft(
         // Periodic when the release intervals agree within 2 % or two clock ticks.
         let res = r.recording.resolution_ns.unwrap_or(0.0);
         let periodic = max_gap - min_gap <= (0.02 * p50).max(2.0 * res);
-        let by_irq = released_by(&t.name, t.releases)
-            .and_then(|x| x.inter_arrival.get("min").map(|g| (x, g)));
+        let by_irq = released_by(t).and_then(|x| x.inter_arrival.get("min").map(|g| (x, g)));
         let span = if let Some((irq, irq_gap)) = by_irq {
             let gap = min_gap.min(irq_gap).floor().max(1.0);
             s += &format!(
@@ -300,6 +303,36 @@ pub fn draft(
     System::from_toml_str(&text, "the draft")
         .map_err(|e| anyhow::anyhow!("the draft does not parse (a bug): {e}"))?;
     Ok((text, notes))
+}
+
+/// True when the first release of task `t` happened outside every run of the handler
+/// named `isr` (so the handler made none but possibly the others).
+fn first_release_outside(
+    trace: &EventTrace,
+    tl: &Timeline,
+    t: &tasks::TaskTiming,
+    isr: &str,
+) -> bool {
+    let find = |kind: fn(ActorKind) -> bool, name: &str, id: Option<u64>| {
+        trace
+            .actors
+            .iter()
+            .position(|a| kind(a.kind) && a.name == name && id.is_none_or(|i| i == a.id))
+            .and_then(|k| tl.actors.get(k))
+    };
+    let (Some(task), Some(handler)) = (
+        find(|k| k == ActorKind::Task, &t.name, Some(t.id)),
+        find(|k| k == ActorKind::Isr, isr, None),
+    ) else {
+        return false;
+    };
+    let Some(&first) = task.releases.first() else {
+        return false;
+    };
+    !handler
+        .runs
+        .iter()
+        .any(|run| run.enter <= first && first <= run.exit)
 }
 
 /// The tick series as fit samples: x = tasks released, y = duration; `row` is the line of

@@ -129,8 +129,8 @@ pub struct FitResult {
     /// Coefficient of determination of the least-squares line (1 when every y is equal
     /// and the line fits exactly).
     pub r2: f64,
-    /// The safe straight line: above every sample, smallest largest excess over the
-    /// per-x envelope.
+    /// The safe straight line: above every sample, slope at least 0 (a cost), smallest
+    /// largest excess over the per-x envelope.
     pub upper_bound: Line,
     /// Largest sample above the least-squares line (the worst under-estimate).
     pub max_residual_ns: f64,
@@ -249,7 +249,11 @@ pub fn fit_target(
         let pts: Vec<(f64, f64)> = env.iter().map(|e| (e.x, e.max_ns)).collect();
         (
             line::least_squares(samples).ok_or(FitError::Overflow)?,
-            line::safe_line(&pts, &[], f64::MIN).ok_or(FitError::Overflow)?,
+            // Every fitted slope is a cost per level, release or position: never negative.
+            // Samples whose envelope falls with x (a switch series mixing blocking calls
+            // whose tails before the switch differ) get the flat line above them, still
+            // safe, rather than a negative cost `--write` must refuse.
+            line::safe_line(&pts, &[], 0.0).ok_or(FitError::Overflow)?,
         )
     };
     let (line_res, line_residuals) = residual_stats(samples, |x| ls.at(x));
@@ -419,6 +423,38 @@ mod tests {
             assert!((e.safe_ns - r.upper_bound.at(e.x)).abs() < 1e-9);
             assert!((e.excess_ns - (e.safe_ns - e.max_ns)).abs() < 1e-9 && e.excess_ns >= 0.0);
         }
+    }
+
+    #[test]
+    fn a_falling_envelope_gets_the_flat_safe_line_never_a_negative_cost() {
+        // Switch durations whose worst case falls with the levels scanned (a recording
+        // mixing blocking calls whose work before the switch differs): the least-squares
+        // slope is negative, the safe line is flat at the largest sample, above every one,
+        // and `--write` can store it.
+        let pts = [
+            (1.0, 3369.0),
+            (2.0, 3488.0),
+            (4.0, 3547.0),
+            (5.0, 3357.0),
+            (5.0, 3250.0),
+        ];
+        let r = fit(&s(&pts)).unwrap();
+        assert!(r.upper_bound.slope_ns >= 0.0, "{:?}", r.upper_bound);
+        for (x, y) in pts {
+            assert!(r.upper_bound.at(x) >= y - 1e-9, "{x}");
+        }
+        assert!(
+            (r.upper_bound.at(1.0) - 3547.0).abs() < 1e-9,
+            "{:?}",
+            r.upper_bound
+        );
+        let falling = s(&[(1.0, 10.0), (2.0, 8.0), (3.0, 6.0)]);
+        let r = fit(&falling).unwrap();
+        assert!(r.least_squares.slope_ns < 0.0);
+        assert_eq!(
+            (r.upper_bound.slope_ns, r.upper_bound.intercept_ns),
+            (0.0, 10.0)
+        );
     }
 
     #[test]
