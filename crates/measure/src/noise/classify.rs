@@ -83,8 +83,9 @@ pub struct Part {
     pub source: Source,
     pub who: Who,
     pub ns: i64,
-    /// Handler runs (NMI, IRQ, softirq) that began in the gap; for a thread 1 (it ran in
-    /// this gap); for `hw`, `unaccounted` 1.
+    /// Handler runs (NMI, IRQ, softirq) that began in the gap; for a thread the times
+    /// the scheduler switched to it (1 when it held the CPU when the gap began); for
+    /// `hw` and `unaccounted` 1.
     pub count: u64,
 }
 
@@ -274,7 +275,7 @@ pub fn classify(gap: Gap, events: &[NoiseEvent], own_tid: i32) -> Vec<Part> {
                 thread = if next.pid == Some(own_tid) {
                     None
                 } else {
-                    add(Source::Thread, &next, 0, 0);
+                    add(Source::Thread, &next, 0, 1);
                     Some(next)
                 };
             }
@@ -285,10 +286,6 @@ pub fn classify(gap: Gap, events: &[NoiseEvent], own_tid: i32) -> Vec<Part> {
         (Some(c), _) => add(c.source, &c.who.clone(), slice, 0),
         (None, Some(w)) => add(Source::Thread, &w.clone(), slice, 0),
         (None, None) => uncovered += slice,
-    }
-    // A thread that ran in the gap counts once, however often it was switched to.
-    for p in parts.iter_mut().filter(|p| p.source == Source::Thread) {
-        p.count = 1;
     }
     // Threads named only by a switch away from them get their name from another part.
     let names: Vec<(i32, String)> = parts
@@ -309,7 +306,7 @@ pub fn classify(gap: Gap, events: &[NoiseEvent], own_tid: i32) -> Vec<Part> {
         {
             Some(m) => {
                 m.ns += p.ns;
-                m.count = m.count.max(p.count);
+                m.count += p.count;
             }
             None => merged.push(p),
         }

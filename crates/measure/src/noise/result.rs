@@ -28,6 +28,9 @@ pub struct NoiseReport {
     /// True when SIGINT/SIGTERM ended the run early (what was measured is kept).
     pub interrupted: bool,
     pub elapsed_ns: i64,
+    /// The run's start on CLOCK_MONOTONIC (ns): `max_single_at_ns` and the windows count
+    /// from here, for lining them up with other traces of the machine.
+    pub started_mono_ns: i64,
     /// How the gaps were classified: `tracepoints`, or `none` with the reason.
     pub classification: Classification,
     /// Plain-language remarks on the run (RT throttling, no tracer, losses).
@@ -112,8 +115,8 @@ pub struct BySource {
     pub unclassified: SourceNoise,
 }
 
-/// `count`: handler runs (nmi, irq, softirq), for threads the gaps each ran in, for
-/// the others gaps.
+/// `count`: handler runs (nmi, irq, softirq), for threads the times the scheduler gave
+/// them the CPU during noise, for the others gaps.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SourceNoise {
     pub count: u64,

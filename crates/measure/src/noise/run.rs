@@ -329,7 +329,11 @@ pub fn execute(
             .filter(|(k, _)| (*k as i64) * plan.window_ns < out.elapsed_ns)
             .map(|(k, &ns)| {
                 let from = k as i64 * plan.window_ns;
-                let len = (out.elapsed_ns.min(from + plan.window_ns) - from).max(1);
+                // The last window holds what ran past the nominal end (a gap the run
+                // ended in); an interrupted run's last window is short.
+                let last = k + 1 == r.windows_ns.len() || from + plan.window_ns >= out.elapsed_ns;
+                let to = if last { out.elapsed_ns } else { from + plan.window_ns };
+                let len = (to - from).max(1);
                 round3(100.0 * ns as f64 / len as f64)
             })
             .collect();
@@ -388,6 +392,7 @@ pub fn execute(
         },
         interrupted: out.interrupted,
         elapsed_ns: out.elapsed_ns,
+        started_mono_ns: out.t0,
         classification,
         notes,
         cpus,
