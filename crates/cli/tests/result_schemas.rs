@@ -1,5 +1,5 @@
 //! The JSON Schemas in docs/ are generated from the result types (schemars): every
-//! result (`measure`, `trace`, `trace --tasks`, `analyze`, `simulate`, `scenario`, `fit`) and the shared
+//! result (`measure`, `noise`, `trace`, `trace --tasks`, `analyze`, `simulate`, `scenario`, `fit`) and the shared
 //! summary. This test fails when a checked-in schema differs from the generated one;
 //! regenerate them all with
 //!
@@ -46,6 +46,10 @@ fn schemas() -> Vec<(&'static str, String)> {
         (
             "tasks.schema.json",
             pretty(schema_for!(latscope_trace::tasks::TaskTimingResult)),
+        ),
+        (
+            "noise.schema.json",
+            pretty(latscope_measure::noise::result::schema()),
         ),
         ("summary.schema.json", latscope_core::summary::schema_json()),
     ]
