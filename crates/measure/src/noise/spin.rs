@@ -252,13 +252,13 @@ fn spin(
             break;
         }
         if i % CHECK_EVERY == 0 {
-            shared.last_read[idx].store(t, Ordering::Relaxed);
+            shared.last_read[idx].store(t, Ordering::Release);
             if stop.load(Ordering::Relaxed) {
                 break;
             }
         }
     }
-    shared.last_read[idx].store(prev, Ordering::Relaxed);
+    shared.last_read[idx].store(prev, Ordering::Release);
     res.loops = i;
 }
 

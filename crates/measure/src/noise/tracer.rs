@@ -376,6 +376,15 @@ impl Reader {
     /// Takes the gaps handed over and classifies those the trace is past (all of them
     /// when `all`), then forgets events and losses no gap to come can need.
     pub fn process(&mut self, all: bool) {
+        // Read before the rings are drained: a thread publishes its last clock read
+        // after handing over the gaps before it, so every gap that ended before that
+        // read is drained below and keeps its events.
+        let read_before: Vec<i64> = self
+            .shared
+            .last_read
+            .iter()
+            .map(|a| a.load(Ordering::Acquire))
+            .collect();
         for (i, c) in self.consumers.iter_mut().enumerate() {
             while let Ok(g) = c.pop() {
                 self.pending[i].push_back(g);
@@ -406,7 +415,7 @@ impl Reader {
             }
             // Nothing before the oldest pending gap or the spinner's last published
             // clock read can be needed any more.
-            let mut keep_from = self.shared.last_read.get(i).map_or(0, |a| a.load(Ordering::Relaxed));
+            let mut keep_from = read_before.get(i).copied().unwrap_or(0);
             if let Some(&(g, _)) = self.pending[i].front() {
                 keep_from = keep_from.min(g.start);
             }
@@ -418,5 +427,78 @@ impl Reader {
                 self.losses[i].pop_front();
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::noise::classify::Source;
+
+    fn line(ts_us: i64, body: &str) -> String {
+        format!(
+            "  burster-42 [001] d.h1. {}.{:06}: {body}\n",
+            ts_us / 1_000_000,
+            ts_us % 1_000_000
+        )
+    }
+
+    #[test]
+    fn the_reader_classifies_handed_gaps_and_marks_lost_windows() {
+        let (mut tx, rx) = rtrb::RingBuffer::new(16);
+        let shared = Shared::new(1);
+        let mut r = Reader::new(&[1], vec![rx], shared);
+        let us = 1_000;
+        // Gap 1 (10..20 us): an interrupt in it. Gap 2 (100..200 us): nothing recorded.
+        // Gap 3 (1000..1100 us) lies in a window the buffer lost events in.
+        for (a, b) in [(10, 20), (100, 200), (1_000, 1_100)] {
+            let g = Gap {
+                cpu: 1,
+                start: 5_000_000_000 + a * us,
+                end: 5_000_000_000 + b * us,
+            };
+            tx.push((g, 77)).unwrap();
+        }
+        let base = 5_000_000_000 / us;
+        let mut text = String::new();
+        text += &line(base + 12, "irq_handler_entry: irq=36 name=virtio1-req.0");
+        text += &line(base + 15, "irq_handler_exit: irq=36 ret=handled");
+        text += &line(base + 900, "irq_handler_entry: irq=36 name=virtio1-req.0");
+        text += "CPU:1 [LOST 12 EVENTS]\n";
+        text += &line(base + 1_200, "irq_handler_exit: irq=36 ret=handled");
+        // Split anywhere: a line in two pieces.
+        let (x, y) = text.split_at(text.len() / 2 + 3);
+        r.feed_text(x);
+        r.feed_text(y);
+        r.process(true);
+        let b = r.tallies[0].by_source();
+        assert_eq!((b.irq.count, b.irq.total_ns), (1, 3 * us));
+        assert_eq!(b.irq.rows[0].irq, Some(36));
+        assert_eq!((b.hw.count, b.hw.total_ns), (1, 100 * us));
+        assert_eq!((b.unclassified.count, b.unclassified.total_ns), (1, 100 * us));
+        assert_eq!(r.lost_events, 12);
+        assert_eq!(r.tallies[0].largest.map(|l| l.2), Some(Source::Hw));
+    }
+
+    #[test]
+    fn a_gap_waits_for_the_trace_to_pass_it() {
+        let (mut tx, rx) = rtrb::RingBuffer::new(4);
+        let mut r = Reader::new(&[1], vec![rx], Shared::new(1));
+        let g = Gap {
+            cpu: 1,
+            start: 1_000_000,
+            end: 2_000_000,
+        };
+        tx.push((g, 77)).unwrap();
+        r.feed_text(&line(1_500, "softirq_entry: vec=1 [action=TIMER]"));
+        r.process(false);
+        assert_eq!(r.tallies[0].by_source(), Default::default(), "not yet");
+        // The trace moves 50 ms past the gap: its events are all in.
+        r.feed_text(&line(1_600, "softirq_exit: vec=1 [action=TIMER]"));
+        r.feed_text(&line(60_000, "softirq_entry: vec=1 [action=TIMER]"));
+        r.process(false);
+        let b = r.tallies[0].by_source();
+        assert_eq!((b.softirq.count, b.softirq.total_ns), (1, 100_000));
+        assert_eq!(b.softirq.rows[0].name, "TIMER");
     }
 }

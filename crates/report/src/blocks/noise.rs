@@ -36,7 +36,7 @@ fn dominant(c: &Value) -> Option<(&'static str, f64, Option<String>)> {
     let who = arr(&b[key], "rows").first().map(|r| {
         let name = text(r, "name").unwrap_or_default();
         match num(r, "pid") {
-            Some(p) => format!("{name} (pid {})", int(p)),
+            Some(p) => format!("{name} (pid {})", p as i64),
             None => name,
         }
     });
@@ -182,10 +182,11 @@ pub(super) fn noise(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportE
                 .iter()
                 .take(10)
                 .map(|r| {
+                    // Ids are names, not quantities: no digit grouping.
                     let id = num(r, "pid")
                         .or_else(|| num(r, "irq"))
                         .or_else(|| num(r, "vector"))
-                        .map(int)
+                        .map(|n| (n as i64).to_string())
                         .unwrap_or_default();
                     vec![
                         Cell::t(text(r, "name").unwrap_or_default()),
