@@ -75,7 +75,9 @@ fn check_contract(v: &serde_json::Value) {
         let windows = c["windows"].as_array().expect("windows");
         assert!(!windows.is_empty());
         assert!(
-            windows.iter().all(|w| w.as_f64().is_some_and(|p| (0.0..=100.0).contains(&p))),
+            windows
+                .iter()
+                .all(|w| w.as_f64().is_some_and(|p| (0.0..=100.0).contains(&p))),
             "{windows:?}"
         );
         let b = &c["by_source"];
@@ -123,8 +125,7 @@ fn without_a_tracer_every_gap_is_measured_and_unclassified() {
     assert_eq!(v["classification"]["method"], "none");
     assert_eq!(c["windows"].as_array().unwrap().len(), 3);
     assert_eq!(
-        c["by_source"]["unclassified"]["total_ns"],
-        c["noise_ns"],
+        c["by_source"]["unclassified"]["total_ns"], c["noise_ns"],
         "{c}"
     );
     assert_eq!(c["by_source"]["unclassified"]["count"], c["noise_count"]);
@@ -238,12 +239,18 @@ fn a_fifo_thread_bursting_every_20_ms_is_counted_once_per_burst_with_its_pid() {
     );
     assert_eq!(row["name"], "noise-burster");
     // Each burst is at least 200 us of that thread's time.
-    assert!(row["total_ns"].as_i64().unwrap() >= bursts.saturating_sub(1) * 190_000, "{row}");
+    assert!(
+        row["total_ns"].as_i64().unwrap() >= bursts.saturating_sub(1) * 190_000,
+        "{row}"
+    );
     // tracefs is left as it was found: no latscope-noise instance remains.
     let left = std::fs::read_dir("/sys/kernel/tracing/instances")
         .map(|d| {
-            d.filter_map(|e| e.ok())
-                .any(|e| e.file_name().to_string_lossy().starts_with("latscope-noise-"))
+            d.filter_map(|e| e.ok()).any(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .starts_with("latscope-noise-")
+            })
         })
         .unwrap_or(false);
     assert!(!left, "a latscope-noise trace instance was left behind");
@@ -256,7 +263,15 @@ fn sigint_ends_the_run_early_and_keeps_what_was_measured() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("n.json");
     let child = Command::new(BIN)
-        .args(["noise", "--cpus", &cpu, "-D", "60s", "--trace-events", "none"])
+        .args([
+            "noise",
+            "--cpus",
+            &cpu,
+            "-D",
+            "60s",
+            "--trace-events",
+            "none",
+        ])
         .args(["--window", "100ms", "--json", json.to_str().unwrap()])
         .stdout(std::process::Stdio::null())
         .spawn()
@@ -273,7 +288,11 @@ fn sigint_ends_the_run_early_and_keeps_what_was_measured() {
     assert!(elapsed > 0 && elapsed < 30_000_000_000, "{elapsed}");
     // Only the windows measured are reported, the last one possibly short.
     let w = v["cpus"][0]["windows"].as_array().unwrap().len() as i64;
-    assert_eq!(w, (elapsed + 99_999_999) / 100_000_000, "{w} windows for {elapsed} ns");
+    assert_eq!(
+        w,
+        (elapsed + 99_999_999) / 100_000_000,
+        "{w} windows for {elapsed} ns"
+    );
 }
 
 #[test]

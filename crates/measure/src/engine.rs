@@ -419,7 +419,11 @@ pub(crate) fn restore_signals(old: libc::sigset_t) {
 }
 
 /// Per-thread setup: affinity, scheduling, timer slack, pre-faulted stack.
-pub(crate) fn setup_thread(cpu: u32, eff: &Effective, slack_ns: u64) -> Result<Option<u64>, String> {
+pub(crate) fn setup_thread(
+    cpu: u32,
+    eff: &Effective,
+    slack_ns: u64,
+) -> Result<Option<u64>, String> {
     // SAFETY: cpu_set_t is plain data; CPU_SET bounds are checked below.
     unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();

@@ -98,10 +98,10 @@ pub enum ReportError {
     )]
     NotObject { file: String },
     #[error(
-        "{file}: no \"kind\" member (expected one of measure, trace, analyze, simulate, scenario); the file looks like {looks}"
+        "{file}: no \"kind\" member (expected one of measure, noise, trace, analyze, simulate, scenario); the file looks like {looks}"
     )]
     MissingKind { file: String, looks: String },
-    #[error("{file}: unknown kind {kind:?} (expected one of measure, trace, analyze, simulate, scenario); the file looks like {looks}")]
+    #[error("{file}: unknown kind {kind:?} (expected one of measure, noise, trace, analyze, simulate, scenario); the file looks like {looks}")]
     UnknownKind {
         file: String,
         kind: String,

@@ -166,11 +166,26 @@ fn pct(part: i64, whole: i64) -> String {
 
 fn print_report(r: &NoiseReport) {
     if r.interrupted {
-        println!("Interrupted after {:.1} s: figures of the time measured", r.elapsed_ns as f64 / 1e9);
+        println!(
+            "Interrupted after {:.1} s: figures of the time measured",
+            r.elapsed_ns as f64 / 1e9
+        );
     }
     println!(
         "\n{:>4} {:>8} {:>8} {:>10} {:>10}  {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}  {:>10}",
-        "CPU", "noise", "gaps", "max", "at", "hw", "nmi", "irq", "soft", "thread", "unacc", "uncl", "steal"
+        "CPU",
+        "noise",
+        "gaps",
+        "max",
+        "at",
+        "hw",
+        "nmi",
+        "irq",
+        "soft",
+        "thread",
+        "unacc",
+        "uncl",
+        "steal"
     );
     for c in &r.cpus {
         let b = &c.by_source;

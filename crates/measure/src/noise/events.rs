@@ -44,7 +44,10 @@ pub enum What {
         next_comm: String,
     },
     /// An NMI handler that ended at `ts` after `delta_ns`.
-    Nmi { handler: String, delta_ns: i64 },
+    Nmi {
+        handler: String,
+        delta_ns: i64,
+    },
 }
 
 /// The x86 vector events enabled where the kernel has them (entry and exit each).
@@ -129,7 +132,10 @@ mod tests {
 
     #[test]
     fn the_lines_noise_needs_parse() {
-        let e = parse("          <idle>-0       [001] d.h1.   100.000010: local_timer_entry: vector=236").unwrap();
+        let e = parse(
+            "          <idle>-0       [001] d.h1.   100.000010: local_timer_entry: vector=236",
+        )
+        .unwrap();
         assert_eq!(
             (e.cpu, e.ts),
             (1, 100_000_010_000),
@@ -143,7 +149,10 @@ mod tests {
                 name: "local_timer".into()
             }
         );
-        let e = parse("          <idle>-0       [001] d.h1.   100.000012: local_timer_exit: vector=236").unwrap();
+        let e = parse(
+            "          <idle>-0       [001] d.h1.   100.000012: local_timer_exit: vector=236",
+        )
+        .unwrap();
         assert_eq!(
             e.what,
             What::IrqExit {
@@ -159,7 +168,10 @@ mod tests {
                 delta_ns: 4321
             }
         );
-        let e = parse("  kworker/1:2-55 [001] d.h.. 100.5: irq_handler_entry: irq=36 name=virtio1-req.0").unwrap();
+        let e = parse(
+            "  kworker/1:2-55 [001] d.h.. 100.5: irq_handler_entry: irq=36 name=virtio1-req.0",
+        )
+        .unwrap();
         assert_eq!(
             e.what,
             What::IrqEntry {

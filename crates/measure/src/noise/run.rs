@@ -4,8 +4,7 @@
 //! keeps everything measured so far.
 
 use super::result::{
-    BySource, Classification, CpuNoise, NoiseReport, NoiseSettingsJson, Tally, KIND,
-    SCHEMA_VERSION,
+    BySource, Classification, CpuNoise, NoiseReport, NoiseSettingsJson, Tally, KIND, SCHEMA_VERSION,
 };
 use super::spin::{self, Shared, SpinConfig, RING_CAPACITY};
 use super::tracer::{Tracer, GROUPS};
@@ -58,7 +57,13 @@ fn input(s: String) -> MeasureError {
     MeasureError::Input(s)
 }
 
-fn dur(option: &str, v: &Option<String>, default: i64, lo: i64, hi: i64) -> Result<i64, MeasureError> {
+fn dur(
+    option: &str,
+    v: &Option<String>,
+    default: i64,
+    lo: i64,
+    hi: i64,
+) -> Result<i64, MeasureError> {
     let Some(t) = v else { return Ok(default) };
     let ns = settings::parse_positive_ns(option, t)?;
     if ns < lo || ns > hi {
@@ -159,7 +164,10 @@ impl NoiseSpec {
             window_ns,
             groups,
             lock_memory: self.lock_memory,
-            labels: Labels::with_host(latscope_core::labels::parse_labels(&self.labels).map_err(|e| input(e.to_string()))?),
+            labels: Labels::with_host(
+                latscope_core::labels::parse_labels(&self.labels)
+                    .map_err(|e| input(e.to_string()))?,
+            ),
         })
     }
 }
@@ -244,7 +252,10 @@ pub fn execute(
             }
         }
     }
-    let trace_events = tracer.as_ref().map(|t| t.events.clone()).unwrap_or_default();
+    let trace_events = tracer
+        .as_ref()
+        .map(|t| t.events.clone())
+        .unwrap_or_default();
     let cfg = SpinConfig {
         cpus: plan.cpus.clone(),
         eff: eff.clone(),
@@ -332,7 +343,11 @@ pub fn execute(
                 // The last window holds what ran past the nominal end (a gap the run
                 // ended in); an interrupted run's last window is short.
                 let last = k + 1 == r.windows_ns.len() || from + plan.window_ns >= out.elapsed_ns;
-                let to = if last { out.elapsed_ns } else { from + plan.window_ns };
+                let to = if last {
+                    out.elapsed_ns
+                } else {
+                    from + plan.window_ns
+                };
                 let len = (to - from).max(1);
                 round3(100.0 * ns as f64 / len as f64)
             })

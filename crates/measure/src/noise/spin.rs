@@ -77,7 +77,9 @@ impl Shared {
             last_read: (0..n).map(|_| AtomicI64::new(0)).collect(),
             gaps: AtomicU64::new(0),
             max_ns: AtomicI64::new(0),
-            tids: (0..n).map(|_| std::sync::atomic::AtomicI32::new(0)).collect(),
+            tids: (0..n)
+                .map(|_| std::sync::atomic::AtomicI32::new(0))
+                .collect(),
         })
     }
 }
@@ -240,7 +242,9 @@ fn spin(
                 start: prev,
                 end: t,
             };
-            let handed = prod.as_mut().is_some_and(|p| p.push((gap, res.tid)).is_ok());
+            let handed = prod
+                .as_mut()
+                .is_some_and(|p| p.push((gap, res.tid)).is_ok());
             if !handed {
                 res.unhanded.0 += 1;
                 res.unhanded.1 = res.unhanded.1.saturating_add(d);

@@ -475,7 +475,10 @@ mod tests {
         assert_eq!((b.irq.count, b.irq.total_ns), (1, 3 * us));
         assert_eq!(b.irq.rows[0].irq, Some(36));
         assert_eq!((b.hw.count, b.hw.total_ns), (1, 100 * us));
-        assert_eq!((b.unclassified.count, b.unclassified.total_ns), (1, 100 * us));
+        assert_eq!(
+            (b.unclassified.count, b.unclassified.total_ns),
+            (1, 100 * us)
+        );
         assert_eq!(r.lost_events, 12);
         assert_eq!(r.tallies[0].largest.map(|l| l.2), Some(Source::Hw));
     }

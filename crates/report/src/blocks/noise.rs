@@ -177,7 +177,11 @@ pub(super) fn noise(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportE
         .collect();
     b.table(Table { headers, rows });
     for c in cpus {
-        for (k, word) in [("irq", "Interrupts"), ("thread", "Threads"), ("softirq", "Softirqs")] {
+        for (k, word) in [
+            ("irq", "Interrupts"),
+            ("thread", "Threads"),
+            ("softirq", "Softirqs"),
+        ] {
             let rows: Vec<Vec<Cell>> = arr(&c["by_source"][k], "rows")
                 .iter()
                 .take(10)
@@ -206,12 +210,7 @@ pub(super) fn noise(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportE
                 _ => "irq / vector",
             };
             b.table(Table {
-                headers: vec![
-                    "name".into(),
-                    idh.into(),
-                    "count".into(),
-                    "time".into(),
-                ],
+                headers: vec!["name".into(), idh.into(), "count".into(), "time".into()],
                 rows,
             });
         }
@@ -257,10 +256,16 @@ mod tests {
         let input = Input::parse("n.json", doc).unwrap();
         let md = render_markdown(&[input], &Options::default()).unwrap();
         // 350 of 400 us: 88 %, named with its pid.
-        assert!(md.contains("mostly thread (88 %): burster (pid 4242)"), "{md}");
+        assert!(
+            md.contains("mostly thread (88 %): burster (pid 4242)"),
+            "{md}"
+        );
         assert!(md.contains("hardware / hypervisor"), "{md}");
         assert!(md.contains("4242"), "{md}");
         assert!(md.contains("local_timer"), "{md}");
-        assert!(md.contains("10.0 ms") || md.contains("10 ms"), "steal beside the window: {md}");
+        assert!(
+            md.contains("10.0 ms") || md.contains("10 ms"),
+            "steal beside the window: {md}"
+        );
     }
 }
