@@ -255,7 +255,7 @@ fn spin(
         if t >= end {
             break;
         }
-        if i % CHECK_EVERY == 0 {
+        if i.is_multiple_of(CHECK_EVERY) {
             shared.last_read[idx].store(t, Ordering::Release);
             if stop.load(Ordering::Relaxed) {
                 break;
