@@ -92,6 +92,14 @@ pub struct Part {
 /// Deepest nesting of handlers followed; deeper entries are counted to the innermost.
 const MAX_DEPTH: usize = 16;
 
+/// Resolution of ftrace's text timestamps: microseconds, rounded down. An event stamped
+/// `ts` happened in `[ts, ts + 1 us)`, so one stamped up to 1 us before a gap's start
+/// may lie inside it. (An entry or a switch away from the spinner that early can only
+/// be inside it: the spinner was reading its clock until the start. An exit or a switch
+/// back that early may belong to the gap before: it is then held no time and counted
+/// nowhere.)
+pub const TS_RESOLUTION_NS: i64 = 1_000;
+
 #[derive(Clone, Debug)]
 struct Ctx {
     source: Source,
@@ -113,7 +121,7 @@ pub fn classify(gap: Gap, events: &[NoiseEvent], own_tid: i32) -> Vec<Part> {
         match &e.what {
             What::Nmi { handler, delta_ns } => {
                 let from = e.ts.saturating_sub(*delta_ns);
-                if e.ts < gap.start || from > gap.end {
+                if e.ts <= gap.start - TS_RESOLUTION_NS || from > gap.end {
                     continue;
                 }
                 let who = Who {
@@ -130,7 +138,7 @@ pub fn classify(gap: Gap, events: &[NoiseEvent], own_tid: i32) -> Vec<Part> {
                 ));
                 points.push((e.ts.min(gap.end), 1, Act::Pop(Source::Nmi, who)));
             }
-            _ if e.ts < gap.start || e.ts > gap.end => {}
+            _ if e.ts <= gap.start - TS_RESOLUTION_NS || e.ts > gap.end => {}
             What::IrqEntry { irq, vector, name } => points.push((
                 e.ts,
                 2,
@@ -226,7 +234,8 @@ pub fn classify(gap: Gap, events: &[NoiseEvent], own_tid: i32) -> Vec<Part> {
     let mut thread: Option<Who> = None;
     let mut last = gap.start;
     let mut uncovered = 0i64;
-    let had_events = !points.is_empty();
+    // Whether anything in the gap took time or began in it (stale exits do not count).
+    let mut had_events = false;
     for (t, _, act) in points {
         let t = t.clamp(last, gap.end);
         let slice = t - last;
@@ -248,12 +257,15 @@ pub fn classify(gap: Gap, events: &[NoiseEvent], own_tid: i32) -> Vec<Part> {
         };
         match owner {
             Some((s, w)) => {
-                // An exit with nothing open still is one run of its handler.
+                // An exit with nothing open, inside the gap, still is one run of its
+                // handler (or of its thread).
                 let count = u64::from(
-                    stack.is_empty()
+                    slice > 0
+                        && stack.is_empty()
                         && thread.is_none()
                         && matches!(act, Act::Pop(..) | Act::Switch(..)),
                 );
+                had_events |= slice > 0;
                 add(s, &w, slice, count)
             }
             None => uncovered += slice,
@@ -261,6 +273,7 @@ pub fn classify(gap: Gap, events: &[NoiseEvent], own_tid: i32) -> Vec<Part> {
         last = t;
         match act {
             Act::Push(c) => {
+                had_events = true;
                 add(c.source, &c.who, 0, 1);
                 if stack.len() < MAX_DEPTH {
                     stack.push(c);
@@ -275,6 +288,7 @@ pub fn classify(gap: Gap, events: &[NoiseEvent], own_tid: i32) -> Vec<Part> {
                 thread = if next.pid == Some(own_tid) {
                     None
                 } else {
+                    had_events = true;
                     add(Source::Thread, &next, 0, 1);
                     Some(next)
                 };
@@ -387,7 +401,7 @@ mod tests {
         // Events of another CPU and outside the gap do not count.
         let mut other = irq_in(5_000, 9);
         other.cpu = 0;
-        let p = classify(GAP, &[irq_in(100, 3), irq_out(200, 3), other], OWN);
+        let p = classify(GAP, &[irq_in(-2_000, 3), irq_out(-1_500, 3), other], OWN);
         assert_eq!(p.len(), 1);
         assert_eq!(of(&p, Source::Hw), (1, GAP.len()));
     }
@@ -443,9 +457,9 @@ mod tests {
 
     #[test]
     fn a_thread_that_ran_until_the_first_event_is_named_by_the_switch_back() {
-        // The switch to the thread was stamped just before the gap began.
+        // The switch to the thread lies before the gap (the trace lost it, say).
         let events = [
-            switch(900, OWN, 42, "burster"),
+            switch(-500, OWN, 42, "burster"),
             switch(8_000, 42, 43, "other"),
             switch(10_500, 43, OWN, "spinner"),
         ];
@@ -459,6 +473,46 @@ mod tests {
         assert_eq!(ran(43), Some((1, 2_500, "other".to_string())));
         assert_eq!(of(&p, Source::Thread).0, 2, "two threads ran");
         assert_eq!(total(&p), GAP.len());
+    }
+
+    #[test]
+    fn microsecond_stamps_just_before_the_start_are_read_for_what_they_can_be() {
+        // The interrupt that made a 3 us gap was stamped 0.4 us before the gap began
+        // (ftrace prints whole microseconds); the exit and switch back of the gap before
+        // were stamped 0.6 us before it: they hold nothing and count nowhere.
+        let gap = Gap {
+            cpu: 1,
+            start: 10_400,
+            end: 13_400,
+        };
+        let p = classify(
+            gap,
+            &[
+                irq_out(9_800, 5),
+                switch(9_800, 42, OWN, "spinner"),
+                irq_in(10_000, 36),
+                irq_out(13_000, 36),
+            ],
+            OWN,
+        );
+        assert_eq!(of(&p, Source::Irq), (1, 2_600));
+        assert_eq!(of(&p, Source::Hw), (0, 0));
+        assert_eq!(of(&p, Source::Thread), (0, 0));
+        assert!(p.iter().all(|x| x.who.irq != Some(5)), "{p:?}");
+        assert_eq!(total(&p), gap.len());
+        // The same stale events alone leave the gap to the hardware; a stamp a whole
+        // microsecond before the start is not looked at.
+        let p = classify(
+            gap,
+            &[
+                irq_out(9_800, 5),
+                switch(9_800, 42, OWN, "x"),
+                irq_in(9_400, 7),
+            ],
+            OWN,
+        );
+        assert_eq!(of(&p, Source::Hw), (1, gap.len()));
+        assert_eq!(p.len(), 1);
     }
 
     #[test]

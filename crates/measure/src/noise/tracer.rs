@@ -5,7 +5,7 @@
 //! spinning threads hand over as soon as the trace is past it, keeping only the events
 //! a gap still to come can need.
 
-use super::classify::{classify, Gap};
+use super::classify::{classify, Gap, TS_RESOLUTION_NS};
 use super::events::{parse, NoiseEvent, VECTORS};
 use super::result::Tally;
 use super::spin::{GapConsumer, Shared};
@@ -405,7 +405,7 @@ impl Reader {
                     continue;
                 }
                 let q = &self.events[i];
-                let a = q.partition_point(|e| e.ts < gap.start);
+                let a = q.partition_point(|e| e.ts <= gap.start - TS_RESOLUTION_NS);
                 // NMIs are stamped at their end: one ending after the gap may still
                 // lie in it, so look a little past the end.
                 let b = q.partition_point(|e| e.ts <= gap.end.saturating_add(1_000_000));
