@@ -3,7 +3,7 @@
 from the result types (docs/<kind>.schema.json, written by
 `LATSCOPE_WRITE_SCHEMAS=1 cargo test -p latscope --test result_schemas`).
 
-Runs measure (short, unprivileged), trace (every measurement kind, limits), trace --tasks
+Runs measure and noise (short, unprivileged), trace (every measurement kind, limits), trace --tasks
 (a synthetic event recording), analyze (offsets, margins, priority assignment, --observed),
 simulate, fit (CSV, trace and event-recording inputs) and every
 scenario that does not measure this machine (quick), validates each document and every
@@ -24,7 +24,7 @@ import tempfile
 import jsonschema
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-KINDS = ["measure", "trace", "tasks", "analyze", "simulate", "scenario", "fit", "compare"]
+KINDS = ["measure", "noise", "trace", "tasks", "analyze", "simulate", "scenario", "fit", "compare"]
 
 
 def event_recording():
@@ -180,6 +180,7 @@ def main():
         ("measure", ["measure", "--duration", "300ms", "--allow-fallback", "--json", out("m.json")], "m.json"),
         ("measure", ["measure", "--duration", "200ms", "--rounds", "2", "--allow-fallback", "--json", out("mr.json")], "mr.json"),
         ("compare", ["compare", out("m.json"), out("mr.json"), "--json", out("c.json")], "c.json"),
+        ("noise", ["noise", "--duration", "200ms", "--window", "50ms", "--json", out("n.json")], "n.json"),
         ("trace", ["trace", os.path.join(trace_fix, "demo8.vcd"), "--pulse", "D0", "--pulse", "D7",
                    "--latency", "D0:rise->D1:rise", "--period", "D1:rise", "--busy", "D2,window=1ms",
                    "--count", "D3,window=1ms", "--limit", "D0.max<1ms", "--limit", "D2.busy.percent<90%",
@@ -245,6 +246,9 @@ def main():
     if "measure" in docs:
         d = copy.deepcopy(docs["measure"]); d["total"]["histogram"] = [{"low_ns": 0}]; broken.append(("measure", d, "histogram bin without high_ns/count"))
         d = copy.deepcopy(docs["measure"]); d["cpus"][0]["cpu"] = -1; broken.append(("measure", d, "negative cpu"))
+    if "noise" in docs:
+        d = copy.deepcopy(docs["noise"]); del d["cpus"][0]["by_source"]["hw"]; broken.append(("noise", d, "no hw source"))
+        d = copy.deepcopy(docs["noise"]); d["cpus"][0]["windows"] = ["1%"]; broken.append(("noise", d, "a window as a string"))
     if "simulate" in docs:
         d = copy.deepcopy(docs["simulate"]); d["tasks"][0]["jobs"] = 1.5; broken.append(("simulate", d, "fractional job count"))
     if "analyze" in docs:

@@ -45,6 +45,9 @@ struct Cli {
 enum Command {
     /// Measure timer wake-up latency on this Linux host (cyclictest-style, explained)
     Measure(cmd::measure::Args),
+    /// OS and hardware noise seen by spinning threads, split by source (osnoise-style,
+    /// no kernel tracer needed)
+    Noise(cmd::noise::Args),
     /// Compare two `measure` JSON results; exit 1 when B is worse than A
     Compare(cmd::compare::Args),
     /// Combine `measure` results of the same settings (runs, hosts, boards) exactly
@@ -94,6 +97,7 @@ fn main() -> ExitCode {
     let t0 = std::time::Instant::now();
     let result = match cli.command {
         Command::Measure(a) => cmd::measure::run(a),
+        Command::Noise(a) => cmd::noise::run(a),
         Command::Compare(a) => cmd::compare::run(a),
         Command::Merge(a) => cmd::merge::run(a),
         Command::Trace(a) => cmd::trace::run(a),

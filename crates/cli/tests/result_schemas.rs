@@ -1,5 +1,5 @@
 //! The JSON Schemas in docs/ are generated from the result types (schemars): every
-//! result (`measure`, `trace`, `trace --tasks`, `analyze`, `simulate`, `scenario`, `fit`) and the shared
+//! result (`measure`, `noise`, `trace`, `trace --tasks`, `analyze`, `simulate`, `scenario`, `fit`) and the shared
 //! summary. This test fails when a checked-in schema differs from the generated one;
 //! regenerate them all with
 //!
@@ -50,6 +50,10 @@ fn schemas() -> Vec<(&'static str, String)> {
         (
             "compare.schema.json",
             pretty(schema_for!(latscope_measure::compare_doc::CompareResult)),
+        ),
+        (
+            "noise.schema.json",
+            pretty(latscope_measure::noise::result::schema()),
         ),
         ("summary.schema.json", latscope_core::summary::schema_json()),
     ]

@@ -398,7 +398,7 @@ fn snapshot(ctx: &Ctx, elapsed: i64, planned: Option<i64>) -> Progress {
     }
 }
 
-fn block_stop_signals() -> libc::sigset_t {
+pub(crate) fn block_stop_signals() -> libc::sigset_t {
     // SAFETY: sigset_t is plain data; the calls only read/write the given sets.
     unsafe {
         let mut set: libc::sigset_t = std::mem::zeroed();
@@ -411,7 +411,7 @@ fn block_stop_signals() -> libc::sigset_t {
     }
 }
 
-fn restore_signals(old: libc::sigset_t) {
+pub(crate) fn restore_signals(old: libc::sigset_t) {
     // SAFETY: restores a mask previously returned by pthread_sigmask.
     unsafe {
         libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
@@ -419,7 +419,11 @@ fn restore_signals(old: libc::sigset_t) {
 }
 
 /// Per-thread setup: affinity, scheduling, timer slack, pre-faulted stack.
-fn setup_thread(cpu: u32, eff: &Effective, slack_ns: u64) -> Result<Option<u64>, String> {
+pub(crate) fn setup_thread(
+    cpu: u32,
+    eff: &Effective,
+    slack_ns: u64,
+) -> Result<Option<u64>, String> {
     // SAFETY: cpu_set_t is plain data; CPU_SET bounds are checked below.
     unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();

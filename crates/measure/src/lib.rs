@@ -21,6 +21,7 @@
 //! * [`underload`]: why a loaded run can be faster than an idle one;
 //! * [`plan_spec`]: the user's choices as given → a checked [`Plan`] (CLI and Python);
 //! * [`session`]: one whole `measure` invocation;
+//! * [`noise`]: `latscope noise`, OS and hardware noise seen by spinning threads;
 //!
 //! Nothing here prints or exits; errors carry their context.
 
@@ -39,6 +40,7 @@ pub mod idlecost;
 pub mod load;
 pub mod merge;
 pub mod metrics;
+pub mod noise;
 pub mod outfile;
 pub mod output;
 pub mod plan_spec;

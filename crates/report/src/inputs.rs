@@ -5,7 +5,8 @@ use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
 /// What `latscope report` reads, for error messages.
-pub const HINT: &str = "latscope report reads the --json results of measure, trace, analyze, \
+pub const HINT: &str =
+    "latscope report reads the --json results of measure, noise, trace, analyze, \
 simulate and scenario, the CSV series of simulate --series and trace --series, the raw samples \
 of measure --samples, Perfetto trace-event JSON, and (from the command line) captures such as \
 .vcd, .lscap and .sr files";

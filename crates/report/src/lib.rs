@@ -35,6 +35,8 @@ pub enum Kind {
     Analyze,
     Simulate,
     Scenario,
+    /// `latscope noise`: OS and hardware noise per CPU, by source.
+    Noise,
     /// A CSV time series (`time_ns,<value>,…`), e.g. `simulate --series` or `trace --series`.
     Series,
     /// A timeline: Perfetto / Chrome trace-event JSON (`simulate --perfetto`, `convert`) or
@@ -50,12 +52,13 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub const ALL: [Kind; 5] = [
+    pub const ALL: [Kind; 6] = [
         Kind::Measure,
         Kind::Trace,
         Kind::Analyze,
         Kind::Simulate,
         Kind::Scenario,
+        Kind::Noise,
     ];
 
     pub fn name(self) -> &'static str {
@@ -65,6 +68,7 @@ impl Kind {
             Kind::Analyze => "analyze",
             Kind::Simulate => "simulate",
             Kind::Scenario => "scenario",
+            Kind::Noise => "noise",
             Kind::Series => "series",
             Kind::Capture => "capture",
             Kind::Samples => "samples",
@@ -94,10 +98,10 @@ pub enum ReportError {
     )]
     NotObject { file: String },
     #[error(
-        "{file}: no \"kind\" member (expected one of measure, trace, analyze, simulate, scenario); the file looks like {looks}"
+        "{file}: no \"kind\" member (expected one of measure, noise, trace, analyze, simulate, scenario); the file looks like {looks}"
     )]
     MissingKind { file: String, looks: String },
-    #[error("{file}: unknown kind {kind:?} (expected one of measure, trace, analyze, simulate, scenario); the file looks like {looks}")]
+    #[error("{file}: unknown kind {kind:?} (expected one of measure, noise, trace, analyze, simulate, scenario); the file looks like {looks}")]
     UnknownKind {
         file: String,
         kind: String,

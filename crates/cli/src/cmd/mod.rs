@@ -15,6 +15,7 @@ pub mod generate;
 pub mod man;
 pub mod measure;
 pub mod merge;
+pub mod noise;
 pub mod report;
 pub mod scenario;
 pub mod set_shape;

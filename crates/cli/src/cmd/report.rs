@@ -31,7 +31,7 @@ pub enum Format {
 A `latscope sweep` file (CSV or Parquet) gives the schedulability ratio against
 utilisation, one line per configuration (docs/sweep.md).
 
-Inputs are the --json files of measure, trace, analyze, simulate and scenario (each has a
+Inputs are the --json files of measure, noise, trace, analyze, simulate and scenario (each has a
 \"kind\" and \"schema_version\": 1). Also accepted: the CSV series of `simulate --series` and
 `trace --series`, the raw samples of `measure --samples` (CSV or binary), Perfetto
 trace-event JSON, and captures (.vcd, .lscap, sigrok .sr, Saleae binary) drawn as a timeline
@@ -45,7 +45,7 @@ The HTML page needs no network: zoom (drag across a chart, or the mouse wheel) a
 (shift+drag) series and timelines, hover any chart for its values, click a worst-case table
 row to mark it on its chart. With scripts disabled every chart is still a static SVG.")]
 pub struct Args {
-    /// Result files: JSON of measure, trace, analyze, simulate or scenario (several for a
+    /// Result files: JSON of measure, noise, trace, analyze, simulate or scenario (several for a
     /// side-by-side comparison), CSV time series, Perfetto trace-event JSON; `-` reads
     /// standard input
     #[arg(required = true, value_name = "RESULT")]

@@ -3,7 +3,7 @@
 
 //!
 //! One module per result kind (the way hyperfine keeps one exporter per format): `measure`,
-//! `trace`, `analyze`, `simulate` (with the series and timeline inputs), `scenario` and
+//! `trace`, `analyze`, `simulate` (with the series and timeline inputs), `scenario`, `noise` and
 //! `compare` (several inputs side by side); `layout` holds the tables and splits they share,
 //! and [`crate::charts`] the charts.
 
@@ -11,6 +11,7 @@ mod analyze;
 mod compare;
 mod layout;
 mod measure;
+mod noise;
 mod scenario;
 mod simulate;
 pub mod sweep;
@@ -318,6 +319,7 @@ fn render(b: &mut Builder, input: &View, level: u8, captures: &[&View]) -> Resul
         Kind::Analyze => analyze::analyze(b, d, level),
         Kind::Simulate => simulate::simulate(b, d, level, captures, input.attachments),
         Kind::Scenario => scenario::scenario(b, input, level),
+        Kind::Noise => noise::noise(b, d, level),
         Kind::Series => simulate::series_input(b, d, level),
         Kind::Capture => simulate::capture_input(b, d, level),
         Kind::Samples => measure::samples(b, d, level),
@@ -387,6 +389,7 @@ fn headline(input: &View) -> (String, Option<Tone>) {
             };
             (text, Some(tone))
         }
+        Kind::Noise => noise::headline(d),
         Kind::Series => (format!("{} series", arr(d, "series").len()), None),
         Kind::Capture => (format!("{} tracks", arr(d, "tracks").len()), None),
         Kind::Samples => match d.get("total").and_then(Stats::from_value) {

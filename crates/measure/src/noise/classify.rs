@@ -1,0 +1,531 @@
+//! What one noise gap was made of, from the trace events of its CPU inside it.
+//!
+//! The gap `[start, end]` is the time the spinning thread did not see its clock move.
+//! Walking the events in it in time order, every stretch belongs to the innermost
+//! context running then: an NMI, else an interrupt handler (numbered IRQ or x86
+//! vector), else a softirq, else a thread the scheduler switched to. A gap without any
+//! event is **hardware or hypervisor noise** (`hw`, the definition of the kernel's
+//! hwnoise tracer: nothing the kernel records took the time). Time inside a gap that
+//! has events but that no handler or thread covers (kernel entry and exit, the
+//! tracepoints' own cost, or the hypervisor) is `unaccounted`, never silently given to
+//! a neighbour. The parts of a gap add up to its length exactly.
+
+use super::events::{NoiseEvent, What};
+
+/// A noise gap seen by the spinning thread of `cpu` (CLOCK_MONOTONIC ns).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Gap {
+    pub cpu: u32,
+    pub start: i64,
+    pub end: i64,
+}
+
+impl Gap {
+    pub fn len(&self) -> i64 {
+        self.end.saturating_sub(self.start).max(0)
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Where noise time went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Source {
+    Hw,
+    Nmi,
+    Irq,
+    Softirq,
+    Thread,
+    /// Inside a gap with events, covered by none of them.
+    Unaccounted,
+    /// Not classified: no tracer, lost trace events, or the hand-over to the trace
+    /// reader was full.
+    Unclassified,
+}
+
+impl Source {
+    pub const ALL: [Source; 7] = [
+        Source::Hw,
+        Source::Nmi,
+        Source::Irq,
+        Source::Softirq,
+        Source::Thread,
+        Source::Unaccounted,
+        Source::Unclassified,
+    ];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Hw => "hw",
+            Source::Nmi => "nmi",
+            Source::Irq => "irq",
+            Source::Softirq => "softirq",
+            Source::Thread => "thread",
+            Source::Unaccounted => "unaccounted",
+            Source::Unclassified => "unclassified",
+        }
+    }
+}
+
+/// Who, within a source: an interrupt (number or vector), a softirq, a thread (pid), an
+/// NMI handler.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Who {
+    pub name: String,
+    pub pid: Option<i32>,
+    pub irq: Option<u32>,
+    pub vector: Option<u32>,
+}
+
+/// One share of a gap.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Part {
+    pub source: Source,
+    pub who: Who,
+    pub ns: i64,
+    /// Handler runs (NMI, IRQ, softirq) that began in the gap; for a thread the times
+    /// the scheduler switched to it (1 when it held the CPU when the gap began); for
+    /// `hw` and `unaccounted` 1.
+    pub count: u64,
+}
+
+/// Deepest nesting of handlers followed; deeper entries are counted to the innermost.
+const MAX_DEPTH: usize = 16;
+
+/// Resolution of ftrace's text timestamps: microseconds, rounded down. An event stamped
+/// `ts` happened in `[ts, ts + 1 us)`, so one stamped up to 1 us before a gap's start
+/// may lie inside it. (An entry or a switch away from the spinner that early can only
+/// be inside it: the spinner was reading its clock until the start. An exit or a switch
+/// back that early may belong to the gap before: it is then held no time and counted
+/// nowhere.)
+pub const TS_RESOLUTION_NS: i64 = 1_000;
+
+#[derive(Clone, Debug)]
+struct Ctx {
+    source: Source,
+    who: Who,
+}
+
+/// The parts of `gap`. `events`: the gap's CPU's events in time order (others are
+/// skipped, and so are events outside the gap); `own_tid`: the spinning thread.
+pub fn classify(gap: Gap, events: &[NoiseEvent], own_tid: i32) -> Vec<Part> {
+    // Points in time with what starts or ends there. An NMI is known at its end, with
+    // its length: it becomes a start and an end point.
+    enum Act {
+        Push(Ctx),
+        Pop(Source, Who),
+        Switch(i32, Who),
+    }
+    let mut points: Vec<(i64, u8, Act)> = Vec::new();
+    for e in events.iter().filter(|e| e.cpu == gap.cpu) {
+        match &e.what {
+            What::Nmi { handler, delta_ns } => {
+                let from = e.ts.saturating_sub(*delta_ns);
+                if e.ts <= gap.start - TS_RESOLUTION_NS || from > gap.end {
+                    continue;
+                }
+                let who = Who {
+                    name: handler.clone(),
+                    ..Who::default()
+                };
+                points.push((
+                    from.max(gap.start),
+                    0,
+                    Act::Push(Ctx {
+                        source: Source::Nmi,
+                        who: who.clone(),
+                    }),
+                ));
+                points.push((e.ts.min(gap.end), 1, Act::Pop(Source::Nmi, who)));
+            }
+            _ if e.ts <= gap.start - TS_RESOLUTION_NS || e.ts > gap.end => {}
+            What::IrqEntry { irq, vector, name } => points.push((
+                e.ts,
+                2,
+                Act::Push(Ctx {
+                    source: Source::Irq,
+                    who: Who {
+                        name: name.clone(),
+                        pid: None,
+                        irq: *irq,
+                        vector: *vector,
+                    },
+                }),
+            )),
+            What::IrqExit { irq, name } => points.push((
+                e.ts,
+                2,
+                Act::Pop(
+                    Source::Irq,
+                    Who {
+                        name: name.clone(),
+                        irq: *irq,
+                        ..Who::default()
+                    },
+                ),
+            )),
+            What::SoftirqEntry { vec, name } => points.push((
+                e.ts,
+                2,
+                Act::Push(Ctx {
+                    source: Source::Softirq,
+                    who: Who {
+                        name: name.clone(),
+                        irq: Some(*vec),
+                        ..Who::default()
+                    },
+                }),
+            )),
+            What::SoftirqExit { vec } => points.push((
+                e.ts,
+                2,
+                Act::Pop(
+                    Source::Softirq,
+                    Who {
+                        irq: Some(*vec),
+                        ..Who::default()
+                    },
+                ),
+            )),
+            What::Switch {
+                prev_pid,
+                next_pid,
+                next_comm,
+            } => points.push((
+                e.ts,
+                2,
+                Act::Switch(
+                    *prev_pid,
+                    Who {
+                        name: next_comm.clone(),
+                        pid: Some(*next_pid),
+                        ..Who::default()
+                    },
+                ),
+            )),
+        }
+    }
+    // Stable: events of one time keep their order; NMI points go first.
+    points.sort_by_key(|p| (p.0, p.1));
+
+    let mut parts: Vec<Part> = Vec::new();
+    let mut add = |source: Source, who: &Who, ns: i64, count: u64| {
+        if ns <= 0 && count == 0 {
+            return;
+        }
+        match parts
+            .iter_mut()
+            .find(|p| p.source == source && p.who == *who)
+        {
+            Some(p) => {
+                p.ns = p.ns.saturating_add(ns.max(0));
+                p.count = p.count.saturating_add(count);
+            }
+            None => parts.push(Part {
+                source,
+                who: who.clone(),
+                ns: ns.max(0),
+                count,
+            }),
+        }
+    };
+    let mut stack: Vec<Ctx> = Vec::new();
+    // The thread on the CPU when it is not the spinning one.
+    let mut thread: Option<Who> = None;
+    let mut last = gap.start;
+    let mut uncovered = 0i64;
+    // Whether anything in the gap took time or began in it (stale exits do not count).
+    let mut had_events = false;
+    for (t, _, act) in points {
+        let t = t.clamp(last, gap.end);
+        let slice = t - last;
+        // Who held the stretch up to this point. A handler or thread that ends here
+        // with nothing open before it began before the gap's first event: it held it.
+        let owner: Option<(Source, Who)> = match (stack.last(), &thread, &act) {
+            (Some(c), _, _) => Some((c.source, c.who.clone())),
+            (None, Some(w), _) => Some((Source::Thread, w.clone())),
+            (None, None, Act::Pop(s, w)) => Some((*s, w.clone())),
+            (None, None, Act::Switch(prev, _)) if *prev != own_tid => Some((
+                Source::Thread,
+                Who {
+                    name: String::new(),
+                    pid: Some(*prev),
+                    ..Who::default()
+                },
+            )),
+            _ => None,
+        };
+        match owner {
+            Some((s, w)) => {
+                // An exit with nothing open, inside the gap, still is one run of its
+                // handler (or of its thread).
+                let count = u64::from(
+                    slice > 0
+                        && stack.is_empty()
+                        && thread.is_none()
+                        && matches!(act, Act::Pop(..) | Act::Switch(..)),
+                );
+                had_events |= slice > 0;
+                add(s, &w, slice, count)
+            }
+            None => uncovered += slice,
+        }
+        last = t;
+        match act {
+            Act::Push(c) => {
+                had_events = true;
+                add(c.source, &c.who, 0, 1);
+                if stack.len() < MAX_DEPTH {
+                    stack.push(c);
+                }
+            }
+            Act::Pop(s, _) => {
+                if stack.last().is_some_and(|c| c.source == s) {
+                    stack.pop();
+                }
+            }
+            Act::Switch(_, next) => {
+                thread = if next.pid == Some(own_tid) {
+                    None
+                } else {
+                    had_events = true;
+                    add(Source::Thread, &next, 0, 1);
+                    Some(next)
+                };
+            }
+        }
+    }
+    let slice = gap.end - last;
+    match (stack.last(), &thread) {
+        (Some(c), _) => add(c.source, &c.who.clone(), slice, 0),
+        (None, Some(w)) => add(Source::Thread, &w.clone(), slice, 0),
+        (None, None) => uncovered += slice,
+    }
+    // Threads named only by a switch away from them get their name from another part.
+    let names: Vec<(i32, String)> = parts
+        .iter()
+        .filter(|p| p.source == Source::Thread && !p.who.name.is_empty())
+        .filter_map(|p| Some((p.who.pid?, p.who.name.clone())))
+        .collect();
+    for p in parts.iter_mut().filter(|p| p.who.name.is_empty()) {
+        if let Some((_, n)) = names.iter().find(|(pid, _)| Some(*pid) == p.who.pid) {
+            p.who.name = n.clone();
+        }
+    }
+    let mut merged: Vec<Part> = Vec::with_capacity(parts.len() + 1);
+    for p in parts {
+        match merged
+            .iter_mut()
+            .find(|m| m.source == p.source && m.who == p.who)
+        {
+            Some(m) => {
+                m.ns += p.ns;
+                m.count += p.count;
+            }
+            None => merged.push(p),
+        }
+    }
+    if !had_events {
+        merged.push(Part {
+            source: Source::Hw,
+            who: Who::default(),
+            ns: gap.len(),
+            count: 1,
+        });
+    } else if uncovered > 0 {
+        merged.push(Part {
+            source: Source::Unaccounted,
+            who: Who::default(),
+            ns: uncovered,
+            count: 1,
+        });
+    }
+    merged
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OWN: i32 = 100;
+
+    fn ev(ts: i64, what: What) -> NoiseEvent {
+        NoiseEvent { cpu: 1, ts, what }
+    }
+    fn irq_in(ts: i64, irq: u32) -> NoiseEvent {
+        ev(
+            ts,
+            What::IrqEntry {
+                irq: Some(irq),
+                vector: None,
+                name: format!("dev{irq}"),
+            },
+        )
+    }
+    fn irq_out(ts: i64, irq: u32) -> NoiseEvent {
+        ev(
+            ts,
+            What::IrqExit {
+                irq: Some(irq),
+                name: String::new(),
+            },
+        )
+    }
+    fn switch(ts: i64, prev: i32, next: i32, comm: &str) -> NoiseEvent {
+        ev(
+            ts,
+            What::Switch {
+                prev_pid: prev,
+                next_pid: next,
+                next_comm: comm.into(),
+            },
+        )
+    }
+    fn total(parts: &[Part]) -> i64 {
+        parts.iter().map(|p| p.ns).sum()
+    }
+    fn of(parts: &[Part], s: Source) -> (u64, i64) {
+        parts
+            .iter()
+            .filter(|p| p.source == s)
+            .fold((0, 0), |a, p| (a.0 + p.count, a.1 + p.ns))
+    }
+    const GAP: Gap = Gap {
+        cpu: 1,
+        start: 1_000,
+        end: 11_000,
+    };
+
+    #[test]
+    fn a_gap_no_event_covers_is_hardware() {
+        // Events of another CPU and outside the gap do not count.
+        let mut other = irq_in(5_000, 9);
+        other.cpu = 0;
+        let p = classify(GAP, &[irq_in(-2_000, 3), irq_out(-1_500, 3), other], OWN);
+        assert_eq!(p.len(), 1);
+        assert_eq!(of(&p, Source::Hw), (1, GAP.len()));
+    }
+
+    #[test]
+    fn a_gap_covered_by_an_interrupt_is_irq_and_the_rest_unaccounted() {
+        let p = classify(GAP, &[irq_in(1_500, 36), irq_out(9_500, 36)], OWN);
+        assert_eq!(of(&p, Source::Irq), (1, 8_000));
+        let row = p.iter().find(|p| p.source == Source::Irq).unwrap();
+        assert_eq!((row.who.irq, row.who.name.as_str()), (Some(36), "dev36"));
+        // Entry and exit overhead around the handler: nobody's, said so.
+        assert_eq!(of(&p, Source::Unaccounted), (1, 2_000));
+        assert_eq!(of(&p, Source::Hw), (0, 0));
+        assert_eq!(total(&p), GAP.len());
+    }
+
+    #[test]
+    fn nesting_gives_each_stretch_to_the_innermost_context() {
+        let events = [
+            switch(2_000, OWN, 42, "burster"),
+            irq_in(3_000, 7),
+            ev(
+                4_000,
+                What::SoftirqEntry {
+                    vec: 3,
+                    name: "NET_RX".into(),
+                },
+            ),
+            // An NMI of 500 ns that ended at 4_700, inside the softirq.
+            ev(
+                4_700,
+                What::Nmi {
+                    handler: "perf".into(),
+                    delta_ns: 500,
+                },
+            ),
+            ev(5_000, What::SoftirqExit { vec: 3 }),
+            irq_out(5_500, 7),
+            switch(10_000, 42, OWN, "spinner"),
+        ];
+        let p = classify(GAP, &events, OWN);
+        assert_eq!(of(&p, Source::Nmi), (1, 500));
+        assert_eq!(of(&p, Source::Softirq), (1, 500));
+        // irq 3_000..4_000 and 5_000..5_500
+        assert_eq!(of(&p, Source::Irq), (1, 1_500));
+        // thread 2_000..3_000 and 5_500..10_000
+        assert_eq!(of(&p, Source::Thread), (1, 5_500));
+        let t = p.iter().find(|p| p.source == Source::Thread).unwrap();
+        assert_eq!((t.who.pid, t.who.name.as_str()), (Some(42), "burster"));
+        assert_eq!(of(&p, Source::Unaccounted), (1, 2_000));
+        assert_eq!(total(&p), GAP.len());
+    }
+
+    #[test]
+    fn a_thread_that_ran_until_the_first_event_is_named_by_the_switch_back() {
+        // The switch to the thread lies before the gap (the trace lost it, say).
+        let events = [
+            switch(-500, OWN, 42, "burster"),
+            switch(8_000, 42, 43, "other"),
+            switch(10_500, 43, OWN, "spinner"),
+        ];
+        let p = classify(GAP, &events, OWN);
+        let ran = |pid| {
+            p.iter()
+                .find(|p| p.who.pid == Some(pid))
+                .map(|p| (p.count, p.ns, p.who.name.clone()))
+        };
+        assert_eq!(ran(42), Some((1, 7_000, String::new())));
+        assert_eq!(ran(43), Some((1, 2_500, "other".to_string())));
+        assert_eq!(of(&p, Source::Thread).0, 2, "two threads ran");
+        assert_eq!(total(&p), GAP.len());
+    }
+
+    #[test]
+    fn microsecond_stamps_just_before_the_start_are_read_for_what_they_can_be() {
+        // The interrupt that made a 3 us gap was stamped 0.4 us before the gap began
+        // (ftrace prints whole microseconds); the exit and switch back of the gap before
+        // were stamped 0.6 us before it: they hold nothing and count nowhere.
+        let gap = Gap {
+            cpu: 1,
+            start: 10_400,
+            end: 13_400,
+        };
+        let p = classify(
+            gap,
+            &[
+                irq_out(9_800, 5),
+                switch(9_800, 42, OWN, "spinner"),
+                irq_in(10_000, 36),
+                irq_out(13_000, 36),
+            ],
+            OWN,
+        );
+        assert_eq!(of(&p, Source::Irq), (1, 2_600));
+        assert_eq!(of(&p, Source::Hw), (0, 0));
+        assert_eq!(of(&p, Source::Thread), (0, 0));
+        assert!(p.iter().all(|x| x.who.irq != Some(5)), "{p:?}");
+        assert_eq!(total(&p), gap.len());
+        // The same stale events alone leave the gap to the hardware; a stamp a whole
+        // microsecond before the start is not looked at.
+        let p = classify(
+            gap,
+            &[
+                irq_out(9_800, 5),
+                switch(9_800, 42, OWN, "x"),
+                irq_in(9_400, 7),
+            ],
+            OWN,
+        );
+        assert_eq!(of(&p, Source::Hw), (1, gap.len()));
+        assert_eq!(p.len(), 1);
+    }
+
+    #[test]
+    fn unmatched_and_deep_events_never_lose_time() {
+        let mut events = vec![irq_out(2_000, 5)];
+        for i in 0..40 {
+            events.push(irq_in(3_000 + i, i as u32));
+        }
+        events.push(ev(4_000, What::SoftirqExit { vec: 1 }));
+        let p = classify(GAP, &events, OWN);
+        assert_eq!(total(&p), GAP.len());
+        let five = p.iter().find(|p| p.who.irq == Some(5)).unwrap();
+        assert_eq!((five.count, five.ns), (1, 1_000));
+        assert_eq!(of(&p, Source::Irq).0, 41);
+    }
+}
