@@ -170,8 +170,15 @@ impl Drop for TracefsMount {
     }
 }
 
+impl TracefsMount {
+    /// Whether latscope mounted it (and so unmounts it when this is dropped).
+    pub fn mounted_here(&self) -> bool {
+        self.ours
+    }
+}
+
 /// The tracefs mount point, mounting it at /sys/kernel/tracing when needed (root only).
-fn tracefs() -> Result<TracefsMount, String> {
+pub fn tracefs() -> Result<TracefsMount, String> {
     for p in ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"] {
         if Path::new(p).join("instances").is_dir() {
             return Ok(TracefsMount {

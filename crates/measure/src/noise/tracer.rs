@@ -9,6 +9,7 @@ use super::classify::{classify, Gap, TS_RESOLUTION_NS};
 use super::events::{parse, NoiseEvent, VECTORS};
 use super::result::Tally;
 use super::spin::{GapConsumer, Shared};
+use crate::ftrace::live::{tracefs, TracefsMount};
 use crate::ftrace::lost::parse_marker;
 use std::collections::VecDeque;
 use std::io::Read;
@@ -58,38 +59,6 @@ const MAX_LOSSES: usize = 4096;
 /// A partial line longer than this is dropped.
 const MAX_LINE: usize = 1 << 16;
 
-/// tracefs, mounting it at /sys/kernel/tracing when it is not mounted: (path, mounted
-/// by us).
-fn tracefs() -> Result<(PathBuf, bool), String> {
-    for p in ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"] {
-        if Path::new(p).join("instances").is_dir() {
-            return Ok((PathBuf::from(p), false));
-        }
-    }
-    // SAFETY: constant NUL-terminated strings; mount(2) does not keep the pointers.
-    let r = unsafe {
-        libc::mount(
-            c"nodev".as_ptr(),
-            c"/sys/kernel/tracing".as_ptr(),
-            c"tracefs".as_ptr(),
-            0,
-            std::ptr::null(),
-        )
-    };
-    if r != 0 {
-        return Err(format!(
-            "tracefs is not mounted and mounting it at /sys/kernel/tracing failed: {}",
-            std::io::Error::last_os_error()
-        ));
-    }
-    Ok((PathBuf::from("/sys/kernel/tracing"), true))
-}
-
-fn unmount() {
-    // SAFETY: constant NUL-terminated path.
-    unsafe { libc::umount2(c"/sys/kernel/tracing".as_ptr(), libc::MNT_DETACH) };
-}
-
 fn write(p: &Path, v: &str) -> Result<(), String> {
     std::fs::write(p, v).map_err(|e| format!("cannot write {}: {e}", p.display()))
 }
@@ -97,6 +66,9 @@ fn write(p: &Path, v: &str) -> Result<(), String> {
 /// A running tracer.
 pub struct Tracer {
     instance: PathBuf,
+    /// tracefs; unmounted when dropped if latscope mounted it (after the instance is
+    /// removed, in `cleanup`).
+    mount: Option<TracefsMount>,
     mounted: bool,
     cpus: Vec<u32>,
     pub events: Vec<String>,
@@ -124,38 +96,30 @@ impl Tracer {
         if unsafe { libc::geteuid() } != 0 {
             return Err("not root: kernel tracepoints need root (tracefs)".into());
         }
-        let (root, mounted) = tracefs()?;
-        let fail = |e: String| {
-            if mounted {
-                unmount();
-            }
-            e
-        };
+        let mount = tracefs()?;
+        let (root, mounted) = (mount.path.clone(), mount.mounted_here());
+        // On an early error `mount` is dropped, unmounting tracefs if it was mounted here.
         let mut events = Vec::new();
         for g in groups {
-            let list = group(g).ok_or_else(|| fail(format!("unknown trace event group '{g}'")))?;
+            let list = group(g).ok_or_else(|| format!("unknown trace event group '{g}'"))?;
             let optional = g == "nmi" || g == "vectors";
             for e in list {
                 if root.join("events").join(&e).join("enable").exists() {
                     events.push(e);
                 } else if !optional {
-                    return Err(fail(format!("tracepoint {e} is missing in this kernel")));
+                    return Err(format!("tracepoint {e} is missing in this kernel"));
                 }
             }
         }
         let instance = root
             .join("instances")
             .join(format!("latscope-noise-{}", std::process::id()));
-        std::fs::create_dir(&instance).map_err(|e| {
-            fail(format!(
-                "cannot create trace instance {}: {e}",
-                instance.display()
-            ))
-        })?;
+        std::fs::create_dir(&instance)
+            .map_err(|e| format!("cannot create trace instance {}: {e}", instance.display()))?;
         let cleanup = |e: String| {
             let _ = write(&instance.join("tracing_on"), "0");
             let _ = std::fs::remove_dir(&instance);
-            fail(e)
+            e
         };
         let setup = || -> Result<std::fs::File, String> {
             write(&instance.join("trace_clock"), "mono")?;
@@ -190,6 +154,7 @@ impl Tracer {
             .map_err(|e| cleanup(format!("cannot start the trace reader: {e}")))?;
         Ok(Tracer {
             instance,
+            mount: Some(mount),
             mounted,
             cpus: cpus.to_vec(),
             events,
@@ -235,10 +200,7 @@ impl Tracer {
 
     fn cleanup(&mut self) {
         let _ = std::fs::remove_dir(&self.instance);
-        if self.mounted {
-            unmount();
-            self.mounted = false;
-        }
+        self.mount.take();
     }
 }
 
