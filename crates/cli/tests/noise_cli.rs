@@ -346,3 +346,64 @@ fn a_udp_flood_on_loopback_shows_as_net_rx_softirq_named() {
     assert!(net_rx["count"].as_u64().unwrap() > 0 && net_rx["total_ns"].as_i64().unwrap() > 0);
     assert_eq!(net_rx["irq"], 3, "NET_RX is softirq vector 3");
 }
+
+#[test]
+fn the_metrics_file_carries_the_json_figures() {
+    let _g = live();
+    let dir = tempfile::tempdir().unwrap();
+    let (json, prom) = (dir.path().join("n.json"), dir.path().join("n.prom"));
+    let o = Command::new(BIN)
+        .args([
+            "noise",
+            "--duration",
+            "200ms",
+            "--window",
+            "50ms",
+            "--cpus",
+            "0",
+            "-q",
+        ])
+        .args(["--label", "rack=b7", "--json"])
+        .arg(&json)
+        .arg("--openmetrics")
+        .arg(&prom)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let text = std::fs::read_to_string(&prom).unwrap();
+    let value = |name: &str, sel: &str| -> f64 {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&format!("{name}{{")) && l.contains(sel))
+            .unwrap_or_else(|| panic!("no {name} with {sel}:\n{text}"));
+        line.rsplit(' ').next().unwrap().parse().unwrap()
+    };
+    let c = &v["cpus"][0];
+    let mut sum = 0.0;
+    for src in [
+        "hw",
+        "nmi",
+        "irq",
+        "softirq",
+        "thread",
+        "unaccounted",
+        "unclassified",
+    ] {
+        let sel = format!("cpu=\"0\",source=\"{src}\"");
+        let s = value("latscope_noise_seconds_total", &sel);
+        let want = c["by_source"][src]["total_ns"].as_i64().unwrap_or(0) as f64 / 1e9;
+        assert!((s - want).abs() < 1e-12, "{src}: {s} vs {want}");
+        let n = value("latscope_noise_events_total", &sel);
+        assert_eq!(n, c["by_source"][src]["count"].as_u64().unwrap_or(0) as f64);
+        sum += s;
+    }
+    let noise = c["noise_ns"].as_i64().unwrap() as f64 / 1e9;
+    assert!((sum - noise).abs() < 1e-9, "sources {sum} vs noise {noise}");
+    let ratio = value("latscope_noise_ratio", "cpu=\"0\"");
+    assert!((ratio - c["noise_pct"].as_f64().unwrap() / 100.0).abs() < 1e-12);
+    assert!(text.contains("rack=\"b7\""), "labels on every sample");
+    let max = value("latscope_noise_max_single_seconds", "cpu=\"0\"");
+    assert!((max - c["max_single_ns"].as_f64().unwrap() / 1e9).abs() < 1e-12);
+}

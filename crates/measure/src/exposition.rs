@@ -86,7 +86,7 @@ pub fn seconds(ns: i64) -> String {
     format!("{sign}{whole}.{}", f.trim_end_matches('0'))
 }
 
-fn label_set(pairs: &[(&str, &str)]) -> String {
+pub(crate) fn label_set(pairs: &[(&str, &str)]) -> String {
     if pairs.is_empty() {
         return String::new();
     }
@@ -101,7 +101,7 @@ fn label_set(pairs: &[(&str, &str)]) -> String {
     s
 }
 
-fn header(out: &mut String, fmt: Format, family: &str, kind: &str, help: &str) {
+pub(crate) fn header(out: &mut String, fmt: Format, family: &str, kind: &str, help: &str) {
     // OpenMetrics names a counter family without `_total` and an info family without
     // `_info`; the Prometheus text format names them as the samples and has no `info`.
     let (name, kind) = match (fmt, kind) {

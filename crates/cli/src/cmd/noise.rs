@@ -79,12 +79,27 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
 
+    /// Write the result as Prometheus metrics text at the end, as measure --openmetrics
+    /// does (`latscope_noise_ratio`,
+    /// `latscope_noise_seconds_total{source=…}`, `latscope_noise_events_total`,
+    /// `latscope_noise_max_single_seconds`, per CPU, with the labels), e.g. into
+    /// node_exporter's textfile collector directory; `-` for standard output
+    #[arg(long, value_name = "FILE")]
+    openmetrics: Option<PathBuf>,
+
     #[command(flatten)]
     labels: crate::labels::LabelArgs,
 }
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
-    let quiet = crate::ui::quiet() || a.json.as_ref().is_some_and(|p| p.as_os_str() == "-");
+    let stdout_taken = [&a.json, &a.openmetrics]
+        .iter()
+        .filter(|p| p.as_ref().is_some_and(|p| p.as_os_str() == "-"))
+        .count();
+    if stdout_taken > 1 {
+        anyhow::bail!("--json - and --openmetrics - cannot both write to standard output");
+    }
+    let quiet = crate::ui::quiet() || stdout_taken > 0;
     let spec = NoiseSpec {
         cpus: a.cpus.clone(),
         duration: a.duration.clone(),
@@ -100,6 +115,9 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let plan = spec.build()?;
     if let Some(p) = a.json.as_ref().filter(|p| p.as_os_str() != "-") {
         outfile::probe_writable(p, "--json")?;
+    }
+    if let Some(p) = a.openmetrics.as_ref().filter(|p| p.as_os_str() != "-") {
+        outfile::probe_writable(p, "--openmetrics")?;
     }
     let eff = run::effective(&plan)?;
     let stop = Arc::new(AtomicBool::new(false));
@@ -149,6 +167,13 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let report = report?;
     if let Some(p) = &a.json {
         crate::out::write(p, "--json", report.to_json() + "\n")?;
+    }
+    if let Some(p) = &a.openmetrics {
+        crate::out::write(
+            p,
+            "--openmetrics",
+            latscope_measure::noise::openmetrics::render(&report),
+        )?;
     }
     if !quiet {
         print_report(&report);
