@@ -27,7 +27,7 @@ pub use series::{
 };
 pub use walk::{walk, Timeline};
 
-use latscope_core::events::{ActorKind, EventTrace, LostEvents as Lost};
+use latscope_core::events::{ActorKind, EventTrace, LossKind, LostEvents as Lost};
 use latscope_core::stats::{Location, Samples};
 use latscope_core::time::Picos;
 use std::collections::BTreeMap;
@@ -50,9 +50,11 @@ impl Default for Options {
     }
 }
 
-/// True when `[a, b]` touches a lost-event window.
-pub fn touches_loss(lost: &[Lost], a: Picos, b: Picos) -> bool {
-    lost.iter().any(|l| l.from <= b && l.to >= a)
+/// True when `[a, b]`, spent by `actor` on `cpus`, touches a lost-event window: one that
+/// overlaps it in time and has no CPU, names one of `cpus`, or names `actor` as the one
+/// that ran unseen during an inferred hole.
+pub fn touches_loss(lost: &[Lost], a: Picos, b: Picos, cpus: &[u16], actor: u32) -> bool {
+    lost.iter().any(|l| l.touches(a, b, cpus, Some(actor)))
 }
 
 /// One tick of the recorder's clock in ps (1 ps when unknown), the resolution of every
@@ -116,7 +118,7 @@ pub fn analyze_walked(trace: &EventTrace, tl: &Timeline, opts: &Options) -> Task
                         pre.max = p;
                         pre.max_at_ns = Some(ns(j.release));
                     }
-                    let s = touches_loss(&trace.lost, j.release, j.end);
+                    let s = touches_loss(&trace.lost, j.release, j.end, &j.cpus, i as u32);
                     suspect += u64::from(s);
                     instances.push(JobInstance {
                         job: k as u64,
@@ -179,7 +181,7 @@ pub fn analyze_walked(trace: &EventTrace, tl: &Timeline, opts: &Options) -> Task
                             source: k as u32,
                         },
                     );
-                    let s = touches_loss(&trace.lost, r.enter, r.exit);
+                    let s = touches_loss(&trace.lost, r.enter, r.exit, &[r.cpu], i as u32);
                     suspect += u64::from(s);
                     released += u64::from(r.released);
                     for &t in &r.started {
@@ -273,6 +275,11 @@ pub fn analyze_walked(trace: &EventTrace, tl: &Timeline, opts: &Options) -> Task
         isrs,
         lost_events: LostEvents {
             count: trace.lost_total(),
+            inferred: trace
+                .lost
+                .iter()
+                .filter(|l| l.kind == LossKind::Inferred)
+                .count() as u64,
             windows: trace
                 .lost
                 .iter()
@@ -280,6 +287,12 @@ pub fn analyze_walked(trace: &EventTrace, tl: &Timeline, opts: &Options) -> Task
                     count: l.count,
                     from_ns: ns(l.from),
                     to_ns: ns(l.to),
+                    cpu: l.cpu,
+                    inferred: l.kind == LossKind::Inferred,
+                    actor: l
+                        .actor
+                        .and_then(|a| trace.actors.get(a as usize))
+                        .map(|a| a.name.clone()),
                 })
                 .collect(),
         },

@@ -243,11 +243,7 @@ fn jobs_in_progress_at_the_start_are_cut_off() {
 #[test]
 fn lost_events_flag_the_jobs_they_touch() {
     let mut t = two_tasks();
-    t.lost = vec![LostEvents {
-        count: 7,
-        from: Picos(38 * US),
-        to: Picos(39 * US),
-    }];
+    t.lost = vec![LostEvents::reported(7, Picos(38 * US), Picos(39 * US))];
     let r = analyze(&t, &Options::default());
     assert_eq!(r.lost_events.count, 7);
     assert_eq!(r.lost_events.windows[0].from_ns, 38_000.0);
