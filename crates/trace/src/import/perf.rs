@@ -538,7 +538,7 @@ pub fn read<R: Read + Seek>(mut r: R, name: &str, opts: &Options) -> Result<Even
     } else {
         max_cpu as u16 + 1
     };
-    let holes = holes.finish();
+    let holes = holes.finish(last);
     let mut windows = Vec::with_capacity(lost.len().saturating_add(holes.len()));
     for (t, count, seen, on) in lost {
         let tl = t.filter(|&t| t >= base).map(&ps).transpose()?;

@@ -12,9 +12,12 @@
 //! `sched_switch` that is `prev_pid`), and that task is the one the last `sched_switch`
 //! on that CPU put there (`next_pid`). A sample on CPU c whose task is not the one c's
 //! last switch put there means switches on c are missing: a hole on c, after the last
-//! sample on c that agreed and up to the one that disagreed, as narrow as the samples
-//! allow. The first sample of each CPU sets what it runs; the disagreeing sample's task
-//! is what it runs from then on.
+//! sample on c that agreed. The missing switches lie before the sample that disagreed,
+//! but the window runs on to the next switch recorded on c (or the recording's end):
+//! until then the recorded switches, and so the event model, still name the task that
+//! was there before, and figures there are as wrong as inside the gap. The first sample
+//! of each CPU sets what it runs; the disagreeing sample's task is what it runs from
+//! then on.
 //!
 //! Two readings run side by side, because the sample `tid` is reported in perf's own pid
 //! namespace while the tracepoint fields carry the kernel's global pids: one compares
@@ -30,8 +33,9 @@
 //! on another is dated (per-CPU clocks may be skewed by a few µs) — that second case is
 //! also found, soundly, by the next sample on the CPU it left.
 
-/// One hole: on `cpu`, some events after `from_ns` and before `to_ns` are missing; from
-/// `to_ns` on the CPU runs `found` (a pid, 0 for idle), which ran there unseen.
+/// One hole: on `cpu`, switches after `from_ns` are missing, and the recorded switches do
+/// not say what ran there until `to_ns`; `found` (a pid, 0 for idle) is the task the
+/// disagreeing sample ran in, which ran there unseen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Hole {
     pub cpu: u32,
@@ -45,6 +49,8 @@ pub struct Hole {
 struct CpuState {
     current: Option<i64>,
     seen_ns: u64,
+    /// A hole on this CPU not yet closed by a switch (index into `holes`).
+    open: Option<usize>,
 }
 
 /// One reading: per CPU the task it runs.
@@ -63,33 +69,47 @@ impl Detector {
         &mut self.cpus[i]
     }
 
-    /// A sample at `t` on `cpu` ran in task `ctx`.
-    fn observe(&mut self, t: u64, cpu: u32, ctx: i64) {
-        let s = self.cpu(cpu);
-        match s.current {
-            Some(cur) if cur != ctx => {
-                let hole = Hole {
-                    cpu,
-                    from_ns: s.seen_ns.min(t),
-                    to_ns: t,
-                    found: ctx,
-                };
-                s.current = Some(ctx);
-                s.seen_ns = t;
-                self.holes.push(hole);
-            }
-            _ => {
-                s.current = Some(ctx);
-                s.seen_ns = t;
+    /// Ends the CPU's open hole at `t`.
+    fn close(&mut self, cpu: u32, t: u64) {
+        if let Some(i) = self.cpu(cpu).open.take() {
+            if let Some(h) = self.holes.get_mut(i) {
+                h.to_ns = h.to_ns.max(t);
             }
         }
     }
 
+    /// A sample at `t` on `cpu` ran in task `ctx`.
+    fn observe(&mut self, t: u64, cpu: u32, ctx: i64) {
+        let s = *self.cpu(cpu);
+        if s.current.is_some_and(|cur| cur != ctx) {
+            self.close(cpu, t);
+            self.holes.push(Hole {
+                cpu,
+                from_ns: s.seen_ns.min(t),
+                to_ns: t,
+                found: ctx,
+            });
+            self.cpu(cpu).open = Some(self.holes.len() - 1);
+        }
+        let s = self.cpu(cpu);
+        s.current = Some(ctx);
+        s.seen_ns = t;
+    }
+
     /// A `sched_switch` at `t` on `cpu` put `next` there.
     fn switched(&mut self, t: u64, cpu: u32, next: i64) {
+        self.close(cpu, t);
         let s = self.cpu(cpu);
         s.current = Some(next);
         s.seen_ns = t;
+    }
+
+    /// The holes, those no switch closed running to `end_ns`.
+    fn finish(mut self, end_ns: u64) -> Vec<Hole> {
+        for c in 0..self.cpus.len() {
+            self.close(c as u32, end_ns);
+        }
+        self.holes
     }
 }
 
@@ -122,12 +142,12 @@ impl Holes {
         }
     }
 
-    /// The holes found, in the order found (by their end).
-    pub fn finish(self) -> Vec<Hole> {
+    /// The holes found, in the order found; `end_ns` is the recording's last sample.
+    pub fn finish(self, end_ns: u64) -> Vec<Hole> {
         if self.tids_foreign {
-            self.by_switch.holes
+            self.by_switch.finish(end_ns)
         } else {
-            self.by_context.holes
+            self.by_context.finish(end_ns)
         }
     }
 }
@@ -144,12 +164,12 @@ mod tests {
         h.switch(20, 0, 6, 0, Some(6));
         h.switch(15, 1, 7, 8, Some(7));
         h.switch(30, 1, 8, 7, Some(8));
-        assert!(h.finish().is_empty());
+        assert!(h.finish(40).is_empty());
     }
 
-    /// CPU 1 ran idle; its switch to 9 was not recorded. The first sample in 9's context
-    /// ends the hole, which starts at the last sample on CPU 1 that agreed; CPU 0's
-    /// events do not narrow or widen it.
+    /// CPU 1 ran idle; its switch to 9 was not recorded. The hole starts at the last
+    /// sample on CPU 1 that agreed and runs to the next switch there (until which the
+    /// switches still say idle runs); CPU 0's events do not narrow or widen it.
     #[test]
     fn a_sample_in_another_task_ends_a_hole_on_its_cpu() {
         let mut h = Holes::default();
@@ -157,16 +177,26 @@ mod tests {
         h.other(110, 1, Some(0)); // idle wakes something: agrees
         h.switch(115, 0, 2, 3, Some(2));
         h.other(130, 1, Some(9)); // 9 runs, its switch-in is missing
+        h.other(135, 0, Some(3));
         h.switch(140, 1, 9, 4, Some(9)); // agrees with the new belief
-        let holes = h.finish();
+        h.other(150, 1, Some(5)); // 4 left unseen: a second hole, to the end
+        let holes = h.finish(170);
         assert_eq!(
             holes,
-            vec![Hole {
-                cpu: 1,
-                from_ns: 110,
-                to_ns: 130,
-                found: 9
-            }]
+            vec![
+                Hole {
+                    cpu: 1,
+                    from_ns: 110,
+                    to_ns: 140,
+                    found: 9
+                },
+                Hole {
+                    cpu: 1,
+                    from_ns: 140,
+                    to_ns: 170,
+                    found: 5
+                }
+            ]
         );
     }
 
@@ -179,7 +209,7 @@ mod tests {
         h.other(110, 0, Some(1005));
         h.switch(120, 0, 6, 4, Some(1006));
         assert_eq!(
-            h.finish(),
+            h.finish(130),
             vec![Hole {
                 cpu: 0,
                 from_ns: 100,
@@ -195,7 +225,7 @@ mod tests {
         h.switch(100, 0, 4, 5, None);
         h.other(110, 0, None);
         h.switch(120, 0, 6, 4, None);
-        let holes = h.finish();
+        let holes = h.finish(130);
         assert_eq!(holes.len(), 1);
         assert_eq!((holes[0].from_ns, holes[0].to_ns), (100, 120));
     }
