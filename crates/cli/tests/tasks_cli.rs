@@ -271,7 +271,11 @@ fn tasks_table_names_tasks_handlers_and_lost_events() {
     for w in ["task", "A", "B", "C", "SysTick", "lost events: none"] {
         assert!(o.contains(w), "{w} in\n{o}");
     }
-    trace.lost.push(LostEvents::reported(17, Picos(3_000 * US), Picos(3_001 * US)));
+    trace.lost.push(LostEvents::reported(
+        17,
+        Picos(3_000 * US),
+        Picos(3_001 * US),
+    ));
     let o = stdout(&ok(&[
         "trace",
         s(&write_trace(dir.path(), &trace)),

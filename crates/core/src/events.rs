@@ -281,7 +281,10 @@ impl EventTrace {
                 )));
             }
             if let Some(c) = l.cpu.filter(|&c| c >= self.cpus.max(1)) {
-                return Err(bad(format!("names CPU {c}; the recording has {}", self.cpus)));
+                return Err(bad(format!(
+                    "names CPU {c}; the recording has {}",
+                    self.cpus
+                )));
             }
             if let Some(a) = l.actor.filter(|&a| a as usize >= self.actors.len()) {
                 return Err(bad(format!(

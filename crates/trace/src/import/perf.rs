@@ -544,7 +544,9 @@ pub fn read<R: Read + Seek>(mut r: R, name: &str, opts: &Options) -> Result<Even
         let tl = t.filter(|&t| t >= base).map(&ps).transpose()?;
         // The buffer's CPU: its events were lost after the last sample kept from it, and
         // before the record (written as soon as the buffer had room again).
-        if let (Some(tl), Some((c, kept))) = (tl, on.filter(|&(c, _)| c < u32::from(cpus))) {
+        // (A record dated before the first sample says nothing about where: all CPUs.)
+        let dated = tl.filter(|&tl| tl >= start);
+        if let (Some(tl), Some((c, kept))) = (dated, on.filter(|&(c, _)| c < u32::from(cpus))) {
             let from = match kept.filter(|&k| k >= base) {
                 Some(k) => ps(k)?.min(tl),
                 None => start.min(tl),

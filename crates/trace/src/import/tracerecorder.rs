@@ -566,7 +566,11 @@ fn decode(s: &Stream, name: &str) -> Result<EventTrace> {
                 })
                 .filter(|&to| to > t)
                 .unwrap_or(t);
-            b.lost.push(LostEvents::reported(u64::from(ring.dropped).saturating_sub(counted), t, to));
+            b.lost.push(LostEvents::reported(
+                u64::from(ring.dropped).saturating_sub(counted),
+                t,
+                to,
+            ));
             end = Some(to);
         }
     }
