@@ -276,7 +276,24 @@ fn fixture_matches_perf_sched_timehist() {
     );
     assert!(tr.actors.iter().any(|a| a.kind == ActorKind::Isr));
     let timehist = std::fs::read_to_string(fixture("perf_sched.timehist")).unwrap();
-    compare(&tr, &timehist, "perl", 20);
+    assert_eq!(compare(&tr, &timehist, "perl", 20), 0);
+    // One hole, at the start of CPU 1's recording (perf enabled its buffer 4 ms after
+    // CPU 0's): perf, woken on CPU 0, is first seen running on CPU 1 without a switch
+    // there. Its one job is the one that never ran; no perl job is touched.
+    assert_eq!(tr.lost.len(), 1, "{:?}", tr.lost);
+    let w = tr.lost[0];
+    assert_eq!(w.kind, latscope_core::events::LossKind::Inferred);
+    assert_eq!(w.cpu, Some(1));
+    assert_eq!(
+        w.actor.map(|a| tr.actors[a as usize].name.as_str()),
+        Some("perf")
+    );
+    assert_eq!(never_ran_jobs_are_flagged(&tr), 1);
+    let r = latscope_trace::tasks::analyze(&tr, &Default::default());
+    assert_eq!(r.task("perf").unwrap().suspect, 1);
+    for t in r.tasks.iter().filter(|t| t.name.starts_with("perl")) {
+        assert_eq!(t.suspect, 0, "{}", t.name);
+    }
     // Names are unique where comms repeat.
     let mut names: Vec<&str> = tr.actors.iter().map(|a| a.name.as_str()).collect();
     names.sort();
@@ -373,6 +390,7 @@ for _ in range(1000 // $p): time.sleep($p / 1000)\" & done; wait";
     );
     let tr = events::open(&data, &Options::default()).unwrap();
     compare(&tr, &String::from_utf8_lossy(&th.stdout), "python3", 20);
+    never_ran_jobs_are_flagged(&tr);
     // A lost-record storm: a one-page buffer under a busy load.
     let data = dir.path().join("lost.data");
     let out = Command::new(&perf)
@@ -432,6 +450,83 @@ for _ in range(1000 // $p): time.sleep($p / 1000)\" & done; wait";
             "{w:?}"
         );
     }
+}
+
+/// A job that blocked without ever being switched in after its release is what a lost
+/// switch-in leaves: each one must be flagged (touch a lost-event window of a CPU it was
+/// on, or an inferred hole in which its task ran unseen). Returns how many there were.
+fn never_ran_jobs_are_flagged(tr: &EventTrace) -> usize {
+    use latscope_trace::tasks;
+    let tl = tasks::walk(tr);
+    let mut n = 0;
+    for (i, a) in tr.actors.iter().enumerate() {
+        if a.kind != ActorKind::Task {
+            continue;
+        }
+        for j in tl.actors[i].jobs.iter().filter(|j| j.first_run.is_none()) {
+            n += 1;
+            assert!(
+                tasks::touches_loss(&tr.lost, j.release, j.end, &j.cpus, i as u32),
+                "{}: a job that never ran ({j:?}) is not flagged; windows {:?}",
+                a.name,
+                tr.lost
+            );
+        }
+    }
+    n
+}
+
+/// The workload of the live test without `taskset`: on this 2-vCPU guest perf records no
+/// sample in the context of some tasks (one CPU's idle task among them) and reports no
+/// loss, so switches go missing. latscope must show those holes rather than wrong
+/// figures: every job a hole left without a switch-in is flagged, and the wake-ups no
+/// window touches still match `perf sched timehist`. (On a machine where perf misses
+/// nothing there are no holes and the comparison covers everything.)
+#[test]
+fn live_unpinned_record_shows_its_holes() {
+    let Some(perf) = find_perf() else {
+        return skip_allowed("no perf binary found");
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("perf.data");
+    let script = "for p in 2 3 5; do python3 -c \"import time
+for _ in range(1000 // $p): time.sleep($p / 1000)\" & done; wait";
+    let out = Command::new(&perf)
+        .args(["sched", "record", "-o"])
+        .arg(&data)
+        .args(["--", "sh", "-c", script])
+        .output()
+        .expect("run perf");
+    if !out.status.success() || !data.exists() {
+        return skip_allowed(&format!(
+            "perf sched record failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    let th = Command::new(&perf)
+        .args(["sched", "timehist", "-w", "-i"])
+        .arg(&data)
+        .output()
+        .expect("run perf sched timehist");
+    assert!(
+        th.status.success(),
+        "{}",
+        String::from_utf8_lossy(&th.stderr)
+    );
+    let tr = events::open(&data, &Options::default()).unwrap();
+    tr.validate().unwrap();
+    let never_ran = never_ran_jobs_are_flagged(&tr);
+    let left_out = compare(&tr, &String::from_utf8_lossy(&th.stdout), "python3", 0);
+    let holes = tr
+        .lost
+        .iter()
+        .filter(|w| w.kind == latscope_core::events::LossKind::Inferred)
+        .count();
+    eprintln!(
+        "unpinned: {holes} inferred hole(s), {never_ran} job(s) that never ran (all flagged), \
+         {left_out} workload wake-up(s) left out of the timehist comparison"
+    );
 }
 
 fn name_of(p: &Path) -> String {
@@ -570,13 +665,15 @@ fn auxtrace_payload_past_the_end_is_refused() {
 fn lost_record_storm_becomes_windows() {
     let bytes = std::fs::read(fixture("perf_sched.data")).unwrap();
     let base = read_bytes(&bytes, "f").unwrap();
-    assert!(base.lost.is_empty());
+    // (the fixture's one inferred hole, at CPU 1's start)
+    assert_eq!(base.lost.len(), 1);
     // Date the storm in the middle of the recording.
     let mid_ps = (base.start.0 + base.end.0) / 2;
     let storm = with_lost_storm(&bytes, 500, 7, (mid_ps / 1000) as u64);
     let tr = read_bytes(&storm, "storm.data").unwrap();
     assert_eq!(tr.events, base.events);
-    assert_eq!(tr.lost.len(), 500);
+    assert_eq!(tr.lost.len(), 501);
+    assert_eq!(tr.lost[500], base.lost[0]);
     assert_eq!(tr.lost_total(), 3500);
     // The records name CPU 0 (their sample_id): events of CPU 0's buffer were lost after
     // the last sample kept from it, up to the record. A switch or handler event is
@@ -591,7 +688,7 @@ fn lost_record_storm_becomes_windows() {
         .map(|e| e.t)
         .max()
         .unwrap();
-    for w in &tr.lost {
+    for w in &tr.lost[..500] {
         assert_eq!(w.cpu, Some(0));
         assert_eq!(w.kind, latscope_core::events::LossKind::Reported);
         assert_eq!(w.to, mid);
@@ -703,10 +800,11 @@ fn a_switch_perf_did_not_record_becomes_a_hole_on_its_cpu_only() {
     use latscope_trace::tasks;
     let bytes = std::fs::read(fixture("perf_sched.data")).unwrap();
     let base = read_bytes(&bytes, "f").unwrap();
-    assert!(base.lost.is_empty());
+    // (the fixture's one inferred hole, at CPU 1's start, flags perf's first job)
+    assert_eq!(base.lost.len(), 1);
     let set = tasks::Options::default();
     let base_r = tasks::analyze(&base, &set);
-    assert!(base_r.tasks.iter().all(|t| t.suspect == 0));
+    assert!(base_r.tasks.iter().map(|t| t.suspect).sum::<u64>() >= 1);
     let candidates = switch_samples(&bytes);
     assert!(candidates.len() > 100, "{}", candidates.len());
     let mut checked = 0;
@@ -724,7 +822,7 @@ fn a_switch_perf_did_not_record_becomes_a_hole_on_its_cpu_only() {
         let inferred: Vec<_> = tr
             .lost
             .iter()
-            .filter(|w| w.kind == LossKind::Inferred)
+            .filter(|w| w.kind == LossKind::Inferred && !base.lost.contains(w))
             .collect();
         assert_eq!(
             inferred.len(),
@@ -732,7 +830,7 @@ fn a_switch_perf_did_not_record_becomes_a_hole_on_its_cpu_only() {
             "{:?} removed switch at {t_ns} on {cpu} to {next}",
             tr.lost
         );
-        assert_eq!(tr.lost.len(), 1);
+        assert_eq!(tr.lost.len(), 2);
         let w = inferred[0];
         let t = Picos(t_ns as i64 * 1000);
         let c = cpu as u16;
@@ -763,7 +861,11 @@ fn a_switch_perf_did_not_record_becomes_a_hole_on_its_cpu_only() {
             }
             let jobs = &tl.actors[i].jobs;
             let (got, was) = (r.task(&a.name).unwrap(), base_r.task(&a.name).unwrap());
-            assert_eq!(got.suspect, 0, "{} ran only on another CPU", a.name);
+            assert_eq!(
+                got.suspect, was.suspect,
+                "{} ran only on another CPU",
+                a.name
+            );
             assert_eq!(
                 (got.jobs, &got.response, &got.start_latency, &got.execution),
                 (was.jobs, &was.response, &was.start_latency, &was.execution),

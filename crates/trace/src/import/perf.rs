@@ -431,6 +431,7 @@ pub fn read<R: Read + Seek>(mut r: R, name: &str, opts: &Options) -> Result<Even
                     } => {
                         let p = int(pid).ok_or_else(short)?;
                         holes.other(t, cpu, tid);
+                        holes.woken(t, p);
                         if p == 0 {
                             continue;
                         }

@@ -19,6 +19,11 @@
 //! of each CPU sets what it runs; the disagreeing sample's task is what it runs from
 //! then on.
 //!
+//! One more case at a CPU's first sample (perf enables each CPU's buffer in turn, so a
+//! CPU's recording may start later than the others'): when it runs in a task that was
+//! woken earlier in the recording and has not been switched in anywhere since, its
+//! switch-in on that CPU is missing — a hole from the wake-up to that sample.
+//!
 //! Two readings run side by side, because the sample `tid` is reported in perf's own pid
 //! namespace while the tracepoint fields carry the kernel's global pids: one compares
 //! only `sched_switch` fields (`prev_pid` against the previous `next_pid`), the other also
@@ -32,6 +37,8 @@
 //! calls the scheduler), and a task switched in on one CPU shortly before its switch-out
 //! on another is dated (per-CPU clocks may be skewed by a few µs) — that second case is
 //! also found, soundly, by the next sample on the CPU it left.
+
+use std::collections::HashMap;
 
 /// One hole: on `cpu`, switches after `from_ns` are missing, and the recorded switches do
 /// not say what ran there until `to_ns`; `found` (a pid, 0 for idle) is the task the
@@ -58,6 +65,8 @@ struct CpuState {
 struct Detector {
     cpus: Vec<CpuState>,
     holes: Vec<Hole>,
+    /// Tasks woken and not seen running since: when.
+    woken: HashMap<i64, u64>,
 }
 
 impl Detector {
@@ -81,11 +90,17 @@ impl Detector {
     /// A sample at `t` on `cpu` ran in task `ctx`.
     fn observe(&mut self, t: u64, cpu: u32, ctx: i64) {
         let s = *self.cpu(cpu);
-        if s.current.is_some_and(|cur| cur != ctx) {
+        let woken = self.woken.remove(&ctx).filter(|_| ctx != 0);
+        let from = match (s.current, woken) {
+            (Some(cur), _) if cur != ctx => Some(s.seen_ns),
+            (None, Some(w)) => Some(w),
+            _ => None,
+        };
+        if let Some(from) = from {
             self.close(cpu, t);
             self.holes.push(Hole {
                 cpu,
-                from_ns: s.seen_ns.min(t),
+                from_ns: from.min(t),
                 to_ns: t,
                 found: ctx,
             });
@@ -98,6 +113,7 @@ impl Detector {
 
     /// A `sched_switch` at `t` on `cpu` put `next` there.
     fn switched(&mut self, t: u64, cpu: u32, next: i64) {
+        self.woken.remove(&next);
         self.close(cpu, t);
         let s = self.cpu(cpu);
         s.current = Some(next);
@@ -139,6 +155,13 @@ impl Holes {
     pub fn other(&mut self, t: u64, cpu: u32, tid: Option<i64>) {
         if let Some(tid) = tid {
             self.by_context.observe(t, cpu, tid);
+        }
+    }
+
+    /// A wake-up of `pid` at `t` (after [`Holes::other`] for the sample itself).
+    pub fn woken(&mut self, t: u64, pid: i64) {
+        for d in [&mut self.by_switch, &mut self.by_context] {
+            d.woken.entry(pid).or_insert(t);
         }
     }
 
@@ -215,6 +238,30 @@ mod tests {
                 from_ns: 100,
                 to_ns: 120,
                 found: 6
+            }]
+        );
+    }
+
+    /// CPU 1's first sample runs in task 7, woken at 50 and never switched in since:
+    /// its switch-in there is missing. Task 8, woken and then switched in, is not.
+    #[test]
+    fn a_cpus_first_sample_in_a_woken_task_is_a_hole() {
+        let mut h = Holes::default();
+        h.switch(10, 0, 3, 4, Some(3));
+        h.other(50, 0, Some(4));
+        h.woken(50, 7);
+        h.woken(55, 8);
+        h.switch(60, 0, 4, 8, Some(4));
+        h.other(70, 1, Some(7));
+        h.other(75, 0, Some(8));
+        h.switch(80, 1, 7, 0, Some(7));
+        assert_eq!(
+            h.finish(90),
+            vec![Hole {
+                cpu: 1,
+                from_ns: 50,
+                to_ns: 80,
+                found: 7
             }]
         );
     }
