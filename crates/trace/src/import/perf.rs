@@ -333,9 +333,7 @@ pub fn read<R: Read + Seek>(mut r: R, name: &str, opts: &Options) -> Result<Even
     let budget = opts.edge_budget();
     let mut actors = Actors::default();
     let mut events: Vec<Event> = Vec::new();
-    // (time, count, events seen before it, the buffer's CPU and the last sample time
-    // kept from it)
-    let mut lost: Vec<(Option<u64>, u64, usize, Option<(u32, Option<u64>)>)> = Vec::new();
+    let mut lost: Vec<LostRecord> = Vec::new();
     let mut holes = Holes::default();
     // Per CPU: the time of the last sample read from it.
     let mut last_on: Vec<Option<u64>> = Vec::new();
@@ -602,6 +600,10 @@ pub fn read<R: Read + Seek>(mut r: R, name: &str, opts: &Options) -> Result<Even
         lost: windows,
     })
 }
+
+/// A LOST record: its time, its count, the events seen before it, and the ring buffer's
+/// CPU with the time of the last sample kept from it.
+type LostRecord = (Option<u64>, u64, usize, Option<(u32, Option<u64>)>);
 
 /// The CPU of the ring buffer a LOST record came from (its `sample_id`, present when the
 /// file was recorded with `sample_id_all`, as perf always does), with the time of the last
