@@ -479,3 +479,52 @@ fn old_lost_windows_read_as_reported_on_every_cpu() {
         "{back}"
     );
 }
+
+/// The index over the windows gives what checking every window gives, for jobs and
+/// windows placed every which way (nested, overlapping, on other CPUs).
+#[test]
+fn the_loss_index_agrees_with_checking_every_window() {
+    let mut t = two_cpus();
+    let spans = [
+        (0, 100),
+        (10, 12),
+        (30, 39),
+        (44, 44),
+        (46, 80),
+        (5, 36),
+        (61, 61),
+    ];
+    for (k, &(a, b)) in spans.iter().enumerate() {
+        let cpu = (k % 2) as u16;
+        t.lost = spans[..=k]
+            .iter()
+            .enumerate()
+            .map(|(i, &(f, to))| {
+                let mut l =
+                    LostEvents::inferred(cpu ^ (i as u16 % 2), Picos(f * US), Picos(to * US), None);
+                if i % 3 == 2 {
+                    l.cpu = None;
+                }
+                l
+            })
+            .collect();
+        let tl = walk(&t);
+        let r = analyze(&t, &Options::default());
+        for (i, actor) in t.actors.iter().enumerate() {
+            if actor.kind != ActorKind::Task {
+                continue;
+            }
+            let want = tl.actors[i]
+                .jobs
+                .iter()
+                .filter(|j| touches_loss(&t.lost, j.release, j.end, &j.cpus, i as u32))
+                .count() as u64;
+            assert_eq!(
+                r.task(&actor.name).unwrap().suspect,
+                want,
+                "{a}..{b} {}",
+                actor.name
+            );
+        }
+    }
+}
