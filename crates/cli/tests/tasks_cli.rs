@@ -271,17 +271,95 @@ fn tasks_table_names_tasks_handlers_and_lost_events() {
     for w in ["task", "A", "B", "C", "SysTick", "lost events: none"] {
         assert!(o.contains(w), "{w} in\n{o}");
     }
-    trace.lost.push(LostEvents {
-        count: 17,
-        from: Picos(3_000 * US),
-        to: Picos(3_001 * US),
-    });
+    trace.lost.push(LostEvents::reported(
+        17,
+        Picos(3_000 * US),
+        Picos(3_001 * US),
+    ));
     let o = stdout(&ok(&[
         "trace",
         s(&write_trace(dir.path(), &trace)),
         "--tasks",
     ]));
     assert!(o.contains("17 events lost between 3ms and 3.001ms"), "{o}");
+}
+
+/// A hole on a CPU none of the tasks ran on flags nothing but is printed; the same hole
+/// on their CPU flags exactly the jobs (from the scheduler's own record) whose release →
+/// block spans it, and the output says how many per task.
+#[test]
+fn holes_are_printed_per_cpu_and_flag_only_jobs_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut trace, truth) = generate(12);
+    trace.cpus = 2;
+    let (from, to) = (4_100, 4_200);
+    trace.lost.push(LostEvents::inferred(
+        1,
+        Picos(from * US),
+        Picos(to * US),
+        None,
+    ));
+    let json = dir.path().join("r.json");
+    let o = stdout(&ok(&[
+        "trace",
+        s(&write_trace(dir.path(), &trace)),
+        "--tasks",
+        "--json",
+        s(&json),
+    ]));
+    assert!(
+        o.contains("hole inferred on CPU 1 between 4.1ms and 4.2ms (test reported no loss)"),
+        "{o}"
+    );
+    assert!(!o.contains("flagged suspect (touch"), "{o}");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["lost_events"]["inferred"], 1);
+    assert_eq!(v["lost_events"]["windows"][0]["cpu"], 1);
+    assert_eq!(v["lost_events"]["windows"][0]["inferred"], true);
+    assert_eq!(v["lost_events"]["windows"][0]["count"], 0);
+    for t in v["tasks"].as_array().unwrap() {
+        assert_eq!(t["suspect"], 0, "{t}");
+    }
+    trace.lost[0].cpu = Some(0);
+    let o = stdout(&ok(&[
+        "trace",
+        s(&write_trace(dir.path(), &trace)),
+        "--tasks",
+        "--json",
+        s(&json),
+    ]));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let mut flagged = 0;
+    for (i, spec) in SET.iter().enumerate() {
+        let jobs = &truth.jobs[i];
+        let want = jobs
+            .iter()
+            .filter(|&&(r, _, b)| r <= to && b >= from)
+            .count();
+        flagged += want;
+        assert_eq!(
+            task_named(&v, spec.name)["suspect"],
+            want as u64,
+            "{}",
+            spec.name
+        );
+        if want > 0 {
+            let line = format!(
+                "{}: {want} of {} job(s) flagged suspect",
+                spec.name,
+                jobs.len()
+            );
+            assert!(o.contains(&line), "{line} in\n{o}");
+        }
+    }
+    assert!(
+        flagged >= 2,
+        "the window spans too few jobs to check anything"
+    );
+    assert!(
+        o.contains("hole inferred on CPU 0 between 4.1ms and 4.2ms"),
+        "{o}"
+    );
 }
 
 #[test]

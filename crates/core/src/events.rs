@@ -85,13 +85,85 @@ pub struct Event {
 }
 
 /// Events the recorder could not keep: `count` events (0 when the recorder says only
-/// that some were lost) somewhere between `from` and `to`. Every figure whose window
-/// touches such a gap is suspect, and results say so.
+/// that some were lost, or when the loss is inferred) somewhere between `from` and `to`,
+/// on one CPU or on all of them. Every figure whose window touches such a gap on a CPU
+/// it ran on is suspect, and results say so.
+///
+/// The fields after `to` were added later and default when absent (events JSON written
+/// before them still reads): a window without a CPU applies to every CPU, one without a
+/// kind is the recorder's own report.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LostEvents {
     pub count: u64,
     pub from: Picos,
     pub to: Picos,
+    /// The CPU whose events were lost (perf: the ring buffer's CPU, or the CPU whose
+    /// events disagree); None: every CPU, or the recorder does not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<u16>,
+    /// Reported by the recorder's counter, or inferred from events that contradict each
+    /// other (then `count` is unknown and 0).
+    #[serde(default)]
+    pub kind: LossKind,
+    /// For an inferred hole: the actor the recording shows on `cpu` right after it (perf:
+    /// the task the first disagreeing event ran in). It ran there during the hole without
+    /// a recorded switch to it, so its figures are suspect even where none of its own
+    /// events is on that CPU.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actor: Option<u32>,
+}
+
+/// Where a lost-event window comes from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LossKind {
+    /// The recorder counted the loss (TraceRecorder's dropped counter, a SystemView
+    /// overflow packet, a perf LOST record).
+    #[default]
+    Reported,
+    /// The recorder reported nothing, but its events contradict each other (perf: a
+    /// CPU's event ran in a task the last switch there did not put on it): events are
+    /// missing, how many is unknown.
+    Inferred,
+}
+
+impl LostEvents {
+    /// A loss the recorder counted, on every CPU (or one it does not name).
+    pub fn reported(count: u64, from: Picos, to: Picos) -> LostEvents {
+        LostEvents {
+            count,
+            from,
+            to,
+            cpu: None,
+            kind: LossKind::Reported,
+            actor: None,
+        }
+    }
+
+    /// A hole the recorder did not report, on `cpu`, found by an inconsistency; `actor`
+    /// is the one the recording shows there right after it.
+    pub fn inferred(cpu: u16, from: Picos, to: Picos, actor: Option<u32>) -> LostEvents {
+        LostEvents {
+            count: 0,
+            from,
+            to,
+            cpu: Some(cpu),
+            kind: LossKind::Inferred,
+            actor,
+        }
+    }
+
+    /// True when `[a, b]` on one of `cpus` (or of `actor`) touches this window: it
+    /// overlaps in time, and the window has no CPU, names one of `cpus`, or names the
+    /// actor as the one that ran unseen.
+    pub fn touches(&self, a: Picos, b: Picos, cpus: &[u16], actor: Option<u32>) -> bool {
+        self.from <= b
+            && self.to >= a
+            && match self.cpu {
+                None => true,
+                Some(c) => cpus.contains(&c) || (actor.is_some() && self.actor == actor),
+            }
+    }
 }
 
 /// A whole event recording.
@@ -137,6 +209,12 @@ pub enum EventTraceError {
         index: usize,
         cpu: u16,
         cpus: u16,
+    },
+    #[error("{source_name}: lost-event window {index} {what}")]
+    BadLostWindow {
+        source_name: String,
+        index: usize,
+        what: String,
     },
     #[error("{source_name}: event {index} at {} ps lies outside the recording [{}, {}] ps", .at.0, .start.0, .end.0)]
     OutOfRange {
@@ -190,6 +268,31 @@ impl EventTrace {
                 });
             }
         }
+        for (index, l) in self.lost.iter().enumerate() {
+            let bad = |what: String| EventTraceError::BadLostWindow {
+                source_name: self.source.clone(),
+                index,
+                what,
+            };
+            if l.from > l.to {
+                return Err(bad(format!(
+                    "runs backwards ({} ps to {} ps)",
+                    l.from.0, l.to.0
+                )));
+            }
+            if let Some(c) = l.cpu.filter(|&c| c >= self.cpus.max(1)) {
+                return Err(bad(format!(
+                    "names CPU {c}; the recording has {}",
+                    self.cpus
+                )));
+            }
+            if let Some(a) = l.actor.filter(|&a| a as usize >= self.actors.len()) {
+                return Err(bad(format!(
+                    "names actor {a}; the recording has {}",
+                    self.actors.len()
+                )));
+            }
+        }
         Ok(())
     }
 
@@ -201,7 +304,7 @@ impl EventTrace {
             .map(|i| i as u32)
     }
 
-    /// Total events lost (the recorders' own counters).
+    /// Total events lost (the recorders' own counters; inferred holes add 0).
     pub fn lost_total(&self) -> u64 {
         self.lost.iter().map(|l| l.count).sum()
     }

@@ -110,9 +110,17 @@ pub fn draft(
           # trusting `latscope analyze`, and check the periods against the design.\n";
     if r.lost_events.count > 0 || !r.lost_events.windows.is_empty() {
         s += &format!(
-            "# WARNING: the recorder lost {} events in {} window(s); the figures may miss the worst case.\n",
+            "# WARNING: the recorder lost {} events in {} window(s){}; the figures may miss the worst case.\n",
             r.lost_events.count,
-            r.lost_events.windows.len()
+            r.lost_events.windows.len(),
+            if r.lost_events.inferred > 0 {
+                format!(
+                    " ({} of them holes it did not report, count unknown)",
+                    r.lost_events.inferred
+                )
+            } else {
+                String::new()
+            }
         );
     }
     s += "\n[platform]\n";

@@ -14,39 +14,73 @@ fn st(s: &ResultSummary, name: &str) -> String {
     s.get(name).map_or_else(|| "-".into(), format_ns_f64)
 }
 
-/// The lost-event lines: never silent.
+/// Windows listed one a line; the rest are counted (all of them are in `--json`).
+const LOST_LINES: usize = 20;
+
+/// The lost-event lines: never silent. A reported loss reads "N events lost between T1
+/// and T2 [on CPU c]"; a hole the recorder did not report reads "hole inferred on CPU c
+/// between T1 and T2 (perf reported no loss)".
 pub fn lost_lines(r: &TaskTimingResult) -> Vec<String> {
     let l = &r.lost_events;
     if l.windows.is_empty() {
-        return vec!["lost events: none reported by the recorder".into()];
+        return vec!["lost events: none reported by the recorder, no hole inferred".into()];
     }
+    // Exact times: a gap is often shorter than three significant digits show.
+    let exact = |ns: f64| {
+        latscope_model::system::format_exact(latscope_core::time::Picos(
+            (ns * 1000.0).round() as i64
+        ))
+    };
+    let on = |cpu: Option<u16>| cpu.map(|c| format!(" on CPU {c}")).unwrap_or_default();
     let mut out: Vec<String> = l
         .windows
         .iter()
+        .take(LOST_LINES)
         .map(|w| {
-            let n = if w.count > 0 {
-                format!("{} events", w.count)
+            if w.inferred {
+                let who = w
+                    .actor
+                    .as_ref()
+                    .map(|a| format!("; {a} ran there unseen"))
+                    .unwrap_or_default();
+                format!(
+                    "LOST: hole inferred{} between {} and {} ({} reported no loss{who})",
+                    on(w.cpu),
+                    exact(w.from_ns),
+                    exact(w.to_ns),
+                    r.recording.format
+                )
             } else {
-                "events (number unknown)".into()
-            };
-            // Exact times: a gap is often shorter than three significant digits show.
-            let exact = |ns: f64| {
-                latscope_model::system::format_exact(latscope_core::time::Picos(
-                    (ns * 1000.0).round() as i64,
-                ))
-            };
-            format!(
-                "LOST: {n} lost between {} and {}",
-                exact(w.from_ns),
-                exact(w.to_ns)
-            )
+                let n = if w.count > 0 {
+                    format!("{} events", w.count)
+                } else {
+                    "events (number unknown)".into()
+                };
+                format!(
+                    "LOST: {n} lost between {} and {}{}",
+                    exact(w.from_ns),
+                    exact(w.to_ns),
+                    on(w.cpu)
+                )
+            }
         })
         .collect();
+    if l.windows.len() > LOST_LINES {
+        out.push(format!(
+            "LOST: … {} more window(s), every one in --json",
+            l.windows.len() - LOST_LINES
+        ));
+    }
     let suspect: u64 = r.tasks.iter().map(|t| t.suspect).sum::<u64>()
         + r.isrs.iter().map(|i| i.suspect).sum::<u64>();
+    let inferred = if l.inferred > 0 {
+        format!(" ({} of them inferred holes, count unknown)", l.inferred)
+    } else {
+        String::new()
+    };
     out.push(format!(
-        "lost events: {} in {} window(s); {suspect} job(s)/handler run(s) touch a gap and are \
-         flagged suspect (`*`)",
+        "lost events: {} in {} window(s){inferred}; {suspect} job(s)/handler run(s) touch a \
+         gap on a CPU they ran on and are flagged suspect (`*`)",
         l.count,
         l.windows.len()
     ));
@@ -143,6 +177,12 @@ pub fn text(r: &TaskTimingResult) -> String {
                 } else {
                     ""
                 }
+            );
+        }
+        if t.suspect > 0 {
+            s += &format!(
+                "  {}: {} of {} job(s) flagged suspect (touch lost events on a CPU they ran on)\n",
+                t.name, t.suspect, t.jobs
             );
         }
         if t.cut_off > 0 {

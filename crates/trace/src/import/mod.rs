@@ -14,6 +14,7 @@ pub mod limits;
 mod merge;
 pub mod native;
 pub mod perf;
+mod perf_holes;
 mod perf_layout;
 mod perf_tracepoint;
 pub mod saleae_bin;

@@ -16,11 +16,16 @@
 //!   then `Switch(next)`;
 //! - `irq_handler_entry/exit` → `IsrEnter/IsrExit` of an `Isr` actor per IRQ
 //!   (`irq/N-name`), `softirq_entry/exit` likewise (`softirq/NAME`);
-//! - `PERF_RECORD_LOST` / `LOST_SAMPLES` → lost-event windows.
+//! - `PERF_RECORD_LOST` / `LOST_SAMPLES` → lost-event windows of the ring buffer's CPU
+//!   (the record's `cpu`): from the last sample kept on that CPU to the record, which
+//!   perf writes as soon as the buffer has room again;
+//! - holes perf did not report (a CPU's sample taken in a task its last switch did not
+//!   put there, [`super::perf_holes`]) → inferred lost-event windows of that CPU.
 //!
 //! Times are perf's sample timestamps (ns, the kernel's `perf_clock`, which
 //! `perf script` and `perf sched timehist` print), in picoseconds; `clock_hz` is 1 GHz.
 
+use super::perf_holes::Holes;
 use super::perf_layout;
 use super::perf_tracepoint::{parse_tracing_data, EventFormat, Field};
 use super::Options;
@@ -328,8 +333,10 @@ pub fn read<R: Read + Seek>(mut r: R, name: &str, opts: &Options) -> Result<Even
     let budget = opts.edge_budget();
     let mut actors = Actors::default();
     let mut events: Vec<Event> = Vec::new();
-    // (time, count, events seen before it)
-    let mut lost: Vec<(Option<u64>, u64, usize)> = Vec::new();
+    let mut lost: Vec<LostRecord> = Vec::new();
+    let mut holes = Holes::default();
+    // Per CPU: the time of the last sample read from it.
+    let mut last_on: Vec<Option<u64>> = Vec::new();
     let (mut first, mut last) = (u64::MAX, 0u64);
     let mut max_cpu = 0u32;
     let mut push = |events: &mut Vec<Event>, t: u64, cpu: u32, kind: EventKind| -> Result<()> {
@@ -383,6 +390,12 @@ pub fn read<R: Read + Seek>(mut r: R, name: &str, opts: &Options) -> Result<Even
                 let raw = &raw[..];
                 first = first.min(t);
                 last = last.max(t);
+                let ci = cpu as usize;
+                if ci >= last_on.len() {
+                    last_on.resize(ci + 1, None);
+                }
+                last_on[ci] = Some(t);
+                let tid = s.tid.map(i64::from);
                 let int = |f: &Field| f.int(raw, big);
                 let opt_int = |f: &Option<Field>| f.as_ref().and_then(|f| f.int(raw, big));
                 let opt_text = |f: &Option<Field>| f.as_ref().and_then(|f| f.text_bytes(raw, big));
@@ -400,6 +413,7 @@ pub fn read<R: Read + Seek>(mut r: R, name: &str, opts: &Options) -> Result<Even
                         let pp = int(prev_pid).ok_or_else(short)?;
                         let st = int(prev_state).ok_or_else(short)?;
                         let np = int(next_pid).ok_or_else(short)?;
+                        holes.switch(t, cpu, pp, np, tid);
                         let prev = actors.task(pp, opt_text(prev_comm), opt_int(prev_prio));
                         let next = actors.task(np, opt_text(next_comm), opt_int(next_prio));
                         if pp != 0 && !still_runnable(st) {
@@ -414,6 +428,8 @@ pub fn read<R: Read + Seek>(mut r: R, name: &str, opts: &Options) -> Result<Even
                         target_cpu,
                     } => {
                         let p = int(pid).ok_or_else(short)?;
+                        holes.other(t, cpu, tid);
+                        holes.woken(t, p);
                         if p == 0 {
                             continue;
                         }
@@ -430,6 +446,7 @@ pub fn read<R: Read + Seek>(mut r: R, name: &str, opts: &Options) -> Result<Even
                         name: irq_name,
                     } => {
                         let n = int(irq).ok_or_else(short)?;
+                        holes.other(t, cpu, tid);
                         let a = actors.get(Key::Irq(n));
                         if let Some(s) = opt_text(irq_name).filter(|s| !s.is_empty()) {
                             let s = String::from_utf8_lossy(s);
@@ -448,6 +465,7 @@ pub fn read<R: Read + Seek>(mut r: R, name: &str, opts: &Options) -> Result<Even
                     }
                     Decoder::Softirq { enter, vec } => {
                         let v = int(vec).ok_or_else(short)?;
+                        holes.other(t, cpu, tid);
                         let a = actors.get(Key::Softirq(v));
                         let k = if *enter {
                             EventKind::IsrEnter(a)
@@ -460,7 +478,8 @@ pub fn read<R: Read + Seek>(mut r: R, name: &str, opts: &Options) -> Result<Even
             }
             RecordType::LOST => {
                 if let Ok(EventRecord::Lost(l)) = record.parse() {
-                    lost.push((record.timestamp(), l.count, events.len()));
+                    let on = buffer_cpu(&record, &last_on);
+                    lost.push((record.timestamp(), l.count, events.len(), on));
                 }
             }
             RecordType::LOST_SAMPLES => {
@@ -473,7 +492,8 @@ pub fn read<R: Read + Seek>(mut r: R, name: &str, opts: &Options) -> Result<Even
                     } else {
                         u64::from_le_bytes(a)
                     };
-                    lost.push((record.timestamp(), n, events.len()));
+                    let on = buffer_cpu(&record, &last_on);
+                    lost.push((record.timestamp(), n, events.len(), on));
                 }
             }
             _ => {}
@@ -512,9 +532,31 @@ pub fn read<R: Read + Seek>(mut r: R, name: &str, opts: &Options) -> Result<Even
     if !events.windows(2).all(|w| w[0].t <= w[1].t) {
         events.sort_by_key(|e| e.t);
     }
-    let mut windows = Vec::with_capacity(lost.len());
-    for (t, count, seen) in lost {
-        let (from, to) = match t.filter(|&t| t >= base).map(&ps).transpose()? {
+    let cpus = if events.is_empty() {
+        0
+    } else {
+        max_cpu as u16 + 1
+    };
+    let holes = holes.finish(last);
+    let mut windows = Vec::with_capacity(lost.len().saturating_add(holes.len()));
+    for (t, count, seen, on) in lost {
+        let tl = t.filter(|&t| t >= base).map(&ps).transpose()?;
+        // The buffer's CPU: its events were lost after the last sample kept from it, and
+        // before the record (written as soon as the buffer had room again).
+        // (A record dated before the first sample says nothing about where: all CPUs.)
+        let dated = tl.filter(|&tl| tl >= start);
+        if let (Some(tl), Some((c, kept))) = (dated, on.filter(|&(c, _)| c < u32::from(cpus))) {
+            let from = match kept.filter(|&k| k >= base) {
+                Some(k) => ps(k)?.min(tl),
+                None => start.min(tl),
+            };
+            windows.push(LostEvents {
+                cpu: Some(c as u16),
+                ..LostEvents::reported(count, from, tl)
+            });
+            continue;
+        }
+        let (from, to) = match tl {
             Some(tl) => {
                 let k = events.partition_point(|e| e.t <= tl);
                 let from = k.checked_sub(1).map_or(start, |i| events[i].t);
@@ -527,7 +569,24 @@ pub fn read<R: Read + Seek>(mut r: R, name: &str, opts: &Options) -> Result<Even
                 (from, to)
             }
         };
-        windows.push(LostEvents { count, from, to });
+        windows.push(LostEvents::reported(count, from, to));
+    }
+    for h in holes {
+        if h.cpu >= u32::from(cpus) || h.from_ns < base {
+            continue;
+        }
+        let key = if h.found == 0 {
+            Key::Idle
+        } else {
+            Key::Task(h.found)
+        };
+        let actor = actors.index.get(&key).copied();
+        windows.push(LostEvents::inferred(
+            h.cpu as u16,
+            ps(h.from_ns)?,
+            ps(h.to_ns)?,
+            actor,
+        ));
     }
     Ok(EventTrace {
         source: name.to_string(),
@@ -535,15 +594,26 @@ pub fn read<R: Read + Seek>(mut r: R, name: &str, opts: &Options) -> Result<Even
         clock_hz: Some(1_000_000_000),
         start,
         end,
-        cpus: if events.is_empty() {
-            0
-        } else {
-            max_cpu as u16 + 1
-        },
+        cpus,
         actors: actors.finish(),
         events,
         lost: windows,
     })
+}
+
+/// A LOST record: its time, its count, the events seen before it, and the ring buffer's
+/// CPU with the time of the last sample kept from it.
+type LostRecord = (Option<u64>, u64, usize, Option<(u32, Option<u64>)>);
+
+/// The CPU of the ring buffer a LOST record came from (its `sample_id`, present when the
+/// file was recorded with `sample_id_all`, as perf always does), with the time of the last
+/// sample read from that CPU before it.
+fn buffer_cpu(
+    record: &linux_perf_event_reader::RawEventRecord,
+    last_on: &[Option<u64>],
+) -> Option<(u32, Option<u64>)> {
+    let c = record.common_data().ok()?.cpu?;
+    (c <= MAX_CPU).then(|| (c, last_on.get(c as usize).copied().flatten()))
 }
 
 /// `prev_state` of a task switched out while still runnable: `R` (0), or `R+` (only

@@ -536,11 +536,7 @@ fn decode(s: &Stream, name: &str) -> Result<EventTrace> {
             counter.set_initial_count(ev.event_count());
             first_count = false;
         } else if let Some(n) = counter.update(ev.event_count()) {
-            b.lost.push(LostEvents {
-                count: n,
-                from: last_t.unwrap_or(t),
-                to: t,
-            });
+            b.lost.push(LostEvents::reported(n, last_t.unwrap_or(t), t));
         }
         last_t = Some(t);
         if let TrcEvent::Unknown(be) = &ev {
@@ -570,11 +566,11 @@ fn decode(s: &Stream, name: &str) -> Result<EventTrace> {
                 })
                 .filter(|&to| to > t)
                 .unwrap_or(t);
-            b.lost.push(LostEvents {
-                count: u64::from(ring.dropped).saturating_sub(counted),
-                from: t,
+            b.lost.push(LostEvents::reported(
+                u64::from(ring.dropped).saturating_sub(counted),
+                t,
                 to,
-            });
+            ));
             end = Some(to);
         }
     }

@@ -27,7 +27,7 @@ pub use series::{
 };
 pub use walk::{walk, Timeline};
 
-use latscope_core::events::{ActorKind, EventTrace, LostEvents as Lost};
+use latscope_core::events::{ActorKind, EventTrace, LossKind, LostEvents as Lost};
 use latscope_core::stats::{Location, Samples};
 use latscope_core::time::Picos;
 use std::collections::BTreeMap;
@@ -50,9 +50,44 @@ impl Default for Options {
     }
 }
 
-/// True when `[a, b]` touches a lost-event window.
-pub fn touches_loss(lost: &[Lost], a: Picos, b: Picos) -> bool {
-    lost.iter().any(|l| l.from <= b && l.to >= a)
+/// True when `[a, b]`, spent by `actor` on `cpus`, touches a lost-event window: one that
+/// overlaps it in time and has no CPU, names one of `cpus`, or names `actor` as the one
+/// that ran unseen during an inferred hole.
+pub fn touches_loss(lost: &[Lost], a: Picos, b: Picos, cpus: &[u16], actor: u32) -> bool {
+    lost.iter().any(|l| l.touches(a, b, cpus, Some(actor)))
+}
+
+/// The lost-event windows sorted by start, so a job is checked against the few that can
+/// overlap it rather than all of them (a recording with many inferred holes and many jobs
+/// would otherwise cost their product).
+struct LossIndex<'a> {
+    by_from: Vec<&'a Lost>,
+    /// `max_to[i]`: the latest end among `by_from[..=i]` (never decreases).
+    max_to: Vec<Picos>,
+}
+
+impl<'a> LossIndex<'a> {
+    fn new(lost: &'a [Lost]) -> LossIndex<'a> {
+        let mut by_from: Vec<&Lost> = lost.iter().collect();
+        by_from.sort_by_key(|l| l.from);
+        let mut max_to = Vec::with_capacity(by_from.len());
+        let mut m = Picos(i64::MIN);
+        for l in &by_from {
+            m = m.max(l.to);
+            max_to.push(m);
+        }
+        LossIndex { by_from, max_to }
+    }
+
+    /// [`touches_loss`], looking only at windows that start by `b` and after the first
+    /// one whose end (or an earlier window's) reaches `a`.
+    fn touches(&self, a: Picos, b: Picos, cpus: &[u16], actor: u32) -> bool {
+        let end = self.by_from.partition_point(|l| l.from <= b);
+        let start = self.max_to[..end].partition_point(|&t| t < a);
+        self.by_from[start..end]
+            .iter()
+            .any(|l| l.touches(a, b, cpus, Some(actor)))
+    }
 }
 
 /// One tick of the recorder's clock in ps (1 ps when unknown), the resolution of every
@@ -85,6 +120,7 @@ pub fn analyze_walked(trace: &EventTrace, tl: &Timeline, opts: &Options) -> Task
     let mut tasks = Vec::new();
     let mut isrs = Vec::new();
     let mut idle_run = None::<i64>;
+    let losses = LossIndex::new(&trace.lost);
     for (i, actor) in trace.actors.iter().enumerate() {
         let Some(a) = tl.actors.get(i) else { continue };
         match actor.kind {
@@ -116,7 +152,7 @@ pub fn analyze_walked(trace: &EventTrace, tl: &Timeline, opts: &Options) -> Task
                         pre.max = p;
                         pre.max_at_ns = Some(ns(j.release));
                     }
-                    let s = touches_loss(&trace.lost, j.release, j.end);
+                    let s = losses.touches(j.release, j.end, &j.cpus, i as u32);
                     suspect += u64::from(s);
                     instances.push(JobInstance {
                         job: k as u64,
@@ -179,7 +215,7 @@ pub fn analyze_walked(trace: &EventTrace, tl: &Timeline, opts: &Options) -> Task
                             source: k as u32,
                         },
                     );
-                    let s = touches_loss(&trace.lost, r.enter, r.exit);
+                    let s = losses.touches(r.enter, r.exit, &[r.cpu], i as u32);
                     suspect += u64::from(s);
                     released += u64::from(r.released);
                     for &t in &r.started {
@@ -273,6 +309,11 @@ pub fn analyze_walked(trace: &EventTrace, tl: &Timeline, opts: &Options) -> Task
         isrs,
         lost_events: LostEvents {
             count: trace.lost_total(),
+            inferred: trace
+                .lost
+                .iter()
+                .filter(|l| l.kind == LossKind::Inferred)
+                .count() as u64,
             windows: trace
                 .lost
                 .iter()
@@ -280,6 +321,12 @@ pub fn analyze_walked(trace: &EventTrace, tl: &Timeline, opts: &Options) -> Task
                     count: l.count,
                     from_ns: ns(l.from),
                     to_ns: ns(l.to),
+                    cpu: l.cpu,
+                    inferred: l.kind == LossKind::Inferred,
+                    actor: l
+                        .actor
+                        .and_then(|a| trace.actors.get(a as usize))
+                        .map(|a| a.name.clone()),
                 })
                 .collect(),
         },

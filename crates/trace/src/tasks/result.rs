@@ -62,7 +62,9 @@ pub struct TaskTiming {
     pub cut_off: u64,
     /// Releases seen (every `Ready` that started a job, cut-off jobs at the end included).
     pub releases: u64,
-    /// Complete jobs whose window (release → block) touches a lost-event window.
+    /// Complete jobs whose window (release → block) touches a lost-event window on a CPU
+    /// the job was on (or a window of every CPU, or an inferred hole in which this task
+    /// ran unseen): their figures may be wrong.
     pub suspect: u64,
     /// Release → first switch to the task (Linux: wake-up → switch-in).
     pub start_latency: ResultSummary,
@@ -101,7 +103,8 @@ pub struct JobInstance {
     pub response_ns: f64,
     pub execution_ns: f64,
     pub preemptions: u64,
-    /// Its window touches a lost-event window: the figures may be wrong.
+    /// Its window touches a lost-event window on a CPU it was on: the figures may be
+    /// wrong.
     pub suspect: bool,
 }
 
@@ -117,7 +120,7 @@ pub struct IsrTiming {
     pub id: u64,
     /// Complete runs.
     pub count: u64,
-    /// Runs that touch a lost-event window.
+    /// Runs that touch a lost-event window of their CPU (or of every CPU).
     pub suspect: u64,
     pub duration: ResultSummary,
     /// Intervals between consecutive enters.
@@ -170,15 +173,32 @@ pub struct LostEvents {
     /// Events lost in total (the recorders' own counters; a window whose count is unknown
     /// adds 0).
     pub count: u64,
+    /// How many of the windows are holes the recorder did not report, inferred from
+    /// events that contradict each other (their counts are unknown).
+    #[serde(default)]
+    pub inferred: u64,
     pub windows: Vec<LostWindow>,
 }
 
-/// `count` events lost between `from_ns` and `to_ns`.
+/// `count` events lost between `from_ns` and `to_ns` (on `cpu`, when it says).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LostWindow {
+    /// Events lost, as the recorder counted them; 0 when it did not say how many, and
+    /// always 0 for an inferred hole (`inferred`: the number is unknown).
     pub count: u64,
     pub from_ns: f64,
     pub to_ns: f64,
+    /// The CPU whose events were lost; null: every CPU (or the recorder does not say).
+    #[serde(default)]
+    pub cpu: Option<u16>,
+    /// True for a hole the recorder did not report, found because its events contradict
+    /// each other (perf: a CPU's event ran in a task its last switch did not put there).
+    #[serde(default)]
+    pub inferred: bool,
+    /// For an inferred hole: the actor the recording shows on `cpu` right after it, which
+    /// ran there unseen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actor: Option<String>,
 }
 
 impl TaskTimingResult {

@@ -243,11 +243,7 @@ fn jobs_in_progress_at_the_start_are_cut_off() {
 #[test]
 fn lost_events_flag_the_jobs_they_touch() {
     let mut t = two_tasks();
-    t.lost = vec![LostEvents {
-        count: 7,
-        from: Picos(38 * US),
-        to: Picos(39 * US),
-    }];
+    t.lost = vec![LostEvents::reported(7, Picos(38 * US), Picos(39 * US))];
     let r = analyze(&t, &Options::default());
     assert_eq!(r.lost_events.count, 7);
     assert_eq!(r.lost_events.windows[0].from_ns, 38_000.0);
@@ -351,4 +347,184 @@ fn checked_in_schema_is_generated_from_the_type() {
         "docs/tasks.schema.json is stale: regenerate it with \
          `LATSCOPE_WRITE_SCHEMAS=1 cargo test --release -p latscope-trace --lib tasks`"
     );
+}
+
+/// Two CPUs, one task each, both with jobs across 40..50 us: A on CPU 0 (released 35,
+/// runs 36..44), B on CPU 1 (released 38, runs 39..47), C released on CPU 0 at 60 and
+/// blocking at 70 on CPU 1 (it migrated).
+fn two_cpus() -> EventTrace {
+    let on = |cpu: u16, t: i64, kind| Event {
+        t: Picos(t * US),
+        cpu,
+        kind,
+    };
+    EventTrace {
+        source: "synthetic".into(),
+        format: "test".into(),
+        clock_hz: Some(1_000_000_000),
+        start: Picos(0),
+        end: Picos(100 * US),
+        cpus: 2,
+        actors: vec![
+            actor("A", ActorKind::Task, Some(1)),
+            actor("B", ActorKind::Task, Some(1)),
+            actor("C", ActorKind::Task, Some(1)),
+            actor("idle", ActorKind::Idle, None),
+        ],
+        events: vec![
+            on(0, 0, Switch(3)),
+            on(1, 0, Switch(3)),
+            on(0, 35, Ready(0)),
+            on(0, 36, Switch(0)),
+            on(1, 38, Ready(1)),
+            on(1, 39, Switch(1)),
+            on(0, 44, Block(0)),
+            on(0, 44, Switch(3)),
+            on(1, 47, Block(1)),
+            on(1, 47, Switch(3)),
+            on(0, 60, Ready(2)),
+            on(1, 61, Switch(2)),
+            on(1, 70, Block(2)),
+            on(1, 70, Switch(3)),
+        ],
+        lost: vec![],
+    }
+}
+
+#[test]
+fn a_loss_on_one_cpu_flags_only_the_jobs_on_that_cpu() {
+    let mut t = two_cpus();
+    // A hole on CPU 1 over 40..42 us: B's job ran there, A's (same time) did not.
+    t.lost = vec![LostEvents::inferred(
+        1,
+        Picos(40 * US),
+        Picos(42 * US),
+        None,
+    )];
+    t.validate().unwrap();
+    let r = analyze(&t, &Options::default());
+    assert_eq!(r.task("A").unwrap().suspect, 0);
+    assert_eq!(r.task("B").unwrap().suspect, 1);
+    assert_eq!(r.task("C").unwrap().suspect, 0);
+    assert_eq!(r.lost_events.inferred, 1);
+    let w = &r.lost_events.windows[0];
+    assert_eq!((w.cpu, w.inferred, w.count), (Some(1), true, 0));
+    // The same window on CPU 0 flags A instead; without a CPU it flags both.
+    t.lost[0].cpu = Some(0);
+    let r = analyze(&t, &Options::default());
+    assert_eq!(r.task("A").unwrap().suspect, 1);
+    assert_eq!(r.task("B").unwrap().suspect, 0);
+    t.lost = vec![LostEvents::reported(3, Picos(40 * US), Picos(42 * US))];
+    let r = analyze(&t, &Options::default());
+    assert_eq!(r.task("A").unwrap().suspect, 1);
+    assert_eq!(r.task("B").unwrap().suspect, 1);
+    assert_eq!((r.lost_events.count, r.lost_events.inferred), (3, 0));
+}
+
+#[test]
+fn a_hole_flags_the_task_it_found_running_unseen_and_migrated_jobs() {
+    let mut t = two_cpus();
+    // A hole on CPU 1 at 40..42 naming A as the task found there afterwards: A's job is
+    // flagged though none of its events is on CPU 1.
+    t.lost = vec![LostEvents::inferred(
+        1,
+        Picos(40 * US),
+        Picos(42 * US),
+        Some(0),
+    )];
+    let r = analyze(&t, &Options::default());
+    assert_eq!(r.task("A").unwrap().suspect, 1);
+    assert_eq!(r.task("B").unwrap().suspect, 1);
+    // C was released on CPU 0 and ran on CPU 1: a loss on either CPU during its job
+    // touches it.
+    for cpu in [0, 1] {
+        t.lost = vec![LostEvents::inferred(
+            cpu,
+            Picos(65 * US),
+            Picos(66 * US),
+            None,
+        )];
+        let r = analyze(&t, &Options::default());
+        assert_eq!(r.task("C").unwrap().suspect, 1, "CPU {cpu}");
+        assert_eq!(
+            r.task("A").unwrap().suspect + r.task("B").unwrap().suspect,
+            0
+        );
+    }
+    let tl = walk(&t);
+    assert_eq!(tl.actors[2].jobs[0].cpus, vec![0, 1]);
+}
+
+#[test]
+fn lost_windows_naming_unknown_cpus_or_actors_are_refused() {
+    let mut t = two_cpus();
+    t.lost = vec![LostEvents::inferred(2, Picos(1), Picos(2), None)];
+    assert!(t.validate().unwrap_err().to_string().contains("CPU 2"));
+    t.lost = vec![LostEvents::inferred(0, Picos(1), Picos(2), Some(9))];
+    assert!(t.validate().unwrap_err().to_string().contains("actor 9"));
+    t.lost = vec![LostEvents::reported(1, Picos(3), Picos(2))];
+    assert!(t.validate().unwrap_err().to_string().contains("backwards"));
+}
+
+/// Events JSON written before windows had a CPU or a kind still reads: every CPU,
+/// reported.
+#[test]
+fn old_lost_windows_read_as_reported_on_every_cpu() {
+    let w: LostEvents = serde_json::from_str(r#"{"count":4,"from":10,"to":20}"#).unwrap();
+    assert_eq!(w, LostEvents::reported(4, Picos(10), Picos(20)));
+    let back =
+        serde_json::to_string(&LostEvents::inferred(1, Picos(1), Picos(2), Some(3))).unwrap();
+    assert!(
+        back.contains(r#""kind":"inferred""#) && back.contains(r#""cpu":1"#),
+        "{back}"
+    );
+}
+
+/// The index over the windows gives what checking every window gives, for jobs and
+/// windows placed every which way (nested, overlapping, on other CPUs).
+#[test]
+fn the_loss_index_agrees_with_checking_every_window() {
+    let mut t = two_cpus();
+    let spans = [
+        (0, 100),
+        (10, 12),
+        (30, 39),
+        (44, 44),
+        (46, 80),
+        (5, 36),
+        (61, 61),
+    ];
+    for (k, &(a, b)) in spans.iter().enumerate() {
+        let cpu = (k % 2) as u16;
+        t.lost = spans[..=k]
+            .iter()
+            .enumerate()
+            .map(|(i, &(f, to))| {
+                let mut l =
+                    LostEvents::inferred(cpu ^ (i as u16 % 2), Picos(f * US), Picos(to * US), None);
+                if i % 3 == 2 {
+                    l.cpu = None;
+                }
+                l
+            })
+            .collect();
+        let tl = walk(&t);
+        let r = analyze(&t, &Options::default());
+        for (i, actor) in t.actors.iter().enumerate() {
+            if actor.kind != ActorKind::Task {
+                continue;
+            }
+            let want = tl.actors[i]
+                .jobs
+                .iter()
+                .filter(|j| touches_loss(&t.lost, j.release, j.end, &j.cpus, i as u32))
+                .count() as u64;
+            assert_eq!(
+                r.task(&actor.name).unwrap().suspect,
+                want,
+                "{a}..{b} {}",
+                actor.name
+            );
+        }
+    }
 }

@@ -29,6 +29,9 @@ pub struct Job {
     pub execution: i64,
     /// Times it was switched out while still ready.
     pub preemptions: u32,
+    /// The CPUs its events were on (released, switched in or out, blocked), ascending:
+    /// a lost-event window of another CPU does not touch it.
+    pub cpus: Vec<u16>,
 }
 
 /// One complete run of a handler.
@@ -86,6 +89,16 @@ struct OpenJob {
     first_run: Option<Picos>,
     execution: i64,
     preemptions: u32,
+    cpus: Vec<u16>,
+}
+
+impl OpenJob {
+    fn on(&mut self, c: usize) {
+        let c = u16::try_from(c).unwrap_or(u16::MAX);
+        if let Err(i) = self.cpus.binary_search(&c) {
+            self.cpus.insert(i, c);
+        }
+    }
 }
 
 struct TaskState {
@@ -162,6 +175,7 @@ impl Walker<'_> {
             self.stop(p, t);
             self.tasks[p].on_cpu = None;
             if let Some(j) = &mut self.tasks[p].job {
+                j.on(c);
                 j.preemptions = j.preemptions.saturating_add(1);
                 self.tasks[p].preempted_at = Some(t);
             }
@@ -174,6 +188,9 @@ impl Walker<'_> {
         }
         self.cpus[c].current = Some(a);
         self.tasks[a].on_cpu = Some(c);
+        if let Some(j) = &mut self.tasks[a].job {
+            j.on(c);
+        }
         if self.tasks[a].phase == Phase::Unknown && self.is_task(a) {
             self.tasks[a].phase = Phase::CutOff;
         }
@@ -203,12 +220,18 @@ impl Walker<'_> {
                     self.stop(a, t);
                 }
                 self.tasks[a].phase = Phase::InJob;
-                self.tasks[a].job = Some(OpenJob {
+                let mut job = OpenJob {
                     release: t,
                     first_run: None,
                     execution: 0,
                     preemptions: 0,
-                });
+                    cpus: Vec::new(),
+                };
+                job.on(c);
+                if let Some(on) = self.tasks[a].on_cpu {
+                    job.on(on);
+                }
+                self.tasks[a].job = Some(job);
                 self.tasks[a].preempted_at = None;
                 self.out.actors[a].releases.push(t);
                 if let Some(f) = self.cpus[c].stack.last_mut() {
@@ -223,12 +246,15 @@ impl Walker<'_> {
         }
     }
 
-    fn block(&mut self, a: usize, t: Picos) {
+    fn block(&mut self, c: usize, a: usize, t: Picos) {
         if !self.is_task(a) {
             return;
         }
         match self.tasks[a].phase {
             Phase::InJob => {
+                if let Some(j) = &mut self.tasks[a].job {
+                    j.on(c);
+                }
                 let running = self.tasks[a].run_from.is_some();
                 self.stop(a, t);
                 if self.tasks[a].preempted_at.take() == Some(t) {
@@ -243,6 +269,7 @@ impl Walker<'_> {
                         end: t,
                         execution: j.execution,
                         preemptions: j.preemptions,
+                        cpus: j.cpus,
                     });
                 }
                 // Until the switch away it is still the CPU's current task (kernel time
@@ -346,7 +373,7 @@ pub fn walk(trace: &EventTrace) -> Timeline {
         match e.kind {
             EventKind::Switch(_) => w.switch(c, a, e.t),
             EventKind::Ready(_) => w.ready(c, a, e.t),
-            EventKind::Block(_) => w.block(a, e.t),
+            EventKind::Block(_) => w.block(c, a, e.t),
             EventKind::IsrEnter(_) => w.isr_enter(c, a, e.t),
             EventKind::IsrExit(_) => w.isr_exit(c, a, e.t),
         }

@@ -449,11 +449,7 @@ impl<'a> Builder<'a> {
         }
         let mut lost = Vec::with_capacity(self.lost.len());
         for &(count, from, to) in &self.lost {
-            lost.push(LostEvents {
-                count,
-                from: ps(from)?,
-                to: ps(to)?,
-            });
+            lost.push(LostEvents::reported(count, ps(from)?, ps(to)?));
         }
         let start = ps(self.first.unwrap_or(0))?;
         let end = ps(self.t)?;
