@@ -25,6 +25,7 @@ pub mod render;
 pub mod summaries;
 pub mod units;
 
+pub use latscope_results::Document;
 use serde_json::Value;
 
 /// The kinds of result latscope commands write.
@@ -111,6 +112,10 @@ pub enum ReportError {
     },
     #[error("{file}: schema_version {found} is not supported (this latscope reads version {SCHEMA_VERSION})")]
     SchemaVersion { file: String, found: String },
+    /// The result does not read as its kind's typed document (a missing or mistyped
+    /// member; serde's message names it).
+    #[error("{file}: {message}")]
+    Invalid { file: String, message: String },
     #[error("{file}: `{key}`: {message}")]
     Summary {
         file: String,
@@ -139,6 +144,9 @@ pub struct Input {
     pub name: String,
     pub kind: Kind,
     pub doc: Value,
+    /// The result read into its typed document (`latscope_results`), for the kinds whose
+    /// sections read through it (trace); `None` for the others.
+    pub result: Option<Document>,
     /// Artifacts that belong to this result (a scenario's tick-series CSV and capture), drawn
     /// in its sections rather than on their own.
     pub attachments: Vec<Input>,
@@ -205,6 +213,7 @@ impl Input {
             name: name.to_string(),
             kind,
             doc,
+            result: None,
             attachments: Vec::new(),
         }
     }
@@ -260,7 +269,18 @@ impl Input {
         if let Some((key, message)) = summaries::first_bad(kind.name(), &doc) {
             return Err(ReportError::Summary { file, key, message });
         }
-        Ok(Input::new(name, kind, doc))
+        let result = match kind {
+            Kind::Trace => Some(Document::from_value(doc.clone()).map_err(|e| {
+                ReportError::Invalid {
+                    file: file.clone(),
+                    message: e.to_string(),
+                }
+            })?),
+            _ => None,
+        };
+        let mut input = Input::new(name, kind, doc);
+        input.result = result;
+        Ok(input)
     }
 }
 

@@ -3,7 +3,33 @@
 //! self-contained, and bad input is a clear error naming the file.
 
 use latscope_report::{render_html, render_markdown, Input, Kind, Options};
+use serde_json::{json, Value};
 use std::path::Path;
+
+/// A trace result as `latscope trace --json` writes it (docs/trace.schema.json) around
+/// `measurements`: the members a test does not set and every measurement carries get
+/// neutral values (no definition, unit ns, nothing unmatched, no worst list).
+fn trace_doc(source: &str, mut measurements: Value) -> String {
+    for m in measurements.as_array_mut().into_iter().flatten() {
+        if let Some(o) = m.as_object_mut() {
+            for (k, v) in [
+                ("definition", json!("")),
+                ("unit", json!("ns")),
+                ("unmatched", json!(0)),
+                ("worst", json!([])),
+            ] {
+                o.entry(k).or_insert(v);
+            }
+        }
+    }
+    json!({"kind": "trace", "schema_version": 1,
+        "capture": {"source": source, "format": "vcd", "samplerate_hz": null,
+            "resolution_ns": null, "start_ns": 0.0, "end_ns": 0.0, "duration_ns": 0.0,
+            "channels": [], "analog": []},
+        "range": {"from_ns": null, "to_ns": null},
+        "measurements": measurements, "limits": [], "pass": true})
+    .to_string()
+}
 
 fn fixture(name: &str) -> Input {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -218,7 +244,7 @@ fn missing_sections_are_skipped() {
         charts(&page).is_empty(),
         "no histogram in the input, so no chart"
     );
-    let input = Input::parse("x.json", r#"{"kind":"trace","schema_version":1}"#).unwrap();
+    let input = Input::parse("x.json", &trace_doc("x.vcd", json!([]))).unwrap();
     let page = render_html(&[input], &Options::default()).unwrap();
     assert!(page.contains("no measurements"));
     let input = Input::parse(
@@ -311,7 +337,10 @@ fn large_inputs_stay_light() {
             } else {
                 1_500 + (i % 10) * 5_907
             };
-            format!("[{}, {v}]", i as u64 * 1_000_000)
+            format!(
+                "{{\"at_ns\": {}, \"window_ns\": 1000000, \"value\": {v}}}",
+                i as u64 * 1_000_000
+            )
         })
         .collect();
     let hist: Vec<String> = (0..5_000)
@@ -324,13 +353,15 @@ fn large_inputs_stay_light() {
             )
         })
         .collect();
-    let doc = format!(
-        r#"{{"kind":"trace","schema_version":1,"measurements":[{{"name":"tick","kind":"pulse",
+    let measurements: Value = serde_json::from_str(&format!(
+        r#"[{{"name":"tick","kind":"pulse",
         "count":200000,"min_ns":1500,"max_ns":90000,"mean_ns":20000,"p50_ns":20000,"p99_ns":60000,
-        "min_at_ns":0,"max_at_ns":123456000000,"histogram":[{}],"series":[{}]}}]}}"#,
+        "min_at_ns":0,"max_at_ns":123456000000,"histogram":[{}],"series":[{}]}}]"#,
         hist.join(","),
         series.join(",")
-    );
+    ))
+    .unwrap();
+    let doc = trace_doc("big.vcd", measurements);
     let input = Input::parse("big.json", &doc).unwrap();
     let page = render_html(&[input], &Options::default()).unwrap();
     assert!(page.len() < 600_000, "page is {} bytes", page.len());
@@ -388,15 +419,17 @@ fn x_ticks(svg: &str) -> Vec<(f64, f64)> {
 /// A trace measurement as `latscope trace` writes it for a 1 MHz capture: values are whole
 /// samples and sit on the low edges of 1 µs buckets.
 fn quantised_trace() -> Input {
-    let doc = r#"{"kind":"trace","schema_version":1,"source":"demo8.sr","samplerate_hz":1000000,
-      "measurements":[{"name":"D0","kind":"pulse","unit":"ns","count":624,"min_ns":3000.0,
+    let doc = trace_doc(
+        "demo8.sr",
+        json!([{"name":"D0","kind":"pulse","unit":"ns","count":624,"min_ns":3000.0,
         "max_ns":11000.0,"mean_ns":5375.0,"p50_ns":4000.0,"p90_ns":11000.0,"p99_ns":11000.0,
         "p999_ns":11000.0,"resolution_ns":1000.0,
         "histogram":[{"low_ns":3000.0,"high_ns":4000.0,"count":78},
           {"low_ns":4000.0,"high_ns":5000.0,"count":234},{"low_ns":5000.0,"high_ns":6000.0,"count":156},
           {"low_ns":6000.0,"high_ns":7000.0,"count":0},{"low_ns":7000.0,"high_ns":8000.0,"count":78},
-          {"low_ns":11000.0,"high_ns":12000.0,"count":78}]}]}"#;
-    Input::parse("tr.json", doc).unwrap()
+          {"low_ns":11000.0,"high_ns":12000.0,"count":78}]}]),
+    );
+    Input::parse("tr.json", &doc).unwrap()
 }
 
 #[test]
@@ -422,10 +455,13 @@ fn percentile_curve_never_exceeds_the_worst_case() {
         "curve top at y={curve_top}, 11 µs dot at y={dot_top}"
     );
     // HDR buckets (wider than any resolution): the upper edge 1536 ns is capped at the max.
-    let doc = r#"{"kind":"trace","schema_version":1,"measurements":[{"name":"t","kind":"pulse",
-      "count":100,"min_ns":1300,"max_ns":1500,"p50_ns":1300,"p99_ns":1500,"p999_ns":1500,
-      "histogram":[{"low_ns":1280,"high_ns":1536,"count":100}]}]}"#;
-    let page = render_html(&[Input::parse("h.json", doc).unwrap()], &Options::default()).unwrap();
+    let doc = trace_doc(
+        "h.vcd",
+        json!([{"name":"t","kind":"pulse",
+          "count":100,"min_ns":1300,"max_ns":1500,"p50_ns":1300,"p99_ns":1500,"p999_ns":1500,
+          "histogram":[{"low_ns":1280,"high_ns":1536,"count":100}]}]),
+    );
+    let page = render_html(&[Input::parse("h.json", &doc).unwrap()], &Options::default()).unwrap();
     let (_, svg) = charts(&page).into_iter().find(|(n, _)| n == "cdf").unwrap();
     let curve_top = attr_nums(&svg, "polyline", "points")
         .iter()
@@ -476,10 +512,12 @@ fn quantised_histogram_bars_sit_on_their_values() {
 fn markdown_escapes_html_in_every_cell() {
     // D19.10: a capture-controlled name went into a Markdown table cell as raw HTML.
     let evil = "<script>alert(1)</script> & <b> ![i](https://t.example/p.png)";
-    let doc = format!(
-        r#"{{"kind":"trace","schema_version":1,"source":"{evil}","measurements":[{{"name":"{evil}",
-        "kind":"{evil}","count":3,"min_ns":1,"max_ns":3,"p50_ns":2,"p99_ns":3,
-        "histogram":[{{"low_ns":1,"high_ns":4,"count":3}}]}}]}}"#
+    // The measurement's kind is one of five words (the typed document refuses others);
+    // the source and the name are free text.
+    let doc = trace_doc(
+        evil,
+        json!([{"name": evil, "kind": "pulse", "count": 3, "min_ns": 1, "max_ns": 3,
+            "p50_ns": 2, "p99_ns": 3, "histogram": [{"low_ns": 1, "high_ns": 4, "count": 3}]}]),
     );
     let input = Input::parse("x.json", &doc).unwrap();
     let md = render_markdown(std::slice::from_ref(&input), &Options::default()).unwrap();
@@ -514,12 +552,15 @@ fn markdown_escapes_html_in_every_cell() {
 fn wide_quantised_buckets_reach_only_real_values() {
     // Histogram bins several samples wide (long captures): [9 µs, 12 µs) holds 9, 10 and 11 µs,
     // but the worst case is 9 µs. Neither the curve nor the bar may reach past it.
-    let doc = r#"{"kind":"trace","schema_version":1,"measurements":[{"name":"w","kind":"pulse",
-      "count":200,"min_ns":3000,"max_ns":9000,"p50_ns":5000,"p90_ns":9000,"p99_ns":9000,
-      "resolution_ns":1000,
-      "histogram":[{"low_ns":3000,"high_ns":6000,"count":100},{"low_ns":6000,"high_ns":9000,"count":50},
-        {"low_ns":9000,"high_ns":12000,"count":50}]}]}"#;
-    let page = render_html(&[Input::parse("w.json", doc).unwrap()], &Options::default()).unwrap();
+    let doc = trace_doc(
+        "w.vcd",
+        json!([{"name":"w","kind":"pulse",
+          "count":200,"min_ns":3000,"max_ns":9000,"p50_ns":5000,"p90_ns":9000,"p99_ns":9000,
+          "resolution_ns":1000,
+          "histogram":[{"low_ns":3000,"high_ns":6000,"count":100},{"low_ns":6000,"high_ns":9000,"count":50},
+            {"low_ns":9000,"high_ns":12000,"count":50}]}]),
+    );
+    let page = render_html(&[Input::parse("w.json", &doc).unwrap()], &Options::default()).unwrap();
     let all = charts(&page);
     let svg = &all.iter().find(|(n, _)| n == "cdf").unwrap().1;
     let curve_top = attr_nums(svg, "polyline", "points")

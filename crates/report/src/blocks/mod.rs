@@ -19,7 +19,7 @@ mod trace;
 use crate::charts::Chart;
 use crate::data::{self, arr, num, Stats, Tone};
 use crate::units::{dur, int};
-use crate::{Input, Kind, ReportError};
+use crate::{Document, Input, Kind, ReportError};
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -219,6 +219,7 @@ pub(crate) struct View<'a> {
     pub name: String,
     pub kind: Kind,
     pub doc: &'a Value,
+    pub result: Option<&'a Document>,
     pub attachments: &'a [Input],
 }
 
@@ -228,6 +229,7 @@ impl<'a> View<'a> {
             name: i.name.clone(),
             kind: i.kind,
             doc: &i.doc,
+            result: i.result.as_ref(),
             attachments: &i.attachments,
         }
     }
@@ -305,6 +307,7 @@ fn short_names(inputs: &[Input]) -> Vec<View<'_>> {
             name,
             kind: i.kind,
             doc: &i.doc,
+            result: i.result.as_ref(),
             attachments: &i.attachments,
         })
         .collect()
@@ -314,7 +317,10 @@ fn render(b: &mut Builder, input: &View, level: u8, captures: &[&View]) -> Resul
     let d = input.doc;
     match input.kind {
         Kind::Measure => measure::measure(b, d, level, input.attachments),
-        Kind::Trace => trace::trace(b, d, level),
+        Kind::Trace => match input.result {
+            Some(Document::Trace(t)) => trace::trace(b, t, level),
+            _ => Ok(()),
+        },
         Kind::Analyze => analyze::analyze(b, d, level),
         Kind::Simulate => simulate::simulate(b, d, level, captures, input.attachments),
         Kind::Scenario => scenario::scenario(b, input, level),
@@ -340,10 +346,10 @@ fn headline(input: &View) -> (String, Option<Tone>) {
             ),
             None => ("no summary".into(), None),
         },
-        Kind::Trace => (
-            format!("{} measurements", arr(d, "measurements").len()),
-            None,
-        ),
+        Kind::Trace => match input.result {
+            Some(Document::Trace(t)) => (format!("{} measurements", t.measurements.len()), None),
+            _ => ("no measurements".into(), None),
+        },
         Kind::Analyze => {
             let tasks = arr(d, "tasks");
             let ok = tasks
@@ -431,7 +437,7 @@ mod tests {
     use super::*;
 
     fn input(name: &str) -> Input {
-        Input::parse(name, r#"{"kind":"trace","schema_version":1}"#).unwrap()
+        Input::parse(name, r#"{"kind":"simulate","schema_version":1,"tasks":[]}"#).unwrap()
     }
 
     #[test]
