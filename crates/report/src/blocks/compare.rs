@@ -1,13 +1,14 @@
 //! Side-by-side sections for several inputs of the same kind.
 
 use super::layout::*;
-use super::measure::measure_hist;
+use super::measure;
 use super::trace::{self, is_time_measurement};
 use super::{Builder, Cell, Table, View};
 use crate::charts::{self};
 use crate::data::{arr, text, Bucket, Stats, Tone};
 use crate::units::dur;
 use crate::{Document, Kind, ReportError};
+use latscope_results::measure::MeasureResult;
 use latscope_results::trace::{Measurement, TraceResult};
 use serde_json::Value;
 
@@ -19,28 +20,30 @@ pub(super) fn comparisons(b: &mut Builder, inputs: &[View]) -> Result<(), Report
             .filter(move |i| i.kind == k)
             .collect::<Vec<_>>()
     };
-    let ms = of(Kind::Measure);
+    let ms: Vec<(&View, &MeasureResult)> = of(Kind::Measure)
+        .into_iter()
+        .filter_map(|v| match v.result {
+            Some(Document::Measure(m)) => Some((v, &**m)),
+            _ => None,
+        })
+        .collect();
     if ms.len() > 1 {
         b.heading(2, "Comparison of measure runs", Some("compare"));
-        let mut sets = Vec::new();
-        for m in &ms {
-            sets.push(StatsRow {
-                label: m.name.clone(),
-                stats: m
-                    .doc
-                    .get("total")
-                    .and_then(Stats::from_value)
-                    .unwrap_or_default(),
-            });
-        }
+        let sets: Vec<StatsRow> = ms
+            .iter()
+            .map(|(v, m)| StatsRow {
+                label: v.name.clone(),
+                stats: measure::stats(&m.total),
+            })
+            .collect();
         b.table(stats_table("run", &sets));
         let hs: Vec<(String, Vec<Bucket>, Option<Stats>)> = ms
             .iter()
-            .map(|m| {
+            .map(|(v, m)| {
                 (
-                    m.name.clone(),
-                    measure_hist(m.doc),
-                    m.doc.get("total").and_then(Stats::from_value),
+                    v.name.clone(),
+                    measure::measure_hist(&m.total),
+                    Some(measure::stats(&m.total)),
                 )
             })
             .filter(|h| !h.1.is_empty())

@@ -316,7 +316,10 @@ fn short_names(inputs: &[Input]) -> Vec<View<'_>> {
 fn render(b: &mut Builder, input: &View, level: u8, captures: &[&View]) -> Result<(), ReportError> {
     let d = input.doc;
     match input.kind {
-        Kind::Measure => measure::measure(b, d, level, input.attachments),
+        Kind::Measure => match input.result {
+            Some(Document::Measure(m)) => measure::measure(b, m, level, input.attachments),
+            _ => Ok(()),
+        },
         Kind::Trace => match input.result {
             Some(Document::Trace(t)) => trace::trace(b, t, level),
             _ => Ok(()),
@@ -335,16 +338,16 @@ fn render(b: &mut Builder, input: &View, level: u8, captures: &[&View]) -> Resul
 fn headline(input: &View) -> (String, Option<Tone>) {
     let d = input.doc;
     match input.kind {
-        Kind::Measure => match d.get("total").and_then(Stats::from_value) {
-            Some(s) => (
+        Kind::Measure => match input.result {
+            Some(Document::Measure(m)) => (
                 format!(
                     "p99 {}, max {}",
-                    s.p99.map(dur).unwrap_or_else(|| "–".into()),
-                    s.max.map(dur).unwrap_or_else(|| "–".into())
+                    dur(m.total.p99_ns as f64),
+                    dur(m.total.max_ns as f64)
                 ),
                 None,
             ),
-            None => ("no summary".into(), None),
+            _ => ("no summary".into(), None),
         },
         Kind::Trace => match input.result {
             Some(Document::Trace(t)) => (format!("{} measurements", t.measurements.len()), None),
