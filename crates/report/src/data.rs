@@ -311,6 +311,26 @@ pub fn series(v: Option<&Value>) -> Vec<Point> {
     out
 }
 
+/// The points of the series called `name` in a series document (what
+/// [`crate::Input::parse`] makes of a CSV time series), when it has one.
+pub fn named_series(doc: &Value, name: &str) -> Option<Vec<Point>> {
+    arr(doc, "series")
+        .iter()
+        .find(|s| text(s, "name").as_deref() == Some(name))
+        .map(|s| series(s.get("points")))
+}
+
+/// The `points` of one series of a series document.
+pub fn points_of(series_entry: &Value) -> Vec<Point> {
+    series(series_entry.get("points"))
+}
+
+/// The statistics of all samples of a raw-samples document (`measure --samples`, read by
+/// [`crate::Input::parse_bytes`]).
+pub fn samples_total(doc: &Value) -> Option<Stats> {
+    doc.get("total").and_then(Stats::from_value)
+}
+
 /// A point of a sleep-length sweep.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SweepPoint {

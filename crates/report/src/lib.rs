@@ -1,7 +1,7 @@
 //! latscope-report: self-contained HTML reports and Markdown summaries of latscope results.
 //!
 //! Input: the JSON written by `latscope measure`, `trace`, `analyze`, `simulate` and
-//! `scenario` (top-level `"kind"` and `"schema_version": 1`). Measure and trace results are
+//! `scenario` (top-level `"kind"` and `"schema_version": 1`). Measure, trace and simulate results are
 //! read into their typed documents ([`latscope_results`]); the other kinds are still read
 //! leniently through `serde_json::Value` (see [`data`]): sections that a file lacks are
 //! skipped.
@@ -146,7 +146,7 @@ pub struct Input {
     pub kind: Kind,
     pub doc: Value,
     /// The result read into its typed document (`latscope_results`), for the kinds whose
-    /// sections read through it (measure, trace); `None` for the others.
+    /// sections read through it (measure, trace, simulate); `None` for the others.
     pub result: Option<Document>,
     /// Artifacts that belong to this result (a scenario's tick-series CSV and capture), drawn
     /// in its sections rather than on their own.
@@ -271,7 +271,7 @@ impl Input {
             return Err(ReportError::Summary { file, key, message });
         }
         let result = match kind {
-            Kind::Trace | Kind::Measure => Some(Document::from_value(doc.clone()).map_err(|e| {
+            Kind::Trace | Kind::Measure | Kind::Simulate => Some(Document::from_value(doc.clone()).map_err(|e| {
                 ReportError::Invalid {
                     file: file.clone(),
                     message: e.to_string(),

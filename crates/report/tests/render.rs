@@ -277,12 +277,12 @@ fn missing_sections_are_skipped() {
     let input = Input::parse("x.json", &trace_doc("x.vcd", json!([]))).unwrap();
     let page = render_html(&[input], &Options::default()).unwrap();
     assert!(page.contains("no measurements"));
-    let input = Input::parse(
-        "x.json",
-        r#"{"kind":"simulate","schema_version":1,"tasks":[]}"#,
-    )
-    .unwrap();
-    render_html(&[input], &Options::default()).unwrap();
+    let mut sim = fixture_json("simulate.json");
+    sim["tasks"] = json!([]);
+    sim["interrupts"] = json!([]);
+    let input = Input::parse("x.json", &sim.to_string()).unwrap();
+    let page = render_html(&[input], &Options::default()).unwrap();
+    assert!(!page.contains("deadline misses") && !page.contains(">Interrupts<"));
 }
 
 #[test]

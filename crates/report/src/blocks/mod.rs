@@ -17,7 +17,7 @@ pub mod sweep;
 mod trace;
 
 use crate::charts::Chart;
-use crate::data::{self, arr, num, Stats, Tone};
+use crate::data::{self, arr, Tone};
 use crate::units::{dur, int};
 use crate::{Document, Input, Kind, ReportError};
 use serde_json::Value;
@@ -325,7 +325,12 @@ fn render(b: &mut Builder, input: &View, level: u8, captures: &[&View]) -> Resul
             _ => Ok(()),
         },
         Kind::Analyze => analyze::analyze(b, d, level),
-        Kind::Simulate => simulate::simulate(b, d, level, captures, input.attachments),
+        Kind::Simulate => match input.result {
+            Some(Document::Simulate(s)) => {
+                simulate::simulate(b, s, level, captures, input.attachments)
+            }
+            _ => Ok(()),
+        },
         Kind::Scenario => scenario::scenario(b, input, level),
         Kind::Series => simulate::series_input(b, d, level),
         Kind::Capture => simulate::capture_input(b, d, level),
@@ -370,12 +375,12 @@ fn headline(input: &View) -> (String, Option<Tone>) {
             )
         }
         Kind::Simulate => {
-            let misses: f64 = arr(d, "tasks")
-                .iter()
-                .filter_map(|t| num(t, "deadline_misses"))
-                .sum();
-            let tone = if misses > 0.0 { Tone::Bad } else { Tone::Good };
-            (format!("{} deadline misses", int(misses)), Some(tone))
+            let misses: u64 = match input.result {
+                Some(Document::Simulate(s)) => s.tasks.iter().map(|t| t.deadline_misses).sum(),
+                _ => 0,
+            };
+            let tone = if misses > 0 { Tone::Bad } else { Tone::Good };
+            (format!("{} deadline misses", int(misses as f64)), Some(tone))
         }
         Kind::Scenario => {
             let (within, preds, unexplained) = scenario::scenario_score(d);
@@ -398,7 +403,7 @@ fn headline(input: &View) -> (String, Option<Tone>) {
         }
         Kind::Series => (format!("{} series", arr(d, "series").len()), None),
         Kind::Capture => (format!("{} tracks", arr(d, "tracks").len()), None),
-        Kind::Samples => match d.get("total").and_then(Stats::from_value) {
+        Kind::Samples => match data::samples_total(d) {
             Some(s) => (
                 format!(
                     "{} samples, max {}",
@@ -440,7 +445,7 @@ mod tests {
     use super::*;
 
     fn input(name: &str) -> Input {
-        Input::parse(name, r#"{"kind":"simulate","schema_version":1,"tasks":[]}"#).unwrap()
+        Input::parse(name, "time_ns,duration_ns\n0,1\n").unwrap()
     }
 
     #[test]
