@@ -148,8 +148,8 @@ fn round_trip(dir: &Path, kind: &str, args: &[&str], file: &str) {
         String::from_utf8_lossy(&o.stderr)
     );
     let written = read_json(&dir.join(file));
-    let doc = Document::from_value(written.clone())
-        .unwrap_or_else(|e| panic!("latscope {args:?}: {e}"));
+    let doc =
+        Document::from_value(written.clone()).unwrap_or_else(|e| panic!("latscope {args:?}: {e}"));
     assert_eq!(doc.kind(), kind, "latscope {args:?}");
     let again = doc.to_value().expect("a document serialises");
     if let Some(d) = first_difference(&written, &again, "") {
@@ -172,17 +172,33 @@ fn every_command_result_round_trips_through_its_document() {
         "fit.csv",
         "released,duration\n0,5000\n1,6100\n2,7000\n3,8200\n4,9100\n",
     );
-    let full = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../validation/fixtures/full-system.toml");
+    let full =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../validation/fixtures/full-system.toml");
     let vcd = fix.join("demo8.vcd");
     let sr = fix.join("demo16.sr");
     let runs: Vec<(&str, Vec<String>, &str)> = vec![
         (
             "trace",
             [
-                "trace", s(&vcd), "--pulse", "D0", "--pulse", "D7", "--latency",
-                "D0:rise->D1:rise", "--period", "D1:rise", "--busy", "D2,window=1ms",
-                "--count", "D3,window=1ms", "--limit", "D0.max<1ms", "--limit",
-                "D2.busy.percent<90%", "--json",
+                "trace",
+                s(&vcd),
+                "--pulse",
+                "D0",
+                "--pulse",
+                "D7",
+                "--latency",
+                "D0:rise->D1:rise",
+                "--period",
+                "D1:rise",
+                "--busy",
+                "D2,window=1ms",
+                "--count",
+                "D3,window=1ms",
+                "--limit",
+                "D0.max<1ms",
+                "--limit",
+                "D2.busy.percent<90%",
+                "--json",
             ]
             .map(String::from)
             .into_iter()
@@ -192,65 +208,136 @@ fn every_command_result_round_trips_through_its_document() {
         ),
         (
             "trace",
-            vec!["trace".into(), s(&sr).into(), "--pulse".into(), "D0".into(), "--json".into(), out("t2.json")],
+            vec![
+                "trace".into(),
+                s(&sr).into(),
+                "--pulse".into(),
+                "D0".into(),
+                "--json".into(),
+                out("t2.json"),
+            ],
             "t2.json",
         ),
         (
             "tasks",
-            vec!["trace".into(), rec.clone(), "--tasks".into(), "--json".into(), out("k.json")],
+            vec![
+                "trace".into(),
+                rec.clone(),
+                "--tasks".into(),
+                "--json".into(),
+                out("k.json"),
+            ],
             "k.json",
         ),
         (
             "analyze",
-            vec!["analyze".into(), system.clone(), "--sensitivity".into(), "--assign-priorities".into(), "--json".into(), out("a.json")],
+            vec![
+                "analyze".into(),
+                system.clone(),
+                "--sensitivity".into(),
+                "--assign-priorities".into(),
+                "--json".into(),
+                out("a.json"),
+            ],
             "a.json",
         ),
         (
             "analyze",
-            vec!["analyze".into(), s(&full).into(), "--json".into(), out("a2.json")],
+            vec![
+                "analyze".into(),
+                s(&full).into(),
+                "--json".into(),
+                out("a2.json"),
+            ],
             "a2.json",
         ),
         (
             "analyze",
-            vec!["analyze".into(), observed, "--observed".into(), rec.clone(), "--json".into(), out("a3.json")],
+            vec![
+                "analyze".into(),
+                observed,
+                "--observed".into(),
+                rec.clone(),
+                "--json".into(),
+                out("a3.json"),
+            ],
             "a3.json",
         ),
         (
             "simulate",
-            vec!["simulate".into(), system, "--duration".into(), "2s".into(), "--json".into(), out("s.json")],
+            vec![
+                "simulate".into(),
+                system,
+                "--duration".into(),
+                "2s".into(),
+                "--json".into(),
+                out("s.json"),
+            ],
             "s.json",
         ),
         (
             "simulate",
-            vec!["simulate".into(), listscan, "--duration".into(), "1s".into(), "--json".into(), out("s2.json")],
+            vec![
+                "simulate".into(),
+                listscan,
+                "--duration".into(),
+                "1s".into(),
+                "--json".into(),
+                out("s2.json"),
+            ],
             "s2.json",
         ),
         (
             "fit",
-            vec!["fit".into(), rec, "--target".into(), "tick".into(), "--json".into(), out("f3.json")],
+            vec![
+                "fit".into(),
+                rec,
+                "--target".into(),
+                "tick".into(),
+                "--json".into(),
+                out("f3.json"),
+            ],
             "f3.json",
         ),
         (
             "fit",
-            ["fit", &csv, "--target", "tick", "--x", "released", "--y", "duration", "--unit", "ns", "--json"]
-                .map(String::from)
-                .into_iter()
-                .chain([out("f.json")])
-                .collect(),
+            [
+                "fit", &csv, "--target", "tick", "--x", "released", "--y", "duration", "--unit",
+                "ns", "--json",
+            ]
+            .map(String::from)
+            .into_iter()
+            .chain([out("f.json")])
+            .collect(),
             "f.json",
         ),
         (
             "measure",
-            vec!["measure".into(), "--duration".into(), "300ms".into(), "--allow-fallback".into(), "--json".into(), out("m.json")],
+            vec![
+                "measure".into(),
+                "--duration".into(),
+                "300ms".into(),
+                "--allow-fallback".into(),
+                "--json".into(),
+                out("m.json"),
+            ],
             "m.json",
         ),
         (
             "measure",
-            ["measure", "--duration", "200ms", "--rounds", "2", "--allow-fallback", "--json"]
-                .map(String::from)
-                .into_iter()
-                .chain([out("mr.json")])
-                .collect(),
+            [
+                "measure",
+                "--duration",
+                "200ms",
+                "--rounds",
+                "2",
+                "--allow-fallback",
+                "--json",
+            ]
+            .map(String::from)
+            .into_iter()
+            .chain([out("mr.json")])
+            .collect(),
             "mr.json",
         ),
     ];

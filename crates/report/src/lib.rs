@@ -271,12 +271,12 @@ impl Input {
             return Err(ReportError::Summary { file, key, message });
         }
         let result = match kind {
-            Kind::Trace | Kind::Measure | Kind::Simulate => Some(Document::from_value(doc.clone()).map_err(|e| {
-                ReportError::Invalid {
+            Kind::Trace | Kind::Measure | Kind::Simulate => Some(
+                Document::from_value(doc.clone()).map_err(|e| ReportError::Invalid {
                     file: file.clone(),
                     message: e.to_string(),
-                }
-            })?),
+                })?,
+            ),
             _ => None,
         };
         let mut input = Input::new(name, kind, doc);

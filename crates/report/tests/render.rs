@@ -181,10 +181,7 @@ fn axes_carry_units() {
             }
             "cdf" => {
                 // Percentile ticks in percent (how far the tail reaches depends on the count).
-                assert!(
-                    t.iter().any(|s| s == "90 %" || s == "99 %"),
-                    "{t:?}"
-                );
+                assert!(t.iter().any(|s| s == "90 %" || s == "99 %"), "{t:?}");
                 assert!(
                     t.iter()
                         .any(|s| s.contains("log scale)") || s.contains("(µs)")),
@@ -497,7 +494,11 @@ fn percentile_curve_never_exceeds_the_worst_case() {
           "count":100,"min_ns":1300,"max_ns":1500,"p50_ns":1300,"p99_ns":1500,"p999_ns":1500,
           "histogram":[{"low_ns":1280,"high_ns":1536,"count":100}]}]),
     );
-    let page = render_html(&[Input::parse("h.json", &doc).unwrap()], &Options::default()).unwrap();
+    let page = render_html(
+        &[Input::parse("h.json", &doc).unwrap()],
+        &Options::default(),
+    )
+    .unwrap();
     let (_, svg) = charts(&page).into_iter().find(|(n, _)| n == "cdf").unwrap();
     let curve_top = attr_nums(&svg, "polyline", "points")
         .iter()
@@ -596,7 +597,11 @@ fn wide_quantised_buckets_reach_only_real_values() {
           "histogram":[{"low_ns":3000,"high_ns":6000,"count":100},{"low_ns":6000,"high_ns":9000,"count":50},
             {"low_ns":9000,"high_ns":12000,"count":50}]}]),
     );
-    let page = render_html(&[Input::parse("w.json", &doc).unwrap()], &Options::default()).unwrap();
+    let page = render_html(
+        &[Input::parse("w.json", &doc).unwrap()],
+        &Options::default(),
+    )
+    .unwrap();
     let all = charts(&page);
     let svg = &all.iter().find(|(n, _)| n == "cdf").unwrap().1;
     let curve_top = attr_nums(svg, "polyline", "points")

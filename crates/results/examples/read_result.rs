@@ -26,7 +26,11 @@ fn main() {
                 println!(
                     "{path}: {} ({})",
                     d.kind(),
-                    if same { "round-trips" } else { "differs when written back" }
+                    if same {
+                        "round-trips"
+                    } else {
+                        "differs when written back"
+                    }
                 );
                 if write && !same {
                     if let Some(v) = back {

@@ -20,15 +20,15 @@ pub use document::{Document, DocumentError, Labelled, KINDS};
 
 /// `latscope measure --json`.
 pub mod measure {
+    pub use latscope_measure::env::{Item, Status};
     pub use latscope_measure::ftrace::lost::{CpuLoss, RingStats};
     pub use latscope_measure::ftrace::{Blocker, Spike, TraceSummary};
+    /// The whole document.
+    pub use latscope_measure::output::Report as MeasureResult;
     pub use latscope_measure::output::{
         CompareJson, CpuStats, Difference, Environment, HistBucket, PhaseJson, SamplesJson,
         SettingsJson, Stats, SweepPoint,
     };
-    pub use latscope_measure::env::{Item, Status};
-    /// The whole document.
-    pub use latscope_measure::output::Report as MeasureResult;
 }
 
 /// `latscope trace --json` over a capture: the measurements.
@@ -36,9 +36,9 @@ pub mod trace {
     pub use latscope_trace::measure::{
         Bin, Instance, Jitter, LimitOutcome, Measurement, PercentStats, WindowPoint,
     };
-    pub use latscope_trace::report::{CaptureInfo, Range};
     /// The whole document.
     pub use latscope_trace::report::Report as TraceResult;
+    pub use latscope_trace::report::{CaptureInfo, Range};
 }
 
 /// `latscope trace --tasks --json` over an event recording: per-task timing.
@@ -55,9 +55,9 @@ pub mod analyze {
 
 /// `latscope simulate --json`.
 pub mod simulate {
-    pub use latscope_sim::report::*;
     /// The whole document.
     pub use latscope_sim::report::SimReport as SimulateResult;
+    pub use latscope_sim::report::*;
 }
 
 /// `latscope fit --json`.

@@ -12,13 +12,11 @@
 use std::path::{Path, PathBuf};
 
 /// Files whose JSON is not a latscope result, and why.
-const ALLOWED: &[(&str, &str)] = &[
-    (
-        "crates/report/src/inputs.rs",
-        "reads Perfetto/Chrome trace-event JSON and latscope's capture JSON (timelines), \
+const ALLOWED: &[(&str, &str)] = &[(
+    "crates/report/src/inputs.rs",
+    "reads Perfetto/Chrome trace-event JSON and latscope's capture JSON (timelines), \
          not results",
-    ),
-];
+)];
 
 /// Files still reading results by string key (issue 24, item 1: the report's analyze and
 /// scenario sections, its raw-samples section (measure.rs), the lenient readers they use
@@ -101,8 +99,11 @@ fn scanned() -> Vec<String> {
 fn consumers_read_results_through_the_typed_documents() {
     let all = scanned();
     assert!(
-        all.iter().any(|f| f.starts_with("crates/report/src/blocks/"))
-            && all.iter().any(|f| f.starts_with("crates/fleet/src/export/")),
+        all.iter()
+            .any(|f| f.starts_with("crates/report/src/blocks/"))
+            && all
+                .iter()
+                .any(|f| f.starts_with("crates/fleet/src/export/")),
         "the consumers' sources were not found under {}",
         root().display()
     );
@@ -130,7 +131,10 @@ fn consumers_read_results_through_the_typed_documents() {
         "no longer reading by string key, remove from PENDING: {stale:?}"
     );
     for p in PENDING {
-        assert!(all.iter().any(|f| f == p), "PENDING names a missing file {p}");
+        assert!(
+            all.iter().any(|f| f == p),
+            "PENDING names a missing file {p}"
+        );
     }
 }
 

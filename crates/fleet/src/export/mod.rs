@@ -151,7 +151,10 @@ pub fn json_input(file: &str, text: &str) -> Result<Input, ExportError> {
         what,
     };
     let doc = Document::from_json(text).map_err(|e| match e {
-        latscope_results::DocumentError::Invalid { kind: "JSON", source } => err(format!(
+        latscope_results::DocumentError::Invalid {
+            kind: "JSON",
+            source,
+        } => err(format!(
             "not a latscope result (JSON of measure, trace, analyze or simulate) nor a sweep \
              file: {source}"
         )),
@@ -315,7 +318,13 @@ mod tests {
             .unwrap(),
         )
         .unwrap();
-        let want = |p: &str| m.pointer(p).unwrap().to_string().trim_matches('"').to_string();
+        let want = |p: &str| {
+            m.pointer(p)
+                .unwrap()
+                .to_string()
+                .trim_matches('"')
+                .to_string()
+        };
         assert_eq!(t.column("count").unwrap().text_at(1), want("/cpus/1/count"));
         assert_eq!(t.column("cpu").unwrap().text_at(1), want("/cpus/1/cpu"));
         assert_eq!(t.column("count").unwrap().text_at(2), want("/total/count"));
@@ -352,32 +361,51 @@ mod tests {
             .to_string();
         assert!(e.starts_with("bad.json: ") && e.contains("\"high\""), "{e}");
         let tasks = match &a {
-            Input::Json { doc: Document::Analyze(d), .. } => d.analysis.tasks.len(),
+            Input::Json {
+                doc: Document::Analyze(d),
+                ..
+            } => d.analysis.tasks.len(),
             _ => 0,
         };
         assert!(tasks > 0);
         assert_eq!(table(&[a]).unwrap().rows(), tasks);
-        let e = json_input("f.json", r#"{"kind":"weather"}"#).unwrap_err().to_string();
+        let e = json_input("f.json", r#"{"kind":"weather"}"#)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("not exported"), "{e}");
     }
 
     #[test]
     fn trace_and_simulate_rows_carry_their_documents_figures() {
         let t = fixture("trace.json", |_| {});
-        let Input::Json { doc: Document::Trace(d), .. } = &t else {
+        let Input::Json {
+            doc: Document::Trace(d),
+            ..
+        } = &t
+        else {
             panic!("a trace result");
         };
         let first = &d.measurements[0];
         let tab = table(std::slice::from_ref(&t)).unwrap();
         assert_eq!(tab.rows(), d.measurements.len());
         assert_eq!(tab.column("measurement").unwrap().text_at(0), first.name);
-        assert_eq!(tab.column("count").unwrap().text_at(0), first.count.to_string());
+        assert_eq!(
+            tab.column("count").unwrap().text_at(0),
+            first.count.to_string()
+        );
         let s = fixture("simulate.json", |_| {});
-        let Input::Json { doc: Document::Simulate(d), .. } = &s else {
+        let Input::Json {
+            doc: Document::Simulate(d),
+            ..
+        } = &s
+        else {
             panic!("a simulate result");
         };
         let tab = table(std::slice::from_ref(&s)).unwrap();
         assert_eq!(tab.rows(), d.tasks.len());
-        assert_eq!(tab.column("jobs").unwrap().text_at(1), d.tasks[1].jobs.to_string());
+        assert_eq!(
+            tab.column("jobs").unwrap().text_at(1),
+            d.tasks[1].jobs.to_string()
+        );
     }
 }

@@ -82,7 +82,10 @@ fn settings(d: &MeasureResult) -> Vec<(String, String)> {
         f.push(("policy requested".into(), s.policy_requested.clone()));
     }
     if s.priority_requested != s.priority {
-        f.push(("priority requested".into(), s.priority_requested.to_string()));
+        f.push((
+            "priority requested".into(),
+            s.priority_requested.to_string(),
+        ));
     }
     if let Some(why) = &s.fallback {
         f.push(("fallback".into(), why.clone()));

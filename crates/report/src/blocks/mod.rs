@@ -380,7 +380,10 @@ fn headline(input: &View) -> (String, Option<Tone>) {
                 _ => 0,
             };
             let tone = if misses > 0 { Tone::Bad } else { Tone::Good };
-            (format!("{} deadline misses", int(misses as f64)), Some(tone))
+            (
+                format!("{} deadline misses", int(misses as f64)),
+                Some(tone),
+            )
         }
         Kind::Scenario => {
             let (within, preds, unexplained) = scenario::scenario_score(d);

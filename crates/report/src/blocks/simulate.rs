@@ -38,7 +38,12 @@ fn switch_table(groups: &[SwitchGroup]) -> Table {
     let (from, to) = (has(|g| g.from.is_some()), has(|g| g.to.is_some()));
     let (levels, distance) = (has(|g| g.levels.is_some()), has(|g| g.distance.is_some()));
     let mut headers: Vec<String> = Vec::new();
-    for (on, h) in [(from, "from"), (to, "to"), (levels, "levels"), (distance, "distance")] {
+    for (on, h) in [
+        (from, "from"),
+        (to, "to"),
+        (levels, "levels"),
+        (distance, "distance"),
+    ] {
         if on {
             headers.push(h.into());
         }
@@ -288,9 +293,11 @@ pub(crate) fn worst_instant(d: &SimulateResult) -> Option<(f64, String, Option<f
     }
     // The interrupt-to-task path: the interrupt whose handling took longest (a wake-up from
     // tickless sleep, a message to an actor), in a window four times that long.
-    let irq = largest(d.interrupts.iter().filter_map(|i| {
-        Some((i.response.max_at_ns?, i.response.max_ns?, i.name.clone()))
-    }));
+    let irq = largest(
+        d.interrupts
+            .iter()
+            .filter_map(|i| Some((i.response.max_at_ns?, i.response.max_ns?, i.name.clone()))),
+    );
     if let Some((at, v, n)) = irq.filter(|i| i.1 > 0.0) {
         return Some((
             at,
@@ -322,9 +329,11 @@ pub(crate) fn worst_instant(d: &SimulateResult) -> Option<(f64, String, Option<f
         }
     }
     // The first of equal worst responses.
-    largest(d.tasks.iter().filter_map(|t| {
-        Some((t.response.max_at_ns?, t.response.max_ns?, t.name.clone()))
-    }))
+    largest(
+        d.tasks
+            .iter()
+            .filter_map(|t| Some((t.response.max_at_ns?, t.response.max_ns?, t.name.clone()))),
+    )
     .map(|(at, v, n)| {
         (
             at,

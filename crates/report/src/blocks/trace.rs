@@ -41,11 +41,7 @@ pub(super) fn stats(m: &Measurement) -> Stats {
 /// A measurement's histogram bins, in increasing order (bins with a non-finite or
 /// inverted range dropped).
 pub(super) fn buckets(m: &Measurement) -> Vec<Bucket> {
-    data::sorted_buckets(
-        m.histogram
-            .iter()
-            .map(|b| (b.low_ns, b.high_ns, b.count)),
-    )
+    data::sorted_buckets(m.histogram.iter().map(|b| (b.low_ns, b.high_ns, b.count)))
 }
 
 /// Worst instances as (at, value), largest first; equal values in time order.
