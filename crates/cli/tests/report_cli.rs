@@ -150,12 +150,19 @@ fn a_scenario_brings_its_artifacts_from_next_to_it() {
         csv.push_str(&format!("{},{v},0\n", k * 1_000_000));
     }
     std::fs::write(dir.path().join("tick-series.csv"), csv).unwrap();
+    // A simulate result as the command writes it (the report's fixture), its tick as the
+    // series has it.
+    let sim = Path::new(env!("CARGO_MANIFEST_DIR")).join("../report/tests/fixtures/simulate.json");
+    let mut sim: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(sim).unwrap()).unwrap();
+    sim["tick"]["count"] = serde_json::json!(19_999);
+    sim["tick"]["min_ns"] = serde_json::json!(1642.857);
+    sim["tick"]["max_ns"] = serde_json::json!(60712.857);
+    sim["tick"]["peaks_at_ns"] = serde_json::json!([12_345_000_000.0]);
     let scn = serde_json::json!({
         "kind": "scenario", "schema_version": 1, "name": "t", "rows": [],
         "artifacts": ["/nonexistent/run/tick-series.csv"],
-        "results": [{"kind": "simulate", "schema_version": 1,
-            "tick": {"count": 19_999, "min_ns": 1642.857, "max_ns": 60712.857, "peaks_at_ns": [12_345_000_000.0]},
-            "tick_series": {"note": "largest tick duration per time bucket", "time_ns": [0.0], "duration_ns": [60712.857]}}]
+        "results": [sim]
     });
     let json = dir.path().join("scenario.json");
     std::fs::write(&json, scn.to_string()).unwrap();

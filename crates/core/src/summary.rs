@@ -235,30 +235,6 @@ impl ResultSummary {
     }
 }
 
-/// One measurement of a trace result (`measurements[]` of `latscope trace --json`), as
-/// far as readers need it: name, kind, unit and its summary.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct TraceMeasurement {
-    pub name: String,
-    #[serde(default)]
-    pub kind: Option<String>,
-    /// "ns", or "count" for count measurements; absent in older results (then "ns").
-    #[serde(default)]
-    pub unit: Option<String>,
-    #[serde(flatten)]
-    pub summary: ResultSummary,
-}
-
-/// A trace result read back (`latscope trace --json`): the measurements with their
-/// summaries. Other fields (capture, limits, worst instances) are left to the full type.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct TraceResultView {
-    pub kind: String,
-    #[serde(default)]
-    pub schema_version: Option<u32>,
-    pub measurements: Vec<TraceMeasurement>,
-}
-
 /// The JSON Schema of [`ResultSummary`] (docs/summary.schema.json is this text).
 pub fn schema_json() -> String {
     let s = schemars::schema_for!(ResultSummary);

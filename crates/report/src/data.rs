@@ -188,13 +188,19 @@ pub fn buckets(v: Option<&Value>) -> Vec<Bucket> {
     let Some(bins) = v.and_then(|v| Vec::<HistogramBin>::deserialize(v).ok()) else {
         return Vec::new();
     };
+    sorted_buckets(bins.into_iter().map(|b| (b.low_ns, b.high_ns, b.count)))
+}
+
+/// Buckets of `(low_ns, high_ns, count)` bins in increasing order; a bin with a
+/// non-finite or inverted range is dropped.
+pub fn sorted_buckets(bins: impl IntoIterator<Item = (f64, f64, u64)>) -> Vec<Bucket> {
     let mut out: Vec<Bucket> = bins
         .into_iter()
-        .filter(|b| b.low_ns.is_finite() && b.high_ns.is_finite() && b.high_ns >= b.low_ns)
-        .map(|b| Bucket {
-            low: b.low_ns,
-            high: b.high_ns,
-            count: b.count as f64,
+        .filter(|(low, high, _)| low.is_finite() && high.is_finite() && high >= low)
+        .map(|(low, high, count)| Bucket {
+            low,
+            high,
+            count: count as f64,
         })
         .collect();
     out.sort_by(|a, b| a.low.total_cmp(&b.low));
@@ -305,26 +311,24 @@ pub fn series(v: Option<&Value>) -> Vec<Point> {
     out
 }
 
-/// One worst-case instance of a trace measurement (`worst[]`).
-#[derive(Deserialize)]
-struct Instance {
-    value_ns: f64,
-    at_ns: f64,
+/// The points of the series called `name` in a series document (what
+/// [`crate::Input::parse`] makes of a CSV time series), when it has one.
+pub fn named_series(doc: &Value, name: &str) -> Option<Vec<Point>> {
+    arr(doc, "series")
+        .iter()
+        .find(|s| text(s, "name").as_deref() == Some(name))
+        .map(|s| series(s.get("points")))
 }
 
-/// `worst[]`: `{value_ns, at_ns}` instances, largest first.
-pub fn worst(v: &Value) -> Vec<Point> {
-    let mut w: Vec<Point> = v
-        .get("worst")
-        .and_then(|w| Vec::<Instance>::deserialize(w).ok())
-        .unwrap_or_default()
-        .into_iter()
-        .map(|i| (i.at_ns, i.value_ns))
-        .filter(|(t, v)| t.is_finite() && v.is_finite())
-        .collect();
-    // Largest first; equal values in time order (the first is the one a table names).
-    w.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.total_cmp(&b.0)));
-    w
+/// The `points` of one series of a series document.
+pub fn points_of(series_entry: &Value) -> Vec<Point> {
+    series(series_entry.get("points"))
+}
+
+/// The statistics of all samples of a raw-samples document (`measure --samples`, read by
+/// [`crate::Input::parse_bytes`]).
+pub fn samples_total(doc: &Value) -> Option<Stats> {
+    doc.get("total").and_then(Stats::from_value)
 }
 
 /// A point of a sleep-length sweep.

@@ -1,17 +1,18 @@
 //! latscope-report: self-contained HTML reports and Markdown summaries of latscope results.
 //!
 //! Input: the JSON written by `latscope measure`, `trace`, `analyze`, `simulate` and
-//! `scenario` (top-level `"kind"` and `"schema_version": 1`). The JSON is read leniently
-//! through `serde_json::Value` (see [`data`]): sections that a file lacks are skipped.
+//! `scenario` (top-level `"kind"` and `"schema_version": 1`). Measure, trace and simulate results are
+//! read into their typed documents ([`latscope_results`]); the other kinds are still read
+//! leniently through `serde_json::Value` (see [`data`]): sections that a file lacks are
+//! skipped.
 //!
 //! Output: one HTML string that works offline (inline CSS, inline SVG charts drawn with
 //! `plotters`, no script needed and no external reference), or a compact Markdown string for a
 //! CI comment. Nothing here prints or touches the file system.
 //!
 //! ```
-//! let json = r#"{"kind":"measure","schema_version":1,
-//!   "total":{"count":3,"min_ns":900,"mean_ns":1000,"p50_ns":1000,"p99_ns":1100,
-//!            "p999_ns":1100,"max_ns":1100,"overruns":0}}"#;
+//! // A `measure --json` result (the report's test fixture).
+//! let json = include_str!("../tests/fixtures/measure-b.json");
 //! let input = latscope_report::Input::parse("run.json", json).unwrap();
 //! let html = latscope_report::render_html(&[input], &Default::default()).unwrap();
 //! assert!(html.contains("<table"));
@@ -25,6 +26,7 @@ pub mod render;
 pub mod summaries;
 pub mod units;
 
+pub use latscope_results::Document;
 use serde_json::Value;
 
 /// The kinds of result latscope commands write.
@@ -115,6 +117,10 @@ pub enum ReportError {
     },
     #[error("{file}: schema_version {found} is not supported (this latscope reads version {SCHEMA_VERSION})")]
     SchemaVersion { file: String, found: String },
+    /// The result does not read as its kind's typed document (a missing or mistyped
+    /// member; serde's message names it).
+    #[error("{file}: {message}")]
+    Invalid { file: String, message: String },
     #[error("{file}: `{key}`: {message}")]
     Summary {
         file: String,
@@ -143,6 +149,9 @@ pub struct Input {
     pub name: String,
     pub kind: Kind,
     pub doc: Value,
+    /// The result read into its typed document (`latscope_results`), for the kinds whose
+    /// sections read through it (measure, trace, simulate); `None` for the others.
+    pub result: Option<Document>,
     /// Artifacts that belong to this result (a scenario's tick-series CSV and capture), drawn
     /// in its sections rather than on their own.
     pub attachments: Vec<Input>,
@@ -209,6 +218,7 @@ impl Input {
             name: name.to_string(),
             kind,
             doc,
+            result: None,
             attachments: Vec::new(),
         }
     }
@@ -264,7 +274,18 @@ impl Input {
         if let Some((key, message)) = summaries::first_bad(kind.name(), &doc) {
             return Err(ReportError::Summary { file, key, message });
         }
-        Ok(Input::new(name, kind, doc))
+        let result = match kind {
+            Kind::Trace | Kind::Measure | Kind::Simulate => Some(
+                Document::from_value(doc.clone()).map_err(|e| ReportError::Invalid {
+                    file: file.clone(),
+                    message: e.to_string(),
+                })?,
+            ),
+            _ => None,
+        };
+        let mut input = Input::new(name, kind, doc);
+        input.result = result;
+        Ok(input)
     }
 }
 

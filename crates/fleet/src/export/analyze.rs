@@ -1,29 +1,47 @@
 //! `analyze` results: one row per task in the reported tick mode.
 
-use super::fields::{doc, item, Field};
-use crate::table::ColumnType::{Bool, Float, Int, Text};
-use serde_json::Value;
+use crate::table::Cell;
+use crate::table::ColumnType::{self, Bool, Float, Int, Text};
+use latscope_results::analyze::AnalyzeResult;
 
-pub const FIELDS: &[Field] = &[
-    item("task", Text).key("name"),
-    item("priority", Int),
-    item("period_ns", Float),
-    item("deadline_ns", Float),
-    item("wcrt_ns", Float),
-    item("slack_ns", Float),
-    item("schedulable", Bool),
-    item("blocking_ns", Float),
-    item("jobs_examined", Int),
-    doc("source", Text, "/source"),
-    doc("model", Text, "/model"),
-    doc("tick_mode", Text, "/tick_mode"),
-    doc("overheads", Bool, "/overheads"),
-    doc("set_schedulable", Bool, "/schedulable"),
+pub const COLUMNS: &[(&str, ColumnType)] = &[
+    ("task", Text),
+    ("priority", Int),
+    ("period_ns", Float),
+    ("deadline_ns", Float),
+    ("wcrt_ns", Float),
+    ("slack_ns", Float),
+    ("schedulable", Bool),
+    ("blocking_ns", Float),
+    ("jobs_examined", Int),
+    ("source", Text),
+    ("model", Text),
+    ("tick_mode", Text),
+    ("overheads", Bool),
+    ("set_schedulable", Bool),
 ];
 
-pub fn items(doc: &Value) -> Vec<&Value> {
-    doc.get("tasks")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().collect())
-        .unwrap_or_default()
+pub fn rows(d: &AnalyzeResult) -> Vec<Vec<Cell>> {
+    let a = &d.analysis;
+    a.tasks
+        .iter()
+        .map(|t| {
+            vec![
+                Cell::Text(t.name.clone()),
+                Cell::Int(i64::from(t.priority)),
+                Cell::Float(t.period_ns),
+                Cell::Float(t.deadline_ns),
+                t.wcrt_ns.into(),
+                t.slack_ns.into(),
+                Cell::Bool(t.schedulable),
+                Cell::Float(t.blocking_ns),
+                super::int(t.jobs_examined),
+                Cell::Text(a.source.clone()),
+                Cell::Text(a.model.to_string()),
+                Cell::Text(a.tick_mode.to_string()),
+                Cell::Bool(a.overheads),
+                Cell::Bool(a.schedulable),
+            ]
+        })
+        .collect()
 }

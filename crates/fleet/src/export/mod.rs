@@ -12,14 +12,12 @@
 //! is also a column name becomes `label_<key>`). All inputs must be of one kind.
 
 mod analyze;
-mod fields;
 mod measure;
 mod simulate;
 mod trace;
 
 use crate::table::{Cell, ColumnType, Table};
-use fields::Field;
-use serde_json::Value;
+use latscope_results::Document;
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -50,28 +48,21 @@ impl ResultKind {
         }
     }
 
-    fn fields(self) -> &'static [Field] {
-        match self {
-            ResultKind::Measure => measure::FIELDS,
-            ResultKind::Trace => trace::FIELDS,
-            ResultKind::Analyze => analyze::FIELDS,
-            ResultKind::Simulate => simulate::FIELDS,
-        }
-    }
-
-    fn items(self, doc: &Value) -> Vec<&Value> {
-        match self {
-            ResultKind::Measure => measure::items(doc),
-            ResultKind::Trace => trace::items(doc),
-            ResultKind::Analyze => analyze::items(doc),
-            ResultKind::Simulate => simulate::items(doc),
-        }
-    }
-
     /// The columns of this kind (without `file`, `run` and the labels).
     pub fn columns(self) -> Vec<(&'static str, ColumnType)> {
-        self.fields().iter().map(|f| (f.name, f.ty)).collect()
+        match self {
+            ResultKind::Measure => measure::COLUMNS,
+            ResultKind::Trace => trace::COLUMNS,
+            ResultKind::Analyze => analyze::COLUMNS,
+            ResultKind::Simulate => simulate::COLUMNS,
+        }
+        .to_vec()
     }
+}
+
+/// A count as an integer cell (null past `i64::MAX`, which no real count reaches).
+fn int(x: u64) -> Cell {
+    i64::try_from(x).map_or(Cell::Null, Cell::Int)
 }
 
 /// One input file.
@@ -80,7 +71,7 @@ pub enum Input {
     Json {
         file: String,
         kind: ResultKind,
-        doc: Value,
+        doc: Document,
     },
     Sweep {
         file: String,
@@ -102,8 +93,36 @@ impl Input {
     }
 }
 
+/// The kind of a result document `export` flattens, or why it does not.
+fn kind_of(doc: &Document) -> Result<ResultKind, String> {
+    Ok(match doc {
+        Document::Measure(_) => ResultKind::Measure,
+        Document::Trace(_) => ResultKind::Trace,
+        Document::Analyze(_) => ResultKind::Analyze,
+        Document::Simulate(_) => ResultKind::Simulate,
+        other => {
+            return Err(format!(
+                "results of kind {:?} are not exported (measure, trace, analyze, simulate \
+                 and sweep files are)",
+                other.kind()
+            ))
+        }
+    })
+}
+
+/// The rows of a result, in its kind's column order.
+fn rows(doc: &Document) -> Vec<Vec<Cell>> {
+    match doc {
+        Document::Measure(d) => measure::rows(d),
+        Document::Trace(d) => trace::rows(d),
+        Document::Analyze(d) => analyze::rows(d),
+        Document::Simulate(d) => simulate::rows(d),
+        _ => Vec::new(),
+    }
+}
+
 /// Reads an input: a sweep file (Parquet, or CSV starting with the sweep's header), or
-/// the JSON of measure, trace, analyze or simulate.
+/// the JSON of measure, trace, analyze or simulate, read into its typed document.
 pub fn load(path: &Path) -> Result<Input, ExportError> {
     let file = path.display().to_string();
     let err = |what: String| ExportError {
@@ -116,45 +135,53 @@ pub fn load(path: &Path) -> Result<Input, ExportError> {
         let table = crate::sweep::read(path).map_err(|e| err(e.what))?;
         return Ok(Input::Sweep { file, table });
     }
-    let doc: Value = serde_json::from_slice(&bytes).map_err(|e| {
+    let text = std::str::from_utf8(&bytes).map_err(|e| {
         err(format!(
             "not a latscope result (JSON of measure, trace, analyze or simulate) nor a sweep \
-             file: {e}"
+             file: not UTF-8 text ({e})"
         ))
     })?;
-    let kind = match doc.get("kind").and_then(Value::as_str) {
-        Some("measure") => ResultKind::Measure,
-        Some("trace") => ResultKind::Trace,
-        Some("analyze") => ResultKind::Analyze,
-        Some("simulate") => ResultKind::Simulate,
-        Some(other) => {
-            return Err(err(format!(
-                "results of kind {other:?} are not exported (measure, trace, analyze, simulate \
-                 and sweep files are)"
-            )))
-        }
-        None => return Err(err("no \"kind\": not a latscope result".into())),
-    };
-    Ok(Input::Json { file, kind, doc })
+    json_input(&file, text)
 }
 
-/// The label keys of a result (its top-level `labels` object).
-fn label_pairs(doc: &Value) -> Vec<(String, Option<String>)> {
-    doc.get("labels")
-        .and_then(Value::as_object)
-        .map(|m| {
-            m.iter()
-                .map(|(k, v)| {
-                    let v = match v {
-                        Value::Null => None,
-                        Value::String(s) => Some(s.clone()),
-                        other => Some(other.to_string()),
-                    };
-                    (k.clone(), v)
-                })
-                .collect()
-        })
-        .unwrap_or_default()
+/// A JSON result given as text (`file` names it in errors).
+pub fn json_input(file: &str, text: &str) -> Result<Input, ExportError> {
+    let err = |what: String| ExportError {
+        file: file.to_string(),
+        what,
+    };
+    let doc = Document::from_json(text).map_err(|e| match e {
+        latscope_results::DocumentError::Invalid {
+            kind: "JSON",
+            source,
+        } => err(format!(
+            "not a latscope result (JSON of measure, trace, analyze or simulate) nor a sweep \
+             file: {source}"
+        )),
+        latscope_results::DocumentError::MissingKind => {
+            err("no \"kind\": not a latscope result".into())
+        }
+        latscope_results::DocumentError::UnknownKind(k) => err(format!(
+            "results of kind {k} are not exported (measure, trace, analyze, simulate and \
+             sweep files are)"
+        )),
+        other => err(other.to_string()),
+    })?;
+    let kind = kind_of(&doc).map_err(err)?;
+    Ok(Input::Json {
+        file: file.to_string(),
+        kind,
+        doc,
+    })
+}
+
+/// The label keys and values of a result (its top-level `labels` object).
+fn label_pairs(doc: &Document) -> Vec<(String, Option<String>)> {
+    doc.labels()
+        .0
+        .into_iter()
+        .map(|(k, v)| (k, Some(v)))
+        .collect()
 }
 
 /// The inputs as one table. Inputs must all be of one kind.
@@ -190,7 +217,6 @@ pub fn table(inputs: &[Input]) -> Result<Table, ExportError> {
         return Ok(Table::default());
     };
     let kind = *kind;
-    let fields = kind.fields();
     let keys: BTreeSet<String> = inputs
         .iter()
         .filter_map(|i| match i {
@@ -223,14 +249,9 @@ pub fn table(inputs: &[Input]) -> Result<Table, ExportError> {
             continue;
         };
         let labels = label_pairs(doc);
-        for (row, item) in kind.items(doc).into_iter().enumerate() {
+        for row in rows(doc) {
             let mut cells = vec![Cell::Text(file.clone()), Cell::Int(run as i64)];
-            for f in fields {
-                cells.push(fields::cell(f, doc, item).map_err(|what| ExportError {
-                    file: file.clone(),
-                    what: format!("row {row}: {what}"),
-                })?);
-            }
+            cells.extend(row);
             for k in &keys {
                 cells.push(
                     labels
@@ -252,30 +273,28 @@ pub fn table(inputs: &[Input]) -> Result<Table, ExportError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Value};
 
-    fn input(file: &str, doc: Value) -> Input {
-        let kind = match doc["kind"].as_str().unwrap() {
-            "measure" => ResultKind::Measure,
-            "analyze" => ResultKind::Analyze,
-            _ => ResultKind::Simulate,
-        };
-        Input::Json {
-            file: file.into(),
-            kind,
-            doc,
-        }
+    /// A result written by the command (tests/fixtures), changed by `edit`.
+    fn fixture(name: &str, edit: impl FnOnce(&mut Value)) -> Input {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(name);
+        let text = std::fs::read_to_string(&path).expect("fixture readable");
+        let mut v: Value = serde_json::from_str(&text).expect("fixture is JSON");
+        edit(&mut v);
+        json_input(name, &v.to_string()).unwrap_or_else(|e| panic!("{e}"))
     }
 
     #[test]
     fn measure_rows_per_cpu_with_label_columns() {
-        let a = json!({"kind":"measure","settings":{"policy":"fifo","interval_ns":1000000},
-            "labels":{"host":"a","board":"rpi4"},
-            "cpus":[{"cpu":0,"count":10,"min_ns":5,"p50_ns":7,"p99_ns":9,"max_ns":12,"overruns":1},
-                    {"cpu":1,"count":20,"min_ns":4,"p50_ns":6,"p99_ns":8,"max_ns":30,"overruns":0}]});
-        let b = json!({"kind":"measure","labels":{"host":"b","cpu":"x"},
-            "total":{"count":5,"min_ns":1,"max_ns":2,"overruns":0}});
-        let t = table(&[input("a.json", a), input("b.json", b)]).unwrap();
+        let a = fixture("measure.json", |_| {});
+        // A run without per-CPU rows gives one row from its total, with a null cpu.
+        let b = fixture("measure.json", |v| {
+            v["cpus"] = json!([]);
+            v["labels"] = json!({"host": "b", "cpu": "x"});
+        });
+        let t = table(&[a, b]).unwrap();
         assert_eq!(t.rows(), 3);
         let names = t.names();
         for c in [
@@ -292,26 +311,101 @@ mod tests {
         ] {
             assert!(names.contains(&c), "{c}: {names:?}");
         }
-        assert_eq!(t.column("count").unwrap().text_at(1), "20");
+        let m: Value = serde_json::from_str(
+            &std::fs::read_to_string(
+                Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/measure.json"),
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        let want = |p: &str| {
+            m.pointer(p)
+                .unwrap()
+                .to_string()
+                .trim_matches('"')
+                .to_string()
+        };
+        assert_eq!(t.column("count").unwrap().text_at(1), want("/cpus/1/count"));
+        assert_eq!(t.column("cpu").unwrap().text_at(1), want("/cpus/1/cpu"));
+        assert_eq!(t.column("count").unwrap().text_at(2), want("/total/count"));
         assert_eq!(t.column("run").unwrap().text_at(2), "1");
         assert_eq!(t.column("cpu").unwrap().text_at(2), "");
         assert_eq!(t.column("board").unwrap().text_at(2), "");
+        assert_eq!(t.column("board").unwrap().text_at(0), "rpi4");
         assert_eq!(t.column("host").unwrap().text_at(2), "b");
-        assert_eq!(t.column("policy").unwrap().text_at(0), "fifo");
+        assert_eq!(
+            t.column("policy").unwrap().text_at(0),
+            want("/settings/policy")
+        );
     }
 
     #[test]
     fn kinds_do_not_mix_and_bad_values_name_the_member() {
-        let a = json!({"kind":"analyze","tasks":[{"name":"A","priority":1,"schedulable":true}]});
-        let s = json!({"kind":"simulate","tasks":[]});
-        let e = table(&[input("a.json", a.clone()), input("s.json", s)]).unwrap_err();
+        let a = fixture("analyze.json", |_| {});
+        let s = fixture("simulate.json", |_| {});
+        let e = table(&[a.clone(), s]).unwrap_err();
         assert!(
-            e.to_string().contains("s.json") && e.to_string().contains("one kind"),
+            e.to_string().contains("simulate.json") && e.to_string().contains("one kind"),
             "{e}"
         );
-        let bad = json!({"kind":"analyze","tasks":[{"name":"A","priority":"high"}]});
-        let e = table(&[input("bad.json", bad)]).unwrap_err().to_string();
-        assert!(e.contains("bad.json") && e.contains("priority"), "{e}");
-        assert_eq!(table(&[input("a.json", a)]).unwrap().rows(), 1);
+        let mut v: Value = serde_json::from_str(
+            &std::fs::read_to_string(
+                Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/analyze.json"),
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        v["tasks"][0]["priority"] = json!("high");
+        let e = json_input("bad.json", &v.to_string())
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("bad.json: ") && e.contains("\"high\""), "{e}");
+        let tasks = match &a {
+            Input::Json {
+                doc: Document::Analyze(d),
+                ..
+            } => d.analysis.tasks.len(),
+            _ => 0,
+        };
+        assert!(tasks > 0);
+        assert_eq!(table(&[a]).unwrap().rows(), tasks);
+        let e = json_input("f.json", r#"{"kind":"weather"}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("not exported"), "{e}");
+    }
+
+    #[test]
+    fn trace_and_simulate_rows_carry_their_documents_figures() {
+        let t = fixture("trace.json", |_| {});
+        let Input::Json {
+            doc: Document::Trace(d),
+            ..
+        } = &t
+        else {
+            panic!("a trace result");
+        };
+        let first = &d.measurements[0];
+        let tab = table(std::slice::from_ref(&t)).unwrap();
+        assert_eq!(tab.rows(), d.measurements.len());
+        assert_eq!(tab.column("measurement").unwrap().text_at(0), first.name);
+        assert_eq!(
+            tab.column("count").unwrap().text_at(0),
+            first.count.to_string()
+        );
+        let s = fixture("simulate.json", |_| {});
+        let Input::Json {
+            doc: Document::Simulate(d),
+            ..
+        } = &s
+        else {
+            panic!("a simulate result");
+        };
+        let tab = table(std::slice::from_ref(&s)).unwrap();
+        assert_eq!(tab.rows(), d.tasks.len());
+        assert_eq!(
+            tab.column("jobs").unwrap().text_at(1),
+            d.tasks[1].jobs.to_string()
+        );
     }
 }

@@ -1,42 +1,52 @@
 //! `simulate` results: one row per task.
 
-use super::fields::{doc, item, Field};
-use crate::table::ColumnType::{Float, Int, Text};
-use serde_json::Value;
+use crate::table::Cell;
+use crate::table::ColumnType::{self, Float, Int, Text};
+use latscope_results::simulate::SimulateResult;
 
-pub const FIELDS: &[Field] = &[
-    item("task", Text).key("name"),
-    item("priority", Int),
-    item("jobs", Int),
-    item("released", Int),
-    item("deadline_ns", Float),
-    item("deadline_misses", Int),
-    item("max_response_ns", Float),
-    doc_item("response_mean_ns", "/response/mean_ns"),
-    doc_item("response_p50_ns", "/response/p50_ns"),
-    doc_item("response_p99_ns", "/response/p99_ns"),
-    item("preemptions", Int),
-    item("overruns", Int),
-    item("cpu_ns", Float),
-    doc("source", Text, "/source"),
-    doc("kernel", Text, "/kernel"),
-    doc("seed", Int, "/seed"),
-    doc("duration_ns", Float, "/duration_ns"),
+pub const COLUMNS: &[(&str, ColumnType)] = &[
+    ("task", Text),
+    ("priority", Int),
+    ("jobs", Int),
+    ("released", Int),
+    ("deadline_ns", Float),
+    ("deadline_misses", Int),
+    ("max_response_ns", Float),
+    ("response_mean_ns", Float),
+    ("response_p50_ns", Float),
+    ("response_p99_ns", Float),
+    ("preemptions", Int),
+    ("overruns", Int),
+    ("cpu_ns", Float),
+    ("source", Text),
+    ("kernel", Text),
+    ("seed", Int),
+    ("duration_ns", Float),
 ];
 
-/// A number inside the task's own object, by JSON pointer.
-const fn doc_item(name: &'static str, pointer: &'static str) -> Field {
-    Field {
-        name,
-        ty: Float,
-        from: super::fields::From::ItemPointer,
-        key: pointer,
-    }
-}
-
-pub fn items(doc: &Value) -> Vec<&Value> {
-    doc.get("tasks")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().collect())
-        .unwrap_or_default()
+pub fn rows(d: &SimulateResult) -> Vec<Vec<Cell>> {
+    d.tasks
+        .iter()
+        .map(|t| {
+            vec![
+                Cell::Text(t.name.clone()),
+                Cell::Int(i64::from(t.priority)),
+                super::int(t.jobs),
+                super::int(t.released),
+                Cell::Float(t.deadline_ns),
+                super::int(t.deadline_misses),
+                t.max_response_ns.into(),
+                t.response.mean_ns.into(),
+                t.response.p50_ns.into(),
+                t.response.p99_ns.into(),
+                super::int(t.preemptions),
+                super::int(t.overruns),
+                Cell::Float(t.cpu_ns),
+                Cell::Text(d.source.clone()),
+                Cell::Text(d.kernel.to_string()),
+                super::int(d.seed),
+                Cell::Float(d.duration_ns),
+            ]
+        })
+        .collect()
 }

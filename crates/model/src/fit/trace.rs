@@ -2,7 +2,9 @@
 
 use super::values::{parse_count, CountError, MAX_COUNT, MAX_DURATION_NS};
 use super::Sample;
-use latscope_core::summary::{ResultSummary, TraceMeasurement, TraceResultView};
+use latscope_core::summary::ResultSummary;
+use latscope_trace::measure::Measurement;
+use latscope_trace::report::Report as TraceResult;
 use serde::Deserialize;
 
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -94,11 +96,10 @@ pub fn sample_from_trace_json(
         Some(k) => return Err(fmt(format!("its \"kind\" is \"{k}\", not \"trace\""))),
         None => return Err(fmt("no \"kind\": \"trace\"".into())),
     }
-    // The result is read as the typed trace result (latscope_core::summary): the
-    // measurements with the summary every result shares. When that fails, the
+    // The result is read as the type `latscope trace` writes. When that fails, the
     // measurement and the key at fault are named.
-    let view = TraceResultView::deserialize(&v).map_err(|e| bad_measurement(&v, file, e))?;
-    let ms = &view.measurements;
+    let doc = TraceResult::deserialize(&v).map_err(|e| bad_measurement(&v, file, e))?;
+    let ms = &doc.measurements;
     let (i, m) = ms
         .iter()
         .enumerate()
@@ -112,37 +113,33 @@ pub fn sample_from_trace_json(
                 .collect::<Vec<_>>()
                 .join(", "),
         })?;
-    // Older results have no `unit`: their statistics are nanoseconds.
-    if let Some(unit) = m.unit.as_deref().filter(|u| *u != "ns") {
+    if m.unit != "ns" {
         return Err(TraceInputError::NotDuration {
             file: file.to_string(),
             key: format!("measurements[{i}].unit"),
             name: measurement.to_string(),
-            unit: unit.to_string(),
+            unit: m.unit.to_string(),
         });
     }
     let field = format!("{stat}_ns");
     let key = format!("measurements[{i}].{field}");
-    let summary = &m.summary;
-    let y = match summary.stat(stat) {
-        Some(Some(y)) => y,
-        Some(None) => {
-            return Err(TraceInputError::NoInstances {
-                file: file.to_string(),
-                key,
-                name: measurement.to_string(),
-            })
-        }
-        None => {
-            return Err(TraceInputError::NoStat {
-                file: file.to_string(),
-                key,
-                name: measurement.to_string(),
-                field,
-                have: summary.present().join(", "),
-            });
-        }
+    let Some(y) = statistic(m, stat) else {
+        return Err(TraceInputError::NoStat {
+            file: file.to_string(),
+            key,
+            name: measurement.to_string(),
+            field,
+            have: ResultSummary::STATS.join(", "),
+        });
     };
+    // A statistic of no instance is written as null (read as NaN).
+    if y.is_nan() {
+        return Err(TraceInputError::NoInstances {
+            file: file.to_string(),
+            key,
+            name: measurement.to_string(),
+        });
+    }
     if !y.is_finite() || !(0.0..=MAX_DURATION_NS).contains(&y) {
         return Err(TraceInputError::BadValue {
             file: file.to_string(),
@@ -154,6 +151,24 @@ pub fn sample_from_trace_json(
         x: x as f64,
         y_ns: y,
         row,
+    })
+}
+
+/// A measurement's statistic by the name users give it (`max`, `p99`, ...): `None` when
+/// the name is none of [`ResultSummary::STATS`]; NaN when the measurement has no instance.
+fn statistic(m: &Measurement, name: &str) -> Option<f64> {
+    Some(match name {
+        "min" => m.min_ns,
+        "max" => m.max_ns,
+        "mean" => m.mean_ns,
+        "stdev" => m.stdev_ns,
+        "mode" => m.mode_ns,
+        "p50" => m.p50_ns,
+        "p90" => m.p90_ns,
+        "p99" => m.p99_ns,
+        "p999" => m.p999_ns,
+        "p9999" => m.p9999_ns,
+        _ => return None,
     })
 }
 
@@ -205,7 +220,7 @@ fn bad_measurement(v: &serde_json::Value, file: &str, e: serde_json::Error) -> T
                 message: f.message,
             };
         }
-        if let Err(e) = TraceMeasurement::deserialize(m) {
+        if let Err(e) = Measurement::deserialize(m) {
             return TraceInputError::BadValue {
                 file: file.to_string(),
                 key: format!("measurements[{i}]"),
@@ -222,13 +237,21 @@ mod trace_tests {
 
     #[test]
     fn reads_a_statistic() {
-        let t = r#"{"kind":"trace","measurements":[{"name":"SysTick","max_ns":60750.0,"p99_ns":60000.0}]}"#;
-        let s = sample_from_trace_json(t, "a.json", "SysTick", "max", 10, 1).unwrap();
+        let m = r#"{"name":"SysTick","kind":"pulse","definition":"","unit":"ns","count":2,
+            "max_ns":60750.0,"p99_ns":60000.0,"histogram":[],"unmatched":0,"worst":[]}"#;
+        let t = format!(
+            r#"{{"kind":"trace","schema_version":1,"capture":{{"source":"c.vcd","format":"vcd",
+            "samplerate_hz":null,"resolution_ns":null,"start_ns":0,"end_ns":0,"duration_ns":0,
+            "channels":[],"analog":[]}},"range":{{"from_ns":null,"to_ns":null}},
+            "measurements":[{m}],"limits":[],"pass":true}}"#
+        );
+        let s = sample_from_trace_json(&t, "a.json", "SysTick", "max", 10, 1).unwrap();
         assert_eq!((s.x, s.y_ns), (10.0, 60750.0));
-        let e = sample_from_trace_json(t, "a.json", "Tick", "max", 1, 1).unwrap_err();
+        let e = sample_from_trace_json(&t, "a.json", "Tick", "max", 1, 1).unwrap_err();
         assert!(e.to_string().contains("SysTick"), "{e}");
-        let e = sample_from_trace_json(t, "a.json", "SysTick", "p999", 1, 1).unwrap_err();
-        assert!(e.to_string().contains("p999_ns"), "{e}");
+        // A statistic the result does not carry reads as null: no instance.
+        let e = sample_from_trace_json(&t, "a.json", "SysTick", "p999", 1, 1).unwrap_err();
+        assert!(e.to_string().contains("p999_ns` is null"), "{e}");
         assert!(sample_from_trace_json("{}", "b.json", "x", "max", 1, 1).is_err());
     }
 }

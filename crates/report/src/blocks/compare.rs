@@ -1,13 +1,15 @@
 //! Side-by-side sections for several inputs of the same kind.
 
 use super::layout::*;
-use super::measure::measure_hist;
-use super::trace::is_time_measurement;
+use super::measure;
+use super::trace::{self, is_time_measurement};
 use super::{Builder, Cell, Table, View};
 use crate::charts::{self};
-use crate::data::{self, arr, text, Bucket, Stats, Tone};
+use crate::data::{arr, text, Bucket, Stats, Tone};
 use crate::units::dur;
-use crate::{Kind, ReportError};
+use crate::{Document, Kind, ReportError};
+use latscope_results::measure::MeasureResult;
+use latscope_results::trace::{Measurement, TraceResult};
 use serde_json::Value;
 
 /// Side-by-side sections for inputs of the same kind.
@@ -18,28 +20,30 @@ pub(super) fn comparisons(b: &mut Builder, inputs: &[View]) -> Result<(), Report
             .filter(move |i| i.kind == k)
             .collect::<Vec<_>>()
     };
-    let ms = of(Kind::Measure);
+    let ms: Vec<(&View, &MeasureResult)> = of(Kind::Measure)
+        .into_iter()
+        .filter_map(|v| match v.result {
+            Some(Document::Measure(m)) => Some((v, &**m)),
+            _ => None,
+        })
+        .collect();
     if ms.len() > 1 {
         b.heading(2, "Comparison of measure runs", Some("compare"));
-        let mut sets = Vec::new();
-        for m in &ms {
-            sets.push(StatsRow {
-                label: m.name.clone(),
-                stats: m
-                    .doc
-                    .get("total")
-                    .and_then(Stats::from_value)
-                    .unwrap_or_default(),
-            });
-        }
+        let sets: Vec<StatsRow> = ms
+            .iter()
+            .map(|(v, m)| StatsRow {
+                label: v.name.clone(),
+                stats: measure::stats(&m.total),
+            })
+            .collect();
         b.table(stats_table("run", &sets));
         let hs: Vec<(String, Vec<Bucket>, Option<Stats>)> = ms
             .iter()
-            .map(|m| {
+            .map(|(v, m)| {
                 (
-                    m.name.clone(),
-                    measure_hist(m.doc),
-                    m.doc.get("total").and_then(Stats::from_value),
+                    v.name.clone(),
+                    measure::measure_hist(&m.total),
+                    Some(measure::stats(&m.total)),
                 )
             })
             .filter(|h| !h.1.is_empty())
@@ -59,27 +63,31 @@ pub(super) fn comparisons(b: &mut Builder, inputs: &[View]) -> Result<(), Report
             )?;
         }
     }
-    let ts = of(Kind::Trace);
+    let ts: Vec<(&View, &TraceResult)> = of(Kind::Trace)
+        .into_iter()
+        .filter_map(|v| match v.result {
+            Some(Document::Trace(t)) => Some((v, &t.result)),
+            _ => None,
+        })
+        .collect();
     if ts.len() > 1 {
         b.heading(2, "Comparison of trace results", Some("compare"));
-        let mut names: Vec<String> = Vec::new();
-        for t in &ts {
-            for m in arr(t.doc, "measurements") {
-                if let Some(n) = text(m, "name") {
-                    if !names.contains(&n) {
-                        names.push(n);
-                    }
+        let mut names: Vec<&str> = Vec::new();
+        for (_, t) in &ts {
+            for m in &t.measurements {
+                if !names.contains(&m.name.as_str()) {
+                    names.push(&m.name);
                 }
             }
         }
         for name in names {
-            let found: Vec<(&View, &Value)> = ts
+            let found: Vec<(&View, &Measurement)> = ts
                 .iter()
-                .filter_map(|t| {
-                    arr(t.doc, "measurements")
+                .filter_map(|(v, t)| {
+                    t.measurements
                         .iter()
-                        .find(|m| text(m, "name").as_deref() == Some(name.as_str()))
-                        .map(|m| (*t, m))
+                        .find(|m| m.name == name)
+                        .map(|m| (*v, m))
                 })
                 .collect();
             if found.len() < 2 {
@@ -91,21 +99,21 @@ pub(super) fn comparisons(b: &mut Builder, inputs: &[View]) -> Result<(), Report
                 .iter()
                 .map(|(t, m)| StatsRow {
                     label: t.name.clone(),
-                    stats: Stats::from_value(m).unwrap_or_default(),
+                    stats: trace::stats(m),
                 })
                 .collect();
             if timed {
                 b.table(stats_table("input", &rows));
                 let hs: Vec<(String, Vec<Bucket>)> = found
                     .iter()
-                    .map(|(t, m)| (t.name.clone(), data::buckets(m.get("histogram"))))
+                    .map(|(t, m)| (t.name.clone(), trace::buckets(m)))
                     .filter(|h| !h.1.is_empty())
                     .collect();
                 if hs.len() > 1 {
                     b.figure(
                         &format!("{name}: histograms, overlaid"),
                         "Count on a log axis.",
-                        || charts::histogram(&hs, &name),
+                        || charts::histogram(&hs, name),
                     )?;
                 }
             }

@@ -4,7 +4,7 @@
 use super::{Builder, Cell, Table};
 use crate::charts::{self, BarRow, BarScale};
 use crate::data::{self, Stats, Tone};
-use crate::units::{dur, int, num as fnum, pct};
+use crate::units::{dur, int, pct};
 use crate::ReportError;
 use serde_json::Value;
 
@@ -77,56 +77,6 @@ pub(super) fn settings(d: &Value) -> Vec<(String, String)> {
         None => true,
     });
     f
-}
-
-/// A table of an array of flat objects (durations formatted by their `_ns` suffix).
-pub(super) fn generic_table(items: &[Value]) -> Table {
-    let mut keys: Vec<String> = Vec::new();
-    for it in items {
-        if let Some(m) = it.as_object() {
-            for (k, v) in m {
-                if !(v.is_object() || v.is_array() || keys.contains(k)) {
-                    keys.push(k.clone());
-                }
-            }
-        }
-    }
-    // Names first, then counts, then times.
-    keys.sort_by_key(|k| {
-        if k == "name" || k == "from" || k == "to" || k == "distance" || k == "levels" {
-            0
-        } else if k.ends_with("_ns") {
-            2
-        } else {
-            1
-        }
-    });
-    let rows = items
-        .iter()
-        .map(|it| {
-            keys.iter()
-                .map(|k| match it.get(k) {
-                    Some(Value::Number(n)) => {
-                        let x = n.as_f64().unwrap_or(f64::NAN);
-                        Cell::n(if k.ends_with("_ns") {
-                            dur(x)
-                        } else if x.fract() == 0.0 && x.abs() >= 1000.0 {
-                            int(x)
-                        } else {
-                            fnum(x, 6)
-                        })
-                    }
-                    Some(Value::String(s)) => Cell::t(s),
-                    Some(Value::Bool(v)) => Cell::t(v.to_string()),
-                    _ => Cell::n("–"),
-                })
-                .collect()
-        })
-        .collect();
-    Table {
-        headers: keys.iter().map(|k| data::clean_key(k)).collect(),
-        rows,
-    }
 }
 
 /// Order of CPU shares: the work first, kernel overheads next, idle and sleep last.

@@ -4,24 +4,126 @@
 use super::layout::*;
 use super::{Block, Builder, Cell, Table};
 use crate::charts::{self};
-use crate::data::{self, arr, num, text_any, tone_of, Bucket, Stats, Tone};
+use crate::data::{self, arr, num, text, tone_of, Bucket, Stats, Tone};
 use crate::units::{dur, int};
 use crate::{Input, Kind, ReportError};
+use latscope_results::measure::{CompareJson, CpuStats, Item, MeasureResult, Stats as MStats};
 use serde_json::Value;
 
-pub(super) fn measure_hist(d: &Value) -> Vec<Bucket> {
-    let h = data::buckets(d.get("histogram"));
-    if !h.is_empty() {
-        return h;
+/// A measure summary (`total`, `cpus[]`, a sweep point's or a phase's) as the report's
+/// tables and charts take it.
+pub(super) fn stats(s: &MStats) -> Stats {
+    Stats {
+        count: Some(s.count as f64),
+        min: Some(s.min_ns as f64),
+        mean: Some(s.mean_ns),
+        stdev: Some(s.stdev_ns),
+        p50: Some(s.p50_ns as f64),
+        p90: Some(s.p90_ns as f64),
+        p99: Some(s.p99_ns as f64),
+        p999: Some(s.p999_ns as f64),
+        p9999: Some(s.p9999_ns as f64),
+        max: Some(s.max_ns as f64),
+        overruns: Some(s.overruns as f64),
+        max_at: Some(s.max_at_ns as f64),
+        resolution: None,
     }
-    data::buckets(d.get("total").and_then(|t| t.get("histogram")))
 }
 
+/// The histogram of a measure summary, in increasing order.
+pub(super) fn measure_hist(s: &MStats) -> Vec<Bucket> {
+    data::sorted_buckets(
+        s.histogram
+            .iter()
+            .map(|b| (b.low_ns as f64, b.high_ns as f64, b.count)),
+    )
+}
+
+/// The CPU label of a samples document's per-CPU entry.
 pub(super) fn cpu_label(c: &Value, i: usize) -> String {
-    match text_any(c, &["cpu", "id", "name"]) {
+    match text(c, "cpu") {
         Some(s) => format!("CPU {s}"),
         None => format!("CPU #{i}"),
     }
+}
+
+/// The summary rows of a phase: all CPUs, then each CPU.
+fn stats_rows(total: &MStats, cpus: &[CpuStats]) -> Vec<StatsRow> {
+    let mut rows = vec![StatsRow {
+        label: "all CPUs".into(),
+        stats: stats(total),
+    }];
+    rows.extend(cpus.iter().map(|c| StatsRow {
+        label: format!("CPU {}", c.cpu),
+        stats: stats(&c.stats),
+    }));
+    rows
+}
+
+/// The run's settings as the facts above its tables.
+fn settings(d: &MeasureResult) -> Vec<(String, String)> {
+    let s = &d.settings;
+    let mut f = vec![
+        ("tool".to_string(), d.tool.clone()),
+        ("kernel".to_string(), d.kernel.clone()),
+        (
+            "cpus".to_string(),
+            s.cpus
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(","),
+        ),
+        ("policy".to_string(), s.policy.clone()),
+        ("priority".to_string(), s.priority.to_string()),
+    ];
+    // "policy requested: fifo" next to "policy: fifo" says nothing.
+    if s.policy_requested != s.policy {
+        f.push(("policy requested".into(), s.policy_requested.clone()));
+    }
+    if s.priority_requested != s.priority {
+        f.push((
+            "priority requested".into(),
+            s.priority_requested.to_string(),
+        ));
+    }
+    if let Some(why) = &s.fallback {
+        f.push(("fallback".into(), why.clone()));
+    }
+    f.push(("timer mode".into(), s.timer_mode.clone()));
+    f.push(("interval".into(), dur(s.interval_ns as f64)));
+    if let Some(x) = s.duration_ns {
+        f.push(("duration".into(), dur(x as f64)));
+    }
+    if let Some(x) = s.loops {
+        f.push(("loops".into(), int(x as f64)));
+    }
+    f.push(("elapsed".into(), dur(d.elapsed_ns as f64)));
+    f.push(("overrun policy".into(), s.overrun_policy.clone()));
+    if let Some(x) = s.pm_qos_us {
+        f.push(("pm qos".into(), dur(f64::from(x) * 1000.0)));
+    }
+    if !s.load.is_empty() {
+        f.push(("load".into(), s.load.join(", ")));
+    }
+    if let Some(x) = &s.compare_load {
+        f.push(("compare load".into(), x.clone()));
+    }
+    if let Some(x) = &s.sweep {
+        f.push(("sweep".into(), x.clone()));
+    }
+    f.push(("memory locked".into(), s.memory_locked.to_string()));
+    f.push(("timer slack".into(), dur(s.timer_slack_ns as f64)));
+    if let Some(x) = s.rounds {
+        f.push(("rounds".into(), x.to_string()));
+    }
+    if let Some(x) = s.trace_above_ns {
+        f.push(("trace above".into(), dur(x as f64)));
+    }
+    if d.interrupted {
+        f.push(("interrupted".into(), "true".into()));
+    }
+    f
 }
 
 /// The overruns the run counted that its samples file does not hold. With the default
@@ -154,66 +256,40 @@ pub(super) fn samples(b: &mut Builder, d: &Value, level: u8) -> Result<(), Repor
 
 pub(super) fn measure(
     b: &mut Builder,
-    d: &Value,
+    d: &MeasureResult,
     level: u8,
     attached: &[Input],
 ) -> Result<(), ReportError> {
     b.facts(settings(d));
-    let mut rows = Vec::new();
-    if let Some(s) = d.get("total").and_then(Stats::from_value) {
-        rows.push(StatsRow {
-            label: "all CPUs".into(),
-            stats: s,
-        });
+    b.heading(level + 1, "Wake-up latency", None);
+    b.table(stats_table("CPU", &stats_rows(&d.total, &d.cpus)));
+    let t = &d.total;
+    if t.histogram_overflow > 0 {
+        b.out.push(Block::Verdict(
+            Tone::Warn,
+            format!(
+                "{} samples lay above the histogram's range ({}): they count in max and mean, not in the charts",
+                int(t.histogram_overflow as f64),
+                dur(t.histogram_highest_ns as f64)
+            ),
+        ));
     }
-    for (i, c) in arr(d, "cpus").iter().enumerate() {
-        if let Some(s) = Stats::from_value(c) {
-            rows.push(StatsRow {
-                label: cpu_label(c, i),
-                stats: s,
-            });
-        }
-    }
-    if !rows.is_empty() {
-        b.heading(level + 1, "Wake-up latency", None);
-        b.table(stats_table("CPU", &rows));
-    }
-    if let Some(t) = d.get("total") {
-        let over = num(t, "histogram_overflow").unwrap_or(0.0);
-        if over > 0.0 {
-            b.out.push(Block::Verdict(
-                Tone::Warn,
-                format!(
-                    "{} samples lay above the histogram's range ({}): they count in max and mean, not in the charts",
-                    int(over),
-                    num(t, "histogram_highest_ns").map(dur).unwrap_or_else(|| "its top".into())
-                ),
-            ));
-        }
-    }
-    let dropped: f64 = arr(d, "cpus")
-        .iter()
-        .filter_map(|c| num(c, "dropped_samples"))
-        .sum();
-    if dropped > 0.0 {
+    let dropped: u64 = d.cpus.iter().map(|c| c.dropped_samples).sum();
+    if dropped > 0 {
         b.out.push(Block::Verdict(
             Tone::Warn,
             format!(
                 "{} raw samples were dropped from the --samples file (the statistics include them)",
-                int(dropped)
+                int(dropped as f64)
             ),
         ));
     }
-    let hist = measure_hist(d);
-    let total = d.get("total").and_then(Stats::from_value);
+    let hist = measure_hist(t);
+    let total = stats(t);
     if !hist.is_empty() {
         let sets = vec![(
             "all CPUs".to_string(),
-            clip_to_extremes(
-                &hist,
-                total.as_ref().and_then(|t| t.min),
-                total.as_ref().and_then(|t| t.max),
-            ),
+            clip_to_extremes(&hist, total.min, total.max),
         )];
         b.figure(
             "Latency histogram",
@@ -222,14 +298,14 @@ pub(super) fn measure(
         )?;
     }
     // Per-CPU percentile curves when per-CPU histograms exist, else the total.
-    let per_cpu: Vec<(String, Vec<Bucket>, Option<Stats>)> = arr(d, "cpus")
+    let per_cpu: Vec<(String, Vec<Bucket>, Option<Stats>)> = d
+        .cpus
         .iter()
-        .enumerate()
-        .map(|(i, c)| {
+        .map(|c| {
             (
-                cpu_label(c, i),
-                data::buckets(c.get("histogram")),
-                Stats::from_value(c),
+                format!("CPU {}", c.cpu),
+                measure_hist(&c.stats),
+                Some(stats(&c.stats)),
             )
         })
         .filter(|c| !c.1.is_empty())
@@ -241,26 +317,18 @@ pub(super) fn measure(
             || charts::cdf(&per_cpu, "wake-up latency"),
         )?;
     } else if !hist.is_empty() {
-        let sets = vec![("all CPUs".to_string(), hist, total)];
+        let sets = vec![("all CPUs".to_string(), hist, Some(total.clone()))];
         b.figure(
             "Latency CDF (by percentile)",
             "Cumulative distribution, HdrHistogram-style: each step to the right is ten times rarer; dots are the exact percentiles. The last stretch, to the axis end labelled max, is the largest sample.",
             || charts::cdf(&sets, "wake-up latency"),
         )?;
     }
-    let series = data::series(d.get("series"));
     let raw = attached.iter().find(|a| a.kind == Kind::Samples);
     if let Some(r) = raw {
-        let counted = d.get("total").and_then(Stats::from_value);
-        unmarked_overruns(b, counted.as_ref(), &r.doc);
+        unmarked_overruns(b, Some(&total), &r.doc);
         over_time(b, &r.doc, None)?;
-    } else if !series.is_empty() {
-        b.figure(
-            "Latency over time",
-            "Each sample's wake-up latency against time since the start of the run; the worst case is circled.",
-            || charts::time_series(&series, "wake-up latency", true, None),
-        )?;
-    } else if d.get("samples").is_some_and(|s| s.is_object()) {
+    } else if d.samples.is_some() {
         b.note(
             "Latency over time needs the raw samples: give the --samples file to latscope report \
              next to this result (it is found by itself when it sits where measure wrote it).",
@@ -271,7 +339,16 @@ pub(super) fn measure(
              that file to latscope report.",
         );
     }
-    let sweep = data::sweep(d);
+    let mut sweep: Vec<data::SweepPoint> = d
+        .sweep
+        .iter()
+        .flatten()
+        .map(|p| data::SweepPoint {
+            interval_ns: p.interval_ns as f64,
+            stats: stats(&p.total),
+        })
+        .collect();
+    sweep.sort_by(|a, b| a.interval_ns.total_cmp(&b.interval_ns));
     if !sweep.is_empty() {
         b.heading(level + 1, "Latency against sleep length", None);
         let rows: Vec<StatsRow> = sweep
@@ -288,55 +365,32 @@ pub(super) fn measure(
             || charts::sweep(&sweep),
         )?;
     }
-    if let Some(c) = d.get("compare") {
+    if let Some(c) = &d.compare {
         compare_load(b, c, level)?;
     }
-    environment(b, d, level);
+    environment(b, &d.environment.items, level);
     Ok(())
 }
 
-/// `compare: {idle: {...}, loaded: {...}}` (each a measure-like object, or just its total).
-pub(super) fn compare_load(b: &mut Builder, c: &Value, level: u8) -> Result<(), ReportError> {
-    let Some(m) = c.as_object() else {
-        return Ok(());
-    };
-    let mut rows = Vec::new();
-    let mut hs = Vec::new();
-    for (name, v) in m {
-        // latscope computes its own difference row; `load` is the load's description.
-        if name == "difference" || !v.is_object() {
-            continue;
-        }
-        let stats = v
-            .get("total")
-            .and_then(Stats::from_value)
-            .or_else(|| Stats::from_value(v));
-        if let Some(s) = stats {
-            let h = measure_hist(v);
-            if !h.is_empty() {
-                hs.push((name.clone(), h, Some(s.clone())));
-            }
-            rows.push(StatsRow {
-                label: name.clone(),
-                stats: s,
-            });
-        }
-    }
-    if rows.is_empty() {
-        return Ok(());
-    }
-    // Idle first, then loaded, then anything else.
-    let rank = |n: &str| match n {
-        "idle" => 0,
-        "loaded" => 1,
-        _ => 2,
-    };
-    rows.sort_by_key(|r| rank(&r.label));
-    hs.sort_by_key(|h| rank(&h.0));
+/// `--compare-load`: the idle and the loaded phase side by side, with their difference.
+fn compare_load(b: &mut Builder, c: &CompareJson, level: u8) -> Result<(), ReportError> {
+    let rows = vec![
+        StatsRow {
+            label: "idle".into(),
+            stats: stats(&c.idle.total),
+        },
+        StatsRow {
+            label: "loaded".into(),
+            stats: stats(&c.loaded.total),
+        },
+    ];
+    let hs: Vec<(String, Vec<Bucket>, Option<Stats>)> = [("idle", &c.idle), ("loaded", &c.loaded)]
+        .into_iter()
+        .map(|(n, p)| (n.to_string(), measure_hist(&p.total), Some(stats(&p.total))))
+        .filter(|h| !h.1.is_empty())
+        .collect();
     b.heading(level + 1, "Idle against loaded", None);
-    if let Some(l) = text_any(c, &["load", "load_spec"]) {
-        b.note(format!("Load: {l}"));
-    }
+    b.note(format!("Load: {}", c.load));
     let mut t = stats_table("run", &rows);
     if rows.len() == 2 {
         let (a, z) = (&rows[0].stats, &rows[1].stats);
@@ -383,8 +437,16 @@ pub(super) fn compare_load(b: &mut Builder, c: &Value, level: u8) -> Result<(), 
     Ok(())
 }
 
-pub(super) fn environment(b: &mut Builder, d: &Value, level: u8) {
-    let items = data::env_items(d);
+fn environment(b: &mut Builder, items: &[Item], level: u8) {
+    let items: Vec<data::EnvItem> = items
+        .iter()
+        .map(|i| data::EnvItem {
+            name: i.name.clone(),
+            status: i.status.as_str().to_string(),
+            value: i.value.clone(),
+            explanation: i.effect.clone(),
+        })
+        .collect();
     if items.is_empty() {
         return;
     }

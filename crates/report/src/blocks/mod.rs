@@ -18,9 +18,9 @@ pub mod sweep;
 mod trace;
 
 use crate::charts::Chart;
-use crate::data::{self, arr, num, Stats, Tone};
+use crate::data::{self, arr, Tone};
 use crate::units::{dur, int};
-use crate::{Input, Kind, ReportError};
+use crate::{Document, Input, Kind, ReportError};
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -220,6 +220,7 @@ pub(crate) struct View<'a> {
     pub name: String,
     pub kind: Kind,
     pub doc: &'a Value,
+    pub result: Option<&'a Document>,
     pub attachments: &'a [Input],
 }
 
@@ -229,6 +230,7 @@ impl<'a> View<'a> {
             name: i.name.clone(),
             kind: i.kind,
             doc: &i.doc,
+            result: i.result.as_ref(),
             attachments: &i.attachments,
         }
     }
@@ -306,6 +308,7 @@ fn short_names(inputs: &[Input]) -> Vec<View<'_>> {
             name,
             kind: i.kind,
             doc: &i.doc,
+            result: i.result.as_ref(),
             attachments: &i.attachments,
         })
         .collect()
@@ -314,10 +317,21 @@ fn short_names(inputs: &[Input]) -> Vec<View<'_>> {
 fn render(b: &mut Builder, input: &View, level: u8, captures: &[&View]) -> Result<(), ReportError> {
     let d = input.doc;
     match input.kind {
-        Kind::Measure => measure::measure(b, d, level, input.attachments),
-        Kind::Trace => trace::trace(b, d, level),
+        Kind::Measure => match input.result {
+            Some(Document::Measure(m)) => measure::measure(b, m, level, input.attachments),
+            _ => Ok(()),
+        },
+        Kind::Trace => match input.result {
+            Some(Document::Trace(t)) => trace::trace(b, t, level),
+            _ => Ok(()),
+        },
         Kind::Analyze => analyze::analyze(b, d, level),
-        Kind::Simulate => simulate::simulate(b, d, level, captures, input.attachments),
+        Kind::Simulate => match input.result {
+            Some(Document::Simulate(s)) => {
+                simulate::simulate(b, s, level, captures, input.attachments)
+            }
+            _ => Ok(()),
+        },
         Kind::Scenario => scenario::scenario(b, input, level),
         Kind::Noise => noise::noise(b, d, level),
         Kind::Series => simulate::series_input(b, d, level),
@@ -331,21 +345,21 @@ fn render(b: &mut Builder, input: &View, level: u8, captures: &[&View]) -> Resul
 fn headline(input: &View) -> (String, Option<Tone>) {
     let d = input.doc;
     match input.kind {
-        Kind::Measure => match d.get("total").and_then(Stats::from_value) {
-            Some(s) => (
+        Kind::Measure => match input.result {
+            Some(Document::Measure(m)) => (
                 format!(
                     "p99 {}, max {}",
-                    s.p99.map(dur).unwrap_or_else(|| "–".into()),
-                    s.max.map(dur).unwrap_or_else(|| "–".into())
+                    dur(m.total.p99_ns as f64),
+                    dur(m.total.max_ns as f64)
                 ),
                 None,
             ),
-            None => ("no summary".into(), None),
+            _ => ("no summary".into(), None),
         },
-        Kind::Trace => (
-            format!("{} measurements", arr(d, "measurements").len()),
-            None,
-        ),
+        Kind::Trace => match input.result {
+            Some(Document::Trace(t)) => (format!("{} measurements", t.measurements.len()), None),
+            _ => ("no measurements".into(), None),
+        },
         Kind::Analyze => {
             let tasks = arr(d, "tasks");
             let ok = tasks
@@ -363,12 +377,15 @@ fn headline(input: &View) -> (String, Option<Tone>) {
             )
         }
         Kind::Simulate => {
-            let misses: f64 = arr(d, "tasks")
-                .iter()
-                .filter_map(|t| num(t, "deadline_misses"))
-                .sum();
-            let tone = if misses > 0.0 { Tone::Bad } else { Tone::Good };
-            (format!("{} deadline misses", int(misses)), Some(tone))
+            let misses: u64 = match input.result {
+                Some(Document::Simulate(s)) => s.tasks.iter().map(|t| t.deadline_misses).sum(),
+                _ => 0,
+            };
+            let tone = if misses > 0 { Tone::Bad } else { Tone::Good };
+            (
+                format!("{} deadline misses", int(misses as f64)),
+                Some(tone),
+            )
         }
         Kind::Scenario => {
             let (within, preds, unexplained) = scenario::scenario_score(d);
@@ -392,7 +409,7 @@ fn headline(input: &View) -> (String, Option<Tone>) {
         Kind::Noise => noise::headline(d),
         Kind::Series => (format!("{} series", arr(d, "series").len()), None),
         Kind::Capture => (format!("{} tracks", arr(d, "tracks").len()), None),
-        Kind::Samples => match d.get("total").and_then(Stats::from_value) {
+        Kind::Samples => match data::samples_total(d) {
             Some(s) => (
                 format!(
                     "{} samples, max {}",
@@ -434,7 +451,7 @@ mod tests {
     use super::*;
 
     fn input(name: &str) -> Input {
-        Input::parse(name, r#"{"kind":"trace","schema_version":1}"#).unwrap()
+        Input::parse(name, "time_ns,duration_ns\n0,1\n").unwrap()
     }
 
     #[test]

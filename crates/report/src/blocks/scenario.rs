@@ -336,13 +336,16 @@ pub(super) fn scenario(b: &mut Builder, input: &View, level: u8) -> Result<(), R
                 if sub.kind == Kind::Simulate {
                     // The last simulation with interrupts (the tickless run, the actor path)
                     // or else the first one names the instant of the capture's timeline.
-                    let w = super::simulate::worst_instant(&sub.doc);
+                    let w = match &sub.result {
+                        Some(crate::Document::Simulate(s)) => super::simulate::worst_instant(s),
+                        _ => None,
+                    };
                     let irq = w.as_ref().is_some_and(|w| w.1.contains("interrupt"));
                     if focus.is_none() || irq {
                         focus = w;
                     }
                     // The scenario's full tick series belongs to its tick-driven simulation.
-                    if sub.doc.get("tick").is_some() {
+                    if sub.result.is_some() {
                         sub.attachments = input
                             .attachments
                             .iter()

@@ -7,178 +7,271 @@ use crate::charts::{self};
 use crate::data::{self, arr, num, text, Tone};
 use crate::units::{dur, int, num as fnum};
 use crate::{Input, Kind, ReportError};
+use latscope_results::simulate::{SimulateResult, SwitchGroup, TaskReport, TickReport};
 use serde_json::Value;
+
+/// A duration or "–" when there is none.
+fn d_(v: Option<f64>) -> Cell {
+    Cell::n(v.map(dur).unwrap_or_else(|| "–".into()))
+}
+
+/// The run's facts above its tables.
+fn facts(d: &SimulateResult) -> Vec<(String, String)> {
+    let mut f = vec![
+        ("source".to_string(), d.source.clone()),
+        ("kernel".to_string(), d.kernel.to_string()),
+        ("seed".to_string(), d.seed.to_string()),
+        ("duration".to_string(), dur(d.duration_ns)),
+    ];
+    if let Some(h) = d.hyperperiod_ns {
+        f.push(("hyperperiod".into(), dur(h)));
+    }
+    f.push(("tick period".into(), dur(d.tick_period_ns)));
+    f.push(("events".into(), int(d.events as f64)));
+    f
+}
+
+/// Context switches grouped one way: the grouping's own columns (task pair, levels
+/// scanned, priority distance) that any group has, then count, min, mean and max.
+fn switch_table(groups: &[SwitchGroup]) -> Table {
+    let has = |f: fn(&SwitchGroup) -> bool| groups.iter().any(f);
+    let (from, to) = (has(|g| g.from.is_some()), has(|g| g.to.is_some()));
+    let (levels, distance) = (has(|g| g.levels.is_some()), has(|g| g.distance.is_some()));
+    let mut headers: Vec<String> = Vec::new();
+    for (on, h) in [
+        (from, "from"),
+        (to, "to"),
+        (levels, "levels"),
+        (distance, "distance"),
+    ] {
+        if on {
+            headers.push(h.into());
+        }
+    }
+    headers.extend(["count", "min", "mean", "max"].map(String::from));
+    let rows = groups
+        .iter()
+        .map(|g| {
+            let mut r = Vec::new();
+            let opt = |x: Option<String>| Cell::t(x.unwrap_or_else(|| "–".into()));
+            if from {
+                r.push(opt(g.from.clone()));
+            }
+            if to {
+                r.push(opt(g.to.clone()));
+            }
+            if levels {
+                r.push(Cell::n(g.levels.map_or("–".into(), |x| x.to_string())));
+            }
+            if distance {
+                r.push(Cell::n(g.distance.map_or("–".into(), |x| x.to_string())));
+            }
+            r.push(Cell::n(int(g.count as f64)));
+            r.push(Cell::n(dur(g.min_ns)));
+            r.push(Cell::n(dur(g.mean_ns)));
+            r.push(Cell::n(dur(g.max_ns)));
+            r
+        })
+        .collect();
+    Table { headers, rows }
+}
+
+fn tasks_table(tasks: &[TaskReport]) -> Table {
+    let rows = tasks
+        .iter()
+        .map(|t| {
+            let r = &t.response;
+            vec![
+                Cell::t(&t.name).bold(),
+                Cell::n(int(t.jobs as f64)),
+                d_(r.min_ns),
+                d_(r.mean_ns),
+                d_(r.p99_ns),
+                d_(t.max_response_ns.or(r.max_ns)).bold(),
+                d_(Some(t.deadline_ns)),
+                if t.deadline_misses > 0 {
+                    Cell::badge(int(t.deadline_misses as f64), Tone::Bad)
+                } else {
+                    Cell::badge("0", Tone::Good)
+                },
+                Cell::n(int(t.preemptions as f64)),
+            ]
+        })
+        .collect();
+    Table {
+        headers: [
+            "task",
+            "jobs",
+            "min response",
+            "mean",
+            "p99",
+            "max response",
+            "deadline",
+            "misses",
+            "preemptions",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows,
+    }
+}
+
+/// The tick handler's figures.
+fn tick_facts(t: &TickReport) -> Vec<(String, String)> {
+    let mut f = vec![("count".to_string(), int(t.count as f64))];
+    for (v, k) in [
+        (t.min_ns, "min"),
+        (t.max_ns, "max"),
+        (t.mean_ns, "mean"),
+        (t.p50_ns, "p50"),
+        (t.p99_ns, "p99"),
+        (t.max_latency_ns, "max latency"),
+    ] {
+        if let Some(v) = v {
+            f.push((k.into(), dur(v)));
+        }
+    }
+    f.push(("lost".into(), int(t.lost as f64)));
+    f.push(("max released".into(), t.max_released.to_string()));
+    f.push(("peak count".into(), int(t.peak_count as f64)));
+    let list: Vec<String> = t.peaks_at_ns.iter().take(6).map(|x| dur(*x)).collect();
+    if !list.is_empty() {
+        f.push((
+            "longest ticks at".into(),
+            format!(
+                "{}{}",
+                list.join(", "),
+                if t.peaks_at_ns.len() > 6 { ", …" } else { "" }
+            ),
+        ));
+    }
+    f
+}
 
 pub(super) fn simulate(
     b: &mut Builder,
-    d: &Value,
+    d: &SimulateResult,
     level: u8,
     captures: &[&View],
     attached: &[Input],
 ) -> Result<(), ReportError> {
-    b.facts(data::scalars(d, &["kind", "schema_version"]));
-    let tasks = arr(d, "tasks");
-    if !tasks.is_empty() {
+    b.facts(facts(d));
+    if !d.tasks.is_empty() {
         b.heading(level + 1, "Tasks", None);
-        let misses: f64 = tasks.iter().filter_map(|t| num(t, "deadline_misses")).sum();
-        b.out.push(if misses > 0.0 {
-            Block::Verdict(Tone::Bad, format!("{} deadline misses", int(misses)))
+        let misses: u64 = d.tasks.iter().map(|t| t.deadline_misses).sum();
+        b.out.push(if misses > 0 {
+            Block::Verdict(Tone::Bad, format!("{} deadline misses", int(misses as f64)))
         } else {
             Block::Verdict(Tone::Good, "no deadline missed".into())
         });
-        let rows = tasks
-            .iter()
-            .map(|t| {
-                let r = t.get("response").cloned().unwrap_or(Value::Null);
-                let d_ = |v: Option<f64>| Cell::n(v.map(dur).unwrap_or_else(|| "–".into()));
-                let m = num(t, "deadline_misses").unwrap_or(0.0);
-                vec![
-                    Cell::t(text(t, "name").unwrap_or_default()).bold(),
-                    Cell::n(num(t, "jobs").map(int).unwrap_or_else(|| "–".into())),
-                    d_(num(&r, "min_ns")),
-                    d_(num(&r, "mean_ns")),
-                    d_(num(&r, "p99_ns")),
-                    d_(num(t, "max_response_ns").or(num(&r, "max_ns"))).bold(),
-                    d_(num(t, "deadline_ns")),
-                    if m > 0.0 {
-                        Cell::badge(int(m), Tone::Bad)
-                    } else {
-                        Cell::badge("0", Tone::Good)
-                    },
-                    Cell::n(num(t, "preemptions").map(int).unwrap_or_else(|| "–".into())),
-                ]
-            })
-            .collect();
+        b.table(tasks_table(&d.tasks));
+    }
+    b.heading(level + 1, "Tick handler", None);
+    b.facts(tick_facts(&d.tick));
+    // The whole series when it is at hand (a scenario's tick-series CSV); the JSON keeps
+    // only the instants of the longest ticks.
+    let full: Vec<data::Point> = attached
+        .iter()
+        .filter(|a| a.kind == Kind::Series)
+        .find_map(|a| data::named_series(&a.doc, "duration_ns"))
+        .unwrap_or_default();
+    if !full.is_empty() {
+        b.figure(
+            "Tick handler duration over time",
+            "Duration of every tick handler run over the whole simulation (each pixel column shows the shortest and the longest tick in it); the first longest is circled.",
+            || charts::time_series(&full, "tick duration", true, None),
+        )?;
+    }
+    let sw = &d.switches;
+    if !sw.by_priority_distance.is_empty() {
+        b.heading(level + 1, "Context switches by priority distance", None);
+        b.table(switch_table(&sw.by_priority_distance));
+    }
+    if !sw.by_levels.is_empty() {
+        b.heading(level + 1, "Context switches by levels scanned", None);
+        b.table(switch_table(&sw.by_levels));
+    }
+    if !d.interrupts.is_empty() {
+        b.heading(level + 1, "Interrupts", None);
         b.table(Table {
-            headers: [
-                "task",
-                "jobs",
-                "min response",
-                "mean",
-                "p99",
-                "max response",
-                "deadline",
-                "misses",
-                "preemptions",
-            ]
-            .map(String::from)
-            .to_vec(),
-            rows,
+            headers: ["name", "count", "lost", "max latency", "max response"]
+                .map(String::from)
+                .to_vec(),
+            rows: d
+                .interrupts
+                .iter()
+                .map(|i| {
+                    vec![
+                        Cell::t(&i.name),
+                        Cell::n(int(i.count as f64)),
+                        Cell::n(int(i.lost as f64)),
+                        d_(i.max_latency_ns),
+                        d_(i.response.max_ns),
+                    ]
+                })
+                .collect(),
         });
     }
-    if let Some(tick) = d.get("tick") {
-        b.heading(level + 1, "Tick handler", None);
+    let c = &d.cpu;
+    let mut fr: Vec<data::Part> = [
+        ("tasks", c.tasks_fraction),
+        ("tick", c.tick_fraction),
+        ("switch", c.switch_fraction),
+        ("interrupts", c.interrupts_fraction),
+        ("scheduler", c.scheduler_fraction),
+        ("idle", c.idle_fraction),
+        ("sleep", c.sleep_fraction),
+        ("wake", c.wake_fraction),
+    ]
+    .into_iter()
+    .filter(|(_, v)| *v > 0.0)
+    .map(|(n, v)| data::Part {
+        name: n.to_string(),
+        value: v,
+    })
+    .collect();
+    fr.sort_by_key(|p| share_rank(&p.name));
+    if !fr.is_empty() {
+        b.heading(level + 1, "Where the CPU time went", None);
+        split_chart(
+            b,
+            "CPU time split",
+            "Share of the simulated time spent in tasks, kernel overheads, idle and sleep.",
+            fr,
+        )?;
+    }
+    let s = &d.sleep;
+    if s.sleeps > 0 || s.wakeups > 0 {
+        b.heading(level + 1, "sleep", None);
         let mut f = Vec::new();
-        for (k, v) in data::scalars(tick, &[]) {
-            f.push((k, v));
+        if let Some(st) = &s.state {
+            f.push(("state".to_string(), st.clone()));
         }
-        if let Some(p) = tick.get("peaks_at_ns").and_then(Value::as_array) {
-            let list: Vec<String> = p
-                .iter()
-                .take(6)
-                .filter_map(Value::as_f64)
-                .map(dur)
-                .collect();
-            if !list.is_empty() {
-                f.push((
-                    "longest ticks at".into(),
-                    format!(
-                        "{}{}",
-                        list.join(", "),
-                        if p.len() > 6 { ", …" } else { "" }
-                    ),
-                ));
-            }
+        for (k, v) in [
+            ("sleeps", s.sleeps),
+            ("wakeups", s.wakeups),
+            ("timer wakeups", s.timer_wakeups),
+            ("interrupt wakeups", s.interrupt_wakeups),
+        ] {
+            f.push((k.to_string(), int(v as f64)));
         }
         b.facts(f);
-        // The whole series when it is at hand (a scenario's tick-series CSV); the JSON keeps
-        // only the largest tick of each time bucket.
-        let full: Option<Vec<data::Point>> = attached
-            .iter()
-            .filter(|a| a.kind == Kind::Series)
-            .flat_map(|a| arr(&a.doc, "series").iter())
-            .find(|s| text(s, "name").as_deref() == Some("duration_ns"))
-            .map(|s| data::series(s.get("points")));
-        let (series, caption) = match full {
-            Some(f) if !f.is_empty() => (
-                f,
-                "Duration of every tick handler run over the whole simulation (each pixel column shows the shortest and the longest tick in it); the first longest is circled.".to_string(),
-            ),
-            _ => {
-                let ts = tick.get("series").or_else(|| d.get("tick_series"));
-                let note = ts.and_then(|t| text(t, "note"));
-                (
-                    data::series(ts),
-                    match note {
-                        Some(n) => format!(
-                            "From the result's tick_series ({n}): the shorter ticks of each bucket are not in the JSON, so the baseline is not shown; give the --series CSV to see every tick."
-                        ),
-                        None => "Duration of each tick handler run; the first longest is circled.".into(),
-                    },
-                )
-            }
-        };
-        if !series.is_empty() {
-            b.figure("Tick handler duration over time", &caption, || {
-                charts::time_series(&series, "tick duration", true, None)
-            })?;
-        }
     }
-    if let Some(sw) = d.get("switches") {
-        let g = arr(sw, "by_priority_distance");
-        if !g.is_empty() {
-            b.heading(level + 1, "Context switches by priority distance", None);
-            b.table(generic_table(g));
+    if let Some(l) = &d.list_scan {
+        b.heading(level + 1, "list-scan", None);
+        let mut f: Vec<(String, String)> = [
+            ("scheduler runs", l.scheduler_runs),
+            ("lost ticks", l.lost_ticks),
+            ("late runs", l.late_runs),
+            ("overruns", l.overruns),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), int(v as f64)))
+        .collect();
+        if let Some(m) = l.delay.max_ns {
+            f.push(("max delay".into(), dur(m)));
         }
-        let g = arr(sw, "by_levels");
-        if !g.is_empty() {
-            b.heading(level + 1, "Context switches by levels scanned", None);
-            b.table(generic_table(g));
-        }
-    }
-    let irqs = arr(d, "interrupts");
-    if !irqs.is_empty() {
-        b.heading(level + 1, "Interrupts", None);
-        b.table(generic_table(irqs));
-    }
-    if let Some(cpu) = d.get("cpu") {
-        let fr: Vec<data::Part> = cpu
-            .as_object()
-            .map(|m| {
-                m.iter()
-                    .filter_map(|(k, v)| {
-                        Some(data::Part {
-                            name: k.strip_suffix("_fraction")?.replace('_', " "),
-                            value: v.as_f64()?,
-                        })
-                    })
-                    .filter(|p| p.value > 0.0)
-                    .collect()
-            })
-            .unwrap_or_default();
-        let mut fr = fr;
-        fr.sort_by_key(|p| share_rank(&p.name));
-        if !fr.is_empty() {
-            b.heading(level + 1, "Where the CPU time went", None);
-            split_chart(
-                b,
-                "CPU time split",
-                "Share of the simulated time spent in tasks, kernel overheads, idle and sleep.",
-                fr,
-            )?;
-        }
-    }
-    for k in ["sleep", "list_scan"] {
-        if let Some(o) = d.get(k) {
-            let f = data::scalars(o, &[]);
-            let all_zero = o
-                .as_object()
-                .is_some_and(|m| m.values().all(|v| v.is_null() || v.as_f64() == Some(0.0)));
-            if !f.is_empty() && !all_zero {
-                b.heading(level + 1, &k.replace('_', "-"), None);
-                b.facts(f);
-            }
-        }
+        b.facts(f);
     }
     // Timeline excerpt around the worst case, from a capture given alongside.
     for c in captures {
@@ -190,19 +283,21 @@ pub(super) fn simulate(
 
 /// The instant worth zooming into: the longest tick, else the worst response's arrival.
 /// Returns the instant, its label and the width of window that suits it.
-pub(crate) fn worst_instant(d: &Value) -> Option<(f64, String, Option<f64>)> {
-    // The interrupt-to-task path: the interrupt whose handling took longest (a wake-up from
-    // tickless sleep, a message to an actor), in a window four times that long.
-    let irq = arr(d, "interrupts")
-        .iter()
-        .filter_map(|i| {
-            let r = i.get("response")?;
-            Some((num(r, "max_at_ns")?, num(r, "max_ns")?, text(i, "name")?))
-        })
-        .fold(None, |best: Option<(f64, f64, String)>, p| match best {
+pub(crate) fn worst_instant(d: &SimulateResult) -> Option<(f64, String, Option<f64>)> {
+    // The first of the largest (value, at, name) by value.
+    fn largest(it: impl Iterator<Item = (f64, f64, String)>) -> Option<(f64, f64, String)> {
+        it.fold(None, |best: Option<(f64, f64, String)>, p| match best {
             Some(q) if q.1 >= p.1 => Some(q),
             _ => Some(p),
-        });
+        })
+    }
+    // The interrupt-to-task path: the interrupt whose handling took longest (a wake-up from
+    // tickless sleep, a message to an actor), in a window four times that long.
+    let irq = largest(
+        d.interrupts
+            .iter()
+            .filter_map(|i| Some((i.response.max_at_ns?, i.response.max_ns?, i.name.clone()))),
+    );
     if let Some((at, v, n)) = irq.filter(|i| i.1 > 0.0) {
         return Some((
             at,
@@ -212,52 +307,40 @@ pub(crate) fn worst_instant(d: &Value) -> Option<(f64, String, Option<f64>)> {
     }
     // A tick is worth zooming into when some ticks are longer than others, or when the
     // scheduler runs a list scan on every tick.
-    let list_scan = d.get("list_scan").is_some_and(Value::is_object);
-    let ticks_differ = d
-        .get("tick")
-        .is_some_and(|t| match (num(t, "min_ns"), num(t, "max_ns")) {
-            (Some(a), Some(b)) => b > a,
-            _ => true,
-        });
-    if let Some(t) = d.get("tick").filter(|_| ticks_differ || list_scan) {
-        if let Some(p) = t
-            .get("peaks_at_ns")
-            .and_then(Value::as_array)
-            .and_then(|a| a.first())
-            .and_then(Value::as_f64)
-        {
+    let list_scan = d.list_scan.is_some();
+    let t = &d.tick;
+    let ticks_differ = match (t.min_ns, t.max_ns) {
+        (Some(a), Some(b)) => b > a,
+        _ => true,
+    };
+    if ticks_differ || list_scan {
+        if let Some(p) = t.peaks_at_ns.first() {
             let what = if list_scan {
                 "list-scan scheduler run"
             } else {
                 "longest tick"
             };
-            let max = num(t, "max_ns");
             return Some((
-                p,
-                format!("{what} ({})", max.map(dur).unwrap_or_default()),
+                *p,
+                format!("{what} ({})", t.max_ns.map(dur).unwrap_or_default()),
                 // A window that fits the event: the tick fills about a twelfth of it.
-                max.filter(|m| *m > 0.0).map(|m| 12.0 * m),
+                t.max_ns.filter(|m| *m > 0.0).map(|m| 12.0 * m),
             ));
         }
     }
-    arr(d, "tasks")
-        .iter()
-        .filter_map(|t| {
-            let r = t.get("response")?;
-            Some((num(r, "max_at_ns")?, num(r, "max_ns")?, text(t, "name")?))
-        })
-        // The first of equal worst responses.
-        .fold(None, |best: Option<(f64, f64, String)>, p| match best {
-            Some(q) if q.1 >= p.1 => Some(q),
-            _ => Some(p),
-        })
-        .map(|(at, v, n)| {
-            (
-                at,
-                format!("worst response of {n} ({})", dur(v)),
-                Some(4.0 * v),
-            )
-        })
+    // The first of equal worst responses.
+    largest(
+        d.tasks
+            .iter()
+            .filter_map(|t| Some((t.response.max_at_ns?, t.response.max_ns?, t.name.clone()))),
+    )
+    .map(|(at, v, n)| {
+        (
+            at,
+            format!("worst response of {n} ({})", dur(v)),
+            Some(4.0 * v),
+        )
+    })
 }
 
 pub(super) fn timeline_from_capture(
@@ -361,7 +444,7 @@ pub(super) fn series_input(b: &mut Builder, d: &Value, _level: u8) -> Result<(),
     let mut rows = Vec::new();
     let mut figures = Vec::new();
     for sr in arr(d, "series") {
-        let pts = data::series(sr.get("points"));
+        let pts = data::points_of(sr);
         let name = text(sr, "name").unwrap_or_default();
         let unit = text(sr, "unit").unwrap_or_default();
         let timed = unit == "ns";

@@ -1,0 +1,67 @@
+//! latscope-results: the result documents latscope's commands write (`--json`), as the
+//! typed values the producers fill, for every consumer to read back through the same
+//! types (the report, fleet export, fit, the Python binding).
+//!
+//! One module per kind names the document type and the types it is made of; the JSON
+//! Schemas in docs/ are generated from these very types (crates/cli/tests/result_schemas.rs),
+//! and crates/cli/tests/result_roundtrip.rs checks that what each command writes reads back
+//! and writes again to the same JSON. [`Document`] reads any of them, telling them apart by
+//! the top-level `"kind"`.
+//!
+//! The types are defined where they are produced (the measure, trace, model and sim
+//! crates) and named here; a consumer depends on this crate and not on where a type
+//! lives. The `scenario` kind is not here: its crate renders reports through
+//! latscope-report, which reads through this crate.
+
+pub mod document;
+pub mod summary;
+
+pub use document::{Document, DocumentError, Labelled, KINDS};
+
+/// `latscope measure --json`.
+pub mod measure {
+    pub use latscope_measure::env::{Item, Status};
+    pub use latscope_measure::ftrace::lost::{CpuLoss, RingStats};
+    pub use latscope_measure::ftrace::{Blocker, Spike, TraceSummary};
+    /// The whole document.
+    pub use latscope_measure::output::Report as MeasureResult;
+    pub use latscope_measure::output::{
+        CompareJson, CpuStats, Difference, Environment, HistBucket, PhaseJson, SamplesJson,
+        SettingsJson, Stats, SweepPoint,
+    };
+}
+
+/// `latscope trace --json` over a capture: the measurements.
+pub mod trace {
+    pub use latscope_trace::measure::{
+        Bin, Instance, Jitter, LimitOutcome, Measurement, PercentStats, WindowPoint,
+    };
+    /// The whole document.
+    pub use latscope_trace::report::Report as TraceResult;
+    pub use latscope_trace::report::{CaptureInfo, Range};
+}
+
+/// `latscope trace --tasks --json` over an event recording: per-task timing.
+pub mod tasks {
+    pub use latscope_trace::tasks::result::*;
+}
+
+/// `latscope analyze --json`.
+pub mod analyze {
+    pub use latscope_model::rta::AnalysisResult;
+    /// The whole document: the analysis with the offset-aware figures beside it.
+    pub use latscope_sim::analysis::AnalyzeDocument as AnalyzeResult;
+}
+
+/// `latscope simulate --json`.
+pub mod simulate {
+    /// The whole document.
+    pub use latscope_sim::report::SimReport as SimulateResult;
+    pub use latscope_sim::report::*;
+}
+
+/// `latscope fit --json`.
+pub mod fit {
+    /// The whole document.
+    pub use latscope_model::fit::FitDocument as FitResult;
+}
