@@ -35,7 +35,7 @@ mod result;
 mod ticks;
 
 pub use analyze::{analyze, analyze_mode, hyperperiod};
-pub use interference::{Interference, InterferenceIter, NamedNs, Share};
+pub use interference::{Interference, InterferenceDetail, InterferenceIter, NamedNs, Share};
 pub use options::{AnalysisOptions, SwitchCharge};
 pub use result::{
     AnalysisResult, Breakdown, JitterParts, Reduction, TaskResult, TickModes, Totals,

@@ -1,9 +1,9 @@
 //! The analysis entry points: one tick mode, and both with the totals and notes.
 
 use super::demand::Demand;
-use super::fixed_point::analyse_task;
+use super::fixed_point::{analyse_task, Floor, Trail};
 use super::listscan::analyse_listscan_task;
-use super::mode::{Hint, ModeCtx};
+use super::mode::ModeCtx;
 use super::nesting::nested_bound;
 use super::prep::{prepare, switch_at, Prep};
 use super::ticks::ns;
@@ -26,23 +26,31 @@ pub fn analyze_mode(
     let sys = inflated.as_ref().unwrap_or(sys);
     range::check(sys, opts)?;
     let mut dem = Demand::with_capacity(sys.tasks.len() + sys.interrupts.len() + 2);
+    let p = prepare(sys, opts);
+    let mut trails = Vec::new();
     Ok(analyze_mode_with(
         sys,
         opts,
-        &prepare(sys, opts),
+        &p,
         mode,
         &mut dem,
+        None,
+        &mut trails,
     ))
 }
 
+/// One tick mode's results with the nested-inheritance bounds in place; `floors` and
+/// `trails` as in [`analyze_mode_bounds`].
 pub(super) fn analyze_mode_with(
     sys: &System,
     opts: &AnalysisOptions,
     p: &Prep,
     mode: TickMode,
     dem: &mut Demand,
+    floors: Option<&[Trail]>,
+    trails: &mut Vec<Trail>,
 ) -> Vec<TaskResult> {
-    let mut out = analyze_mode_bounds(sys, opts, p, mode, dem);
+    let mut out = analyze_mode_bounds(sys, opts, p, mode, dem, floors, trails);
     for (r, &i) in out.iter_mut().zip(&p.order) {
         match p.nested_inheritance.get(i).copied().flatten() {
             Some(why) if why == crate::resource::blocking::NESTED_INHERITANCE => {
@@ -60,13 +68,19 @@ pub(super) fn analyze_mode_with(
     }
     out
 }
+
+/// One tick mode's fixed points, in priority order. `floors`: the other mode's trails
+/// per position, lower bounds for this mode ([`Floor`]); `trails` receives this mode's.
 pub(super) fn analyze_mode_bounds(
     sys: &System,
     opts: &AnalysisOptions,
     p: &Prep,
     mode: TickMode,
     dem: &mut Demand,
+    floors: Option<&[Trail]>,
+    trails: &mut Vec<Trail>,
 ) -> Vec<TaskResult> {
+    trails.clear();
     if let KernelCosts::Listscan(c) = &sys.kernel.costs {
         // Cooperative: both tick modes charge the scheduler run the same way.
         return p
@@ -80,17 +94,20 @@ pub(super) fn analyze_mode_bounds(
     let distinct = prios.windows(2).all(|w| w[0] != w[1]);
     dem.clear();
     let ctx = ModeCtx::new(sys, opts, p, mode, dem);
-    let mut hint: Option<Hint> = None;
-    ctx.order
-        .iter()
-        .map(|&i| {
-            let mut out = None;
-            let h = hint.filter(|_| distinct);
-            let r = analyse_task(sys, opts, p, &ctx, dem, i, h, &mut out);
-            hint = out;
-            r
-        })
-        .collect()
+    trails.resize(ctx.order.len(), Trail::default());
+    let mut out = Vec::with_capacity(ctx.order.len());
+    for (x, &i) in ctx.order.iter().enumerate() {
+        let hint = x
+            .checked_sub(1)
+            .and_then(|h| trails[h].hint)
+            .filter(|_| distinct);
+        let floor = floors.and_then(|f| f.get(x)).map(|f| Floor {
+            windows: &f.windows,
+            past_bound: f.past_bound,
+        });
+        out.push(analyse_task(&ctx, dem, i, hint, floor, &mut trails[x]));
+    }
+    out
 }
 /// Analyses the system in both tick modes; `tasks` holds the mode chosen by the options
 /// (or the file). An input past the analysis range is an error naming where it is
@@ -102,15 +119,44 @@ pub fn analyze(sys: &System, opts: &AnalysisOptions) -> Result<AnalysisResult, A
     let mode = opts.tick_mode.unwrap_or(sys.kernel.tick_mode);
     let p = prepare(sys, opts);
     let mut dem = Demand::with_capacity(sys.tasks.len() + sys.interrupts.len() + 2);
-    let pess = analyze_mode_with(sys, opts, &p, TickMode::Pessimistic, &mut dem);
     // Without a per-release tick cost the two modes charge the same entities (the
-    // partitioned base equals the pessimistic tick): compute once.
+    // partitioned base equals the pessimistic tick): compute once. Otherwise the
+    // partitioned mode first, its windows a start for the pessimistic one (`Floor`).
     let listscan = matches!(sys.kernel.costs, KernelCosts::Listscan(_));
-    let part =
+    let (mut part_trails, mut pess_trails) = (Vec::new(), Vec::new());
+    let (pess, part) =
         if listscan || (p.tick_per_release == Picos::ZERO && p.tick_pessimistic == p.tick_base) {
-            pess.clone()
+            let pess = analyze_mode_with(
+                sys,
+                opts,
+                &p,
+                TickMode::Pessimistic,
+                &mut dem,
+                None,
+                &mut pess_trails,
+            );
+            (pess.clone(), pess)
         } else {
-            analyze_mode_with(sys, opts, &p, TickMode::Partitioned, &mut dem)
+            let part = analyze_mode_with(
+                sys,
+                opts,
+                &p,
+                TickMode::Partitioned,
+                &mut dem,
+                None,
+                &mut part_trails,
+            );
+            let floors = p.modes_nested.then_some(&part_trails[..]);
+            let pess = analyze_mode_with(
+                sys,
+                opts,
+                &p,
+                TickMode::Pessimistic,
+                &mut dem,
+                floors,
+                &mut pess_trails,
+            );
+            (pess, part)
         };
 
     let pessimism_reduction = pess

@@ -27,7 +27,7 @@ pub(super) fn breakdown(
     } else {
         ceil_div_fast(wc, ctx.tick_p, ctx.tick_inv)
     };
-    let mut interference = Interference::new(p.names.clone(), hp_end);
+    let mut interference = Interference::new(p.names.clone(), ctx.opts.interference, hp_end);
     let (tick_ps, cs_ps, irq_ps) = if counts_at_wc {
         // The counts are those at `wc`, and so is the running total `sum + sum_tick`: the
         // tick part is what remains of it after the work and switches, so the tasks below
@@ -81,6 +81,7 @@ pub(super) fn breakdown(
         wcet_ns: t.wcet.as_ns_f64(),
         own_previous_jobs_ns: ns(qc as i64 * t.wcet.0),
         window_offset_ns: ns(-(qc as i64) * period),
+        interference_others_ns: interference.others_ns(),
         interference,
         tick_ns: ns_wide(tick_ps),
         context_switch_ns: ns((qc as i64 + 1) * own_switch) + ns_wide(cs_ps),

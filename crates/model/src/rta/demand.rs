@@ -297,26 +297,42 @@ impl Demand {
         // Entities past `active` have no charges (see `analyse_task`), so `first` and
         // `sum` over all entities are those of the active ones.
         self.active = active;
-        let mut u_int: f64 = self.rate[..active].iter().sum();
-        let jitter_work: f64 = self.jterm[..active].iter().sum();
+        // One pass for the five sums, each still a left fold from -0.0 in entity order
+        // (as `Iterator::sum` is), so they are the same numbers as five separate sums.
+        let (mut u_int, mut jitter_work, mut first_rate, mut pre_rate) =
+            (-0.0f64, -0.0, -0.0, -0.0);
+        let mut tick_first: i128 = 0;
+        let (rate, jterm, inv) = (
+            &self.rate[..active],
+            &self.jterm[..active],
+            &self.inv[..active],
+        );
+        let (fr, pf, tick) = (
+            &self.first_rel[..active],
+            &self.pre_flag[..active],
+            &self.tick[..active],
+        );
+        for k in 0..active {
+            u_int += rate[k];
+            jitter_work += jterm[k];
+            if fr[k] {
+                first_rate += inv[k];
+            }
+            if pf[k] {
+                pre_rate += inv[k];
+            }
+            tick_first += tick[k] as i128;
+        }
         for &k in self.capped_idx.iter().filter(|&&k| k < active) {
             u_int += self.tick[k] as f64 / self.period[k].max(tick_p) as f64;
         }
         // min(ticks, sum n_e) >= w min(1 / T_tick, sum 1 / T_e): a linear bound.
         let tick_rate = 1.0 / tick_p as f64;
         if self.first_excess > 0 {
-            let rate: f64 = (0..active)
-                .filter(|&k| self.first_rel[k])
-                .map(|k| self.inv[k])
-                .sum();
-            u_int += self.first_excess as f64 * rate.min(tick_rate);
+            u_int += self.first_excess as f64 * first_rate.min(tick_rate);
         }
         if self.pre_cost > 0 {
-            let rate: f64 = (0..active)
-                .filter(|&k| self.pre_flag[k])
-                .map(|k| self.inv[k])
-                .sum();
-            u_int += self.pre_cost as f64 * rate.min(tick_rate);
+            u_int += self.pre_cost as f64 * pre_rate.min(tick_rate);
         }
         Started {
             u_int,
@@ -324,14 +340,9 @@ impl Demand {
             first: if self.negative_jitter {
                 0
             } else {
-                self.first + self.tick_first(active)
+                self.first + tick_first
             },
         }
-    }
-
-    /// `sum tick_e` over the first `active` entities.
-    pub(super) fn tick_first(&self, active: usize) -> i128 {
-        self.tick[..active].iter().map(|&t| t as i128).sum()
     }
 
     /// Keeps the counts at the current window for the next task.

@@ -85,6 +85,7 @@ pub(super) fn analyse_listscan_task(
         slack_ns: None,
         schedulable: false,
         unbounded_reason: None,
+        wcrt_above_ns: None,
         jobs_examined: 1,
         critical_job: 0,
         iterations: 1,
@@ -121,12 +122,13 @@ pub(super) fn analyse_listscan_task(
     result.breakdown = Breakdown {
         wcet_ns: t.wcet.as_ns_f64(),
         interference: {
-            let mut v = Interference::new(p.names.clone(), hep.len());
+            let mut v = Interference::new(p.names.clone(), opts.interference, hep.len());
             for &j in &hep {
                 v.push(j, sys.tasks[j].wcet.as_ns_f64());
             }
             v
         },
+        interference_others_ns: 0.0,
         tick_ns: sched.as_ns_f64(),
         context_switch_ns: ns((hep.len() as i64 + 1) * sw.0),
         interrupts_ns: ns(irq),

@@ -21,6 +21,9 @@ pub(super) struct Hint {
 
 /// What the analyses of one tick mode share: computed once, not once per task.
 pub(super) struct ModeCtx<'a> {
+    pub(super) sys: &'a System,
+    pub(super) opts: &'a AnalysisOptions,
+    pub(super) p: &'a Prep,
     pub(super) partitioned: bool,
     /// One switch into a task from the next level down.
     pub(super) sw1: Picos,
@@ -45,8 +48,8 @@ pub(super) const TICK_ENTITY: usize = 0;
 
 impl<'a> ModeCtx<'a> {
     pub(super) fn new(
-        sys: &System,
-        opts: &AnalysisOptions,
+        sys: &'a System,
+        opts: &'a AnalysisOptions,
         p: &'a Prep,
         mode: TickMode,
         dem: &mut Demand,
@@ -186,6 +189,9 @@ impl<'a> ModeCtx<'a> {
             );
         }
         ModeCtx {
+            sys,
+            opts,
+            p,
             partitioned,
             sw1,
             const_switch,

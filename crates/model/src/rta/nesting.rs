@@ -3,7 +3,7 @@
 use super::analyze::analyze_mode_bounds;
 use super::demand::Demand;
 use super::prep::prepare;
-use super::{AnalysisOptions, TaskResult};
+use super::{AnalysisOptions, InterferenceDetail, TaskResult};
 use crate::system::{System, TickMode};
 use latscope_core::Picos;
 
@@ -64,14 +64,22 @@ pub(super) fn nested_bound(
         return unbounded();
     };
     let low = nested::lowered(sys, i, f);
-    let lp = prepare(&low, opts);
+    // Every share, so that the middle tasks' ones can move to the blocking; limited after.
+    let full = AnalysisOptions {
+        interference: InterferenceDetail::Full,
+        ..opts.clone()
+    };
+    let lp = prepare(&low, &full);
     let mut dem = Demand::with_capacity(low.tasks.len() + low.interrupts.len() + 2);
-    let res = analyze_mode_bounds(&low, opts, &lp, mode, &mut dem);
+    let res = analyze_mode_bounds(&low, &full, &lp, mode, &mut dem, None, &mut Vec::new());
     let found = lp.order.iter().zip(res).find(|(&k, _)| k == i);
     match found {
         Some((_, mut r)) => {
             r.priority = classic.priority;
             middle_as_blocking(sys, i, f, &mut r);
+            let b = &mut r.breakdown;
+            b.interference.limit(opts.interference);
+            b.interference_others_ns += b.interference.others_ns();
             r
         }
         None => unbounded(),

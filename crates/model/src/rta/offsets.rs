@@ -197,6 +197,13 @@ pub fn offset_bound_with(
     mode: TickMode,
     irq: IrqPhasing,
 ) -> Result<OffsetBound, AnalysisError> {
+    // The bound's value for every task, also past its deadline: the offset-free results
+    // it is compared with are exact too.
+    let exact = super::AnalysisOptions {
+        stop_at_deadline: false,
+        ..opts.clone()
+    };
+    let opts = &exact;
     let phased: Vec<bool> = sys
         .interrupts
         .iter()
@@ -301,8 +308,8 @@ fn bound_for(
                 std::mem::swap(&mut p.irq_shift, &mut irq_shift);
                 dem.clear();
                 let ctx = ModeCtx::new(sys, opts, &p, mode, &mut dem);
-                let mut hint = None;
-                let res = analyse_task(sys, opts, &p, &ctx, &mut dem, i, None, &mut hint);
+                let mut trail = super::fixed_point::Trail::default();
+                let res = analyse_task(&ctx, &mut dem, i, None, None, &mut trail);
                 std::mem::swap(&mut p.jitter_ps, &mut shifted);
                 std::mem::swap(&mut p.irq_shift, &mut irq_shift);
                 res.wcrt_ps

@@ -1,5 +1,6 @@
 //! What an analysis is asked to do: the options and how context switches are charged.
 
+use super::InterferenceDetail;
 use crate::system::TickMode;
 
 /// What to analyse.
@@ -16,9 +17,16 @@ pub struct AnalysisOptions {
     /// the jitter when the period or offset is not a whole number of ticks, else the
     /// jitter rounded up to whole ticks.
     pub tick_release_delay: bool,
-    /// Stop analysing a task as soon as its response time exceeds its deadline (its
-    /// `wcrt` is then reported as unknown).
+    /// Stop analysing a task as soon as its response time exceeds its deadline (or
+    /// `stop_bound`, when that is later): past the deadline the task misses it whatever
+    /// the exact value, and iterating on can take long when the level's utilisation is
+    /// close to 1. Its `wcrt` is then reported as unknown, "unbounded past D", with
+    /// `wcrt_above_ns` set to the bound passed. `latscope analyze` stops by default
+    /// (`--exact-unbounded` asks for the value); the library default is exact.
     pub stop_at_deadline: bool,
+    /// With `stop_at_deadline`: iterate on up to this response time when it is past the
+    /// deadline (a user's bound of interest); `None`: the deadline.
+    pub stop_bound: Option<latscope_core::Picos>,
     /// Upper bound on fixed-point iterations per task (a budget, not a tuning knob).
     pub max_iterations: u64,
     /// Jump ahead in the fixed-point iteration with a linear lower bound (see
@@ -27,6 +35,9 @@ pub struct AnalysisOptions {
     pub accelerate: bool,
     /// How context switches are charged (tick-driven and interrupt-path kernels).
     pub switch_charge: SwitchCharge,
+    /// How many higher-priority tasks each breakdown names (memory: the full list is
+    /// quadratic in the number of tasks).
+    pub interference: InterferenceDetail,
 }
 
 /// How the analysis charges context switches.
@@ -50,9 +61,11 @@ impl Default for AnalysisOptions {
             overheads: true,
             tick_release_delay: true,
             stop_at_deadline: false,
+            stop_bound: None,
             max_iterations: 2_000_000,
             accelerate: true,
             switch_charge: SwitchCharge::PerEvent,
+            interference: InterferenceDetail::default(),
         }
     }
 }

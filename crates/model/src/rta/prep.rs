@@ -30,6 +30,12 @@ pub(super) struct Prep {
     /// releases at least one task (`TickCosts::first_release_excess`).
     pub(super) tick_first_excess: Picos,
     pub(super) tick_pessimistic: Picos,
+    /// The partitioned demand is at or below the pessimistic one at every window: a
+    /// tick's partitioned charge, `tick_base + n_rel tick_per_release + X` at most, does
+    /// not exceed the pessimistic tick (it can, when the last release is cheaper than the
+    /// others). The pessimistic analysis then starts from the partitioned windows
+    /// ([`super::fixed_point::Floor`]).
+    pub(super) modes_nested: bool,
     pub(super) blocking_cs: Picos,
     /// Blocking computed from the resources, per task, and its parts.
     pub(super) res_blocking: Vec<i64>,
@@ -219,6 +225,12 @@ pub(super) fn prepare(sys: &System, opts: &AnalysisOptions) -> Prep {
         tick_per_release,
         tick_first_excess,
         tick_pessimistic,
+        modes_nested: tick_per_release >= Picos::ZERO
+            && tick_base <= tick_pessimistic
+            && tick_base.0 as i128
+                + n_rel as i128 * tick_per_release.0 as i128
+                + tick_first_excess.0 as i128
+                <= tick_pessimistic.0 as i128,
         blocking_cs,
         res_blocking: res.tasks.iter().map(|b| b.total.0).collect(),
         res_from: res.tasks.into_iter().map(|b| b.from).collect(),

@@ -52,6 +52,11 @@ pub struct TaskResult {
     /// Why the WCRT is unknown, if it is.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unbounded_reason: Option<String>,
+    /// Set when the analysis stopped past the deadline (or the bound asked for) without
+    /// `--exact-unbounded`: that bound in ns; the WCRT exceeds it ("unbounded past D",
+    /// `wcrt_ns` null, not schedulable).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wcrt_above_ns: Option<f64>,
     /// Jobs of this task in the longest level-i busy window examined.
     pub jobs_examined: u64,
     /// The job (0-based, in the busy window) with the largest response time.
@@ -102,8 +107,13 @@ pub struct Breakdown {
     pub own_previous_jobs_ns: f64,
     /// `-q * T_i`: the critical job is released q periods after the window starts.
     pub window_offset_ns: f64,
-    /// Higher- or equal-priority tasks' execution (without their switches).
+    /// Higher- or equal-priority tasks' execution (without their switches): the largest
+    /// shares by default (`analyze --interference N|full`).
     pub interference: Interference,
+    /// The higher- or equal-priority tasks' execution not listed in `interference` (0 and
+    /// absent when every task is listed).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub interference_others_ns: f64,
     pub tick_ns: f64,
     pub context_switch_ns: f64,
     pub interrupts_ns: f64,
@@ -145,4 +155,8 @@ pub struct Totals {
     pub hyperperiod_ns: Option<f64>,
     pub tick_period_ns: f64,
     pub irq_entry_ns: f64,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
