@@ -102,7 +102,7 @@ pub(super) fn analyze_mode_bounds(
             .and_then(|h| trails[h].hint)
             .filter(|_| distinct);
         let floor = floors.and_then(|f| f.get(x)).map(|f| Floor {
-            windows: &f.windows,
+            windows: f.windows(),
             past_bound: f.past_bound,
         });
         out.push(analyse_task(&ctx, dem, i, hint, floor, &mut trails[x]));
@@ -159,9 +159,43 @@ pub fn analyze(sys: &System, opts: &AnalysisOptions) -> Result<AnalysisResult, A
             (pess, part)
         };
 
-    let pessimism_reduction = pess
-        .iter()
-        .zip(&part)
+    let pessimism_reduction = reductions(&p, &pess, &part);
+    let totals = totals(sys, opts, &p, mode);
+    let notes = notes(sys, opts, &p, listscan);
+
+    let tasks = match mode {
+        TickMode::Pessimistic => pess.clone(),
+        TickMode::Partitioned => part.clone(),
+    };
+    Ok(AnalysisResult {
+        kind: "analyze",
+        schema_version: 1,
+        source: sys.source.clone(),
+        model: sys.kernel.model().name(),
+        tick_mode: mode.name(),
+        overheads: opts.overheads,
+        tick_release_delay: opts.tick_release_delay,
+        schedulable: tasks.iter().all(|t| t.schedulable),
+        tasks,
+        tick_modes: TickModes {
+            pessimistic: pess,
+            partitioned: part,
+        },
+        pessimism_reduction,
+        totals,
+        notes,
+    })
+}
+
+/// Least common multiple of the periods, `None` past `i64::MAX` picoseconds.
+pub fn hyperperiod(sys: &System) -> Option<Picos> {
+    latscope_core::arith::lcm_all(sys.tasks.iter().map(|t| t.period().0.max(0) as u64)).map(Picos)
+}
+
+/// Per task (priority order): pessimistic WCRT minus partitioned WCRT.
+fn reductions(p: &Prep, pess: &[TaskResult], part: &[TaskResult]) -> Vec<Reduction> {
+    pess.iter()
+        .zip(part)
         .enumerate()
         .map(|(k, (a, b))| {
             let red = match (a.wcrt_ps, b.wcrt_ps) {
@@ -179,9 +213,11 @@ pub fn analyze(sys: &System, opts: &AnalysisOptions) -> Result<AnalysisResult, A
                 },
             }
         })
-        .collect();
+        .collect()
+}
 
-    // Totals
+/// Whole-system utilisations and quick checks in the reported tick `mode`.
+fn totals(sys: &System, opts: &AnalysisOptions, p: &Prep, mode: TickMode) -> Totals {
     let u = |c: Picos, t: Picos| c.0 as f64 / t.0 as f64;
     let n = sys.tasks.len();
     let ut: Vec<f64> = sys.tasks.iter().map(|t| u(t.wcet, t.period())).collect();
@@ -233,7 +269,7 @@ pub fn analyze(sys: &System, opts: &AnalysisOptions) -> Result<AnalysisResult, A
     };
     let liu_layland_bound = n as f64 * (2f64.powf(1.0 / n as f64) - 1.0);
     let hyperbolic_product: f64 = ut.iter().map(|x| x + 1.0).product();
-    let totals = Totals {
+    Totals {
         tasks: n,
         interrupts: sys.interrupts.len(),
         utilisation_tasks,
@@ -254,8 +290,16 @@ pub fn analyze(sys: &System, opts: &AnalysisOptions) -> Result<AnalysisResult, A
         hyperperiod_ns: hyperperiod(sys).map(|h| h.as_ns_f64()),
         tick_period_ns: p.tick.as_ns_f64(),
         irq_entry_ns: p.l.as_ns_f64(),
-    };
+    }
+}
 
+/// The assumptions that shaped the numbers, for `notes`.
+fn notes(
+    sys: &System,
+    opts: &AnalysisOptions,
+    p: &Prep,
+    listscan: bool,
+) -> Vec<std::borrow::Cow<'static, str>> {
     let mut notes: Vec<std::borrow::Cow<'static, str>> =
         vec!["equal priorities interfere with each other (treated as higher priority)".into()];
     if opts.tick_release_delay && p.jitter.iter().any(|j| j.tick_delay_ns > 0.0) {
@@ -319,32 +363,5 @@ pub fn analyze(sys: &System, opts: &AnalysisOptions) -> Result<AnalysisResult, A
             );
         }
     }
-
-    let tasks = match mode {
-        TickMode::Pessimistic => pess.clone(),
-        TickMode::Partitioned => part.clone(),
-    };
-    Ok(AnalysisResult {
-        kind: "analyze",
-        schema_version: 1,
-        source: sys.source.clone(),
-        model: sys.kernel.model().name(),
-        tick_mode: mode.name(),
-        overheads: opts.overheads,
-        tick_release_delay: opts.tick_release_delay,
-        schedulable: tasks.iter().all(|t| t.schedulable),
-        tasks,
-        tick_modes: TickModes {
-            pessimistic: pess,
-            partitioned: part,
-        },
-        pessimism_reduction,
-        totals,
-        notes,
-    })
-}
-
-/// Least common multiple of the periods, `None` past `i64::MAX` picoseconds.
-pub fn hyperperiod(sys: &System) -> Option<Picos> {
-    latscope_core::arith::lcm_all(sys.tasks.iter().map(|t| t.period().0.max(0) as u64)).map(Picos)
+    notes
 }

@@ -27,8 +27,24 @@ pub(super) struct Floor<'a> {
 #[derive(Default, Clone)]
 pub(super) struct Trail {
     pub(super) hint: Option<Hint>,
-    pub(super) windows: Vec<i64>,
+    /// The first `len` windows (an array: no allocation per task).
+    windows: [i64; TRAIL_JOBS],
+    len: usize,
     pub(super) past_bound: Option<u64>,
+}
+
+impl Trail {
+    /// The windows of the jobs examined (at most [`TRAIL_JOBS`]).
+    pub(super) fn windows(&self) -> &[i64] {
+        &self.windows[..self.len]
+    }
+
+    fn push(&mut self, w: i64) {
+        if let Some(slot) = self.windows.get_mut(self.len) {
+            *slot = w;
+            self.len += 1;
+        }
+    }
 }
 
 /// Jobs of a busy window whose windows a [`Trail`] keeps (memory stays linear in tasks).
@@ -60,7 +76,7 @@ pub(super) fn analyse_task(
     trail: &mut Trail,
 ) -> TaskResult {
     trail.hint = None;
-    trail.windows.clear();
+    trail.len = 0;
     trail.past_bound = None;
     let me = ctx.pos[i];
     let hp_end = ctx.group_end[me];
@@ -293,9 +309,7 @@ fn busy_window(
                 wcet: own.wcet,
             });
         }
-        if trail.windows.len() < TRAIL_JOBS {
-            trail.windows.push(w);
-        }
+        trail.push(w);
         let r = w - q as i64 * own.period + own.jit;
         if best.is_none_or(|(br, _, _)| r > br) {
             best = Some((r, q, w));
@@ -422,9 +436,7 @@ fn fixed_point(
             .stop_above
             .filter(|&l| w - q as i64 * own.period + own.jit > l)
         {
-            if trail.windows.len() < TRAIL_JOBS {
-                trail.windows.push(w);
-            }
+            trail.push(w);
             trail.past_bound = Some(q);
             stopped(result, limit, *iters, q);
             return None;

@@ -79,6 +79,7 @@ impl Interference {
 
     /// Adds a share (in priority order). Past `keep` shares the smallest one goes to
     /// `others_ns` (the earliest of equal ones stays); the kept ones keep their order.
+    #[inline]
     pub(super) fn push(&mut self, task: usize, ns: f64) {
         let share = Share {
             task: task as u32,
@@ -89,20 +90,20 @@ impl Interference {
             if self.items.len() == self.keep {
                 self.find_min();
             }
-            return;
-        }
-        if self.keep == 0 {
+        } else if self.keep == 0 || ns <= self.min_ns {
             self.others_ns += ns;
-            return;
-        }
-        if ns > self.min_ns {
-            self.others_ns += self.min_ns;
-            self.items.remove(self.min_at);
-            self.items.push(share);
-            self.find_min();
         } else {
-            self.others_ns += ns;
+            self.replace_min(share);
         }
+    }
+
+    /// Drops the smallest kept share for `share` (a larger one), keeping the order.
+    #[inline(never)]
+    fn replace_min(&mut self, share: Share) {
+        self.others_ns += self.min_ns;
+        self.items.remove(self.min_at);
+        self.items.push(share);
+        self.find_min();
     }
 
     /// The last smallest kept share (ties: the lowest priority goes out first), once

@@ -86,14 +86,6 @@ pub struct OffsetBound {
     pub tasks: Vec<OffsetBoundTask>,
 }
 
-fn gcd(a: i64, b: i64) -> i64 {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
-    }
-}
-
 /// How the offset-based bound treats interrupts. The system file gives an interrupt a
 /// minimum inter-arrival time and an offset; whether it really is strictly periodic (a
 /// timer, a sampling clock) is the user's declaration, not the file's.
@@ -167,7 +159,7 @@ fn task_phase(sys: &System, j: usize, phased: &[bool]) -> Option<Phase> {
 /// later than `t0 - J_j` the first arrival of `j` that can fall in a window started by
 /// `c` comes (docs/analysis.md). Wide arithmetic: no term can overflow.
 fn reduction(j: Phase, jj: i64, c: Phase, jc: i64, z: i64) -> i64 {
-    let g = gcd(j.period, c.period).max(1) as i128;
+    let g = latscope_core::arith::gcd(j.period, c.period).max(1) as i128;
     let r = (j.offset as i128 - c.offset as i128 + jj as i128 + z as i128).rem_euclid(g);
     // 0 <= d < g <= i64::MAX.
     (r - jc as i128 - z as i128).max(0) as i64
