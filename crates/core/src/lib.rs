@@ -1,5 +1,6 @@
 //! latscope-core: the data model every latscope front end shares.
 //!
+//! * [`arith`]: gcd and the overflow-checked lcm of periods (hyperperiods);
 //! * [`time`]: integer time with the unit in the type ([`Nanos`], [`Picos`]) and exact
 //!   parsing of `1.5us`-style durations;
 //! * [`stats`]: the one statistics module (moments, HDR histogram, exact samples);
@@ -13,6 +14,7 @@
 //!
 //! No CLI concerns live here: functions return errors, never print or exit.
 
+pub mod arith;
 pub mod capture;
 pub mod events;
 pub mod jsonnum;

@@ -158,7 +158,7 @@ proptest! {
             if let Some(w) = t.wcrt_ns {
                 let b = &t.breakdown;
                 let sum = b.wcet_ns + b.own_previous_jobs_ns + b.window_offset_ns
-                    + b.interference.iter().map(|x| x.ns).sum::<f64>()
+                    + b.interference.iter().map(|x| x.ns).sum::<f64>() + b.interference_others_ns
                     + b.tick_ns + b.context_switch_ns + b.interrupts_ns + b.blocking_ns + b.jitter_ns;
                 prop_assert!((sum - w).abs() < 1e-3 * w.max(1.0), "{}: {} vs {}", t.name, sum, w);
             }
@@ -260,7 +260,7 @@ proptest! {
             if let Some(w) = t.wcrt_ns {
                 let b = &t.breakdown;
                 let sum = b.wcet_ns + b.own_previous_jobs_ns + b.window_offset_ns
-                    + b.interference.iter().map(|x| x.ns).sum::<f64>()
+                    + b.interference.iter().map(|x| x.ns).sum::<f64>() + b.interference_others_ns
                     + b.tick_ns + b.context_switch_ns + b.interrupts_ns + b.blocking_ns + b.jitter_ns;
                 prop_assert!((sum - w).abs() < 1e-3 * w.max(1.0), "{}: {} vs {}", t.name, sum, w);
             }

@@ -561,7 +561,7 @@ impl SimConfig {
             h = if h == 0 {
                 t.period.0
             } else {
-                let g = gcd(h, t.period.0);
+                let g = latscope_core::arith::gcd(h, t.period.0);
                 (h / g).checked_mul(t.period.0)?
             };
         }
@@ -571,13 +571,4 @@ impl SimConfig {
             h.checked_add(off).map(Picos)
         }
     }
-}
-
-pub(crate) fn gcd(mut a: i64, mut b: i64) -> i64 {
-    while b != 0 {
-        let t = a % b;
-        a = b;
-        b = t;
-    }
-    a.abs()
 }

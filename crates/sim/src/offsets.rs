@@ -60,14 +60,6 @@ fn none(reason: String) -> OffsetAware {
     }
 }
 
-fn gcd(a: i128, b: i128) -> i128 {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
-    }
-}
-
 /// Why the set is not deterministic, if it is not.
 pub fn nondeterminism(sys: &System) -> Option<String> {
     if !sys.interrupts.is_empty() {
@@ -107,7 +99,7 @@ pub fn offset_aware(sys: &System) -> OffsetAware {
     let mut h: i128 = tick.max(1);
     for t in &sys.tasks {
         let p = t.period().0 as i128;
-        h = h / gcd(h, p) * p;
+        h = h / latscope_core::arith::gcd(h, p) * p;
         if h > MAX_HORIZON.0 as i128 {
             return none(format!(
                 "the hyperperiod of the periods and the tick is over {} s",

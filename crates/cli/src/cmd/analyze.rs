@@ -3,9 +3,11 @@
 
 use super::analyze_margins;
 use anyhow::Context;
+use latscope_core::time::parse_nonneg_duration;
 use latscope_core::Picos;
 use latscope_model::rta::{
-    analyze, analyze_mode, AnalysisOptions, AnalysisResult, SwitchCharge, TaskResult,
+    analyze, analyze_mode, AnalysisOptions, AnalysisResult, InterferenceDetail, SwitchCharge,
+    TaskResult,
 };
 use latscope_model::system::{format_exact, TickMode};
 use latscope_model::System;
@@ -73,9 +75,28 @@ pub struct Args {
     /// jitter rounded up to whole ticks)
     #[arg(long)]
     pub no_release_delay: bool,
-    /// Stop analysing a task once its response time passes its deadline (faster on
-    /// overloaded sets; such a task's WCRT is then reported as unknown)
-    #[arg(long)]
+    /// Compute every task's WCRT exactly, also past its deadline. By default a task's
+    /// analysis stops once its response time passes its deadline (or --stop-past): it
+    /// misses the deadline whatever the value, which is then reported as "unbounded past
+    /// D" (JSON: `wcrt_ns` null, `wcrt_above_ns` the bound passed)
+    #[arg(long, conflicts_with = "stop_past")]
+    pub exact_unbounded: bool,
+    /// Iterate a task past its deadline up to this response time before reporting it
+    /// unbounded (default: the deadline)
+    #[arg(
+        long,
+        value_name = "DURATION",
+        value_parser = parse_nonneg_duration,
+        allow_hyphen_values = true
+    )]
+    pub stop_past: Option<Picos>,
+    /// How many higher-priority tasks each task's breakdown names: a number (the largest
+    /// shares; the rest summed in `interference_others_ns`) or `full` (every one: n^2 / 2
+    /// shares for n tasks)
+    #[arg(long, value_name = "N|full", value_parser = parse_interference, default_value = "8")]
+    pub interference: InterferenceDetail,
+    /// The default now (kept for scripts that pass it)
+    #[arg(long, hide = true, conflicts_with = "exact_unbounded")]
     pub stop_at_deadline: bool,
     /// How context switches are charged
     #[arg(long, value_enum, default_value = "per-event")]
@@ -132,7 +153,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }),
         overheads: !args.no_overheads,
         tick_release_delay: !args.no_release_delay,
-        stop_at_deadline: args.stop_at_deadline,
+        stop_at_deadline: args.stop_at_deadline || !args.exact_unbounded,
+        stop_bound: args.stop_past,
+        interference: args.interference,
         switch_charge: match args.switch_charge {
             SwitchArg::PerEvent => SwitchCharge::PerEvent,
             SwitchArg::PerJob => SwitchCharge::PerJob,
@@ -365,6 +388,25 @@ fn opt(ns: Option<f64>) -> String {
     ns.map_or_else(|| "unbounded".to_string(), t)
 }
 
+/// `--interference N|full`.
+fn parse_interference(s: &str) -> Result<InterferenceDetail, String> {
+    if s.eq_ignore_ascii_case("full") {
+        return Ok(InterferenceDetail::Full);
+    }
+    s.parse::<usize>()
+        .map(InterferenceDetail::Top)
+        .map_err(|_| format!("`{s}` is neither a number of tasks nor `full`"))
+}
+
+/// A task's WCRT cell: the value, `> D` when the analysis stopped past the bound, or
+/// "unbounded".
+fn wcrt_cell(r: &TaskResult) -> String {
+    match (r.wcrt_ns, r.wcrt_above_ns) {
+        (None, Some(b)) => format!("> {}", t(b)),
+        (w, _) => opt(w),
+    }
+}
+
 fn print_table(out: &mut impl Write, r: &AnalysisResult, breakdown: bool) -> anyhow::Result<()> {
     let other: &[TaskResult] = if r.tick_mode == "partitioned" {
         &r.tick_modes.pessimistic
@@ -395,10 +437,10 @@ fn print_table(out: &mut impl Write, r: &AnalysisResult, breakdown: bool) -> any
             t(a.period_ns),
             t(a.deadline_ns),
             t(a.jitter.total_ns),
-            opt(a.wcrt_ns),
+            wcrt_cell(a),
             a.slack_ns.map_or_else(|| "-".into(), t),
             if a.schedulable { "yes" } else { "MISS" }.into(),
-            opt(b.wcrt_ns),
+            wcrt_cell(b),
         ]);
     }
     let mut width = header.map(str::len);
@@ -446,6 +488,9 @@ fn print_table(out: &mut impl Write, r: &AnalysisResult, breakdown: bool) -> any
             }
             for i in &b.interference {
                 parts.push(format!("{} {}", i.name, t(i.ns)));
+            }
+            if b.interference_others_ns != 0.0 {
+                parts.push(format!("other tasks {}", t(b.interference_others_ns)));
             }
             for (name, v) in [
                 ("tick", b.tick_ns),

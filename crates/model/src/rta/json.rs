@@ -32,6 +32,10 @@ impl<'de> Deserialize<'de> for Interference {
                     ns: n.ns,
                 })
                 .collect(),
+            keep: usize::MAX,
+            others_ns: 0.0,
+            min_ns: 0.0,
+            min_at: 0,
         })
     }
 }

@@ -86,14 +86,6 @@ pub struct OffsetBound {
     pub tasks: Vec<OffsetBoundTask>,
 }
 
-fn gcd(a: i64, b: i64) -> i64 {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
-    }
-}
-
 /// How the offset-based bound treats interrupts. The system file gives an interrupt a
 /// minimum inter-arrival time and an offset; whether it really is strictly periodic (a
 /// timer, a sampling clock) is the user's declaration, not the file's.
@@ -167,7 +159,7 @@ fn task_phase(sys: &System, j: usize, phased: &[bool]) -> Option<Phase> {
 /// later than `t0 - J_j` the first arrival of `j` that can fall in a window started by
 /// `c` comes (docs/analysis.md). Wide arithmetic: no term can overflow.
 fn reduction(j: Phase, jj: i64, c: Phase, jc: i64, z: i64) -> i64 {
-    let g = gcd(j.period, c.period).max(1) as i128;
+    let g = latscope_core::arith::gcd(j.period, c.period).max(1) as i128;
     let r = (j.offset as i128 - c.offset as i128 + jj as i128 + z as i128).rem_euclid(g);
     // 0 <= d < g <= i64::MAX.
     (r - jc as i128 - z as i128).max(0) as i64
@@ -197,6 +189,13 @@ pub fn offset_bound_with(
     mode: TickMode,
     irq: IrqPhasing,
 ) -> Result<OffsetBound, AnalysisError> {
+    // The bound's value for every task, also past its deadline: the offset-free results
+    // it is compared with are exact too.
+    let exact = super::AnalysisOptions {
+        stop_at_deadline: false,
+        ..opts.clone()
+    };
+    let opts = &exact;
     let phased: Vec<bool> = sys
         .interrupts
         .iter()
@@ -301,8 +300,8 @@ fn bound_for(
                 std::mem::swap(&mut p.irq_shift, &mut irq_shift);
                 dem.clear();
                 let ctx = ModeCtx::new(sys, opts, &p, mode, &mut dem);
-                let mut hint = None;
-                let res = analyse_task(sys, opts, &p, &ctx, &mut dem, i, None, &mut hint);
+                let mut trail = super::fixed_point::Trail::default();
+                let res = analyse_task(&ctx, &mut dem, i, None, None, &mut trail);
                 std::mem::swap(&mut p.jitter_ps, &mut shifted);
                 std::mem::swap(&mut p.irq_shift, &mut irq_shift);
                 res.wcrt_ps
