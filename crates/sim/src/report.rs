@@ -17,11 +17,13 @@ pub(crate) fn ns(ps: i64) -> f64 {
 /// The histogram is a few hundred kilobytes at 0.1 % resolution and a simulation keeps
 /// one per task: allocating them all at start made 10,000 tasks cost 2.2 GB before the
 /// first event. So the first [`FEW`] values are kept as a list and moved into a histogram
-/// only when more come. Percentiles of a list are the upper edge of the histogram bucket
-/// holding the rank, exactly what the histogram would give.
+/// only when more come, sized for the values seen. Percentiles of a list are the upper
+/// edge of the histogram bucket holding the rank, exactly what the histogram would give.
 #[derive(Clone, Debug)]
 pub(crate) struct Dist {
     pub m: Moments,
+    /// Largest value kept exactly (ns); larger ones are recorded as this.
+    highest: i64,
     h: Hist,
 }
 
@@ -34,9 +36,12 @@ const PCTS: [f64; 4] = [50.0, 90.0, 99.0, 99.9];
 #[derive(Clone, Debug)]
 enum Hist {
     Off,
-    /// Largest value kept exactly (ns), and the values recorded so far (ns, clamped to
-    /// `[0, highest]` as the histogram records them).
-    Few(i64, Vec<i64>),
+    /// The values recorded so far (ns, clamped to `[0, highest]`).
+    Few(Vec<i64>),
+    /// Sized for the values seen (a few times the largest), grown when a larger one
+    /// comes: the buckets' edges depend only on the resolution, so the counts are the
+    /// same as in a histogram sized for `highest` from the start, at a fraction of the
+    /// memory (a response is seldom near 16 periods).
     Full(Box<Histogram>),
 }
 
@@ -46,13 +51,18 @@ impl Dist {
     pub fn new(highest_ps: i64, with_hist: bool) -> Dist {
         Dist {
             m: Moments::default(),
+            // as `Histogram::new` bounds it
+            highest: (highest_ps / 1000).max(1000).max(2),
             h: if with_hist {
-                // as `Histogram::new` bounds it
-                Hist::Few((highest_ps / 1000).max(1000).max(2), Vec::new())
+                Hist::Few(Vec::new())
             } else {
                 Hist::Off
             },
         }
+    }
+    /// A histogram's range for values up to `top`: room to grow, at most `highest`.
+    fn room(highest: i64, top: i64) -> i64 {
+        top.saturating_mul(4).clamp(1000, highest)
     }
     #[inline]
     pub fn add(&mut self, v_ps: i64, at_ps: i64) {
@@ -63,25 +73,40 @@ impl Dist {
                 source: 0,
             },
         );
-        let v = v_ps / 1000;
+        let v = (v_ps / 1000).clamp(0, self.highest);
         match &mut self.h {
             Hist::Off => {}
-            Hist::Full(h) => h.record(v),
-            Hist::Few(highest, few) if few.len() < FEW => few.push(v.clamp(0, *highest)),
-            Hist::Few(highest, few) => {
-                let mut h = Box::new(Histogram::new(*highest, 3));
+            Hist::Few(few) if few.len() < FEW => few.push(v),
+            Hist::Few(few) => {
+                let top = few.iter().copied().fold(v, i64::max);
+                let mut h = Box::new(Histogram::new(Dist::room(self.highest, top), 3));
                 for &x in few.iter() {
                     h.record(x);
                 }
                 h.record(v);
                 self.h = Hist::Full(h);
             }
+            Hist::Full(h) if v <= h.highest() => h.record(v),
+            Hist::Full(_) => self.grow_and_record(v),
         }
     }
+    /// Moves the counts into a histogram with room for `v`, then records it.
+    #[cold]
+    fn grow_and_record(&mut self, v: i64) {
+        let mut g = Box::new(Histogram::new(Dist::room(self.highest, v), 3));
+        if let Hist::Full(h) = &self.h {
+            for it in h.hdr().iter_recorded() {
+                // the bucket's upper edge lands in the same bucket of `g`
+                g.record_n(it.value_iterated_to() as i64, it.count_at_value());
+            }
+        }
+        g.record(v);
+        self.h = Hist::Full(g);
+    }
     /// [`PCTS`] in ns, in one pass: the upper edge of the bucket holding each rank, at most
-    /// the histogram's highest value (as `Histogram::percentile`).
+    /// `highest` (as `Histogram::percentile`).
     fn percentiles(&self) -> Option<[i64; 4]> {
-        let mut out = [0i64; 4];
+        let mut out = [self.highest; 4];
         match &self.h {
             Hist::Off => return None,
             Hist::Full(h) => {
@@ -93,18 +118,15 @@ impl Dist {
                     seen += it.count_at_value();
                     while k < PCTS.len() && seen > rank_index(PCTS[k], n) {
                         out[k] = (hdr.highest_equivalent(it.value_iterated_to()) as i64)
-                            .min(h.highest());
+                            .min(self.highest);
                         k += 1;
                     }
                     if k == PCTS.len() {
                         break;
                     }
                 }
-                for o in out.iter_mut().skip(k) {
-                    *o = h.highest();
-                }
             }
-            Hist::Few(highest, few) => {
+            Hist::Few(few) => {
                 let mut v = few.clone();
                 v.sort_unstable();
                 // Bucket edges depend only on the resolution, not on the highest value.
@@ -112,7 +134,7 @@ impl Dist {
                 for (o, &p) in out.iter_mut().zip(&PCTS) {
                     let x = v.get(rank_index(p, v.len() as u64) as usize).copied();
                     let x = x.unwrap_or(0).max(0) as u64;
-                    *o = (grid.hdr().highest_equivalent(x) as i64).min(*highest);
+                    *o = (grid.hdr().highest_equivalent(x) as i64).min(self.highest);
                 }
             }
         }
@@ -555,6 +577,27 @@ mod tests {
                 }
                 assert_eq!(s.count, n as u64);
             }
+        }
+    }
+
+    /// Values growing through the run make the histogram grow several times; the
+    /// percentiles stay those of one histogram sized for the whole range.
+    #[test]
+    fn a_growing_histogram_gives_the_same_percentiles() {
+        let highest_ps = 2_000_000_000_000; // 2 s
+        let mut d = Dist::new(highest_ps, true);
+        let mut h = Histogram::new(highest_ps / 1000, 3);
+        let mut v = 1_234i64;
+        for k in 0..5000 {
+            v = (v + v / 200 + 7).min(3_000_000_000_000);
+            d.add(v, k);
+            h.record(v / 1000);
+        }
+        let (lo, hi) = (1_234 + 1_234 / 200 + 7, v);
+        let s = d.summary();
+        for (g, p) in [s.p50_ns, s.p90_ns, s.p99_ns, s.p999_ns].iter().zip(PCTS) {
+            let want = ns(h.percentile(p).saturating_mul(1000).clamp(lo, hi));
+            assert_eq!(*g, Some(want), "p{p}");
         }
     }
 
