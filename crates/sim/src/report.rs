@@ -1,6 +1,6 @@
 //! The simulation's results: what `--json` writes (schema in docs/simulator.md).
 
-use latscope_core::stats::{Histogram, Location, Moments};
+use latscope_core::stats::{rank_index, Histogram, Location, Moments};
 use latscope_core::summary::ResultSummary;
 use latscope_core::words::Word;
 use schemars::JsonSchema;
@@ -13,10 +13,36 @@ pub(crate) fn ns(ps: i64) -> f64 {
 
 /// Thin layer over `latscope_core::stats`: exact moments in picoseconds plus an HDR
 /// histogram in whole nanoseconds for the percentiles (clamped to the exact extremes).
+///
+/// The histogram is a few hundred kilobytes at 0.1 % resolution and a simulation keeps
+/// one per task: allocating them all at start made 10,000 tasks cost 2.2 GB before the
+/// first event. So the first [`FEW`] values are kept as a list and moved into a histogram
+/// only when more come, sized for the values seen. Percentiles of a list are the upper
+/// edge of the histogram bucket holding the rank, exactly what the histogram would give.
 #[derive(Clone, Debug)]
 pub(crate) struct Dist {
     pub m: Moments,
-    pub h: Option<Histogram>,
+    /// Largest value kept exactly (ns); larger ones are recorded as this.
+    highest: i64,
+    h: Hist,
+}
+
+/// Values kept as a list before a histogram is allocated (8 bytes each).
+const FEW: usize = 128;
+
+/// The percentiles reported, increasing.
+const PCTS: [f64; 4] = [50.0, 90.0, 99.0, 99.9];
+
+#[derive(Clone, Debug)]
+enum Hist {
+    Off,
+    /// The values recorded so far (ns, clamped to `[0, highest]`).
+    Few(Vec<i64>),
+    /// Sized for the values seen (a few times the largest), grown when a larger one
+    /// comes: the buckets' edges depend only on the resolution, so the counts are the
+    /// same as in a histogram sized for `highest` from the start, at a fraction of the
+    /// memory (a response is seldom near 16 periods).
+    Full(Box<Histogram>),
 }
 
 impl Dist {
@@ -25,8 +51,18 @@ impl Dist {
     pub fn new(highest_ps: i64, with_hist: bool) -> Dist {
         Dist {
             m: Moments::default(),
-            h: with_hist.then(|| Histogram::new((highest_ps / 1000).max(1000), 3)),
+            // as `Histogram::new` bounds it
+            highest: (highest_ps / 1000).max(1000).max(2),
+            h: if with_hist {
+                Hist::Few(Vec::new())
+            } else {
+                Hist::Off
+            },
         }
+    }
+    /// A histogram's range for values up to `top`: room to grow, at most `highest`.
+    fn room(highest: i64, top: i64) -> i64 {
+        top.saturating_mul(4).clamp(1000, highest)
     }
     #[inline]
     pub fn add(&mut self, v_ps: i64, at_ps: i64) {
@@ -37,9 +73,72 @@ impl Dist {
                 source: 0,
             },
         );
-        if let Some(h) = &mut self.h {
-            h.record(v_ps / 1000);
+        let v = (v_ps / 1000).clamp(0, self.highest);
+        match &mut self.h {
+            Hist::Off => {}
+            Hist::Few(few) if few.len() < FEW => few.push(v),
+            Hist::Few(few) => {
+                let top = few.iter().copied().fold(v, i64::max);
+                let mut h = Box::new(Histogram::new(Dist::room(self.highest, top), 3));
+                for &x in few.iter() {
+                    h.record(x);
+                }
+                h.record(v);
+                self.h = Hist::Full(h);
+            }
+            Hist::Full(h) if v <= h.highest() => h.record(v),
+            Hist::Full(_) => self.grow_and_record(v),
         }
+    }
+    /// Moves the counts into a histogram with room for `v`, then records it.
+    #[cold]
+    fn grow_and_record(&mut self, v: i64) {
+        let mut g = Box::new(Histogram::new(Dist::room(self.highest, v), 3));
+        if let Hist::Full(h) = &self.h {
+            for it in h.hdr().iter_recorded() {
+                // the bucket's upper edge lands in the same bucket of `g`
+                g.record_n(it.value_iterated_to() as i64, it.count_at_value());
+            }
+        }
+        g.record(v);
+        self.h = Hist::Full(g);
+    }
+    /// [`PCTS`] in ns, in one pass: the upper edge of the bucket holding each rank, at most
+    /// `highest` (as `Histogram::percentile`).
+    fn percentiles(&self) -> Option<[i64; 4]> {
+        let mut out = [self.highest; 4];
+        match &self.h {
+            Hist::Off => return None,
+            Hist::Full(h) => {
+                let n = h.count();
+                let hdr = h.hdr();
+                let mut k = 0;
+                let mut seen = 0u64;
+                for it in hdr.iter_recorded() {
+                    seen += it.count_at_value();
+                    while k < PCTS.len() && seen > rank_index(PCTS[k], n) {
+                        out[k] = (hdr.highest_equivalent(it.value_iterated_to()) as i64)
+                            .min(self.highest);
+                        k += 1;
+                    }
+                    if k == PCTS.len() {
+                        break;
+                    }
+                }
+            }
+            Hist::Few(few) => {
+                let mut v = few.clone();
+                v.sort_unstable();
+                // Bucket edges depend only on the resolution, not on the highest value.
+                let grid = Histogram::new(2, 3);
+                for (o, &p) in out.iter_mut().zip(&PCTS) {
+                    let x = v.get(rank_index(p, v.len() as u64) as usize).copied();
+                    let x = x.unwrap_or(0).max(0) as u64;
+                    *o = (grid.hdr().highest_equivalent(x) as i64).min(self.highest);
+                }
+            }
+        }
+        Some(out)
     }
     pub fn summary(&self) -> DistSummary {
         let n = self.m.count();
@@ -48,9 +147,10 @@ impl Dist {
         }
         let min = self.m.min().unwrap_or(0);
         let max = self.m.max().unwrap_or(0);
-        let pct = |p: f64| -> Option<f64> {
-            self.h.as_ref().map(|h| {
-                let v = h.percentile(p).saturating_mul(1000);
+        let pc = self.percentiles();
+        let pct = |k: usize| -> Option<f64> {
+            pc.map(|p| {
+                let v = p[k].saturating_mul(1000);
                 ns(v.clamp(min, max))
             })
         };
@@ -58,10 +158,10 @@ impl Dist {
             count: n,
             min_ns: Some(ns(min)),
             mean_ns: Some(self.m.mean() / 1000.0),
-            p50_ns: pct(50.0),
-            p90_ns: pct(90.0),
-            p99_ns: pct(99.0),
-            p999_ns: pct(99.9),
+            p50_ns: pct(0),
+            p90_ns: pct(1),
+            p99_ns: pct(2),
+            p999_ns: pct(3),
             max_ns: Some(ns(max)),
             max_at_ns: Some(ns(self.m.max_at().at)),
         }
@@ -441,5 +541,72 @@ impl SimReport {
     /// Reads a `simulate --json` result back.
     pub fn from_json(text: &str) -> Result<SimReport, serde_json::Error> {
         serde_json::from_str(text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    /// The percentiles of a `Dist` (a list while few values, a histogram after) equal a
+    /// histogram's `percentile` over the same values, clamped to the exact extremes as
+    /// `summary` does: checked on counts on both sides of the switch, with values below
+    /// zero and above the histogram's range.
+    #[test]
+    fn list_and_histogram_give_the_histograms_percentiles() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        for n in [1usize, 2, 3, 7, 99, FEW - 1, FEW, FEW + 1, 1000] {
+            for spread in [3_000i64, 2_000_000, 900_000_000] {
+                let highest_ps = 1_000_000_000; // 1 ms: 1,000,000 ns
+                let mut d = Dist::new(highest_ps, true);
+                let mut h = Histogram::new(highest_ps / 1000, 3);
+                let (mut lo, mut hi) = (i64::MAX, i64::MIN);
+                for k in 0..n {
+                    let v = rng.gen_range(-1000..spread) * 1000 + rng.gen_range(0..1000);
+                    d.add(v, k as i64);
+                    h.record(v / 1000);
+                    lo = lo.min(v);
+                    hi = hi.max(v);
+                }
+                let s = d.summary();
+                let want = |p: f64| Some(ns(h.percentile(p).saturating_mul(1000).clamp(lo, hi)));
+                let got = [s.p50_ns, s.p90_ns, s.p99_ns, s.p999_ns];
+                for (g, p) in got.iter().zip(PCTS) {
+                    assert_eq!(*g, want(p), "n {n}, spread {spread}, p{p}");
+                }
+                assert_eq!(s.count, n as u64);
+            }
+        }
+    }
+
+    /// Values growing through the run make the histogram grow several times; the
+    /// percentiles stay those of one histogram sized for the whole range.
+    #[test]
+    fn a_growing_histogram_gives_the_same_percentiles() {
+        let highest_ps = 2_000_000_000_000; // 2 s
+        let mut d = Dist::new(highest_ps, true);
+        let mut h = Histogram::new(highest_ps / 1000, 3);
+        let mut v = 1_234i64;
+        for k in 0..5000 {
+            v = (v + v / 200 + 7).min(3_000_000_000_000);
+            d.add(v, k);
+            h.record(v / 1000);
+        }
+        let (lo, hi) = (1_234 + 1_234 / 200 + 7, v);
+        let s = d.summary();
+        for (g, p) in [s.p50_ns, s.p90_ns, s.p99_ns, s.p999_ns].iter().zip(PCTS) {
+            let want = ns(h.percentile(p).saturating_mul(1000).clamp(lo, hi));
+            assert_eq!(*g, Some(want), "p{p}");
+        }
+    }
+
+    #[test]
+    fn without_histogram_no_percentiles() {
+        let mut d = Dist::new(1_000_000, false);
+        d.add(5000, 0);
+        let s = d.summary();
+        assert_eq!(s.p50_ns, None);
+        assert_eq!(s.max_ns, Some(5.0));
     }
 }

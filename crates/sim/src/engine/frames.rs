@@ -1,0 +1,171 @@
+//! Interrupt frames: pushing one, finishing the running activity and what each frame does when it ends.
+
+use super::*;
+
+impl Sim {
+    pub(super) fn push_frame(&mut self, kind: FrameKind, cost: i64, arrival: i64) {
+        let (prio, masks) = match kind {
+            FrameKind::Tick | FrameKind::PendSv => (P_KERNEL_IRQ, true),
+            FrameKind::Irq(q) => (self.irq_eff[q as usize], false),
+            FrameKind::Wake => (P_WAKE, false),
+            FrameKind::Sched | FrameKind::ThreadSwitch(_) => (P_THREAD_KERNEL, false),
+        };
+        self.frames.push(Frame {
+            kind,
+            rem: cost.max(0),
+            prio,
+            masks,
+            arrival,
+            total: cost.max(0),
+            bi: 0,
+        });
+        if masks {
+            self.mask_depth += 1;
+        }
+        let c = self.frame_channel(kind);
+        self.set_channel(c);
+    }
+
+    pub(super) fn start_irq(&mut self, q: usize) {
+        let arr = self.irq_pending[q].take().unwrap_or(self.now);
+        let lat = self.now - arr;
+        let m = &mut self.irq_max_lat[q];
+        *m = Some(m.map_or(lat, |x| x.max(lat)));
+        let cost = self.irq_cost[q];
+        self.push_frame(FrameKind::Irq(q as u32), cost, arr);
+    }
+
+    pub(super) fn complete(&mut self) {
+        if let Some(f) = self.frames.last().copied() {
+            if let FrameKind::Irq(q) = f.kind {
+                self.irq_section_bounds(q as usize);
+            }
+            if f.rem > 0 {
+                return;
+            }
+            self.frames.pop();
+            if f.masks {
+                self.mask_depth -= 1;
+            }
+            self.end_frame(f);
+            let c = self.context_channel();
+            self.set_channel(c);
+            return;
+        }
+        let Some(i) = self.task_running() else {
+            return;
+        };
+        // A job with output writes it after its own execution (engine/devices.rs).
+        let done = if self.out_state[i] != OutState::Off {
+            self.output_step(i)
+        } else {
+            self.step_ops(i) && self.output_begin(i)
+        };
+        if !done {
+            // a step of the job ended (a section begins or ends, the task blocked, an
+            // output step ended or the writer suspended)
+            let c = self.context_channel();
+            self.set_channel(c);
+            return;
+        }
+        self.record_completion(i);
+        if self.tick_mode {
+            self.after_job_tick_mode(i);
+        } else {
+            self.ls_cur = None;
+            self.ls_last = i;
+        }
+        let c = self.context_channel();
+        self.set_channel(c);
+    }
+
+    pub(super) fn end_frame(&mut self, f: Frame) {
+        match f.kind {
+            FrameKind::Tick => {
+                let cur_p = self.prio[self.cur];
+                let mut switch = false;
+                for k in 0..self.tick_released.len() {
+                    let i = self.tick_released[k] as usize;
+                    let a = self.pending_arrival[i];
+                    self.release_job(i, a);
+                    self.ready_add(i);
+                    if self.prio[i] > cur_p {
+                        switch = true;
+                    }
+                }
+                if self.time_slicing && self.len[self.level[self.cur] as usize] > 1 {
+                    switch = true;
+                }
+                if switch {
+                    self.pendsv_pending = true;
+                }
+            }
+            FrameKind::PendSv => {
+                let prev = self.cur;
+                let to = self.pendsv_to;
+                if prev != to && prev != self.idle && !self.cur_blocked && self.has_job[prev] {
+                    self.preempt[prev] += 1;
+                }
+                self.cur = to;
+                self.cur_blocked = false;
+            }
+            FrameKind::Irq(q) => {
+                let q = q as usize;
+                let r = self.now - f.arrival;
+                self.irq_resp[q].add(r, f.arrival);
+                for k in 0..self.irq_tasks[q].len() {
+                    let i = self.irq_tasks[q][k] as usize;
+                    if !self.has_job[i] && !self.in_ready[i] {
+                        self.release_job(i, f.arrival);
+                        self.ready_add(i);
+                        if i == self.cur {
+                            self.cur_blocked = false;
+                        }
+                        if self.prio[i] > self.prio[self.cur] || self.cur_blocked {
+                            self.pendsv_pending = true;
+                        }
+                    } else if self.irq_queue[i].len() < IRQ_QUEUE_CAP {
+                        self.irq_queue[i].push_back(f.arrival);
+                    } else {
+                        self.overruns[i] += 1;
+                    }
+                }
+            }
+            FrameKind::Wake => {
+                self.waking = false;
+                // vTaskStepTick: the count steps over the ticks slept through. When a
+                // delayed task's wake time has come (the last tick instant at or before
+                // now reaches it), the step stops one short and that tick is processed
+                // at once (xPendedTicks / the pending SysTick), releasing every due task.
+                let k = self.floor_tick(self.now);
+                let due = self
+                    .delayed
+                    .peek()
+                    .is_some_and(|Reverse((w, _, _))| *w <= k);
+                if due && k > self.tick_count && self.tick_pending.is_none() {
+                    self.tick_count = k - 1;
+                    self.tick_pending = Some((self.tick_time(k), k));
+                    self.next_tick_k = (k + 1).max(self.next_tick_k);
+                } else {
+                    // Otherwise the tick resumes on its grid: the first tick instant at
+                    // or after now fires (at once if now is one).
+                    let kc = self.ceil_tick(self.now);
+                    self.next_tick_k = kc.max(self.next_tick_k);
+                    self.tick_count = self.tick_count.max(kc - 1);
+                }
+                if self
+                    .cfg
+                    .tickless
+                    .as_ref()
+                    .is_some_and(|t| t.switch_extra.0 > 0)
+                {
+                    self.wake_extra_pending = true;
+                }
+            }
+            FrameKind::Sched => {}
+            FrameKind::ThreadSwitch(th) => {
+                self.ls_cur = Some(th as usize);
+            }
+        }
+    }
+}

@@ -1,0 +1,276 @@
+//! Results: the tick series and the report of the time simulated so far.
+
+use super::*;
+
+impl Sim {
+    /// Tick series rows (when `SimOptions::series`).
+    pub fn series(&self) -> &[TickRow] {
+        &self.series
+    }
+
+    /// Writes the tick series as CSV: `time_ns,duration_ns,released`.
+    pub fn write_series_csv<W: std::io::Write>(&self, mut w: W) -> std::io::Result<()> {
+        writeln!(w, "time_ns,duration_ns,released")?;
+        for r in &self.series {
+            writeln!(
+                w,
+                "{},{},{}",
+                fmt_ns(r.time.0),
+                fmt_ns(r.duration.0),
+                r.released
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Builds the report for the time simulated so far.
+    pub fn report(&self) -> SimReport {
+        let dur = self.now.max(1);
+        let mut tasks = Vec::with_capacity(self.n);
+        for i in 0..self.n {
+            let t = &self.cfg.tasks[i];
+            let mut misses = self.misses[i];
+            let mut first = self.first_miss[i];
+            if self.has_job[i] && self.now - self.job_arrival[i] > t.deadline.0 {
+                misses += 1;
+                let abs = self.job_arrival[i] + t.deadline.0;
+                if first.is_none_or(|f| abs < f) {
+                    first = Some(abs);
+                }
+            }
+            let response = self.resp[i].summary();
+            tasks.push(TaskReport {
+                name: t.name.clone(),
+                priority: t.priority,
+                jobs: self.jobs[i],
+                released: self.released[i],
+                max_response_ns: response.max_ns,
+                first_response_ns: self.first_resp[i].map(ns),
+                response,
+                deadline_ns: ns(t.deadline.0),
+                deadline_misses: misses,
+                first_miss_ns: first.map(ns),
+                preemptions: self.preempt[i],
+                overruns: self.overruns[i],
+                cpu_ns: ns(self.task_cpu[i]),
+                blocked_ns: ns(self.blocked_total[i]
+                    + if self.waiting[i].is_some() {
+                        self.now - self.wait_since[i]
+                    } else {
+                        0
+                    }),
+                max_blocking_ns: ns(if self.has_job[i] {
+                    self.max_inv[i].max(self.job_inv[i])
+                } else {
+                    self.max_inv[i]
+                }),
+            });
+        }
+        let td = self.tick_dur.summary();
+        let tick = TickReport {
+            count: td.count,
+            min_ns: td.min_ns,
+            max_ns: td.max_ns,
+            mean_ns: td.mean_ns,
+            p50_ns: td.p50_ns,
+            p99_ns: td.p99_ns,
+            lost: self.tick_lost + self.ls_lost,
+            max_latency_ns: self.tick_max_lat.map(ns),
+            max_released: self.tick_max_rel,
+            peaks_at_ns: self.tick_peak.2.iter().map(|&t| ns(t)).collect(),
+            peak_count: self.tick_peak.1,
+        };
+        let name = |x: u32| -> String {
+            let x = x as usize;
+            if x >= self.n {
+                "idle".into()
+            } else {
+                self.cfg.tasks[x].name.clone()
+            }
+        };
+        let nn = self.n + 1;
+        let mut pairs: Vec<((u32, u32), Agg)> = if self.sw_pair_dense.is_empty() {
+            self.sw_pair.iter().map(|(k, v)| (*k, *v)).collect()
+        } else {
+            self.sw_pair_dense
+                .iter()
+                .enumerate()
+                .filter(|(_, g)| g.count > 0)
+                .map(|(k, g)| (((k / nn) as u32, (k % nn) as u32), *g))
+                .collect()
+        };
+        pairs.sort_by_key(|(k, _)| *k);
+        let mut dists: Vec<(i64, Agg)> = self
+            .sw_dist
+            .iter()
+            .enumerate()
+            .filter(|(_, g)| g.count > 0)
+            .map(|(k, g)| (k as i64 - self.maxp as i64, *g))
+            .chain(self.sw_dist_map.iter().map(|(d, g)| (*d, *g)))
+            .collect();
+        dists.sort_by_key(|(d, _)| *d);
+        let switches = SwitchReport {
+            count: self.sw_all.count,
+            min_ns: (self.sw_all.count > 0).then(|| ns(self.sw_all.min)),
+            mean_ns: (self.sw_all.count > 0).then(|| self.sw_all.group().mean_ns),
+            max_ns: (self.sw_all.count > 0).then(|| ns(self.sw_all.max)),
+            by_pair: pairs
+                .into_iter()
+                .map(|((a, b), g)| SwitchGroup {
+                    from: Some(name(a)),
+                    to: Some(name(b)),
+                    ..g.group()
+                })
+                .collect(),
+            by_levels: if self.tick_mode && self.sw_const.is_none() {
+                self.sw_levels
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, g)| g.count > 0)
+                    .map(|(k, g)| SwitchGroup {
+                        levels: Some(k as u32),
+                        ..g.group()
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            },
+            by_priority_distance: dists
+                .into_iter()
+                .map(|(d, g)| SwitchGroup {
+                    distance: Some(d),
+                    ..g.group()
+                })
+                .collect(),
+        };
+        let interrupts = (0..self.cfg.interrupts.len())
+            .map(|q| IrqReport {
+                name: self.cfg.interrupts[q].name.clone(),
+                count: self.irq_count[q],
+                lost: self.irq_lost[q],
+                response: self.irq_resp[q].summary(),
+                max_latency_ns: self.irq_max_lat[q].map(ns),
+            })
+            .collect();
+        let c = &self.cpu;
+        let f = |x: i64| x as f64 / dur as f64;
+        let cpu = CpuSplit {
+            tasks_ns: ns(c.task),
+            tick_ns: ns(c.tick),
+            switch_ns: ns(c.switch),
+            interrupts_ns: ns(c.irq),
+            scheduler_ns: ns(c.sched),
+            idle_ns: ns(c.idle),
+            sleep_ns: ns(c.sleep),
+            wake_ns: ns(c.wake),
+            tasks_fraction: f(c.task),
+            tick_fraction: f(c.tick),
+            switch_fraction: f(c.switch),
+            interrupts_fraction: f(c.irq),
+            scheduler_fraction: f(c.sched),
+            idle_fraction: f(c.idle),
+            sleep_fraction: f(c.sleep),
+            wake_fraction: f(c.wake),
+        };
+        let sleep = SleepReport {
+            state: self.cfg.tickless.as_ref().map(|t| t.state.clone()),
+            sleeps: self.sleeps,
+            wakeups: self.wake_timer_n + self.wake_irq_n,
+            timer_wakeups: self.wake_timer_n,
+            interrupt_wakeups: self.wake_irq_n,
+        };
+        let list_scan = (!self.tick_mode).then(|| ListScanReport {
+            scheduler_runs: self.ls_runs,
+            lost_ticks: self.ls_lost,
+            late_runs: self.ls_late,
+            delay: self.ls_delay.summary(),
+            overruns: self.ls_overruns,
+        });
+        let tname = |x: usize| self.cfg.tasks[x].name.clone();
+        let resources = self
+            .cfg
+            .resources
+            .iter()
+            .enumerate()
+            .map(|(r, res)| {
+                let st = &self.res_stats[r];
+                let held_now = self.owner[r].is_some() || self.isr_holds[r] > 0;
+                let cur_hold = if held_now {
+                    self.now - self.hold_since[r]
+                } else {
+                    0
+                };
+                ResourceReport {
+                    name: res.name.clone(),
+                    protocol: match res.protocol {
+                        SimProtocol::Inheritance => "inheritance",
+                        SimProtocol::Ceiling => "ceiling",
+                        SimProtocol::Critical => "critical",
+                    },
+                    ceiling: self.ceil[r],
+                    takes: st.takes,
+                    contended: st.contended,
+                    inheritances: st.inheritances,
+                    held_ns: ns(st.held + cur_hold),
+                    max_hold_ns: ns(st.max_hold.max(cur_hold)),
+                    waited_ns: ns(st.waited),
+                    max_wait_ns: ns(st.max_wait),
+                    episodes: st
+                        .episodes
+                        .iter()
+                        .map(|e| BlockEpisode {
+                            at_ns: ns(e.at),
+                            task: tname(e.task as usize),
+                            holder: e
+                                .holder
+                                .map_or_else(|| "interrupt".into(), |h| tname(h as usize)),
+                            holder_priority: e.holder_prio,
+                            inherited: e.inherited,
+                            wait_ns: e.wait.map(ns),
+                        })
+                        .collect(),
+                }
+            })
+            .collect();
+        SimReport {
+            resources,
+            kind: "simulate",
+            schema_version: 1,
+            source: self.opts.source.clone(),
+            kernel: if self.tick_mode { "tick" } else { "list-scan" },
+            seed: self.opts.seed,
+            duration_ns: ns(self.now),
+            hyperperiod_ns: self.cfg.hyperperiod().map(|h| ns(h.0)),
+            tick_period_ns: ns(self.period),
+            events: self.events,
+            tasks,
+            tick,
+            switches,
+            interrupts,
+            cpu,
+            sleep,
+            list_scan,
+        }
+    }
+}
+
+/// Picoseconds as a decimal nanosecond string without float rounding (`1500.25`).
+pub fn fmt_ns(ps: i64) -> String {
+    let neg = ps < 0;
+    let a = ps.unsigned_abs();
+    let (i, f) = (a / 1000, a % 1000);
+    let s = if f == 0 {
+        format!("{i}")
+    } else {
+        let mut fs = format!("{f:03}");
+        while fs.ends_with('0') {
+            fs.pop();
+        }
+        format!("{i}.{fs}")
+    };
+    if neg {
+        format!("-{s}")
+    } else {
+        s
+    }
+}

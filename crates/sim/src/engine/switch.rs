@@ -1,0 +1,54 @@
+//! Context switches: the deferred switch (PendSV), its cost and the switch statistics.
+
+use super::*;
+
+impl Sim {
+    pub(super) fn switch_cost(&self, levels: u32) -> i64 {
+        match self.sw_const {
+            Some(c) => c,
+            None => self.sw_table[(levels as usize).min(self.sw_table.len() - 1)],
+        }
+    }
+
+    pub(super) fn start_pendsv(&mut self) {
+        self.pendsv_pending = false;
+        let (p, skipped) = self.select_level();
+        let to = self.next_owner(p);
+        self.pendsv_to = to;
+        self.pendsv_levels = skipped;
+        let mut cost = self.l + self.switch_cost(skipped);
+        if self.wake_extra_pending {
+            self.wake_extra_pending = false;
+            cost += self.cfg.tickless.as_ref().map_or(0, |t| t.switch_extra.0);
+        }
+        self.record_switch(self.cur, to, cost, skipped);
+        self.push_frame(FrameKind::PendSv, cost, self.now);
+    }
+
+    pub(super) fn record_switch(&mut self, from: usize, to: usize, cost: i64, levels: u32) {
+        self.events += 1;
+        self.sw_all.add(cost);
+        let nn = self.n + 1;
+        if self.sw_pair_dense.is_empty() {
+            self.sw_pair
+                .entry((from as u32, to as u32))
+                .or_default()
+                .add(cost);
+        } else {
+            self.sw_pair_dense[from * nn + to].add(cost);
+        }
+        // the FreeRTOS overheads paper Table 4 counts loop iterations: at least one list is inspected.
+        let lv = levels.max(1) as usize;
+        if self.sw_levels.len() <= lv {
+            self.sw_levels.resize(lv + 1, Agg::default());
+        }
+        self.sw_levels[lv].add(cost);
+        let d = self.prio[from] as i64 - self.prio[to] as i64;
+        if self.sw_dist.is_empty() {
+            self.sw_dist_map.entry(d).or_default().add(cost);
+        } else {
+            let k = (d + self.maxp as i64) as usize;
+            self.sw_dist[k].add(cost);
+        }
+    }
+}
