@@ -146,7 +146,10 @@ fn sigrok_total_probes_beyond_any_device_is_refused() {
     let meta = META_1MHZ.replace("total probes=8", "total probes=4294967295");
     let v = make_sr(&meta, &[("logic-1", vec![0, 1, 0, 1])]);
     let e = err_of(&v, "probes.sr", &Options::default());
-    has_all(&e, &["probes.sr", "entry 'metadata'", "total probes 4294967295"]);
+    has_all(
+        &e,
+        &["probes.sr", "entry 'metadata'", "total probes 4294967295"],
+    );
 }
 
 #[test]

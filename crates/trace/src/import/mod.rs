@@ -33,10 +33,10 @@ pub use files::{load_files, Loaded};
 use crate::error::{Error, Place, Result};
 use latscope_core::capture::Capture;
 pub use merge::{merge, open_merged, Merged};
-pub use stream_open::FIFO_WAIT;
 use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
+pub use stream_open::FIFO_WAIT;
 
 /// A frequency as people write it, exactly: `1 MHz`, `12.5 MHz`, `200 kHz`, `500 Hz`.
 pub fn format_hz(hz: u64) -> String {
@@ -476,7 +476,10 @@ fn check_range(cap: Capture, name: &str) -> Result<Capture> {
     }
     // times are whole picoseconds: a finer sample grid makes 0-ps pulses and a
     // "resolution ±0 ps"
-    if let Some(r) = cap.samplerate_hz.filter(|&r| r > latscope_core::time::PS_PER_S as u64) {
+    if let Some(r) = cap
+        .samplerate_hz
+        .filter(|&r| r > latscope_core::time::PS_PER_S as u64)
+    {
         return Err(Error::format(
             name,
             Place::File,

@@ -73,9 +73,7 @@ fn wait_readable(f: &File, name: &str, wait: Duration) -> Result<()> {
     // blocking again, so the readers see ordinary reads (not EAGAIN when the writer is slow)
     // SAFETY: fcntl on a valid descriptor owned by `f`.
     let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
-    if flags < 0
-        || unsafe { libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) } < 0
-    {
+    if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) } < 0 {
         return Err(Error::io(name, std::io::Error::last_os_error()));
     }
     Ok(())

@@ -284,7 +284,13 @@ fn read_impl<R: BufRead>(
                 // scalar sets bit 0 of a vector, a vector's bit 0 sets a scalar)
                 match widths.get(&id) {
                     Some(&(w, l)) if w != size => {
-                        let bits = |n: usize| if n == 1 { "1 bit".to_string() } else { format!("{n} bits") };
+                        let bits = |n: usize| {
+                            if n == 1 {
+                                "1 bit".to_string()
+                            } else {
+                                format!("{n} bits")
+                            }
+                        };
                         opts.warnings.push(format!(
                             "{file}: line {line}: identifier '{}' declared with {} here and {} \
                              on line {l}: its values are shared, fitted to each width",
