@@ -418,10 +418,14 @@ impl<'a> Instances<'a> {
         // four sets of counts, for values at places 0, 1, 2, 3 modulo 4, added up after the
         // pass: a run of equal values then increments four counters in turn instead of one
         // (each increment waits for the one before it to reach memory)
+        // The sets lie 64 bytes more than W counts apart: at exactly W (256 KiB) one value's
+        // four counters would share their address modulo 4 KiB, and the processor would
+        // make each increment wait for the store before it as if they were one counter.
         const W: usize = 2 * HALF as usize;
         const SETS: usize = 4;
-        let mut spec = vec![0u32; SETS * W];
-        let last = W - 1;
+        const STRIDE: usize = W + 16;
+        let mut spec = vec![0u32; SETS * STRIDE];
+        const LAST: usize = W - 1;
         let mut spec_ok = n <= u32::MAX as u64;
         // the hot loop keeps no sums: when every value was counted on the grid (the usual
         // case) the exact sums come from the counts below, else from a second pass
@@ -450,17 +454,17 @@ impl<'a> Instances<'a> {
             (min, max, imin, imax, floor) = (lo, hi, ilo, ihi, fl);
             let (dv, b) = (div, base);
             let mut ok = spec_ok;
-            let mut sets = spec.chunks_exact_mut(W);
+            let mut sets = spec.chunks_exact_mut(STRIDE);
             let (Some(s0), Some(s1), Some(s2), Some(s3)) =
                 (sets.next(), sets.next(), sets.next(), sets.next())
             else {
                 return; // four sets were allocated
             };
-            let count = |v: i64, set: &mut [u32], ok: &mut bool| {
+            let count = move |v: i64, set: &mut [u32], ok: &mut bool| {
                 let (q, fits) = dv.div(v.wrapping_sub(b) as u64);
                 let q = q as usize;
-                *ok &= fits & (q <= last);
-                set[q.min(last)] += 1;
+                *ok &= fits & (q <= LAST);
+                set[q.min(LAST)] += 1;
             };
             let quads = vals.chunks_exact(SETS);
             let tail = quads.remainder();
@@ -475,9 +479,9 @@ impl<'a> Instances<'a> {
             }
             spec_ok = ok;
         });
-        let (first_set, others) = spec.split_at_mut(W);
-        for set in others.chunks_exact(W) {
-            for (a, b) in first_set.iter_mut().zip(set) {
+        let (first_set, others) = spec.split_at_mut(STRIDE);
+        for set in others.chunks_exact(STRIDE) {
+            for (a, b) in first_set[..W].iter_mut().zip(&set[..W]) {
                 // at most n ≤ u32::MAX in all when `spec_ok`; saturating otherwise (unused)
                 *a = a.saturating_add(*b);
             }
