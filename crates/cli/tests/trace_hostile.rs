@@ -256,3 +256,63 @@ fn a_stream_error_names_stdin() {
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("stdin: line 3: time goes backwards"), "{err}");
 }
+
+#[test]
+fn a_fifo_without_a_writer_is_a_clear_error_not_a_hang() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("nobody.fifo");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let out = dir.path().join("never.json");
+    let f = fifo.display().to_string();
+    // `timeout` is the hang detector: before, open() waited for a writer forever
+    let o = Command::new("timeout")
+        .args(["120", exe(), "trace", &f, "--pulse", "D0", "--json"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    refused(&o, &f, &["a FIFO with no writer", "within 10 s"], &out);
+}
+
+#[test]
+fn a_session_on_stdin_that_stops_being_a_zip_is_refused_where_it_stops() {
+    // demo8.sr up to its central directory, then zeros: before, all of it was spooled
+    // to a temporary file and only then found not to be a zip
+    let sr = std::fs::read(fx("demo8.sr")).unwrap();
+    let dir_at = sr.windows(4).position(|w| w == b"PK\x01\x02").unwrap();
+    let mut c = Command::new(exe());
+    c.args(["trace", "-", "--pulse", "D0"]);
+    c.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut ch = c.spawn().unwrap();
+    let mut w = ch.stdin.take().unwrap();
+    let head = sr[..dir_at].to_vec();
+    // up to 1 GiB of zeros; counts what the reader took before it stopped
+    let writer = std::thread::spawn(move || {
+        let mut sent = 0u64;
+        if w.write_all(&head).is_err() {
+            return sent;
+        }
+        let zeros = vec![0u8; 1 << 20];
+        for _ in 0..1024 {
+            if w.write_all(&zeros).is_err() {
+                break;
+            }
+            sent += zeros.len() as u64;
+        }
+        sent
+    });
+    let o = ch.wait_with_output().unwrap();
+    let sent = writer.join().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("stdin: byte offset {dir_at}")) && err.contains("not a zip record"),
+        "{err}"
+    );
+    assert!(sent < 64 << 20, "{sent} bytes of zeros were read");
+}

@@ -21,11 +21,13 @@ pub mod saleae_bin;
 pub mod saleae_csv;
 pub mod scope_csv;
 pub mod sigrok;
+mod stream_open;
 pub mod systemview;
 pub(crate) mod text;
 pub mod threshold;
 pub mod tracerecorder;
 pub mod vcd;
+mod zip_scan;
 
 pub use files::{load_files, Loaded};
 
@@ -35,6 +37,7 @@ pub use merge::{merge, open_merged, Merged};
 use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
+pub use stream_open::FIFO_WAIT;
 
 /// A frequency as people write it, exactly: `1 MHz`, `12.5 MHz`, `200 kHz`, `500 Hz`.
 pub fn format_hz(hz: u64) -> String {
@@ -386,7 +389,7 @@ pub(crate) fn stream_input(path: &Path, opts: &Options) -> Result<StreamInput> {
     let mut r: Box<dyn Read> = if path.as_os_str() == "-" {
         Box::new(std::io::stdin().lock())
     } else {
-        Box::new(File::open(path).map_err(|e| Error::io(&name, e))?)
+        Box::new(stream_open::open_stream_path(path, &name, FIFO_WAIT)?)
     };
     let head = read_head(&mut r, &name)?;
     let format = detect_or_forced(&head, &name, opts.format)?;
@@ -407,9 +410,17 @@ pub(crate) fn stream_input(path: &Path, opts: &Options) -> Result<StreamInput> {
     }
     let mut file = tempfile::NamedTempFile::new()
         .map_err(|e| Error::io(&format!("{name} (spooling to a temporary file)"), e))?;
-    let mut all = std::io::Cursor::new(head).chain(r).take(MAX_SPOOL + 1);
-    let n = std::io::copy(&mut all, file.as_file_mut())
-        .map_err(|e| Error::io(&format!("{name} (spooling to a temporary file)"), e))?;
+    let spool_err = |e| Error::io(&format!("{name} (spooling to a temporary file)"), e);
+    let src = std::io::Cursor::new(head).chain(r);
+    let n = if format == Format::Sigrok {
+        // a session is checked record by record while it is copied (see `zip_scan`): one
+        // that stops being a zip is refused there, not once the whole stream is on disk
+        let mut check = zip_scan::StreamCheck::new(src);
+        std::io::copy(&mut (&mut check).take(MAX_SPOOL + 1), file.as_file_mut())
+            .map_err(|e| check.problem(&name).unwrap_or_else(|| spool_err(e)))?
+    } else {
+        std::io::copy(&mut src.take(MAX_SPOOL + 1), file.as_file_mut()).map_err(spool_err)?
+    };
     if n > MAX_SPOOL {
         return Err(Error::format(
             &name,
@@ -461,6 +472,21 @@ fn check_range(cap: Capture, name: &str) -> Result<Capture> {
             format!(
                 "capture times out of range: start {} ps, end {} ps (at most ±{} ps, 53 days)",
                 cap.start.0, cap.end.0, LIMIT
+            ),
+        ));
+    }
+    // times are whole picoseconds: a finer sample grid makes 0-ps pulses and a
+    // "resolution ±0 ps"
+    if let Some(r) = cap
+        .samplerate_hz
+        .filter(|&r| r > latscope_core::time::PS_PER_S as u64)
+    {
+        return Err(Error::format(
+            name,
+            Place::File,
+            format!(
+                "sample rate {} is above 1 THz: samples closer than the 1-ps time resolution",
+                format_hz(r)
             ),
         ));
     }

@@ -64,6 +64,42 @@ impl<R: Read> Rd<'_, R> {
     fn f64(&mut self, w: &str) -> Result<f64> {
         Ok(f64::from_le_bytes(self.bytes::<8>(w)?))
     }
+    /// A digital `initial_state`: 0 or 1. Anything else is not a level (a damaged file,
+    /// or another layout read as this one), so it is refused rather than read as high.
+    fn initial_state(&mut self) -> Result<bool> {
+        let at = self.pos;
+        match self.u32("initial_state")? {
+            0 => Ok(false),
+            1 => Ok(true),
+            x => Err(Error::format(
+                self.file,
+                Place::Byte(at),
+                format!("initial_state {x} is not a logic level (0 or 1)"),
+            )),
+        }
+    }
+    /// A v1 digital chunk's `sample_rate`: 0 means none recorded (times are then kept as
+    /// written, or rounded to `--samplerate`); otherwise 1 Hz to 1 THz. NaN, a negative or
+    /// infinite rate, or one finer than the 1-ps time resolution is refused: ignoring it
+    /// would silently change how every time is rounded.
+    fn digital_rate(&mut self) -> Result<Option<u64>> {
+        let at = self.pos;
+        let f = self.f64("sample_rate")?;
+        if f == 0.0 {
+            return Ok(None);
+        }
+        if !(1.0..=PS_PER_S as f64).contains(&f) {
+            return Err(Error::format(
+                self.file,
+                Place::Byte(at),
+                format!(
+                    "sample_rate {f} Hz is not a sample rate (1 Hz to 1 THz, the 1-ps time \
+                     resolution; 0 for none)"
+                ),
+            ));
+        }
+        Ok(Some(f.round() as u64))
+    }
     fn err(&self, msg: impl Into<String>) -> Error {
         Error::format(self.file, Place::Byte(self.pos), msg)
     }
@@ -130,7 +166,7 @@ pub fn read_opts<R: Read>(r: R, file: &str, name: &str, opts: &super::Options) -
     let (start, end, rate);
     match (version, kind) {
         (0, 0) => {
-            let init = d.u32("initial_state")?;
+            let init = d.initial_state()?;
             let begin = {
                 let x = d.f64("begin_time")?;
                 d.time(x, samplerate, "begin_time")?
@@ -144,8 +180,8 @@ pub fn read_opts<R: Read>(r: R, file: &str, name: &str, opts: &super::Options) -
             }
             let n = d.u64("num_transitions")?;
             b.start = Picos(begin);
-            b.set(0, Picos(begin), init != 0);
-            let mut lv = init != 0;
+            b.set(0, Picos(begin), init);
+            let mut lv = init;
             let mut last = begin;
             for i in 0..n {
                 let t = {
@@ -182,8 +218,8 @@ pub fn read_opts<R: Read>(r: R, file: &str, name: &str, opts: &super::Options) -
             let mut lv = false;
             let mut last = i64::MIN;
             for c in 0..chunks {
-                let init = d.u32("initial_state")? != 0;
-                let sr = rate_of(d.f64("sample_rate")?);
+                let init = d.initial_state()?;
+                let sr = d.digital_rate()?;
                 if c == 0 {
                     super::check_stated_rate(file, sr, samplerate, warnings)?;
                 }

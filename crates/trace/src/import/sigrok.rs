@@ -8,7 +8,7 @@
 //! comparison per 8 bytes.
 
 use super::analog_input::{AnalogInput, Times, MAX_SPOOLED_SAMPLES};
-use super::limits::{Declared, MAX_ANALOG_SAMPLES, MAX_META};
+use super::limits::{Declared, MAX_ANALOG_SAMPLES, MAX_CHANNELS, MAX_META};
 use super::Options;
 use crate::error::{Error, Place, Result};
 use latscope_core::capture::{AnalogChannel, Capture, DigitalChannel};
@@ -456,6 +456,10 @@ fn read_impl<R: Read + Seek>(r: R, file: &str, opts: &Options) -> Result<Capture
     let samplerate = opts.samplerate_hz;
     let only = opts.only_channels.as_deref();
     let budget = opts.edge_budget();
+    let mut r = r;
+    super::zip_scan::duplicate_names(&mut r, file)?;
+    r.seek(std::io::SeekFrom::Start(0))
+        .map_err(|e| Error::io(file, e))?;
     let mut z = zip::ZipArchive::new(r).map_err(|e| zip_err(file, e))?;
     check_layout(&mut z, file)?;
     let version = read_small(&mut z, file, "version")?.ok_or_else(|| {
@@ -487,6 +491,28 @@ fn read_impl<R: Read + Seek>(r: R, file: &str, opts: &Options) -> Result<Capture
     })?;
     if rate == 0 {
         return Err(Error::usage("samplerate must be positive"));
+    }
+    if rate > PS_PER_S as u64 {
+        // times are whole picoseconds: finer samples would collapse to 0-ps pulses
+        return Err(Error::format(
+            file,
+            mplace(),
+            format!(
+                "samplerate {} is above 1 THz: samples closer than the 1-ps time resolution \
+                 (if the stated rate is wrong, give the real one with --samplerate)",
+                super::format_hz(rate)
+            ),
+        ));
+    }
+    if let Some(t) = m.total_probes.filter(|&t| t as usize > MAX_CHANNELS) {
+        return Err(Error::format(
+            file,
+            mplace(),
+            format!(
+                "total probes {t} is more than the {MAX_CHANNELS} channels a capture may have \
+                 (a damaged metadata entry)"
+            ),
+        ));
     }
     let total = m.total_probes.unwrap_or(m.probes.len() as u32);
     let unit = match m.unitsize {

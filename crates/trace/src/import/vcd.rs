@@ -204,6 +204,8 @@ fn read_impl<R: BufRead>(
     let mut reals: Vec<Vec<(i64, f32)>> = Vec::new();
     let mut scope: Vec<String> = Vec::new();
     let mut names: HashMap<String, ()> = HashMap::new();
+    // the width and line of each identifier's first declaration
+    let mut widths: HashMap<Vec<u8>, (usize, u64)> = HashMap::new();
 
     // ---- header
     let mut defs_done = false;
@@ -277,6 +279,31 @@ fn read_impl<R: BufRead>(
                     ));
                 }
                 let id = body[2].as_bytes().to_vec();
+                // one identifier may name several variables (aliases), which then share
+                // every value; of two widths, a value fits only one of them exactly (a
+                // scalar sets bit 0 of a vector, a vector's bit 0 sets a scalar)
+                match widths.get(&id) {
+                    Some(&(w, l)) if w != size => {
+                        let bits = |n: usize| {
+                            if n == 1 {
+                                "1 bit".to_string()
+                            } else {
+                                format!("{n} bits")
+                            }
+                        };
+                        opts.warnings.push(format!(
+                            "{file}: line {line}: identifier '{}' declared with {} here and {} \
+                             on line {l}: its values are shared, fitted to each width",
+                            body[2],
+                            bits(size),
+                            bits(w)
+                        ));
+                    }
+                    Some(_) => {}
+                    None => {
+                        widths.insert(id.clone(), (size, line));
+                    }
+                }
                 let mut refs: Vec<&str> = body[3..].iter().map(|s| s.as_str()).collect();
                 // A trailing "[msb:lsb]" or "[i]" token is the bit range.
                 let mut range: Option<(i64, i64)> = None;

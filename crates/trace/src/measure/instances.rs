@@ -130,6 +130,7 @@ impl Dist {
 /// Exact division by a constant that is known to divide: multiplication by the inverse of
 /// its odd part modulo 2⁶⁴ after shifting out its power of two (Granlund & Montgomery),
 /// with the test that tells whether it did divide.
+#[derive(Clone, Copy)]
 struct ExactDiv {
     shift: u32,
     low: u64,
@@ -414,21 +415,27 @@ impl<'a> Instances<'a> {
         let base = (v0 as i128 - (HALF as i128) * g as i128)
             .clamp(i64::MIN as i128, i64::MAX as i128) as i64;
         let div = ExactDiv::new(g as u64);
-        // two sets of counts, for values at even and at odd places, added up after the
-        // pass: a run of equal values then increments two counters in turn instead of one
+        // four sets of counts, for values at places 0, 1, 2, 3 modulo 4, added up after the
+        // pass: a run of equal values then increments four counters in turn instead of one
         // (each increment waits for the one before it to reach memory)
+        // The sets lie 64 bytes more than W counts apart: at exactly W (256 KiB) one value's
+        // four counters would share their address modulo 4 KiB, and the processor would
+        // make each increment wait for the store before it as if they were one counter.
         const W: usize = 2 * HALF as usize;
-        let mut spec = vec![0u32; 2 * W];
-        let last = W - 1;
+        const SETS: usize = 4;
+        const STRIDE: usize = W + 16;
+        let mut spec = vec![0u32; SETS * STRIDE];
+        const LAST: usize = W - 1;
         let mut spec_ok = n <= u32::MAX as u64;
         // the hot loop keeps no sums: when every value was counted on the grid (the usual
         // case) the exact sums come from the counts below, else from a second pass
         self.for_each_block(|i0, vals| {
-            // the state in locals for the block, so it stays in registers
+            // two passes over the block (1024 values, in L1): the extremes and the worst,
+            // then the counts. Each pass has few enough locals to keep them all in
+            // registers; one pass doing both spilled the running minimum to the stack, a
+            // store and a load on every value's critical path.
             let (mut lo, mut hi, mut ilo, mut ihi) = (min, max, imin, imax);
-            let mut ok = spec_ok;
             let mut fl = floor;
-            let sp = &mut spec[..2 * W];
             for (j, &v) in vals.iter().enumerate() {
                 if v < lo {
                     lo = v;
@@ -438,22 +445,46 @@ impl<'a> Instances<'a> {
                     hi = v;
                     ihi = i0 + j;
                 }
-                let (q, fits) = div.div(v.wrapping_sub(base) as u64);
-                let q = q as usize;
-                ok &= fits & (q <= last);
-                sp[q.min(last) + ((i0 + j) & 1) * W] += 1;
                 if (v > fl || (v == fl && ties_enter && k > 0))
                     && offer(&mut best, k, (v, self.at(i0 + j)))
                 {
                     fl = best[k - 1].0;
                 }
             }
-            (min, max, imin, imax, spec_ok, floor) = (lo, hi, ilo, ihi, ok, fl);
+            (min, max, imin, imax, floor) = (lo, hi, ilo, ihi, fl);
+            let (dv, b) = (div, base);
+            let mut ok = spec_ok;
+            let mut sets = spec.chunks_exact_mut(STRIDE);
+            let (Some(s0), Some(s1), Some(s2), Some(s3)) =
+                (sets.next(), sets.next(), sets.next(), sets.next())
+            else {
+                return; // four sets were allocated
+            };
+            let count = move |v: i64, set: &mut [u32], ok: &mut bool| {
+                let (q, fits) = dv.div(v.wrapping_sub(b) as u64);
+                let q = q as usize;
+                *ok &= fits & (q <= LAST);
+                set[q.min(LAST)] += 1;
+            };
+            let quads = vals.chunks_exact(SETS);
+            let tail = quads.remainder();
+            for c in quads {
+                count(c[0], s0, &mut ok);
+                count(c[1], s1, &mut ok);
+                count(c[2], s2, &mut ok);
+                count(c[3], s3, &mut ok);
+            }
+            for &v in tail {
+                count(v, s0, &mut ok);
+            }
+            spec_ok = ok;
         });
-        let (even, odd) = spec.split_at_mut(W);
-        for (a, b) in even.iter_mut().zip(odd.iter()) {
-            // at most n ≤ u32::MAX in all when `spec_ok`; saturating otherwise (unused)
-            *a = a.saturating_add(*b);
+        let (first_set, others) = spec.split_at_mut(STRIDE);
+        for set in others.chunks_exact(STRIDE) {
+            for (a, b) in first_set[..W].iter_mut().zip(&set[..W]) {
+                // at most n ≤ u32::MAX in all when `spec_ok`; saturating otherwise (unused)
+                *a = a.saturating_add(*b);
+            }
         }
         spec.truncate(W);
         let counted = spec_ok && base <= min;
