@@ -12,7 +12,6 @@ use super::timerlat::{self, Pairer, Source};
 use crate::engine::RawSample;
 use latscope_core::stats::{Accumulator, Histogram, Location};
 use std::collections::VecDeque;
-use std::io::Read;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Receiver;
@@ -375,18 +374,7 @@ impl Correlator {
         let mut last_steal: Option<Instant> = None;
         loop {
             let stopping = stop.load(Ordering::SeqCst);
-            let mut got = false;
-            loop {
-                match pipe.read(&mut buf) {
-                    Ok(0) => break,
-                    Ok(n) => {
-                        got = true;
-                        let text = String::from_utf8_lossy(&buf[..n]).into_owned();
-                        self.feed_text(&text);
-                    }
-                    Err(_) => break, // EAGAIN: nothing more for now
-                }
-            }
+            let got = super::lost::drain_pipe(&mut pipe, &mut buf, |t| self.feed_text(t));
             if stopping || last_steal.is_none_or(|t| t.elapsed() >= STEAL_EVERY) {
                 if let Ok(text) = std::fs::read_to_string("/proc/stat") {
                     self.push_steal(crate::engine::now_ns(), &text);

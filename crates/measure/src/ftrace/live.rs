@@ -4,7 +4,7 @@
 //! one thread that feeds a [`Correlator`].
 
 pub use super::correlate::{Correlator, TraceResult, MAX_EVENTS_PER_CPU, MAX_SPIKES};
-use super::lost::parse_ring_stats;
+use super::lost::read_ring_stats;
 use super::timerlat::{self, Source};
 use crate::engine::RawSample;
 use std::os::unix::fs::OpenOptionsExt;
@@ -362,15 +362,7 @@ impl Tracer {
             _ => Correlator::new(1, 0, 0, self.instance.clone()),
         };
         for &cpu in &self.cpus {
-            let p = self
-                .instance
-                .join("per_cpu")
-                .join(format!("cpu{cpu}"))
-                .join("stats");
-            if let Some(st) = std::fs::read_to_string(p)
-                .ok()
-                .and_then(|t| parse_ring_stats(&t))
-            {
+            if let Some(st) = read_ring_stats(&self.instance, cpu) {
                 c.ring_stats(cpu, st);
             }
         }

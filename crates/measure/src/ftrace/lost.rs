@@ -65,6 +65,34 @@ pub fn parse_ring_stats(text: &str) -> Option<RingStats> {
     seen.then_some(s)
 }
 
+/// The ring buffer counters of `cpu` in a trace instance (`per_cpu/cpuN/stats`), or
+/// None when the file cannot be read or parsed.
+pub fn read_ring_stats(instance: &std::path::Path, cpu: u32) -> Option<RingStats> {
+    let p = instance
+        .join("per_cpu")
+        .join(format!("cpu{cpu}"))
+        .join("stats");
+    std::fs::read_to_string(p)
+        .ok()
+        .and_then(|t| parse_ring_stats(&t))
+}
+
+/// Reads everything a non-blocking `trace_pipe` holds now into `feed`, in chunks of
+/// `buf`; true when anything was read. Stops at end of file or EAGAIN.
+pub fn drain_pipe(pipe: &mut std::fs::File, buf: &mut [u8], mut feed: impl FnMut(&str)) -> bool {
+    use std::io::Read as _;
+    let mut got = false;
+    loop {
+        match pipe.read(buf) {
+            Ok(0) | Err(_) => return got, // end, or EAGAIN: nothing more for now
+            Ok(n) => {
+                got = true;
+                feed(&String::from_utf8_lossy(&buf[..n]));
+            }
+        }
+    }
+}
+
 /// A stretch of one CPU's trace where events are missing: after the event at `from`
 /// and before the one at `to` (ns, trace clock).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -12,7 +12,6 @@ use super::spin::{GapConsumer, Shared};
 use crate::ftrace::live::{tracefs, TracefsMount};
 use crate::ftrace::lost::parse_marker;
 use std::collections::VecDeque;
-use std::io::Read;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -171,15 +170,7 @@ impl Tracer {
         let reader = self.handle.take().and_then(|h| h.join().ok());
         let mut lost_stats = 0u64;
         for &cpu in &self.cpus {
-            let p = self
-                .instance
-                .join("per_cpu")
-                .join(format!("cpu{cpu}"))
-                .join("stats");
-            if let Some(st) = std::fs::read_to_string(p)
-                .ok()
-                .and_then(|t| crate::ftrace::lost::parse_ring_stats(&t))
-            {
+            if let Some(st) = crate::ftrace::lost::read_ring_stats(&self.instance, cpu) {
                 lost_stats = lost_stats.saturating_add(st.lost());
             }
         }
@@ -261,18 +252,7 @@ impl Reader {
         loop {
             let stopping = stop.load(Ordering::SeqCst);
             let before = crate::engine::now_ns();
-            let mut got = false;
-            loop {
-                match pipe.read(&mut buf) {
-                    Ok(0) => break,
-                    Ok(n) => {
-                        got = true;
-                        let text = String::from_utf8_lossy(&buf[..n]).into_owned();
-                        self.feed_text(&text);
-                    }
-                    Err(_) => break, // EAGAIN: nothing more for now
-                }
-            }
+            let got = crate::ftrace::lost::drain_pipe(&mut pipe, &mut buf, |t| self.feed_text(t));
             // Read to the end: every event recorded before `before` is in (give or
             // take the buffers' merge order), so the trace is past that time even on a
             // CPU without events.
