@@ -407,3 +407,69 @@ fn the_metrics_file_carries_the_json_figures() {
     let max = value("latscope_noise_max_single_seconds", "cpu=\"0\"");
     assert!((max - c["max_single_ns"].as_f64().unwrap() / 1e9).abs() < 1e-12);
 }
+
+#[test]
+fn merge_adds_noise_results_up() {
+    let _g = live();
+    let dir = tempfile::tempdir().unwrap();
+    let mut parts = Vec::new();
+    for i in 0..2 {
+        let p = dir.path().join(format!("n{i}.json"));
+        let o = Command::new(BIN)
+            .args([
+                "noise",
+                "--duration",
+                "150ms",
+                "--window",
+                "50ms",
+                "--cpus",
+                "0",
+                "-q",
+                "--json",
+            ])
+            .arg(&p)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        parts.push(p);
+    }
+    let out = dir.path().join("all.json");
+    let o = Command::new(BIN)
+        .arg("merge")
+        .args(&parts)
+        .arg("--json")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let read = |p: &std::path::Path| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+    };
+    let (a, b, m) = (read(&parts[0]), read(&parts[1]), read(&out));
+    assert_eq!(m["kind"], "noise");
+    let n = |v: &serde_json::Value, k: &str| v["cpus"][0][k].as_i64().unwrap();
+    assert_eq!(n(&m, "noise_ns"), n(&a, "noise_ns") + n(&b, "noise_ns"));
+    assert_eq!(
+        n(&m, "noise_count"),
+        n(&a, "noise_count") + n(&b, "noise_count")
+    );
+    assert_eq!(
+        n(&m, "max_single_ns"),
+        n(&a, "max_single_ns").max(n(&b, "max_single_ns"))
+    );
+    let w = |v: &serde_json::Value| v["cpus"][0]["windows"].as_array().unwrap().len();
+    assert_eq!(w(&m), w(&a) + w(&b));
+    // A missing input is an error naming it (exit 2), nothing written.
+    let o = Command::new(BIN)
+        .args(["merge", "--json", "-"])
+        .arg(&parts[0])
+        .arg(dir.path().join("missing.json"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}

@@ -1,5 +1,5 @@
 //! `latscope merge`: measure results of the same settings combined into one, exactly
-//! (latscope_measure::combine).
+//! (latscope_measure::combine), or noise results (latscope_measure::noise::merge).
 
 use anyhow::Context;
 use latscope_measure::combine;
@@ -23,13 +23,16 @@ first setting that differs and the two files). Durations and loop counts may dif
 Counts, minimum, maximum, overruns and histograms add up exactly (from each result's
 `hdr` key, HdrHistogram's standard encoding, or its bucket list), and percentiles are
 read from the merged histogram exactly as `measure` reads them, so merging the halves of
-a run gives the whole run's figures. Each input becomes one round (or contributes its
+a run gives the whole run's figures. `latscope noise` results merge too (same CPUs,
+policy, threshold, window and events): per CPU, noise time, counts and every source add
+up, windows follow each other, the share is recomputed. Each input becomes one round (or contributes its
 own rounds), so `latscope compare` can weigh the spread between them. Labels common to
 all inputs are kept in `labels`; the others are listed, with every value, in
 `merged.differing_labels`, and `merged.from` names the inputs. Spikes and raw-sample
 references belong to their own runs and are not carried over. See docs/fleets.md.")]
 pub struct Args {
-    /// `measure --json` results to combine (at least two; one may be `-`, standard input)
+    /// `measure --json` (or `noise --json`) results to combine (at least two; one may be
+    /// `-`, standard input)
     #[arg(value_name = "RESULTS", required = true, num_args = 1..)]
     results: Vec<PathBuf>,
 
@@ -44,20 +47,29 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     if !to_stdout {
         latscope_core::outfile::probe_writable(&a.json, "--json")?;
     }
-    let mut results = Vec::with_capacity(a.results.len());
+    let mut files = Vec::with_capacity(a.results.len());
     let mut seen = Vec::new();
     let mut stdin = crate::input::Stdin::default();
     for p in &a.results {
         let shown = p;
-        let p = &stdin.resolve(p, "merge")?;
+        let p = stdin.resolve(p, "merge")?;
         // The same run twice would count its samples twice.
-        let canon = std::fs::canonicalize(p).unwrap_or_else(|_| p.clone());
+        let canon = std::fs::canonicalize(&p).unwrap_or_else(|_| p.clone());
         if seen.contains(&canon) {
             anyhow::bail!("merge: {} given twice", shown.display());
         }
         seen.push(canon);
-        let r = Report::load(p).with_context(|| format!("merge: reading {}", shown.display()))?;
-        results.push((shown.display().to_string(), r));
+        files.push((shown.display().to_string(), p));
+    }
+    if let Some((_, first)) = files.first() {
+        if is_noise(first) {
+            return merge_noise(&files, &a.json, to_stdout);
+        }
+    }
+    let mut results = Vec::with_capacity(files.len());
+    for (shown, p) in &files {
+        let r = Report::load(p).with_context(|| format!("merge: reading {shown}"))?;
+        results.push((shown.clone(), r));
     }
     let (merged, info) = combine::merge(&results)?;
     let mut value = serde_json::to_value(&merged)?;
@@ -85,6 +97,52 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             println!("  label {k} differs: {}", v.join(", "));
         }
         super::measure::print_summary(&merged, color);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Whether a result file is a `latscope noise` result (its `kind`).
+fn is_noise(p: &std::path::Path) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Kind {
+        kind: String,
+    }
+    std::fs::read_to_string(p)
+        .ok()
+        .and_then(|t| serde_json::from_str::<Kind>(&t).ok())
+        .is_some_and(|k| k.kind == latscope_measure::noise::result::KIND)
+}
+
+fn merge_noise(
+    files: &[(String, PathBuf)],
+    out: &std::path::Path,
+    to_stdout: bool,
+) -> anyhow::Result<ExitCode> {
+    use latscope_measure::noise::NoiseReport;
+    let mut results = Vec::with_capacity(files.len());
+    for (shown, p) in files {
+        let text = std::fs::read_to_string(p).with_context(|| format!("merge: reading {shown}"))?;
+        let r: NoiseReport = serde_json::from_str(&text)
+            .with_context(|| format!("merge: {shown} is not a latscope noise result"))?;
+        results.push((shown.clone(), r));
+    }
+    let merged = latscope_measure::noise::merge::merge(&results)?;
+    crate::out::write(out, "--json", merged.to_json() + "\n")?;
+    if !crate::ui::quiet() && !to_stdout {
+        println!(
+            "merged {} noise results ({:.1} s) into {}",
+            results.len(),
+            merged.elapsed_ns as f64 / 1e9,
+            out.display()
+        );
+        for c in &merged.cpus {
+            println!(
+                "  cpu{}: noise {:.3} %, largest gap {:.1} us",
+                c.cpu,
+                c.noise_pct,
+                c.max_single_ns as f64 / 1e3
+            );
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -7,11 +7,13 @@
 //! * [`classify`]: one gap split into its sources (a gap no event covers is hardware);
 //! * [`tracer`]: the private tracefs instance and the thread that classifies gaps live;
 //! * [`result`]: the JSON document and the per-CPU tally;
+//! * [`merge`]: noise results of the same settings combined;
 //! * [`openmetrics`]: the result as OpenMetrics text;
 //! * [`run`]: one whole invocation.
 
 pub mod classify;
 pub mod events;
+pub mod merge;
 pub mod openmetrics;
 pub mod result;
 pub mod run;
