@@ -237,12 +237,30 @@ fn fit_from_trace_results() {
     .iter()
     .map(|s| s.to_string())
     .collect();
-    for (x, y) in [(0, 1500.0), (10, 60750.0)] {
-        let f = write(
-            d.path(),
-            &format!("t{x}.json"),
-            &format!(r#"{{"kind":"trace","measurements":[{{"name":"SysTick","max_ns":{y}}}]}}"#),
-        );
+    // A real trace result (demo8.vcd's D0 pulses) with its measurement renamed SysTick
+    // and its maximum set to the paper's figure: fit reads typed trace results.
+    let real = run(&[
+        "trace",
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../trace/tests/fixtures/demo8.vcd"
+        ),
+        "--pulse",
+        "D0",
+        "--json",
+        "-",
+    ]);
+    assert!(
+        real.status.success(),
+        "{}",
+        String::from_utf8_lossy(&real.stderr)
+    );
+    let template: serde_json::Value = serde_json::from_slice(&real.stdout).unwrap();
+    for (x, y) in [(0, 1500), (10, 60750)] {
+        let mut t = template.clone();
+        t["measurements"][0]["name"] = "SysTick".into();
+        t["measurements"][0]["max_ns"] = y.into();
+        let f = write(d.path(), &format!("t{x}.json"), &t.to_string());
         args.push("--trace".into());
         args.push(format!("{x}={f}"));
     }

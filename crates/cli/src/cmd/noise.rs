@@ -80,10 +80,9 @@ pub struct Args {
     json: Option<PathBuf>,
 
     /// Write the result as Prometheus metrics text at the end, as measure --openmetrics
-    /// does (`latscope_noise_ratio`,
-    /// `latscope_noise_seconds_total{source=…}`, `latscope_noise_events_total`,
-    /// `latscope_noise_max_single_seconds`, per CPU, with the labels), e.g. into
-    /// node_exporter's textfile collector directory; `-` for standard output
+    /// does: per CPU the noise share, time and count by source and the largest gap, with
+    /// the labels (docs/noise.md), e.g. for node_exporter's textfile collector; `-` for
+    /// standard output
     #[arg(long, value_name = "FILE")]
     openmetrics: Option<PathBuf>,
 
