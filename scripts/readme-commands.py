@@ -3,7 +3,8 @@
 them (scripts/test.d/80-readme-tour, scripts/test.d/60-python).
 
     readme-commands.py --tour     a bash script: every ```sh line of "Quick start" and
-                                  "A tour" in order, except the two install lines
+                                  "A tour" in order, except the two install lines and
+                                  the test-suite line (the suite runs this tour)
     readme-commands.py --pip      the quick start's `pip install` line
     readme-commands.py --python   the quick start's ```python blocks
 
@@ -17,6 +18,7 @@ from pathlib import Path
 README = Path(__file__).resolve().parent.parent / "README.md"
 SECTIONS = ("## Quick start", "## A tour")
 CARGO_INSTALL = "cargo install --locked --path crates/cli"
+TEST_SUITE = "bash scripts/test.sh"
 
 
 def sections(text):
@@ -67,7 +69,7 @@ def main():
         print("set -uo pipefail")
         n = 0
         for c in cmds:
-            if c != CARGO_INSTALL and c not in pip:
+            if c not in (CARGO_INSTALL, TEST_SUITE) and c not in pip:
                 n += 1
                 quoted = "'" + c.replace("'", "'\\''") + "'"
                 print(f"echo '$ '{quoted}")
