@@ -16,6 +16,16 @@ use std::collections::{BTreeMap, HashMap};
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Mutex;
+
+/// The live recordings are system-wide and their workloads share one name (`python3`):
+/// run at the same time, each would see the other's processes start or end mid-recording
+/// (a wake-up counted by one tool and not the other at the edge). One at a time.
+static LIVE: Mutex<()> = Mutex::new(());
+
+fn live() -> std::sync::MutexGuard<'static, ()> {
+    LIVE.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -356,6 +366,7 @@ fn skip_allowed(why: &str) {
 /// 5 ms for about a second), read by latscope and by `perf sched timehist`.
 #[test]
 fn live_perf_sched_record_matches_timehist() {
+    let _one_at_a_time = live();
     let Some(perf) = find_perf() else {
         return skip_allowed("no perf binary found");
     };
@@ -484,6 +495,7 @@ fn never_ran_jobs_are_flagged(tr: &EventTrace) -> usize {
 /// nothing there are no holes and the comparison covers everything.)
 #[test]
 fn live_unpinned_record_shows_its_holes() {
+    let _one_at_a_time = live();
     let Some(perf) = find_perf() else {
         return skip_allowed("no perf binary found");
     };
