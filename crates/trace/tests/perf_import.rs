@@ -190,7 +190,16 @@ fn from_trace(tr: &EventTrace) -> BTreeMap<u64, Vec<Wake>> {
 /// recording lacks some of the switches that decide it, so neither tool gets it right.
 /// All other wake-ups must match. Returns how many wake-ups were left out; at least
 /// `min_wakeups` must have been compared.
-fn compare(tr: &EventTrace, timehist: &str, workload: &str, min_wakeups: u64) -> usize {
+/// `undetected`: wake-ups per task the comparison may miss beyond the ambiguous ones
+/// (an unpinned recording on this guest can lose switches in a hole that contradicts
+/// nothing — A→B→A — which latscope cannot detect, docs/event-traces.md).
+fn compare(
+    tr: &EventTrace,
+    timehist: &str,
+    workload: &str,
+    min_wakeups: u64,
+    undetected: u64,
+) -> usize {
     let ids: Vec<u64> = tr
         .actors
         .iter()
@@ -246,7 +255,7 @@ fn compare(tr: &EventTrace, timehist: &str, workload: &str, min_wakeups: u64) ->
         let (w, g) = (want.get(id), got.get(id));
         let ok = match (w, g) {
             (Some(w), Some(g)) => {
-                let slack = ambiguous.get(id).copied().unwrap_or(0);
+                let slack = ambiguous.get(id).copied().unwrap_or(0) + undetected;
                 w.0.abs_diff(g.0) <= slack && w.1.abs_diff(g.1) <= 1
             }
             _ => false,
@@ -286,7 +295,7 @@ fn fixture_matches_perf_sched_timehist() {
     );
     assert!(tr.actors.iter().any(|a| a.kind == ActorKind::Isr));
     let timehist = std::fs::read_to_string(fixture("perf_sched.timehist")).unwrap();
-    assert_eq!(compare(&tr, &timehist, "perl", 20), 0);
+    assert_eq!(compare(&tr, &timehist, "perl", 20, 0), 0);
     // One hole, at the start of CPU 1's recording (perf enabled its buffer 4 ms after
     // CPU 0's): perf, woken on CPU 0, is first seen running on CPU 1 without a switch
     // there. Its one job is the one that never ran; no perl job is touched.
@@ -400,7 +409,7 @@ for _ in range(1000 // $p): time.sleep($p / 1000)\" & done; wait";
         String::from_utf8_lossy(&th.stderr)
     );
     let tr = events::open(&data, &Options::default()).unwrap();
-    compare(&tr, &String::from_utf8_lossy(&th.stdout), "python3", 20);
+    compare(&tr, &String::from_utf8_lossy(&th.stdout), "python3", 20, 0);
     never_ran_jobs_are_flagged(&tr);
     // A lost-record storm: a one-page buffer under a busy load.
     let data = dir.path().join("lost.data");
@@ -529,7 +538,9 @@ for _ in range(1000 // $p): time.sleep($p / 1000)\" & done; wait";
     let tr = events::open(&data, &Options::default()).unwrap();
     tr.validate().unwrap();
     let never_ran = never_ran_jobs_are_flagged(&tr);
-    let left_out = compare(&tr, &String::from_utf8_lossy(&th.stdout), "python3", 0);
+    // Unpinned, a wake-up may fall into a hole nothing reveals: one per task allowed
+    // (seen in CI: 471 against timehist's 472, the same maximum delay).
+    let left_out = compare(&tr, &String::from_utf8_lossy(&th.stdout), "python3", 0, 1);
     let holes = tr
         .lost
         .iter()
