@@ -538,17 +538,17 @@ for _ in range(1000 // $p): time.sleep($p / 1000)\" & done; wait";
     let tr = events::open(&data, &Options::default()).unwrap();
     tr.validate().unwrap();
     let never_ran = never_ran_jobs_are_flagged(&tr);
-    // Unpinned, a wake-up may fall into a hole nothing reveals: one per task allowed
-    // (seen in CI: 471 against timehist's 472, the same maximum delay).
-    let left_out = compare(&tr, &String::from_utf8_lossy(&th.stdout), "python3", 0, 1);
+    // Not compared with timehist wake-up by wake-up: unpinned on this guest a wake-up can
+    // fall into a hole that contradicts nothing (A->B->A), which no reader can see (seen
+    // in CI: 471 against 472 wake-ups, and once the maximum delay itself lost). The
+    // comparison is the pinned test's and the fixture's; this one checks the holes.
     let holes = tr
         .lost
         .iter()
         .filter(|w| w.kind == latscope_core::events::LossKind::Inferred)
         .count();
     eprintln!(
-        "unpinned: {holes} inferred hole(s), {never_ran} job(s) that never ran (all flagged), \
-         {left_out} workload wake-up(s) left out of the timehist comparison"
+        "unpinned: {holes} inferred hole(s), {never_ran} job(s) that never ran (all flagged)"
     );
 }
 
