@@ -86,6 +86,12 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     openmetrics: Option<PathBuf>,
 
+    /// Write every classified gap as CSV (CPU, start and end on CLOCK_MONOTONIC, source,
+    /// who, share): one row per share of a gap, e.g. to check a gap against another
+    /// recorder or find what ran at a time (docs/noise.md). Needs the tracer
+    #[arg(long, value_name = "FILE")]
+    gaps: Option<PathBuf>,
+
     #[command(flatten)]
     labels: crate::labels::LabelArgs,
 }
@@ -110,6 +116,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         trace_events: a.trace_events.clone(),
         lock_memory: !a.no_mlock,
         labels: a.labels.label.clone(),
+        gaps: a.gaps.clone(),
     };
     let plan = spec.build()?;
     if let Some(p) = a.json.as_ref().filter(|p| p.as_os_str() != "-") {
@@ -117,6 +124,12 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     }
     if let Some(p) = a.openmetrics.as_ref().filter(|p| p.as_os_str() != "-") {
         outfile::probe_writable(p, "--openmetrics")?;
+    }
+    if let Some(p) = &a.gaps {
+        if p.as_os_str() == "-" {
+            anyhow::bail!("--gaps: give a file (standard output carries the summary)");
+        }
+        outfile::probe_writable(p, "--gaps")?;
     }
     let eff = run::effective(&plan)?;
     let stop = Arc::new(AtomicBool::new(false));

@@ -92,3 +92,38 @@ pub fn task_named<'a>(doc: &'a Value, name: &str) -> &'a Value {
         .find(|t| t["name"] == name)
         .unwrap_or_else(|| panic!("no task {name} in the result"))
 }
+
+/// Linux perf: `perf` on PATH, or Debian's versioned `perf_X.Y` (linux-perf installs
+/// the binary under that name and a wrapper that may refuse a kernel it does not know).
+pub fn find_perf() -> Option<std::path::PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    for dir in std::env::split_paths(&path).chain([std::path::PathBuf::from("/usr/bin")]) {
+        let p = dir.join("perf");
+        if p.is_file() {
+            return Some(p);
+        }
+        if let Ok(rd) = std::fs::read_dir(&dir) {
+            for f in rd.flatten() {
+                let n = f.file_name().to_string_lossy().into_owned();
+                if n.starts_with("perf_") && n[5..].chars().all(|c| c.is_ascii_digit() || c == '.')
+                {
+                    return Some(f.path());
+                }
+            }
+        }
+    }
+    None
+}
+
+/// A live perf test that cannot run here: a failure, unless LATSCOPE_SKIP_PERF=1 says to
+/// skip it knowingly (docs/testing.md lists that skip).
+pub fn perf_skip_allowed(why: &str) {
+    if std::env::var("LATSCOPE_SKIP_PERF").as_deref() == Ok("1") {
+        eprintln!("perf live test skipped (LATSCOPE_SKIP_PERF=1): {why}");
+    } else {
+        panic!(
+            "{why}; install Debian's linux-perf (scripts/test.sh does) or set \
+             LATSCOPE_SKIP_PERF=1 to skip this test knowingly"
+        );
+    }
+}

@@ -6,6 +6,7 @@
 //!   vectors, NMI);
 //! * [`classify`]: one gap split into its sources (a gap no event covers is hardware);
 //! * [`tracer`]: the private tracefs instance and the thread that classifies gaps live;
+//! * [`gaplog`]: `--gaps FILE`, every classified gap as CSV;
 //! * [`result`]: the JSON document and the per-CPU tally;
 //! * [`merge`]: noise results of the same settings combined;
 //! * [`openmetrics`]: the result as OpenMetrics text;
@@ -13,6 +14,7 @@
 
 pub mod classify;
 pub mod events;
+pub mod gaplog;
 pub mod merge;
 pub mod openmetrics;
 pub mod result;

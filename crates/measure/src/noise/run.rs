@@ -3,6 +3,7 @@
 //! right order; the result assembled. Ctrl-C (SIGINT/SIGTERM) ends the run early and
 //! keeps everything measured so far.
 
+use super::gaplog::GapLog;
 use super::result::{
     BySource, Classification, CpuNoise, NoiseReport, NoiseSettingsJson, Tally, KIND, SCHEMA_VERSION,
 };
@@ -35,6 +36,8 @@ pub struct NoiseSpec {
     pub trace_events: Option<String>,
     pub lock_memory: bool,
     pub labels: Vec<String>,
+    /// `--gaps FILE`: every classified gap as CSV.
+    pub gaps: Option<std::path::PathBuf>,
 }
 
 /// A checked plan.
@@ -51,6 +54,8 @@ pub struct NoisePlan {
     pub groups: Vec<String>,
     pub lock_memory: bool,
     pub labels: Labels,
+    /// `--gaps FILE` (needs the tracer).
+    pub gaps: Option<std::path::PathBuf>,
 }
 
 fn input(s: String) -> MeasureError {
@@ -147,6 +152,11 @@ impl NoiseSpec {
                 g
             }
         };
+        if self.gaps.is_some() && groups.is_empty() {
+            return Err(input(
+                "--gaps lists the gaps as the trace classifies them; it cannot be combined with --trace-events none".into(),
+            ));
+        }
         // A real-time spinner with RT throttling off never lets the CPU's kernel
         // threads run: the machine can hang. Refused, not worked around.
         if policy != Policy::Other && rt_limits().0 == Some(-1) {
@@ -164,6 +174,7 @@ impl NoiseSpec {
             window_ns,
             groups,
             lock_memory: self.lock_memory,
+            gaps: self.gaps.clone(),
             labels: Labels::with_host(
                 latscope_core::labels::parse_labels(&self.labels)
                     .map_err(|e| input(e.to_string()))?,
@@ -241,7 +252,11 @@ pub fn execute(
             producers.push(Some(p));
             consumers.push(c);
         }
-        match Tracer::start(&plan.cpus, &plan.groups, consumers, shared.clone()) {
+        let gaplog = match &plan.gaps {
+            Some(p) => Some(GapLog::create(p).map_err(MeasureError::Setup)?),
+            None => None,
+        };
+        match Tracer::start(&plan.cpus, &plan.groups, consumers, shared.clone(), gaplog) {
             Ok(t) => {
                 classification.method = "tracepoints".into();
                 tracer = Some(t);
@@ -283,7 +298,7 @@ pub fn execute(
         });
     };
     let out = spin::run(&cfg, stop, producers, &shared, &mut at_start, &mut tick);
-    let traced = tracer.map(Tracer::finish);
+    let mut traced = tracer.map(Tracer::finish);
     let out = out?;
     steal.append(&mut border_readings);
     steal.push(steal_now(&plan.cpus));
@@ -299,6 +314,22 @@ pub fn execute(
                     p
                 ));
             }
+        }
+    }
+    if let Some(p) = &plan.gaps {
+        match traced.as_mut().and_then(|t| t.gaplog.take()) {
+            Some(l) => match l.finish() {
+                Ok((_, false)) => {}
+                Ok((rows, true)) => notes.push(format!(
+                    "--gaps: {} holds the first {rows} rows only",
+                    p.display()
+                )),
+                Err(e) => notes.push(format!("--gaps: not written: {e}")),
+            },
+            None => notes.push(format!(
+                "--gaps: {} not written: the tracer did not start",
+                p.display()
+            )),
         }
     }
     let mut tallies = Vec::new();

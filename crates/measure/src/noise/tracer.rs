@@ -7,6 +7,7 @@
 
 use super::classify::{classify, Gap, TS_RESOLUTION_NS};
 use super::events::{parse, NoiseEvent, VECTORS};
+use super::gaplog::GapLog;
 use super::result::Tally;
 use super::spin::{GapConsumer, Shared};
 use crate::ftrace::live::{tracefs, TracefsMount};
@@ -80,16 +81,20 @@ pub struct Traced {
     pub tallies: Vec<Tally>,
     pub lost_events: u64,
     pub mounted_tracefs: bool,
+    /// `--gaps`: the file, still to be committed.
+    pub gaplog: Option<GapLog>,
 }
 
 impl Tracer {
     /// Starts tracing `cpus` with the tracepoints of `groups` that this kernel has (the
-    /// required ones must exist). `consumers`: the gap rings, same order as `cpus`.
+    /// required ones must exist). `consumers`: the gap rings, same order as `cpus`;
+    /// `gaplog`: where every classified gap is written (`--gaps`).
     pub fn start(
         cpus: &[u32],
         groups: &[String],
         consumers: Vec<GapConsumer>,
         shared: Arc<Shared>,
+        gaplog: Option<GapLog>,
     ) -> Result<Tracer, String> {
         // SAFETY: geteuid has no preconditions.
         if unsafe { libc::geteuid() } != 0 {
@@ -144,6 +149,7 @@ impl Tracer {
         let stop = Arc::new(AtomicBool::new(false));
         let st = stop.clone();
         let mut reader = Reader::new(cpus, consumers, shared);
+        reader.gaplog = gaplog;
         let handle = std::thread::Builder::new()
             .name("latscope-trace".into())
             .spawn(move || {
@@ -180,11 +186,13 @@ impl Tracer {
                 lost_events: r.lost_events.max(lost_stats),
                 tallies: r.tallies,
                 mounted_tracefs: self.mounted,
+                gaplog: r.gaplog,
             },
             None => Traced {
                 tallies: Vec::new(),
                 lost_events: lost_stats,
                 mounted_tracefs: self.mounted,
+                gaplog: None,
             },
         }
     }
@@ -222,6 +230,8 @@ pub struct Reader {
     partial: String,
     pub tallies: Vec<Tally>,
     pub lost_events: u64,
+    /// `--gaps`: every classified gap, as it is classified.
+    pub gaplog: Option<GapLog>,
 }
 
 impl Reader {
@@ -240,6 +250,7 @@ impl Reader {
             partial: String::new(),
             tallies: vec![Tally::default(); n],
             lost_events: 0,
+            gaplog: None,
         }
     }
 
@@ -344,6 +355,9 @@ impl Reader {
                     .any(|&(a, b)| a <= gap.end && b >= gap.start);
                 if lost {
                     self.tallies[i].add_unclassified(gap.start, gap.len());
+                    if let Some(l) = &mut self.gaplog {
+                        l.add_unclassified(gap);
+                    }
                     continue;
                 }
                 let q = &self.events[i];
@@ -354,6 +368,9 @@ impl Reader {
                 let slice: Vec<NoiseEvent> = q.range(a..b.max(a)).cloned().collect();
                 let parts = classify(gap, &slice, tid);
                 self.tallies[i].add_gap(gap.start, gap.len(), &parts);
+                if let Some(l) = &mut self.gaplog {
+                    l.add(gap, &parts);
+                }
             }
             // Nothing before the oldest pending gap or the spinner's last published
             // clock read can be needed any more.
