@@ -42,13 +42,16 @@ pub(super) fn breakdown(
                 work_ps += n * dem.work[k] as i128;
             }
         }
-        let shares = ctx.order[..hp_end].iter().enumerate().filter_map(|(x, &j)| {
-            let k = ctx.nf + x;
-            let (n, work) = (dem.n[k], dem.work[k]);
-            cs_ps += n as i128 * dem.switch[k] as i128;
-            work_ps += n as i128 * work as i128;
-            (work > 0).then(|| (j, ns(n.saturating_mul(work))))
-        });
+        let shares = ctx.order[..hp_end]
+            .iter()
+            .enumerate()
+            .filter_map(|(x, &j)| {
+                let k = ctx.nf + x;
+                let (n, work) = (dem.n[k], dem.work[k]);
+                cs_ps += n as i128 * dem.switch[k] as i128;
+                work_ps += n as i128 * work as i128;
+                (work > 0).then(|| (j, ns(n.saturating_mul(work))))
+            });
         interference.extend_ordered(shares);
         cs_ps += dem.sum_pre;
         let total = dem.sum + dem.sum_tick + dem.sum_first + dem.sum_pre;
