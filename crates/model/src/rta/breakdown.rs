@@ -42,15 +42,17 @@ pub(super) fn breakdown(
                 work_ps += n * dem.work[k] as i128;
             }
         }
-        for (x, &j) in ctx.order[..hp_end].iter().enumerate() {
-            let k = ctx.nf + x;
-            let (n, work) = (dem.n[k], dem.work[k]);
-            cs_ps += n as i128 * dem.switch[k] as i128;
-            work_ps += n as i128 * work as i128;
-            if work > 0 {
-                interference.push(j, ns(n.saturating_mul(work)));
-            }
-        }
+        let shares = ctx.order[..hp_end]
+            .iter()
+            .enumerate()
+            .filter_map(|(x, &j)| {
+                let k = ctx.nf + x;
+                let (n, work) = (dem.n[k], dem.work[k]);
+                cs_ps += n as i128 * dem.switch[k] as i128;
+                work_ps += n as i128 * work as i128;
+                (work > 0).then(|| (j, ns(n.saturating_mul(work))))
+            });
+        interference.extend_ordered(shares);
         cs_ps += dem.sum_pre;
         let total = dem.sum + dem.sum_tick + dem.sum_first + dem.sum_pre;
         (total - work_ps - cs_ps - irq_ps, cs_ps, irq_ps)
@@ -60,20 +62,22 @@ pub(super) fn breakdown(
             dem.pre_charge(wc, ticks),
             0i128,
         );
-        for k in 0..dem.active {
+        let shares = (0..dem.active).filter_map(|k| {
             let (tick, switch, work) = (dem.tick[k], dem.switch[k], dem.work[k]);
             if tick == 0 && switch == 0 && work == 0 {
-                continue;
+                return None;
             }
             let (n, nt) = dem.counts(k, wc, ticks);
             tick_ps += nt as i128 * tick as i128;
             cs_ps += n as i128 * switch as i128;
             match dem.attr[k] {
                 Attr::Interrupt => irq_ps += n as i128 * work as i128,
-                Attr::Task(j) if work > 0 => interference.push(j, ns(n.saturating_mul(work))),
+                Attr::Task(j) if work > 0 => return Some((j, ns(n.saturating_mul(work)))),
                 _ => {}
             }
-        }
+            None
+        });
+        interference.extend_ordered(shares);
         (tick_ps, cs_ps, irq_ps)
     };
     let ns_wide = |v: i128| ns(v.clamp(i64::MIN as i128, i64::MAX as i128) as i64);

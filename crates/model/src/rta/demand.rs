@@ -33,6 +33,27 @@ pub(super) fn cap_binds(tick: i64, jitter: i64, period: i64, tick_p: i64) -> boo
     tick != 0 && (jitter != 0 || period < tick_p)
 }
 
+/// The running sums of [`Demand::begin`] at one entity index.
+#[derive(Clone, Copy)]
+pub(super) struct Fold {
+    u_int: f64,
+    jitter_work: f64,
+    first_rate: f64,
+    pre_rate: f64,
+    tick_first: i128,
+}
+
+impl Fold {
+    /// Before any entity: each sum a left fold from -0.0 (as `Iterator::sum` is).
+    const START: Fold = Fold {
+        u_int: -0.0,
+        jitter_work: -0.0,
+        first_rate: -0.0,
+        pre_rate: -0.0,
+        tick_first: 0,
+    };
+}
+
 /// What [`Demand::begin`] derives for the start of a task's iteration.
 pub(super) struct Started {
     /// Long-run utilisation of the interference (tick parts capped at one per tick).
@@ -124,6 +145,14 @@ pub(super) struct Demand {
     /// with the counts (so an evaluation does not sum them again).
     pub(super) first_n: i64,
     pub(super) pre_n: i64,
+    /// The left folds of [`Demand::begin`]'s sums over the entities before each index:
+    /// `folds[k]` is their state before entity `k`, valid for `k <= folds_valid`. Tasks
+    /// are analysed in priority order and change only the charges of the entities from
+    /// the previous task's position on, so a task's sums resume from the fold there
+    /// instead of visiting every entity again: the same additions in the same order, so
+    /// the same numbers.
+    pub(super) folds: Vec<Fold>,
+    pub(super) folds_valid: usize,
     /// Some entity has a negative jitter (a phase after the window start, from the
     /// offset-based bound, [`offsets`]): it may have no release in a short window, so
     /// one release of everything is no lower bound.
@@ -168,6 +197,8 @@ impl Demand {
         self.first = 0;
         self.prev_me = 0;
         self.negative_jitter = false;
+        self.folds.clear();
+        self.folds_valid = 0;
     }
 
     pub(super) fn with_capacity(n: usize) -> Demand {
@@ -215,6 +246,7 @@ impl Demand {
         self.n.push(0);
         self.next.push(i64::MIN);
         self.set(k, e.work, e.switch);
+        self.folds_valid = self.folds_valid.min(k);
         self.w_eval = i64::MIN;
         self.snap_valid = false;
     }
@@ -237,6 +269,7 @@ impl Demand {
         self.work[k] = work;
         self.switch[k] = switch;
         self.cost[k] = cost;
+        self.folds_valid = self.folds_valid.min(k);
         let c = cost as f64 * self.inv[k];
         self.rate[k] = c;
         self.jterm[k] = c * self.jitter[k] as f64;
@@ -260,6 +293,7 @@ impl Demand {
     pub(super) fn set_pre(&mut self, k: usize, flag: bool) {
         if self.pre_flag[k] != flag {
             self.pre_flag[k] = flag;
+            self.folds_valid = self.folds_valid.min(k);
             self.pre_n += if flag { self.n[k] } else { -self.n[k] };
         }
     }
@@ -298,21 +332,32 @@ impl Demand {
         // `sum` over all entities are those of the active ones.
         self.active = active;
         // One pass for the five sums, each still a left fold from -0.0 in entity order
-        // (as `Iterator::sum` is), so they are the same numbers as five separate sums.
-        let (mut u_int, mut jitter_work, mut first_rate, mut pre_rate) =
-            (-0.0f64, -0.0, -0.0, -0.0);
-        let mut tick_first: i128 = 0;
+        // (as `Iterator::sum` is), so they are the same numbers as five separate sums;
+        // resumed from the last valid fold (see `folds`).
+        if self.folds.is_empty() {
+            self.folds.push(Fold::START);
+            self.folds_valid = 0;
+        }
+        let from = self.folds_valid.min(active);
+        self.folds.truncate(from + 1);
+        let Fold {
+            mut u_int,
+            mut jitter_work,
+            mut first_rate,
+            mut pre_rate,
+            mut tick_first,
+        } = self.folds[from];
         let (rate, jterm, inv) = (
-            &self.rate[..active],
-            &self.jterm[..active],
-            &self.inv[..active],
+            &self.rate[from..active],
+            &self.jterm[from..active],
+            &self.inv[from..active],
         );
         let (fr, pf, tick) = (
-            &self.first_rel[..active],
-            &self.pre_flag[..active],
-            &self.tick[..active],
+            &self.first_rel[from..active],
+            &self.pre_flag[from..active],
+            &self.tick[from..active],
         );
-        for k in 0..active {
+        for k in 0..active - from {
             u_int += rate[k];
             jitter_work += jterm[k];
             if fr[k] {
@@ -322,7 +367,15 @@ impl Demand {
                 pre_rate += inv[k];
             }
             tick_first += tick[k] as i128;
+            self.folds.push(Fold {
+                u_int,
+                jitter_work,
+                first_rate,
+                pre_rate,
+                tick_first,
+            });
         }
+        self.folds_valid = active;
         for &k in self.capped_idx.iter().filter(|&&k| k < active) {
             u_int += self.tick[k] as f64 / self.period[k].max(tick_p) as f64;
         }
@@ -592,6 +645,13 @@ mod tests {
                     }
                 }
                 let st = d.begin(active, tick_p);
+                // The sums resumed from the kept folds are those of a pass from the
+                // first entity.
+                d.folds_valid = 0;
+                let fresh = d.begin(active, tick_p);
+                assert_eq!(st.u_int.to_bits(), fresh.u_int.to_bits());
+                assert_eq!(st.jitter_work.to_bits(), fresh.jitter_work.to_bits());
+                assert_eq!(st.first, fresh.first);
                 let first: i128 = (0..active)
                     .map(|k| (d.work[k] + d.switch[k] + d.tick[k]) as i128)
                     .sum();

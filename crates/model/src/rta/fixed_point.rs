@@ -300,6 +300,15 @@ fn busy_window(
     loop {
         let base = own.blocking as i128 + (q as i128 + 1) * own.c_own as i128;
         w = start(ctx, own, st, hint, floor, q, base, w);
+        // The start is not above the least fixed point, so a start already past the stop
+        // bound is a response past it at this job: no evaluation of the demand needed.
+        let r0 = w as i128 - q as i128 * own.period as i128 + own.jit as i128;
+        if let Some(limit) = own.stop_above.filter(|&l| r0 > l as i128) {
+            trail.push(w);
+            trail.past_bound = Some(q);
+            stopped(result, limit, iters, q);
+            return None;
+        }
         w = fixed_point(ctx, dem, own, st, base, q, w, &mut iters, trail, result)?;
         if q == 0 {
             trail.hint = Some(Hint {
