@@ -47,6 +47,7 @@ fn offset_bound_is_above_every_simulated_response() {
                 releases: None,
                 offset: Picos::from_us(rng.gen_range(0..=700)),
                 periodic: false,
+                core: 0,
             });
         }
         let bounds: Vec<_> = [TickMode::Partitioned, TickMode::Pessimistic]
