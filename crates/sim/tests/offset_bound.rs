@@ -182,6 +182,7 @@ fn set_with_interrupts(r: &SetRecipe) -> System {
             releases,
             offset: Picos::from_us(rng.gen_range(0..period.0 / 1_000_000)),
             periodic: (r.periodic)(q),
+            core: 0,
         });
     }
     sys
