@@ -92,7 +92,7 @@ fn analyze_and_simulate_per_core() {
     let over = write(
         d.path(),
         "over.toml",
-        &SYS.replace("wcet = \"6ms\"", "wcet = \"9ms\""),
+        &SYS.replace("wcet = \"6ms\"", "wcet = \"16ms\""),
     );
     let out = common::run(&["analyze", &over, "--check"]);
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
