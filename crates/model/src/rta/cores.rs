@@ -72,7 +72,7 @@ fn handler_response(sys: &System, opts: &AnalysisOptions, k: usize) -> Option<(P
             let t = x.min_interarrival.0.max(1) as i128;
             let n = (r.0 as i128 + p.irq_jitter.0 as i128 + t - 1) / t;
             let add = (n * e(j).0 as i128).min(i64::MAX as i128) as i64;
-            next = next + Picos(add);
+            next += Picos(add);
         }
         if next > me.min_interarrival {
             return None;

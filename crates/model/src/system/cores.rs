@@ -86,7 +86,7 @@ impl System {
             let Some(k) = new_task[t] else { continue };
             let jit = ipi_jitter.get(q).copied().unwrap_or(Picos::ZERO);
             let delay = release_delay.get(q).copied().unwrap_or(Picos::ZERO);
-            sys.tasks[k].jitter = sys.tasks[k].jitter + delay;
+            sys.tasks[k].jitter += delay;
             irqs.push(Interrupt {
                 name: ipi_name(&x.name),
                 min_interarrival: Picos(x.min_interarrival.0.saturating_sub(jit.0).max(1)),
