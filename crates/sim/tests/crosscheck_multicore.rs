@@ -27,7 +27,7 @@ fn sets() -> usize {
 /// A random partitioned system: `cores` cores, 1 to 4 tasks each.
 fn system(k: usize) -> System {
     let mut rng = ChaCha8Rng::seed_from_u64(77_000 + k as u64);
-    let cores: u32 = if k % 2 == 0 { 2 } else { 4 };
+    let cores: u32 = if k.is_multiple_of(2) { 2 } else { 4 };
     let mut sys = freertos_template();
     sys.platform.cores = cores;
     sys.kernel.ipi = Picos::from_ns(rng.gen_range(0..=20_000));
@@ -112,7 +112,7 @@ fn multicore_simulation_never_exceeds_per_core_bounds() {
         let r = analyze(&sys, &AnalysisOptions::default()).expect("analysed");
         assert_eq!(r.cores.len(), sys.platform.cores as usize);
         let o = FromSystemOptions {
-            irq: if k % 3 == 0 {
+            irq: if k.is_multiple_of(3) {
                 IrqMode::Random
             } else {
                 IrqMode::Worst
