@@ -326,6 +326,7 @@ pub fn generate(
                     blocking: Picos::ZERO,
                     exec_time_file: None,
                     released_by: None,
+                    core: 0,
                 }
             })
             .collect();

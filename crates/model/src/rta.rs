@@ -21,6 +21,7 @@
 
 mod analyze;
 mod breakdown;
+pub mod cores;
 mod demand;
 mod fixed_point;
 mod interference;

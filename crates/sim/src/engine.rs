@@ -322,4 +322,11 @@ pub struct Sim {
     // capture
     edges: Option<Vec<Vec<i64>>>,
     cur_ch: usize,
+
+    // multicore (crate::multicore): per interrupt, the queue of (arrival, origin) of an
+    // interrupt raised from another core; whether its handler's ends are recorded; the
+    // ends recorded
+    ext: Vec<Option<VecDeque<(i64, i64)>>>,
+    notify: Vec<bool>,
+    fired: Vec<(usize, i64, i64)>,
 }

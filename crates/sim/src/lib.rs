@@ -13,6 +13,7 @@ pub mod config;
 pub mod engine;
 pub mod from_system;
 pub mod length;
+pub mod multicore;
 pub mod observed;
 pub mod offsets;
 pub mod report;
@@ -25,4 +26,5 @@ pub use config::{
 pub use engine::{fmt_ns, DeviceStats, Sim, SimOptions, TickRow};
 pub use from_system::{from_system, ExecMode, FromSystemError, FromSystemOptions, IrqMode};
 pub use length::{run_length, LengthError, LengthNames};
+pub use multicore::MultiSim;
 pub use report::SimReport;

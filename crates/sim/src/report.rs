@@ -535,6 +535,20 @@ pub struct SimReport {
     pub resources: Vec<ResourceReport>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub list_scan: Option<ListScanReport>,
+    /// Per core, with `platform.cores > 1` only (then `tick`, `switches` and `sleep`
+    /// are core 0's and `cpu` the sum over the cores; docs/simulator.md, Multicore).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cores: Vec<CoreReport>,
+}
+
+/// One core of a partitioned multicore simulation.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct CoreReport {
+    pub core: u32,
+    /// The tasks pinned to the core, in file order.
+    pub tasks: Vec<String>,
+    pub events: u64,
+    pub cpu: CpuSplit,
 }
 
 impl SimReport {

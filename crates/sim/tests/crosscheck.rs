@@ -146,6 +146,7 @@ fn with_overheads_simulation_never_exceeds_rta() {
                 releases: None,
                 offset: Picos::ZERO,
                 periodic: false,
+                core: 0,
             });
             sys.critical_sections.application = Picos::from_us(rng.gen_range(1..=30));
         }
@@ -232,6 +233,7 @@ fn tickless_simulation_never_exceeds_rta() {
                 releases: None,
                 offset: Picos::ZERO,
                 periodic: false,
+                core: 0,
             });
         }
         let opts = AnalysisOptions::default();

@@ -47,6 +47,7 @@ fn offset_bound_is_above_every_simulated_response() {
                 releases: None,
                 offset: Picos::from_us(rng.gen_range(0..=700)),
                 periodic: false,
+                core: 0,
             });
         }
         let bounds: Vec<_> = [TickMode::Partitioned, TickMode::Pessimistic]
@@ -181,6 +182,7 @@ fn set_with_interrupts(r: &SetRecipe) -> System {
             releases,
             offset: Picos::from_us(rng.gen_range(0..period.0 / 1_000_000)),
             periodic: (r.periodic)(q),
+            core: 0,
         });
     }
     sys

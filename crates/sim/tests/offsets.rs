@@ -128,6 +128,7 @@ fn random_offsets_stay_below_the_offset_free_bound() {
                 releases: None,
                 offset: Picos::from_us(rng.gen_range(0..=700)),
                 periodic: false,
+                core: 0,
             });
         }
         let cfg = from_system(&sys, &FromSystemOptions::default()).unwrap();

@@ -204,6 +204,7 @@ fn simulation_with_resources_never_exceeds_rta() {
                 releases: None,
                 offset: Picos::ZERO,
                 periodic: false,
+                core: 0,
             });
         }
         add_resources(&mut sys, k, &mut rng);

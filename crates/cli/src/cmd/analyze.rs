@@ -162,6 +162,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         },
         ..Default::default()
     };
+    let multicore = sys.platform.cores > 1;
+    if multicore && (args.sensitivity || args.assign_priorities || args.observed.is_some()) {
+        anyhow::bail!(
+            "{}: --sensitivity, --assign-priorities and --observed analyse one core; \
+             this system has platform.cores = {} (docs/analysis.md, Multicore)",
+            args.system.display(),
+            sys.platform.cores
+        );
+    }
     let mut res = analyze(&sys, &opts).with_context(|| args.system.display().to_string())?;
     let observed = match &args.observed {
         Some(p) => Some(
@@ -214,7 +223,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     // Offsets (phases): beside the offset-free bound, the offset-aware worst response of
     // a deterministic set (simulated feasibility interval), when any task has an offset.
-    let offset_aware = (sys.tasks.iter().any(|t| t.offset != Picos::ZERO))
+    // (one core only: the offset-aware results simulate and analyse a single core)
+    let offset_aware = (!multicore && sys.tasks.iter().any(|t| t.offset != Picos::ZERO))
         .then(|| latscope_sim::offsets::offset_aware(&sys));
     // And a sound offset-based bound, which also holds with jitter and sporadic
     // interrupts (docs/analysis.md, "Offsets: a sound bound with jitter").
@@ -230,14 +240,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .interrupts
         .iter()
         .any(|x| (args.periodic_interrupts || x.periodic) && x.offset != Picos::ZERO);
-    let offset_bound = if phased_irq || sys.tasks.iter().any(|t| t.offset != Picos::ZERO) {
-        Some(
-            latscope_model::rta::offsets::offset_bound_with(&sys, &opts, mode, irq)
-                .with_context(|| args.system.display().to_string())?,
-        )
-    } else {
-        None
-    };
+    let offset_bound =
+        if !multicore && (phased_irq || sys.tasks.iter().any(|t| t.offset != Picos::ZERO)) {
+            Some(
+                latscope_model::rta::offsets::offset_bound_with(&sys, &opts, mode, irq)
+                    .with_context(|| args.system.display().to_string())?,
+            )
+        } else {
+            None
+        };
     let to_stdout = args.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
     if let Some(path) = &args.json {
         let mut doc = latscope_sim::analysis::AnalyzeDocument::new(
@@ -542,6 +553,30 @@ fn print_table(out: &mut impl Write, r: &AnalysisResult, breakdown: bool) -> any
         if x.hyperbolic_ok { "pass" } else { "inconclusive" },
         x.hyperperiod_ns.map_or_else(|| "too large".into(), t)
     )?;
+    for c in &r.cores {
+        writeln!(
+            out,
+            "core {}: tasks {}; interrupts {}; utilisation {:.2}% (tasks {:.2}%) -> {}",
+            c.core,
+            if c.tasks.is_empty() {
+                "none".into()
+            } else {
+                c.tasks.join(", ")
+            },
+            if c.interrupts.is_empty() {
+                "none".into()
+            } else {
+                c.interrupts.join(", ")
+            },
+            100.0 * c.utilisation,
+            100.0 * c.utilisation_tasks,
+            if c.schedulable {
+                "schedulable"
+            } else {
+                "NOT schedulable"
+            }
+        )?;
+    }
     let red: Vec<String> = r
         .pessimism_reduction
         .iter()

@@ -130,18 +130,15 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         }
     }
     let sys = System::from_path(&a.file)?;
-    let cfg = from_system(
-        &sys,
-        &FromSystemOptions {
-            exec,
-            irq,
-            seed: a.seed,
-            sleep_state: a.sleep_state.clone(),
-            no_tickless: a.no_tickless,
-            min_idle_ticks: Some(a.min_idle_ticks),
-        },
-    )
-    .with_context(|| format!("{}", a.file.display()))?;
+    let fso = FromSystemOptions {
+        exec,
+        irq,
+        seed: a.seed,
+        sleep_state: a.sleep_state.clone(),
+        no_tickless: a.no_tickless,
+        min_idle_ticks: Some(a.min_idle_ticks),
+    };
+    let cfg = from_system(&sys, &fso).with_context(|| format!("{}", a.file.display()))?;
     let (until, note) = latscope_sim::run_length(
         &cfg,
         duration,
@@ -152,21 +149,34 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         },
     )?;
     let want_capture = a.vcd.is_some() || a.perfetto.is_some() || a.capture.is_some();
-    let mut sim = Sim::new(
-        cfg,
-        SimOptions {
-            seed: a.seed,
-            series: a.series.is_some() || a.perfetto.is_some(),
-            capture: want_capture,
-            percentiles: true,
-            source: a.file.display().to_string(),
-        },
-    )
-    .with_context(|| format!("{}", a.file.display()))?;
+    let sim_opts = SimOptions {
+        seed: a.seed,
+        series: a.series.is_some() || a.perfetto.is_some(),
+        capture: want_capture,
+        percentiles: true,
+        source: a.file.display().to_string(),
+    };
+    // Partitioned multicore: one engine per core in one event order
+    // (docs/simulator.md, Multicore); the series is core 0's tick.
+    let mut multi = None;
+    let mut single = None;
     let t0 = std::time::Instant::now();
-    crate::progress::run_with_progress(&mut sim, until);
+    if sys.platform.cores > 1 {
+        let mut m = latscope_sim::MultiSim::new(&sys, &fso, sim_opts)
+            .with_context(|| format!("{}", a.file.display()))?;
+        m.run_until(until);
+        multi = Some(m);
+    } else {
+        let mut sim = Sim::new(cfg, sim_opts).with_context(|| format!("{}", a.file.display()))?;
+        crate::progress::run_with_progress(&mut sim, until);
+        single = Some(sim);
+    }
     let wall = t0.elapsed();
-    let report = sim.report();
+    let (report, sim) = match (&multi, &single) {
+        (Some(m), _) => (m.report(), &m.cores()[0]),
+        (None, Some(s)) => (s.report(), s),
+        (None, None) => anyhow::bail!("no simulation ran"),
+    };
 
     if let Some(p) = &a.json {
         let mut value = serde_json::to_value(&report)?;
@@ -182,7 +192,10 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         crate::out::stream(p, "--series", |w| Ok(sim.write_series_csv(w)?))?;
     }
     if want_capture {
-        let cap = sim.capture();
+        let cap = match &multi {
+            Some(m) => m.capture(),
+            None => sim.capture(),
+        };
         if let Some(p) = &a.vcd {
             crate::out::stream(p, "--vcd", |w| {
                 Ok(latscope_trace::export::vcd::write(&cap, w)?)
@@ -282,6 +295,15 @@ fn print_summary(r: &SimReport, note: Option<&str>, wall: std::time::Duration) {
         f(r.switches.mean_ns),
         f(r.switches.max_ns)
     );
+    for c in &r.cores {
+        println!(
+            "core {}: tasks {}  busy {:.2}%  ({} events)",
+            c.core,
+            c.tasks.join(", "),
+            100.0 * (1.0 - c.cpu.idle_fraction - c.cpu.sleep_fraction),
+            c.events
+        );
+    }
     for q in &r.interrupts {
         println!(
             "interrupt {}: {} (lost {})  response max {}  latency max {}",

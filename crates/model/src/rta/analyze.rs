@@ -113,6 +113,10 @@ pub(super) fn analyze_mode_bounds(
 /// (or the file). An input past the analysis range is an error naming where it is
 /// ([`crate::range`]); the analysis itself never overflows or panics.
 pub fn analyze(sys: &System, opts: &AnalysisOptions) -> Result<AnalysisResult, AnalysisError> {
+    if sys.platform.cores > 1 {
+        // Partitioned multicore: each core on its own (docs/analysis.md, Multicore).
+        return super::cores::analyze_cores(sys, opts);
+    }
     let inflated = crate::resource::blocking::with_lock_costs(sys);
     let sys = inflated.as_ref().unwrap_or(sys);
     range::check(sys, opts)?;
@@ -184,6 +188,7 @@ pub fn analyze(sys: &System, opts: &AnalysisOptions) -> Result<AnalysisResult, A
         pessimism_reduction,
         totals,
         notes,
+        cores: Vec::new(),
     })
 }
 

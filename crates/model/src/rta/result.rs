@@ -28,6 +28,10 @@ pub struct AnalysisResult {
     pub totals: Totals,
     /// Assumptions that shaped the numbers (human-readable).
     pub notes: Vec<std::borrow::Cow<'static, str>>,
+    /// Per core, with `platform.cores > 1` only (absent on one core, so one-core
+    /// documents are unchanged).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cores: Vec<super::cores::CoreResult>,
 }
 
 #[derive(Debug, Clone, Serialize, serde::Deserialize, schemars::JsonSchema)]

@@ -20,6 +20,7 @@
 //! (diagnostics).
 
 mod context;
+pub mod cores;
 mod error;
 mod json;
 pub mod model;

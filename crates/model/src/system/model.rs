@@ -34,6 +34,21 @@ pub struct Platform {
     /// the FreeRTOS overheads paper's equations (1) and (2).
     pub irq_entry_cycles: u64,
     pub cache: CacheModel,
+    /// Number of cores (`platform.cores`, default 1). Tasks and interrupts are pinned
+    /// to one core each (partitioned scheduling, as ESP-IDF pinning and FreeRTOS SMP
+    /// affinity do); each core runs its own tick and scheduler.
+    #[serde(skip_serializing_if = "is_one")]
+    pub cores: u32,
+}
+
+fn is_one(v: &u32) -> bool {
+    *v == 1
+}
+fn is_zero(v: &u32) -> bool {
+    *v == 0
+}
+fn is_zero_ps(v: &Picos) -> bool {
+    *v == Picos::ZERO
 }
 
 /// Cache states and which one the analysis assumes.
@@ -161,6 +176,10 @@ pub struct Kernel {
     pub allow_equal_priorities: bool,
     /// Tickless-idle sleep states (empty: the tick always runs).
     pub sleep_states: Vec<SleepState>,
+    /// The inter-core interrupt (`kernel.costs.ipi`): the receiving core's handler time
+    /// when an interrupt on one core releases a task pinned to another. Zero on one core.
+    #[serde(skip_serializing_if = "is_zero_ps")]
+    pub ipi: Picos,
 }
 
 impl Kernel {
@@ -215,6 +234,9 @@ pub struct Task {
     /// The interrupt (index into [`System::interrupts`]) whose handler releases this
     /// task, if any.
     pub released_by: Option<usize>,
+    /// The core the task is pinned to (`task.core`, default 0).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub core: u32,
 }
 
 impl Task {
@@ -245,6 +267,10 @@ pub struct Interrupt {
     /// `min_interarrival` is only a minimum (unless `analyze --periodic-interrupts`
     /// declares every interrupt periodic).
     pub periodic: bool,
+    /// The core whose interrupt controller takes this interrupt (`interrupt.core`,
+    /// default 0).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub core: u32,
 }
 
 /// Longest interrupts-disabled sections.
@@ -269,5 +295,13 @@ impl System {
     /// Index of the task called `name`.
     pub fn task_index(&self, name: &str) -> Option<usize> {
         self.tasks.iter().position(|t| t.name == name)
+    }
+
+    /// Whether the interrupt at `irq` releases a task pinned to another core (a
+    /// cross-core release, which pays [`Kernel::ipi`]).
+    pub fn cross_core_release(&self, irq: usize) -> Option<usize> {
+        let x = self.interrupts.get(irq)?;
+        let t = x.releases?;
+        (self.tasks.get(t)?.core != x.core).then_some(t)
     }
 }

@@ -98,11 +98,26 @@ fn parse(ctx: &Ctx) -> Result<System, SystemError> {
 fn build(ctx: &Ctx, raw: &RawFile) -> Result<System, SystemError> {
     let platform = build_platform(ctx, raw.platform.get_ref())?;
     let hz = Some(platform.cpu_hz);
-    let kernel = build_kernel(ctx, raw.kernel.get_ref(), hz)?;
+    let mut kernel = build_kernel(ctx, raw.kernel.get_ref(), hz)?;
+    if let Some(c) = &raw.kernel.get_ref().costs {
+        kernel.ipi = ctx.opt_dur(&c.get_ref().ipi, "kernel.costs", "ipi", hz)?;
+    }
     // Task and interrupt names share one namespace.
     let mut names: HashMap<String, String> = HashMap::new();
     let mut tasks = build_tasks(ctx, &raw.task, &kernel, hz, &mut names)?;
-    let interrupts = build_interrupts(ctx, &raw.interrupt, &mut tasks, hz, &mut names)?;
+    for (i, (t, rt)) in tasks.iter_mut().zip(&raw.task).enumerate() {
+        t.core = core_of(
+            ctx,
+            &rt.get_ref().core,
+            &task_label(i, &t.name),
+            platform.cores,
+        )?;
+    }
+    let mut interrupts = build_interrupts(ctx, &raw.interrupt, &mut tasks, hz, &mut names)?;
+    for (i, (x, rx)) in interrupts.iter_mut().zip(&raw.interrupt).enumerate() {
+        let label = format!("interrupt[{i}] \"{}\"", x.name);
+        x.core = core_of(ctx, &rx.get_ref().core, &label, platform.cores)?;
+    }
     let critical_sections = match &raw.critical_sections {
         Some(c) => CriticalSections {
             kernel: ctx.opt_dur(&c.kernel, "critical_sections", "kernel", hz)?,
@@ -111,6 +126,7 @@ fn build(ctx: &Ctx, raw: &RawFile) -> Result<System, SystemError> {
         None => CriticalSections::default(),
     };
     let resources = super::resources::build(ctx, raw, &tasks, &interrupts, hz)?;
+    same_core_resources(ctx, raw, &resources, &tasks, &interrupts)?;
 
     Ok(System {
         source: ctx.file.to_string(),
@@ -121,6 +137,82 @@ fn build(ctx: &Ctx, raw: &RawFile) -> Result<System, SystemError> {
         critical_sections,
         resources,
     })
+}
+
+/// A resource shared across cores needs a multiprocessor protocol (MPCP, MSRP) that the
+/// analysis and the simulator do not model, so every user of a resource must sit on one
+/// core.
+fn same_core_resources(
+    ctx: &Ctx,
+    raw: &RawFile,
+    res: &crate::resource::Resources,
+    tasks: &[Task],
+    interrupts: &[Interrupt],
+) -> Result<(), SystemError> {
+    let mut first: Vec<Option<(u32, String)>> = vec![None; res.list.len()];
+    let users = tasks
+        .iter()
+        .zip(&res.tasks)
+        .map(|(t, s)| (t.core, format!("task \"{}\"", t.name), s))
+        .chain(
+            interrupts
+                .iter()
+                .zip(&res.interrupts)
+                .map(|(x, s)| (x.core, format!("interrupt \"{}\"", x.name), s)),
+        );
+    for (core, who, sections) in users {
+        for sec in sections {
+            let Some(slot) = first.get_mut(sec.resource) else {
+                continue;
+            };
+            match slot {
+                None => *slot = Some((core, who.clone())),
+                Some((c, other)) if *c != core => {
+                    let name = &res.list[sec.resource].name;
+                    let span = raw.resource.get(sec.resource).map(|r| r.span());
+                    return Err(ctx.err(
+                        span,
+                        &format!("resource \"{name}\""),
+                        None,
+                        format!(
+                            "used by {other} on core {c} and by {who} on core {core}: \
+                             a resource shared across cores is not modelled (MPCP/MSRP); \
+                             pin its users to one core"
+                        ),
+                    ));
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The most cores a description may declare (small multicore parts have 2 to 8; the
+/// cap keeps per-core arrays small whatever the file says).
+pub const MAX_CORES: u32 = 64;
+
+/// A `core` key: absent is core 0; otherwise it must name one of the platform's cores.
+fn core_of(
+    ctx: &Ctx,
+    v: &Option<Spanned<i64>>,
+    label: &str,
+    cores: u32,
+) -> Result<u32, SystemError> {
+    match v {
+        None => Ok(0),
+        Some(c) if (0..cores as i64).contains(c.get_ref()) => Ok(*c.get_ref() as u32),
+        Some(c) => Err(ctx.err(
+            Some(c.span()),
+            label,
+            Some("core"),
+            format!(
+                "core {} does not exist: platform.cores is {cores}, so cores are numbered 0 ..= {}",
+                c.get_ref(),
+                cores - 1
+            ),
+        )),
+    }
 }
 
 fn build_platform(ctx: &Ctx, p: &RawPlatform) -> Result<Platform, SystemError> {
@@ -150,10 +242,23 @@ fn build_platform(ctx: &Ctx, p: &RawPlatform) -> Result<Platform, SystemError> {
             cold_extra: ctx.opt_dur(&c.cold, "platform.cache", "cold", hz)?,
         },
     };
+    let cores = match &p.cores {
+        Some(c) if !(1..=MAX_CORES as i64).contains(c.get_ref()) => {
+            return Err(ctx.err(
+                Some(c.span()),
+                "platform",
+                Some("cores"),
+                format!("{} cores: give 1 ..= {MAX_CORES}", c.get_ref()),
+            ))
+        }
+        Some(c) => *c.get_ref() as u32,
+        None => 1,
+    };
     Ok(Platform {
         cpu_hz,
         irq_entry_cycles,
         cache,
+        cores,
     })
 }
 
@@ -211,6 +316,7 @@ fn build_kernel(ctx: &Ctx, k: &RawKernel, hz: Option<u64>) -> Result<Kernel, Sys
         time_slicing: k.time_slicing.unwrap_or(false),
         allow_equal_priorities: k.allow_equal_priorities.unwrap_or(true),
         sleep_states,
+        ipi: Picos::ZERO,
     })
 }
 
@@ -364,6 +470,7 @@ fn build_tasks(
             blocking,
             exec_time_file,
             released_by: None,
+            core: 0,
         });
     }
     Ok(tasks)
@@ -488,6 +595,7 @@ fn build_interrupts(
             above_kernel: r.above_kernel.unwrap_or(false),
             releases,
             periodic: r.periodic.unwrap_or(false),
+            core: 0,
         });
     }
     Ok(interrupts)

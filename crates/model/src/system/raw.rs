@@ -48,6 +48,9 @@ pub(super) struct RawPlatform {
     pub(super) irq_entry_cycles: Option<Spanned<i64>>,
     #[serde(default)]
     pub(super) cache: Option<RawCache>,
+    /// Number of cores (partitioned multicore; default 1).
+    #[serde(default)]
+    pub(super) cores: Option<Spanned<i64>>,
 }
 
 #[derive(Deserialize)]
@@ -106,6 +109,8 @@ pub(super) struct RawCosts {
     pub(super) lock: Option<SDur>,
     pub(super) unlock: Option<SDur>,
     pub(super) inherit: Option<SDur>,
+    // every model: the inter-core interrupt of a cross-core release (multicore)
+    pub(super) ipi: Option<SDur>,
 }
 
 #[derive(Deserialize)]
@@ -154,6 +159,8 @@ pub(super) struct RawTask {
     pub(super) exec_time_file: Option<Spanned<String>>,
     #[serde(default)]
     pub(super) critical: Vec<Spanned<super::resources::RawSection>>,
+    #[serde(default)]
+    pub(super) core: Option<Spanned<i64>>,
 }
 
 #[derive(Deserialize)]
@@ -174,6 +181,8 @@ pub(super) struct RawInterrupt {
     pub(super) periodic: Option<bool>,
     #[serde(default)]
     pub(super) critical: Vec<Spanned<super::resources::RawSection>>,
+    #[serde(default)]
+    pub(super) core: Option<Spanned<i64>>,
 }
 
 #[derive(Deserialize)]

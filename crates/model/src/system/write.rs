@@ -50,6 +50,9 @@ impl System {
             ct.insert("cold".into(), d(c.cold_extra));
             pf.insert("cache".into(), V::Table(ct));
         }
+        if self.platform.cores != 1 {
+            pf.insert("cores".into(), V::Integer(self.platform.cores as i64));
+        }
         root.insert("platform".into(), V::Table(pf));
 
         let k = &self.kernel;
@@ -115,6 +118,9 @@ impl System {
                 }
             }
         }
+        if k.ipi != Picos::ZERO {
+            costs.insert("ipi".into(), d(k.ipi));
+        }
         kt.insert("costs".into(), V::Table(costs));
         if !k.sleep_states.is_empty() {
             let mut arr = Vec::new();
@@ -169,6 +175,9 @@ impl System {
                     tt.insert(key.into(), d(v));
                 }
             }
+            if t.core != 0 {
+                tt.insert("core".into(), V::Integer(t.core as i64));
+            }
             if let Some(f) = &t.exec_time_file {
                 tt.insert("exec_time_file".into(), V::String(f.display().to_string()));
             }
@@ -185,6 +194,9 @@ impl System {
                 it.insert("above_kernel".into(), V::Boolean(i.above_kernel));
                 if i.offset != Picos::ZERO {
                     it.insert("offset".into(), d(i.offset));
+                }
+                if i.core != 0 {
+                    it.insert("core".into(), V::Integer(i.core as i64));
                 }
                 if i.periodic {
                     it.insert("periodic".into(), V::Boolean(true));

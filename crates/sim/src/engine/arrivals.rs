@@ -26,6 +26,18 @@ impl Sim {
         let t = self.irq_next[q];
         self.events += 1;
         self.irq_count[q] += 1;
+        if let Some(queue) = self.ext.get_mut(q).and_then(Option::as_mut) {
+            // Raised from another core: the job it releases keeps the arrival of the
+            // interrupt that started the path there.
+            let origin = queue.pop_front().map_or(t, |(_, o)| o);
+            self.irq_next[q] = queue.front().map_or(NEVER, |&(at, _)| at);
+            if self.irq_pending[q].is_some() {
+                self.irq_lost[q] += 1;
+            } else {
+                self.irq_pending[q] = Some(origin);
+            }
+            return;
+        }
         if self.irq_pending[q].is_some() {
             self.irq_lost[q] += 1;
         } else {
@@ -42,5 +54,41 @@ impl Sim {
                 t.saturating_add(g)
             }
         };
+    }
+}
+
+impl Sim {
+    /// Makes interrupt `q` arrive only when raised by [`Sim::raise`] (an inter-core
+    /// interrupt), never by itself.
+    pub(crate) fn make_external(&mut self, q: usize) {
+        if let Some(e) = self.ext.get_mut(q) {
+            *e = Some(VecDeque::new());
+            self.irq_next[q] = NEVER;
+        }
+    }
+
+    /// Raises the external interrupt `q` at `at` (not before the clock); the job it
+    /// releases counts its response from `origin`.
+    pub(crate) fn raise(&mut self, q: usize, at: i64, origin: i64) {
+        let Some(Some(queue)) = self.ext.get_mut(q) else {
+            return;
+        };
+        queue.push_back((at, origin));
+        if self.irq_next[q] == NEVER {
+            self.irq_next[q] = at;
+        }
+    }
+
+    /// Asks for a record of every completion of interrupt `q`'s handler
+    /// ([`Sim::take_fired`]).
+    pub(crate) fn notify_on_end(&mut self, q: usize) {
+        if let Some(n) = self.notify.get_mut(q) {
+            *n = true;
+        }
+    }
+
+    /// The handler completions recorded since the last call: (interrupt, end, arrival).
+    pub(crate) fn take_fired(&mut self) -> Vec<(usize, i64, i64)> {
+        std::mem::take(&mut self.fired)
     }
 }

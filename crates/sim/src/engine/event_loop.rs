@@ -15,22 +15,44 @@ impl Sim {
 
     /// Runs until `until` (exclusive: events at exactly `until` are not processed).
     pub fn run_until(&mut self, until: Picos) {
-        let until = until.0;
+        self.run_loop(until.0, false);
+    }
+
+    /// Runs through `until` (inclusive: every event at exactly `until` is processed and
+    /// the clock stays there). The multicore driver steps every core through one
+    /// instant at a time (`crate::multicore`).
+    pub(crate) fn run_through(&mut self, until: i64) {
+        self.run_loop(until, true);
+    }
+
+    /// The next instant at which something happens (after dispatching what is pending).
+    pub(crate) fn next_instant(&mut self) -> i64 {
+        self.dispatch();
+        self.next_times().0
+    }
+
+    /// (next instant, activity end, tick, interrupt arrival).
+    fn next_times(&self) -> (i64, i64, i64, i64) {
+        let t_act = self.activity_end();
+        let ticks_on = !self.sleeping && !self.waking;
+        let t_tick = if ticks_on {
+            self.tick_time(self.next_tick_k)
+        } else {
+            NEVER
+        };
+        let mut t_irq = NEVER;
+        for &t in &self.irq_next {
+            t_irq = t_irq.min(t);
+        }
+        let t = t_act.min(t_tick).min(t_irq).min(self.wake_timer);
+        (t, t_act, t_tick, t_irq)
+    }
+
+    fn run_loop(&mut self, until: i64, inclusive: bool) {
         loop {
             self.dispatch();
-            let t_act = self.activity_end();
-            let ticks_on = !self.sleeping && !self.waking;
-            let t_tick = if ticks_on {
-                self.tick_time(self.next_tick_k)
-            } else {
-                NEVER
-            };
-            let mut t_irq = NEVER;
-            for &t in &self.irq_next {
-                t_irq = t_irq.min(t);
-            }
-            let t = t_act.min(t_tick).min(t_irq).min(self.wake_timer);
-            if t >= until {
+            let (t, t_act, t_tick, t_irq) = self.next_times();
+            if t > until || (t == until && !inclusive) {
                 self.advance(until);
                 return;
             }

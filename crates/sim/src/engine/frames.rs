@@ -113,6 +113,9 @@ impl Sim {
                 let q = q as usize;
                 let r = self.now - f.arrival;
                 self.irq_resp[q].add(r, f.arrival);
+                if self.notify[q] {
+                    self.fired.push((q, self.now, f.arrival));
+                }
                 for k in 0..self.irq_tasks[q].len() {
                     let i = self.irq_tasks[q][k] as usize;
                     if !self.has_job[i] && !self.in_ready[i] {

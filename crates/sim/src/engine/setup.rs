@@ -275,6 +275,9 @@ impl Sim {
                 .collect(),
             edges: opts.capture.then(|| vec![Vec::new(); nch]),
             cur_ch: idle,
+            ext: vec![None; nirq],
+            notify: vec![false; nirq],
+            fired: Vec::new(),
             cfg,
             opts,
         };

@@ -250,6 +250,7 @@ impl Sim {
             cpu,
             sleep,
             list_scan,
+            cores: Vec::new(),
         }
     }
 }
