@@ -111,6 +111,7 @@ fn build(ctx: &Ctx, raw: &RawFile) -> Result<System, SystemError> {
         None => CriticalSections::default(),
     };
     let resources = super::resources::build(ctx, raw, &tasks, &interrupts, hz)?;
+    let chains = super::chains::build(ctx, raw, &tasks, &interrupts, &kernel, hz)?;
 
     Ok(System {
         source: ctx.file.to_string(),
@@ -120,6 +121,7 @@ fn build(ctx: &Ctx, raw: &RawFile) -> Result<System, SystemError> {
         interrupts,
         critical_sections,
         resources,
+        chains,
     })
 }
 
