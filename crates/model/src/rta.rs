@@ -35,6 +35,7 @@ mod result;
 mod ticks;
 
 pub use analyze::{analyze, analyze_mode, hyperperiod};
+pub(crate) use analyze::analyze_tasks;
 pub use interference::{Interference, InterferenceDetail, InterferenceIter, NamedNs, Share};
 pub use options::{AnalysisOptions, SwitchCharge};
 pub use result::{

@@ -28,6 +28,9 @@ pub struct AnalysisResult {
     pub totals: Totals,
     /// Assumptions that shaped the numbers (human-readable).
     pub notes: Vec<std::borrow::Cow<'static, str>>,
+    /// End-to-end chains in file order (absent without `[[chain]]`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub chains: Vec<crate::chain::analysis::ChainResult>,
 }
 
 #[derive(Debug, Clone, Serialize, serde::Deserialize, schemars::JsonSchema)]
