@@ -535,6 +535,9 @@ pub struct SimReport {
     pub resources: Vec<ResourceReport>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub list_scan: Option<ListScanReport>,
+    /// End-to-end chains observed (`[[chain]]`, docs/simulator.md); absent without.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub chains: Vec<crate::chains::ChainReport>,
 }
 
 impl SimReport {

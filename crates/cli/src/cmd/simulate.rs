@@ -163,6 +163,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         },
     )
     .with_context(|| format!("{}", a.file.display()))?;
+    sim.observe_chains(latscope_sim::chains::from_system(&sys));
     let t0 = std::time::Instant::now();
     crate::progress::run_with_progress(&mut sim, until);
     let wall = t0.elapsed();
