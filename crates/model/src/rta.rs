@@ -34,8 +34,8 @@ mod prep;
 mod result;
 mod ticks;
 
-pub use analyze::{analyze, analyze_mode, hyperperiod};
 pub(crate) use analyze::analyze_tasks;
+pub use analyze::{analyze, analyze_mode, hyperperiod};
 pub use interference::{Interference, InterferenceDetail, InterferenceIter, NamedNs, Share};
 pub use options::{AnalysisOptions, SwitchCharge};
 pub use result::{

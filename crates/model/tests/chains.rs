@@ -73,7 +73,12 @@ fn chain_errors_name_the_chain_and_step() {
         ),
         (
             "steps = [\"A\", \"IRQ\"]\nlinks = [\"sampled\"]",
-            &["chain[0] \"c\"", "link 0", "interrupt \"IRQ\"", "first step"],
+            &[
+                "chain[0] \"c\"",
+                "link 0",
+                "interrupt \"IRQ\"",
+                "first step",
+            ],
         ),
         (
             "steps = [\"A\", \"L\"]\nlinks = [\"event\"]",
@@ -103,7 +108,10 @@ fn chain_errors_name_the_chain_and_step() {
         "{HEAD}{TASKS}[[chain]]\nname = \"x\"\nsteps = [\"A\", \"B\"]\nlinks = [\"event\"]\n\
          [[chain]]\nname = \"y\"\nsteps = [\"L\", \"B\"]\nlinks = [\"sampled\"]\n"
     ));
-    assert!(e.contains("chain[1] \"y\"") && e.contains("released by task \"A\""), "{e}");
+    assert!(
+        e.contains("chain[1] \"y\"") && e.contains("released by task \"A\""),
+        "{e}"
+    );
 }
 
 /// Holistic analysis by hand (no overheads, deadlines = periods, priorities A 4 > B 3 >
@@ -148,7 +156,10 @@ fn event_chain_holistic_known_answer() {
     // A deadline below the bound is a miss.
     let tight = text.replace("deadline = \"7ms\"", "deadline = \"6999us\"");
     let sys = System::from_toml_str(&tight, "sys.toml").unwrap();
-    assert_eq!(analyze(&sys, &plain()).unwrap().chains[0].meets_deadline, Some(false));
+    assert_eq!(
+        analyze(&sys, &plain()).unwrap().chains[0].meets_deadline,
+        Some(false)
+    );
 }
 
 /// Holistic iteration that changes the predecessor: B above A, released by A, so B's
@@ -179,7 +190,10 @@ fn holistic_jitter_feeding_back_into_the_predecessor() {
     let t = |n: &str| r.tasks.iter().find(|t| t.name == n).unwrap().clone();
     assert_eq!(t("A").wcrt_ps, None);
     assert_eq!(t("B").wcrt_ps, None);
-    assert!(t("B").unbounded_reason.unwrap().contains("released by task \"A\""));
+    assert!(t("B")
+        .unbounded_reason
+        .unwrap()
+        .contains("released by task \"A\""));
     assert!(!r.schedulable);
     let c = &r.chains[0];
     assert_eq!(c.bound_ps, None);
@@ -232,11 +246,22 @@ fn interrupt_first_chain() {
     );
     let sys = System::from_toml_str(&text, "sys.toml").unwrap();
     let r = analyze(&sys, &plain()).unwrap();
-    let w = |n: &str| r.tasks.iter().find(|t| t.name == n).unwrap().wcrt_ps.unwrap();
+    let w = |n: &str| {
+        r.tasks
+            .iter()
+            .find(|t| t.name == n)
+            .unwrap()
+            .wcrt_ps
+            .unwrap()
+    };
     let c = &r.chains[0];
     assert_eq!(c.bound_ps, Some(w("R") + ms(30) + w("L")));
     assert_eq!(c.age_ns, None);
-    assert!(c.unbounded_reason.as_ref().unwrap().contains("sporadically"));
+    assert!(c
+        .unbounded_reason
+        .as_ref()
+        .unwrap()
+        .contains("sporadically"));
     let periodic = text.replace("releases = \"R\"", "releases = \"R\"\nperiodic = true");
     let sys = System::from_toml_str(&periodic, "sys.toml").unwrap();
     let c = analyze(&sys, &plain()).unwrap().chains[0].clone();

@@ -323,7 +323,9 @@ fn chain_row(sys: &System) -> Result<crate::row::Row, ScenarioError> {
         sys.interrupts.iter().position(|x| x.name == "gpio"),
         sys.task_index("ah"),
     ) else {
-        return Err(crate::run_err(NAME)("system.toml lacks interrupt gpio or task ah"));
+        return Err(crate::run_err(NAME)(
+            "system.toml lacks interrupt gpio or task ah",
+        ));
     };
     let mut with_chain = sys.clone();
     with_chain.chains.push(Chain {
@@ -332,11 +334,9 @@ fn chain_row(sys: &System) -> Result<crate::row::Row, ScenarioError> {
         links: vec![Link::Event],
         deadline: None,
     });
-    let res = latscope_model::rta::analyze(
-        &with_chain,
-        &latscope_model::AnalysisOptions::default(),
-    )
-    .map_err(crate::run_err(NAME))?;
+    let res =
+        latscope_model::rta::analyze(&with_chain, &latscope_model::AnalysisOptions::default())
+            .map_err(crate::run_err(NAME))?;
     let Some(c) = res.chains.first() else {
         return Err(crate::run_err(NAME)("the chain was not analysed"));
     };

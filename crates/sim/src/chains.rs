@@ -236,8 +236,12 @@ impl ChainObserver {
                 max_ns: st.latency.max.map(|(v, _)| ns(v)),
                 max_at_ns: st.latency.max.map(|(_, a)| ns(a)),
                 count: st.latency.count,
-                age_max_ns: (!st.event).then(|| st.age.max.map(|(v, _)| ns(v))).flatten(),
-                age_max_at_ns: (!st.event).then(|| st.age.max.map(|(_, a)| ns(a))).flatten(),
+                age_max_ns: (!st.event)
+                    .then(|| st.age.max.map(|(v, _)| ns(v)))
+                    .flatten(),
+                age_max_at_ns: (!st.event)
+                    .then(|| st.age.max.map(|(_, a)| ns(a)))
+                    .flatten(),
                 age_count: (!st.event).then_some(st.age.count),
             })
             .collect()

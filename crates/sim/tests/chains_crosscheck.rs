@@ -66,9 +66,7 @@ fn add_irq(sys: &mut System, rng: &mut ChaCha8Rng, releases: usize, periodic: bo
 
 /// One random system with one chain, validated by writing and reading it back.
 fn system(k: usize) -> Option<System> {
-    let mut sys = generate(&freertos_template(), &spec(k), 1)
-        .ok()?
-        .remove(0);
+    let mut sys = generate(&freertos_template(), &spec(k), 1).ok()?.remove(0);
     let mut rng = ChaCha8Rng::seed_from_u64(0x28_0000 + k as u64);
     if k % 2 == 1 {
         sys.kernel.costs = KernelCosts::Tick(TickCosts::default());
@@ -177,7 +175,11 @@ fn simulated_chains_never_exceed_their_bounds() {
                 continue;
             };
             tasks_cmp += 1;
-            assert!(o <= w + 1e-6, "set {k}: task {} observed {o} > WCRT {w}", t.name);
+            assert!(
+                o <= w + 1e-6,
+                "set {k}: task {} observed {o} > WCRT {w}",
+                t.name
+            );
         }
         let (bound, seen) = (&res.chains[0], &rep.chains[0]);
         let Some(b) = bound.bound_ps.map(|p| p as f64 / 1000.0) else {

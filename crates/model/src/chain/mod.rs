@@ -70,9 +70,7 @@ impl crate::system::System {
         self.chains.iter().find_map(|c| {
             c.links.iter().enumerate().find_map(|(k, l)| {
                 match (l, c.steps.get(k), c.steps.get(k + 1)) {
-                    (Link::Event, Some(Step::Task(a)), Some(Step::Task(b))) if *b == i => {
-                        Some(*a)
-                    }
+                    (Link::Event, Some(Step::Task(a)), Some(Step::Task(b))) if *b == i => Some(*a),
                     _ => None,
                 }
             })

@@ -267,12 +267,7 @@ pub(super) fn write(sys: &System, root: &mut toml::Table) {
             );
             t.insert(
                 "links".into(),
-                V::Array(
-                    c.links
-                        .iter()
-                        .map(|l| V::String(l.name().into()))
-                        .collect(),
-                ),
+                V::Array(c.links.iter().map(|l| V::String(l.name().into())).collect()),
             );
             if let Some(d) = c.deadline {
                 t.insert("deadline".into(), V::String(format_exact(d)));
