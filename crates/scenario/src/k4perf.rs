@@ -352,7 +352,7 @@ fn chain_row(sys: &System) -> Result<crate::row::Row, ScenarioError> {
         &["actor cycles", "clock", "entry"],
         "a bound, not a typical value: it runs to the end of ah's own 1 us of work and \
          lets the interrupt meet the 1 ms tick (2 us assumed); the document's 2.25 us is \
-         one activation to ah's start",
+         one activation to ah's start.",
     );
     r.latscope = bound_us;
     Ok(r.method(&format!(
