@@ -117,8 +117,8 @@ fn chain_errors_name_the_chain_and_step() {
 /// Holistic analysis by hand (no overheads, deadlines = periods, priorities A 4 > B 3 >
 /// L 1; the first three tasks of `TASKS` only):
 ///
-/// Round 0 (B's jitter 0): R_A = 2. R_B: w = 3 + ceil(w/10)*2 -> 5. R_L: w = 9 + ceil(w/10)*2
-/// + ceil(w/10)*3 -> 9+2+3 = 14 -> 9+4+6 = 19 -> 19 (ceil(19/10) = 2).
+/// Round 0 (B's jitter 0): R_A = 2. R_B: w = 3 + ceil(w/10)*2 -> 5. R_L: w = 9 + ceil(w/10)*2 +
+/// ceil(w/10)*3 -> 9+2+3 = 14 -> 9+4+6 = 19 -> 19 (ceil(19/10) = 2).
 /// Round 1: B released by A's completion, J_B = R_A = 2. R_A = 2 (B is below A).
 /// R_B = 5 + 2 = 7. R_L: w = 9 + ceil(w/10)*2 + ceil((w+2)/10)*3:
 /// w = 19 -> 9 + 4 + 9 = 22 -> 9 + 6 + 9 = 24 -> 24: R_L = 24 (was 19: B's jitter

@@ -136,12 +136,12 @@ pub(crate) fn analyze_with_chains(
     // A successor of an unbounded predecessor has no bound either (transitively: its
     // own successors follow from its null response in the next lines).
     let mut unb: Vec<Option<String>> = vec![None; sys.tasks.len()];
-    for b in 0..sys.tasks.len() {
+    for (b, slot) in unb.iter_mut().enumerate() {
         let mut x = b;
         let mut hops = 0;
         while let Some(a) = sys.activator(x) {
             if unbounded_from[x].is_some() || (!converged && hops == 0) {
-                unb[b] = Some(if converged {
+                *slot = Some(if converged {
                     format!(
                         "released by task \"{}\", whose response is unbounded",
                         sys.tasks[a].name
@@ -308,10 +308,7 @@ fn chain_bound(
     let mut age_why: Option<String> = None;
     for (si, &(first, last)) in segs.iter().enumerate() {
         let head = c.steps[first];
-        let period = match writer_period(sys, head) {
-            Some(t) => Some(t.0),
-            None => None,
-        };
+        let period = writer_period(sys, head).map(|t| t.0);
         // An event chain counts from its first step's release; a sampled chain's
         // reaction from a stimulus that the first step (when the tick releases it) just
         // missed.
