@@ -35,6 +35,7 @@ mod prep;
 mod result;
 mod ticks;
 
+pub(crate) use analyze::analyze_tasks;
 pub use analyze::{analyze, analyze_mode, hyperperiod};
 pub use interference::{Interference, InterferenceDetail, InterferenceIter, NamedNs, Share};
 pub use options::{AnalysisOptions, SwitchCharge};

@@ -39,6 +39,10 @@ pub enum Activation {
     /// Released by the handler of interrupt `irq` (index into [`SimConfig::interrupts`]);
     /// the job's arrival is the interrupt's arrival.
     Interrupt(usize),
+    /// Released by the completion of a job of task `task` (a chain's event link); the
+    /// job's arrival is that job's arrival, so its response counts from the release of
+    /// the chain segment's first step.
+    Task(usize),
 }
 
 /// One task (FreeRTOS task, or kernel-v1 thread in list-scan mode).
@@ -333,6 +337,17 @@ impl SimConfig {
                         return Err(terr(
                             t,
                             "interrupt-released threads are not modelled in list-scan mode",
+                        ));
+                    }
+                }
+                Activation::Task(a) => {
+                    if a >= self.tasks.len() || std::ptr::eq(&self.tasks[a], t) {
+                        return Err(terr(t, "released by an unknown task or by itself"));
+                    }
+                    if matches!(self.kernel, Kernel::ListScan(_)) {
+                        return Err(terr(
+                            t,
+                            "task-released threads are not modelled in list-scan mode",
                         ));
                     }
                 }

@@ -210,6 +210,10 @@ pub struct Sim {
     tick_released: Vec<u32>,
     irq_tasks: Vec<Vec<u32>>,
     irq_queue: Vec<VecDeque<i64>>,
+    /// Per task: the tasks its completion releases (chains' event links).
+    task_succ: Vec<Vec<u32>>,
+    /// Chain observation (`Sim::observe_chains`), absent without chains.
+    chains: Option<Box<crate::chains::ChainObserver>>,
 
     // interrupts
     irq_pending: Vec<Option<i64>>,
@@ -329,4 +333,18 @@ pub struct Sim {
     ext: Vec<Option<VecDeque<(i64, i64)>>>,
     notify: Vec<bool>,
     fired: Vec<(usize, i64, i64)>,
+}
+
+impl Sim {
+    /// Observes these end-to-end chains (`crate::chains`) from now on; their latencies
+    /// appear in [`Sim::report`] as `chains`.
+    pub fn observe_chains(&mut self, chains: Vec<crate::chains::SimChain>) {
+        self.chains = (!chains.is_empty()).then(|| {
+            Box::new(crate::chains::ChainObserver::new(
+                chains,
+                self.cfg.tasks.len(),
+                self.cfg.interrupts.len(),
+            ))
+        });
+    }
 }

@@ -181,7 +181,11 @@ pub fn from_system(sys: &System, o: &FromSystemOptions) -> Result<SimConfig, Fro
                 t.name
             )))
             }
-            None => Activation::Periodic,
+            // A chain's event link: released by another task's completion.
+            None => match (sys.chains.is_empty(), sys.activator(ti)) {
+                (false, Some(a)) => Activation::Task(a),
+                _ => Activation::Periodic,
+            },
         };
         let period = match t.arrival {
             Arrival::Periodic(p) | Arrival::Sporadic(p) => p,

@@ -9,6 +9,7 @@
 //! * [`offsets`]: the offset-aware worst responses of a deterministic set.
 
 pub mod analysis;
+pub mod chains;
 pub mod config;
 pub mod engine;
 pub mod from_system;

@@ -539,6 +539,9 @@ pub struct SimReport {
     /// are core 0's and `cpu` the sum over the cores; docs/simulator.md, Multicore).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cores: Vec<CoreReport>,
+    /// End-to-end chains observed (`[[chain]]`, docs/simulator.md); absent without.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub chains: Vec<crate::chains::ChainReport>,
 }
 
 /// One core of a partitioned multicore simulation.

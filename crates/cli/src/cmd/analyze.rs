@@ -264,6 +264,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if !to_stdout {
         let mut out = std::io::stdout().lock();
         print_table(&mut out, &res, args.breakdown)?;
+        super::analyze_chains::print(&mut out, &res)?;
         if let Some(m) = &margins {
             analyze_margins::print_sensitivity(&mut out, m)?;
         }
@@ -298,7 +299,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(1));
         }
     }
-    Ok(if args.check && !res.schedulable {
+    // A chain past its end-to-end deadline fails the check as a task does.
+    let chain_missed = res.chains.iter().any(|c| c.meets_deadline == Some(false));
+    Ok(if args.check && (!res.schedulable || chain_missed) {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

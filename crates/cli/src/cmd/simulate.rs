@@ -168,6 +168,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         multi = Some(m);
     } else {
         let mut sim = Sim::new(cfg, sim_opts).with_context(|| format!("{}", a.file.display()))?;
+        sim.observe_chains(latscope_sim::chains::from_system(&sys));
         crate::progress::run_with_progress(&mut sim, until);
         single = Some(sim);
     }

@@ -112,11 +112,26 @@ pub(super) fn analyze_mode_bounds(
 /// Analyses the system in both tick modes; `tasks` holds the mode chosen by the options
 /// (or the file). An input past the analysis range is an error naming where it is
 /// ([`crate::range`]); the analysis itself never overflows or panics.
+///
+/// With `[[chain]]` tables, a task released by another task's completion gets that
+/// task's worst response as release jitter, iterated to a fixed point (holistic
+/// analysis, [`crate::chain::analysis`]), and `chains` holds each chain's bound.
 pub fn analyze(sys: &System, opts: &AnalysisOptions) -> Result<AnalysisResult, AnalysisError> {
     if sys.platform.cores > 1 {
         // Partitioned multicore: each core on its own (docs/analysis.md, Multicore).
         return super::cores::analyze_cores(sys, opts);
     }
+    if sys.chains.is_empty() {
+        return analyze_tasks(sys, opts);
+    }
+    crate::chain::analysis::analyze_with_chains(sys, opts)
+}
+
+/// [`analyze`] without the chains: every task with the release jitter its system gives.
+pub(crate) fn analyze_tasks(
+    sys: &System,
+    opts: &AnalysisOptions,
+) -> Result<AnalysisResult, AnalysisError> {
     let inflated = crate::resource::blocking::with_lock_costs(sys);
     let sys = inflated.as_ref().unwrap_or(sys);
     range::check(sys, opts)?;
@@ -189,6 +204,7 @@ pub fn analyze(sys: &System, opts: &AnalysisOptions) -> Result<AnalysisResult, A
         totals,
         notes,
         cores: Vec::new(),
+        chains: Vec::new(),
     })
 }
 

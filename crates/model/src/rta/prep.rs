@@ -90,9 +90,13 @@ pub(super) fn prepare(sys: &System, opts: &AnalysisOptions) -> Prep {
     let tick_released: Vec<bool> = sys
         .tasks
         .iter()
+        .enumerate()
         // A sporadic task no interrupt releases is released by the tick too: the
         // simulator runs it as periodic at its minimum inter-arrival time (audit D3).
-        .map(|t| t.released_by.is_none())
+        // A task released by another's completion (a chain's event link) is not.
+        .map(|(i, t)| {
+            t.released_by.is_none() && (sys.chains.is_empty() || sys.activator(i).is_none())
+        })
         .collect();
     let n_rel = tick_released.iter().filter(|&&b| b).count() as u32;
     let (tick_base, tick_per_release, tick_first_excess, tick_pessimistic) = if !ov {

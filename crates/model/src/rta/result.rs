@@ -32,6 +32,9 @@ pub struct AnalysisResult {
     /// documents are unchanged).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cores: Vec<super::cores::CoreResult>,
+    /// End-to-end chains in file order (absent without `[[chain]]`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub chains: Vec<crate::chain::analysis::ChainResult>,
 }
 
 #[derive(Debug, Clone, Serialize, serde::Deserialize, schemars::JsonSchema)]

@@ -19,6 +19,7 @@
 //! `context` (spans to diagnostics, typed readers), `write` (TOML/JSON output), `error`
 //! (diagnostics).
 
+mod chains;
 mod context;
 pub mod cores;
 mod error;

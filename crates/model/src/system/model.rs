@@ -23,6 +23,9 @@ pub struct System {
     /// Shared resources and the critical sections of tasks and handlers
     /// (docs/resources.md).
     pub resources: crate::resource::Resources,
+    /// End-to-end chains (`[[chain]]`, docs/analysis.md); empty for most systems.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub chains: Vec<crate::chain::Chain>,
 }
 
 /// The processor.

@@ -38,6 +38,8 @@ pub(super) struct RawFile {
     pub(super) critical_sections: Option<RawCritical>,
     #[serde(default)]
     pub(super) resource: Vec<Spanned<super::resources::RawResource>>,
+    #[serde(default)]
+    pub(super) chain: Vec<Spanned<super::chains::RawChain>>,
 }
 
 #[derive(Deserialize)]

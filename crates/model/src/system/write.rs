@@ -212,6 +212,7 @@ impl System {
         if !irqs.is_empty() {
             root.insert("interrupt".into(), V::Array(irqs));
         }
+        super::chains::write(self, &mut root);
         V::Table(root)
     }
 }

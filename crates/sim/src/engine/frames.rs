@@ -70,6 +70,10 @@ impl Sim {
         }
         self.record_completion(i);
         if self.tick_mode {
+            // Successors first: the next job of `i` replaces its arrival.
+            if !self.task_succ[i].is_empty() {
+                self.release_successors(i);
+            }
             self.after_job_tick_mode(i);
         } else {
             self.ls_cur = None;
@@ -115,6 +119,9 @@ impl Sim {
                 self.irq_resp[q].add(r, f.arrival);
                 if self.notify[q] {
                     self.fired.push((q, self.now, f.arrival));
+                }
+                if let Some(c) = &mut self.chains {
+                    c.irq_complete(q, f.arrival, self.now);
                 }
                 for k in 0..self.irq_tasks[q].len() {
                     let i = self.irq_tasks[q][k] as usize;

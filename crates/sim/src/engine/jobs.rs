@@ -38,6 +38,9 @@ impl Sim {
         self.job_arrival[i] = arrival;
         self.released[i] += 1;
         self.events += 1;
+        if let Some(c) = &mut self.chains {
+            c.task_release(i, arrival);
+        }
     }
 
     /// Job `job_idx[i]` of a periodic task: arrival, release time and wake tick. Either
@@ -89,6 +92,33 @@ impl Sim {
             }
         }
         self.has_job[i] = false;
+        if let Some(c) = &mut self.chains {
+            c.task_complete(i, self.job_arrival[i], self.now);
+        }
+    }
+
+    /// A completed job of task `i` releases a job of each task it activates (a chain's
+    /// event link), with its own arrival; a busy successor queues it as an interrupt
+    /// release does.
+    pub(super) fn release_successors(&mut self, i: usize) {
+        let arrival = self.job_arrival[i];
+        for k in 0..self.task_succ[i].len() {
+            let b = self.task_succ[i][k] as usize;
+            if !self.has_job[b] && !self.in_ready[b] {
+                self.release_job(b, arrival);
+                self.ready_add(b);
+                if b == self.cur {
+                    self.cur_blocked = false;
+                }
+                if self.prio[b] > self.prio[self.cur] || self.cur_blocked {
+                    self.pendsv_pending = true;
+                }
+            } else if self.irq_queue[b].len() < IRQ_QUEUE_CAP {
+                self.irq_queue[b].push_back(arrival);
+            } else {
+                self.overruns[b] += 1;
+            }
+        }
     }
 
     pub(super) fn after_job_tick_mode(&mut self, i: usize) {
@@ -102,7 +132,7 @@ impl Sim {
                 // vTaskDelayUntil yields whether or not it blocked.
                 self.pendsv_pending = true;
             }
-            Activation::Interrupt(_) => {
+            Activation::Interrupt(_) | Activation::Task(_) => {
                 if let Some(a) = self.irq_queue[i].pop_front() {
                     self.release_job(i, a);
                 } else {

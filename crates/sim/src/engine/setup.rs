@@ -169,6 +169,16 @@ impl Sim {
             tick_released: Vec::with_capacity(n),
             irq_tasks,
             irq_queue: vec![VecDeque::new(); n],
+            task_succ: {
+                let mut v = vec![Vec::new(); n];
+                for (i, t) in cfg.tasks.iter().enumerate() {
+                    if let Activation::Task(a) = t.activation {
+                        v[a].push(i as u32);
+                    }
+                }
+                v
+            },
+            chains: None,
             irq_pending: vec![None; nirq],
             irq_next: vec![NEVER; nirq],
             irq_eff,

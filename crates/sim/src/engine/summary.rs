@@ -233,6 +233,7 @@ impl Sim {
             })
             .collect();
         SimReport {
+            chains: self.chains.as_ref().map_or_else(Vec::new, |c| c.report()),
             resources,
             kind: "simulate",
             schema_version: 1,

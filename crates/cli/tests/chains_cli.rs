@@ -1,0 +1,130 @@
+//! `[[chain]]` through the CLI: `analyze` prints each chain's bound and verdict, `--json`
+//! carries `chains`, `--check` exits 1 when a chain misses its deadline (all tasks
+//! schedulable), and `simulate --json` carries the observed latencies, within the bounds.
+
+mod common;
+use common::run;
+
+const SYS: &str = r#"
+[platform]
+cpu_hz = "125 MHz"
+irq_entry_cycles = 12
+[kernel]
+tick_hz = 1000
+[kernel.costs]
+tick_base = "2us"
+switch_base = "1us"
+[[task]]
+name = "handler"
+min_interarrival = "1ms"
+wcet = "50us"
+priority = 5
+[[task]]
+name = "filter"
+min_interarrival = "1ms"
+wcet = "200us"
+priority = 4
+[[task]]
+name = "control"
+period = "5ms"
+wcet = "500us"
+priority = 3
+[[interrupt]]
+name = "adc"
+min_interarrival = "1ms"
+wcet = "10us"
+priority = 2
+releases = "handler"
+periodic = true
+[[chain]]
+name = "adc-to-control"
+steps = ["adc", "handler", "filter", "control"]
+links = ["event", "event", "sampled"]
+[[chain]]
+name = "adc-to-filter"
+steps = ["adc", "handler", "filter"]
+links = ["event", "event"]
+deadline = "DEADLINE"
+"#;
+
+fn json(out: &std::process::Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout).expect("JSON on stdout")
+}
+
+#[test]
+fn chain_deadline_decides_check_and_simulation_stays_within_bounds() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("sys.toml");
+    std::fs::write(&p, SYS.replace("DEADLINE", "10ms")).unwrap();
+    let a = run(&[
+        "analyze".as_ref(),
+        p.as_os_str(),
+        "--json".as_ref(),
+        "-".as_ref(),
+    ]);
+    let v = json(&a);
+    let chains = v["chains"].as_array().unwrap();
+    assert_eq!(chains.len(), 2);
+    let bound = chains[1]["bound_ns"].as_f64().unwrap();
+    let reaction = chains[0]["reaction_ns"].as_f64().unwrap();
+    let age = chains[0]["age_ns"].as_f64().unwrap();
+    let parts: f64 = chains[1]["composition"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["ns"].as_f64().unwrap())
+        .sum();
+    assert!((parts - bound).abs() < 1e-3, "{parts} vs {bound}");
+    // The event chain's bound is the last task's holistic WCRT.
+    let filter = v["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "filter")
+        .unwrap()["wcrt_ns"]
+        .as_f64()
+        .unwrap();
+    assert_eq!(bound, filter);
+    let ok = run(&["analyze".as_ref(), p.as_os_str(), "--check".as_ref()]);
+    assert_eq!(ok.status.code(), Some(0), "{ok:?}");
+    let text = String::from_utf8_lossy(&ok.stdout);
+    assert!(text.contains("end-to-end chains:"), "{text}");
+    assert!(
+        text.contains("adc -> handler -> filter ~> control"),
+        "{text}"
+    );
+    assert!(text.contains("deadline 10ms met"), "{text}");
+
+    // One picosecond under the bound: the chain misses, the tasks still meet theirs.
+    let tight = format!("{}ps", (bound * 1000.0) as i64 - 1);
+    std::fs::write(&p, SYS.replace("DEADLINE", &tight)).unwrap();
+    let miss = run(&["analyze".as_ref(), p.as_os_str(), "--check".as_ref()]);
+    assert_eq!(miss.status.code(), Some(1), "{miss:?}");
+    assert!(String::from_utf8_lossy(&miss.stdout).contains("MISSED"));
+    assert_eq!(
+        json(&run(&[
+            "analyze".as_ref(),
+            p.as_os_str(),
+            "--json".as_ref(),
+            "-".as_ref()
+        ]))["schedulable"],
+        true
+    );
+
+    let s = run(&[
+        "simulate".as_ref(),
+        p.as_os_str(),
+        "--duration".as_ref(),
+        "1s".as_ref(),
+        "--json".as_ref(),
+        "-".as_ref(),
+    ]);
+    let sv = json(&s);
+    let sc = sv["chains"].as_array().unwrap();
+    assert_eq!(sc[1]["kind"], "event");
+    assert!(sc[1]["count"].as_u64().unwrap() >= 999, "{sv}");
+    assert!(sc[1]["max_ns"].as_f64().unwrap() <= bound);
+    assert!(sc[0]["max_ns"].as_f64().unwrap() <= reaction);
+    assert!(sc[0]["age_max_ns"].as_f64().unwrap() <= age);
+    assert!(sc[0]["count"].as_u64().unwrap() > 150);
+}
