@@ -2,6 +2,7 @@
 //! overhead models (tick, list-scan, interrupt path, tickless idle), response-time
 //! analysis with those overheads, calibration fits and random task-set generation.
 
+pub mod edf;
 pub mod fit;
 pub mod generate;
 pub mod overheads;
