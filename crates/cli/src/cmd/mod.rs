@@ -3,6 +3,7 @@
 //! a check that ran and failed (compare, --limit) returns `Ok(ExitCode::from(1))`.
 
 pub mod analyze;
+pub mod analyze_edf;
 pub mod analyze_margins;
 pub mod analyze_observed;
 pub mod compare;

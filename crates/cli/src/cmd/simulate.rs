@@ -130,6 +130,13 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         }
     }
     let sys = System::from_path(&a.file)?;
+    if sys.kernel.scheduler_of(0) != latscope_model::system::Scheduler::Fp {
+        anyhow::bail!(
+            "{}: kernel.scheduler = \"edf\": the simulator schedules by fixed priority only \
+             so far; `latscope analyze` gives the EDF bounds (docs/analysis.md, EDF)",
+            a.file.display()
+        );
+    }
     let cfg = from_system(
         &sys,
         &FromSystemOptions {

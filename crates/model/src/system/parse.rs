@@ -98,7 +98,8 @@ fn parse(ctx: &Ctx) -> Result<System, SystemError> {
 fn build(ctx: &Ctx, raw: &RawFile) -> Result<System, SystemError> {
     let platform = build_platform(ctx, raw.platform.get_ref())?;
     let hz = Some(platform.cpu_hz);
-    let kernel = build_kernel(ctx, raw.kernel.get_ref(), hz)?;
+    let mut kernel = build_kernel(ctx, raw.kernel.get_ref(), hz)?;
+    kernel.cores = build_cores(ctx, &raw.core, 1)?;
     // Task and interrupt names share one namespace.
     let mut names: HashMap<String, String> = HashMap::new();
     let mut tasks = build_tasks(ctx, &raw.task, &kernel, hz, &mut names)?;
@@ -211,7 +212,47 @@ fn build_kernel(ctx: &Ctx, k: &RawKernel, hz: Option<u64>) -> Result<Kernel, Sys
         time_slicing: k.time_slicing.unwrap_or(false),
         allow_equal_priorities: k.allow_equal_priorities.unwrap_or(true),
         sleep_states,
+        scheduler: k.scheduler.unwrap_or_default(),
+        cores: Vec::new(),
     })
+}
+
+/// The `[[core]]` tables: ids below `cores`, each at most once.
+fn build_cores(
+    ctx: &Ctx,
+    raw: &[Spanned<RawCore>],
+    cores: u32,
+) -> Result<Vec<CoreSettings>, SystemError> {
+    let mut out: Vec<CoreSettings> = Vec::new();
+    for (i, c) in raw.iter().enumerate() {
+        let table = format!("core[{i}]");
+        let id = *c.get_ref().id.get_ref();
+        if id < 0 || id >= cores as i64 {
+            return Err(ctx.err(
+                Some(c.get_ref().id.span()),
+                &table,
+                Some("id"),
+                format!(
+                    "core {id} does not exist: the platform has {cores} core{} (ids 0..{})",
+                    if cores == 1 { "" } else { "s" },
+                    cores.saturating_sub(1)
+                ),
+            ));
+        }
+        if out.iter().any(|o| o.id == id as u32) {
+            return Err(ctx.err(
+                Some(c.get_ref().id.span()),
+                &table,
+                Some("id"),
+                format!("core {id} is described twice"),
+            ));
+        }
+        out.push(CoreSettings {
+            id: id as u32,
+            scheduler: c.get_ref().scheduler,
+        });
+    }
+    Ok(out)
 }
 
 fn build_tasks(
