@@ -3,6 +3,7 @@
 //! analysis with those overheads, calibration fits and random task-set generation.
 
 pub mod chain;
+pub mod edf;
 pub mod fit;
 pub mod generate;
 pub mod overheads;

@@ -326,3 +326,60 @@ fn json_structure_errors_name_table_and_key() {
     v["task"][0]["priority"] = serde_json::Value::Null;
     assert!(System::from_json_str(&v.to_string(), "s.json").is_err());
 }
+
+/// `kernel.scheduler` and `[[core]]`: read, written back, read again the same; a core
+/// the platform does not have and a core described twice are refused with the table named.
+#[test]
+fn scheduler_and_core_tables_round_trip_and_are_checked() {
+    let base = r#"
+[platform]
+cpu_hz = "100 MHz"
+[kernel]
+tick_hz = 1000
+scheduler = "edf"
+[[task]]
+name = "A"
+period = "5ms"
+wcet = "1ms"
+priority = 1
+"#;
+    let sys = latscope_model::system::System::from_toml_str(base, "edf.toml").unwrap();
+    assert_eq!(sys.kernel.scheduler, latscope_model::system::Scheduler::Edf);
+    let text = sys.to_toml_string();
+    assert!(text.contains("scheduler = \"edf\""), "{text}");
+    let back = latscope_model::system::System::from_toml_str(&text, "edf.toml").unwrap();
+    assert_eq!(back.kernel, sys.kernel);
+    let with_core = format!("{base}\n[[core]]\nid = 0\nscheduler = \"fp\"\n");
+    let sys = latscope_model::system::System::from_toml_str(&with_core, "c.toml").unwrap();
+    assert_eq!(
+        sys.kernel.scheduler_of(0),
+        latscope_model::system::Scheduler::Fp
+    );
+    let back =
+        latscope_model::system::System::from_toml_str(&sys.to_toml_string(), "c.toml").unwrap();
+    assert_eq!(back.kernel.cores, sys.kernel.cores);
+    let e = latscope_model::system::System::from_toml_str(
+        &format!("{base}\n[[core]]\nid = 1\n"),
+        "c.toml",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("core[0]") && e.contains("core 1 does not exist"),
+        "{e}"
+    );
+    let e = latscope_model::system::System::from_toml_str(
+        &format!("{base}\n[[core]]\nid = 0\n[[core]]\nid = 0\n"),
+        "c.toml",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("core[1]") && e.contains("described twice"),
+        "{e}"
+    );
+    // A fixed-priority file is written as before: no scheduler key.
+    let fp = base.replace("scheduler = \"edf\"\n", "");
+    let sys = latscope_model::system::System::from_toml_str(&fp, "fp.toml").unwrap();
+    assert!(!sys.to_toml_string().contains("scheduler"));
+}

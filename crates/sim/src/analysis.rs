@@ -39,6 +39,11 @@ pub struct AnalyzeDocument {
     /// `--observed TRACE`: the bound checked against a recording.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed: Option<crate::observed::ObservedCheck>,
+    /// `kernel.scheduler = "edf"`: the processor-demand verdict and the EDF bound per
+    /// task (docs/analysis.md, EDF); `schedulable` is then this verdict and `tasks` the
+    /// fixed-priority analysis of the same set, for comparison.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edf: Option<latscope_model::edf::EdfResult>,
 }
 
 // A key that is present reads as `Some`, even when null.
@@ -62,6 +67,7 @@ impl AnalyzeDocument {
             assignment: assignment.as_ref().map(|a| a.order.clone()),
             assignment_detail: assignment,
             observed: None,
+            edf: None,
         }
     }
 

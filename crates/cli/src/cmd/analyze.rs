@@ -172,6 +172,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         );
     }
     let mut res = analyze(&sys, &opts).with_context(|| args.system.display().to_string())?;
+    let edf = super::analyze_edf::run(&sys, &opts, &mut res)
+        .with_context(|| args.system.display().to_string())?;
     let observed = match &args.observed {
         Some(p) => Some(
             super::analyze_observed::check(&mut res, p)
@@ -259,11 +261,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             assignment.clone(),
         );
         doc.observed = observed.as_ref().map(|(c, _)| c.clone());
+        doc.edf = edf.clone();
         crate::labels::write_json(path, &doc, &labels)?;
     }
     if !to_stdout {
         let mut out = std::io::stdout().lock();
-        print_table(&mut out, &res, args.breakdown)?;
+        match &edf {
+            Some(e) => super::analyze_edf::print(&mut out, e)?,
+            None => print_table(&mut out, &res, args.breakdown)?,
+        }
         super::analyze_chains::print(&mut out, &res)?;
         if let Some(m) = &margins {
             analyze_margins::print_sensitivity(&mut out, m)?;

@@ -4,6 +4,7 @@
 
 pub mod analyze;
 pub mod analyze_chains;
+pub mod analyze_edf;
 pub mod analyze_margins;
 pub mod analyze_observed;
 pub mod compare;

@@ -165,6 +165,35 @@ impl TickMode {
     }
 }
 
+/// How the kernel picks the task to run (`kernel.scheduler`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scheduler {
+    /// Fixed priority (FreeRTOS, the source documents' kernels).
+    #[default]
+    Fp,
+    /// Earliest deadline first: the ready job with the earliest absolute deadline runs
+    /// (Zephyr's `CONFIG_SCHED_DEADLINE`); `priority` is then unused for tasks.
+    Edf,
+}
+
+impl Scheduler {
+    pub fn name(self) -> &'static str {
+        match self {
+            Scheduler::Fp => "fp",
+            Scheduler::Edf => "edf",
+        }
+    }
+}
+
+/// A `[[core]]` table: one core's own settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct CoreSettings {
+    pub id: u32,
+    /// Overrides `kernel.scheduler` on this core.
+    pub scheduler: Option<Scheduler>,
+}
+
 /// The kernel.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Kernel {
@@ -183,6 +212,10 @@ pub struct Kernel {
     /// when an interrupt on one core releases a task pinned to another. Zero on one core.
     #[serde(skip_serializing_if = "is_zero_ps")]
     pub ipi: Picos,
+    /// The scheduling policy of every core without its own `[[core]]` setting.
+    pub scheduler: Scheduler,
+    /// The `[[core]]` tables, by id.
+    pub cores: Vec<CoreSettings>,
 }
 
 impl Kernel {
@@ -193,6 +226,14 @@ impl Kernel {
     }
     pub fn model(&self) -> ModelKind {
         self.costs.kind()
+    }
+    /// The scheduling policy of core `id`.
+    pub fn scheduler_of(&self, id: u32) -> Scheduler {
+        self.cores
+            .iter()
+            .find(|c| c.id == id)
+            .and_then(|c| c.scheduler)
+            .unwrap_or(self.scheduler)
     }
 }
 

@@ -102,6 +102,7 @@ fn build(ctx: &Ctx, raw: &RawFile) -> Result<System, SystemError> {
     if let Some(c) = &raw.kernel.get_ref().costs {
         kernel.ipi = ctx.opt_dur(&c.get_ref().ipi, "kernel.costs", "ipi", hz)?;
     }
+    kernel.cores = build_cores(ctx, &raw.core, platform.cores)?;
     // Task and interrupt names share one namespace.
     let mut names: HashMap<String, String> = HashMap::new();
     let mut tasks = build_tasks(ctx, &raw.task, &kernel, hz, &mut names)?;
@@ -327,7 +328,47 @@ fn build_kernel(ctx: &Ctx, k: &RawKernel, hz: Option<u64>) -> Result<Kernel, Sys
         allow_equal_priorities: k.allow_equal_priorities.unwrap_or(true),
         sleep_states,
         ipi: Picos::ZERO,
+        scheduler: k.scheduler.unwrap_or_default(),
+        cores: Vec::new(),
     })
+}
+
+/// The `[[core]]` tables: ids below `cores`, each at most once.
+fn build_cores(
+    ctx: &Ctx,
+    raw: &[Spanned<RawCore>],
+    cores: u32,
+) -> Result<Vec<CoreSettings>, SystemError> {
+    let mut out: Vec<CoreSettings> = Vec::new();
+    for (i, c) in raw.iter().enumerate() {
+        let table = format!("core[{i}]");
+        let id = *c.get_ref().id.get_ref();
+        if id < 0 || id >= cores as i64 {
+            return Err(ctx.err(
+                Some(c.get_ref().id.span()),
+                &table,
+                Some("id"),
+                format!(
+                    "core {id} does not exist: the platform has {cores} core{} (ids 0..{})",
+                    if cores == 1 { "" } else { "s" },
+                    cores.saturating_sub(1)
+                ),
+            ));
+        }
+        if out.iter().any(|o| o.id == id as u32) {
+            return Err(ctx.err(
+                Some(c.get_ref().id.span()),
+                &table,
+                Some("id"),
+                format!("core {id} is described twice"),
+            ));
+        }
+        out.push(CoreSettings {
+            id: id as u32,
+            scheduler: c.get_ref().scheduler,
+        });
+    }
+    Ok(out)
 }
 
 fn build_tasks(

@@ -1,7 +1,7 @@
 //! The file's structure as written (TOML or JSON), before validation. Values keep their
 //! byte span in the TOML text (JSON values carry an empty span).
 
-use super::model::{CacheState, ModelKind, TaskSelection, TickMode};
+use super::model::{CacheState, ModelKind, Scheduler, TaskSelection, TickMode};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use toml::Spanned;
@@ -40,6 +40,17 @@ pub(super) struct RawFile {
     pub(super) resource: Vec<Spanned<super::resources::RawResource>>,
     #[serde(default)]
     pub(super) chain: Vec<Spanned<super::chains::RawChain>>,
+    #[serde(default)]
+    pub(super) core: Vec<Spanned<RawCore>>,
+}
+
+/// A `[[core]]` table.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawCore {
+    pub(super) id: Spanned<i64>,
+    #[serde(default)]
+    pub(super) scheduler: Option<Scheduler>,
 }
 
 #[derive(Deserialize)]
@@ -84,6 +95,8 @@ pub(super) struct RawKernel {
     pub(super) costs: Option<Spanned<RawCosts>>,
     #[serde(default)]
     pub(super) sleep_state: Vec<Spanned<RawSleep>>,
+    #[serde(default)]
+    pub(super) scheduler: Option<Scheduler>,
 }
 
 #[derive(Deserialize, Default)]

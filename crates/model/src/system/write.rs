@@ -1,6 +1,8 @@
 //! Writes a system as TOML or JSON in the documented format.
 
-use super::model::{Arrival, CacheState, CriticalSections, KernelCosts, System, TaskSelection};
+use super::model::{
+    Arrival, CacheState, CriticalSections, KernelCosts, Scheduler, System, TaskSelection,
+};
 use crate::overheads::irqpath::IrqPathStage;
 use latscope_core::time::Picos;
 
@@ -75,6 +77,10 @@ impl System {
             "allow_equal_priorities".into(),
             V::Boolean(k.allow_equal_priorities),
         );
+        // Written only when not the default, so fixed-priority files stay as they were.
+        if k.scheduler != Scheduler::Fp {
+            kt.insert("scheduler".into(), V::String(k.scheduler.name().into()));
+        }
         let mut costs = toml::Table::new();
         match &k.costs {
             KernelCosts::Tick(c) => {
@@ -213,6 +219,22 @@ impl System {
             root.insert("interrupt".into(), V::Array(irqs));
         }
         super::chains::write(self, &mut root);
+        if !self.kernel.cores.is_empty() {
+            let cores = self
+                .kernel
+                .cores
+                .iter()
+                .map(|c| {
+                    let mut t = toml::Table::new();
+                    t.insert("id".into(), V::Integer(c.id as i64));
+                    if let Some(s) = c.scheduler {
+                        t.insert("scheduler".into(), V::String(s.name().into()));
+                    }
+                    V::Table(t)
+                })
+                .collect();
+            root.insert("core".into(), V::Array(cores));
+        }
         V::Table(root)
     }
 }
