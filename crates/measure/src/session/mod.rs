@@ -389,7 +389,7 @@ fn measure(
     plan: &Plan,
     prep: &Prepared,
     stop: &Arc<AtomicBool>,
-    producers: &mut Vec<Option<SampleProducer>>,
+    producers: &mut [Option<SampleProducer>],
     progress: &mut ProgressFn,
 ) -> Result<Measured, MeasureError> {
     let before = Snapshot::take(&plan.root);

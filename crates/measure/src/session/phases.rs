@@ -24,7 +24,7 @@ pub(super) struct PhaseRunner<'a, 'p> {
     pub plan: &'a Plan,
     pub prep: &'a Prepared,
     pub stop: &'a Arc<AtomicBool>,
-    pub producers: &'a mut Vec<Option<SampleProducer>>,
+    pub producers: &'a mut [Option<SampleProducer>],
     pub progress: &'a mut ProgressFn<'p>,
 }
 
