@@ -66,8 +66,8 @@ pub fn first_difference(a: &Report, b: &Report) -> Option<(&'static str, String,
 fn histogram_of(s: &Stats, what: &str) -> Result<Histogram, MeasureError> {
     let bad = |msg: String| MeasureError::Input(format!("{what}: {msg}"));
     if let Some(text) = &s.hdr {
-        let h =
-            crate::hdr::decode(text, s.histogram_overflow, s.histogram_underflow).map_err(bad)?;
+        let h = crate::hdr::decode(text, s.histogram_overflow, s.histogram_underflow)
+            .map_err(|e| bad(e.to_string()))?;
         if h.count() != s.count {
             return Err(bad(format!(
                 "hdr holds {} samples but count is {}",

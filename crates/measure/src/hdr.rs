@@ -52,78 +52,105 @@ fn be_u64(b: &[u8], at: usize) -> u64 {
     u64::from_be_bytes(a)
 }
 
+/// Why an `hdr` string is not a latscope latency histogram.
+#[derive(Debug, thiserror::Error)]
+pub enum HdrError {
+    #[error("hdr: {0} characters, more than the {MAX_ENCODED} a latency histogram can need")]
+    TooLong(usize),
+    #[error("hdr: not base64: {0}")]
+    NotBase64(#[from] base64::DecodeError),
+    #[error("hdr: {0} bytes, shorter than an HdrHistogram V2 header")]
+    Short(usize),
+    #[error("hdr: not an uncompressed HdrHistogram V2 encoding (wrong cookie)")]
+    WrongCookie,
+    #[error("hdr: header declares {declared} payload bytes, {present} present")]
+    PayloadLength { declared: usize, present: usize },
+    #[error(
+        "hdr: bounds {low}..{high} ns at {digits} digits, expected a latscope latency \
+         histogram ({want_low}..{want_high} ns at {want_digits} digits)"
+    )]
+    Bounds {
+        low: u64,
+        high: u64,
+        digits: u32,
+        want_low: u64,
+        want_high: u64,
+        want_digits: u8,
+    },
+    #[error("hdr: cannot decode: {0}")]
+    Decode(String),
+    #[error("hdr: {0}")]
+    Merge(#[from] latscope_core::stats::MergeError),
+    #[error("hdr: compressed envelope declares {declared} bytes, {present} present")]
+    EnvelopeLength { declared: usize, present: usize },
+    #[error("hdr: compressed envelope does not inflate: {0}")]
+    Inflate(std::io::Error),
+    #[error("hdr: compressed envelope inflates past {MAX_INFLATED} bytes, more than a latency histogram can need")]
+    Bomb,
+}
+
 /// Decodes an `hdr` string into a latency histogram (with the given out-of-range
 /// counts, which travel in their own JSON keys). The error says what is wrong.
-pub fn decode(text: &str, overflow: u64, underflow: u64) -> Result<Histogram, String> {
+pub fn decode(text: &str, overflow: u64, underflow: u64) -> Result<Histogram, HdrError> {
     if text.len() > MAX_ENCODED {
-        return Err(format!(
-            "hdr: {} characters, more than the {MAX_ENCODED} a latency histogram can need",
-            text.len()
-        ));
+        return Err(HdrError::TooLong(text.len()));
     }
-    let raw = base64::engine::general_purpose::STANDARD
-        .decode(text.trim())
-        .map_err(|e| format!("hdr: not base64: {e}"))?;
+    let raw = base64::engine::general_purpose::STANDARD.decode(text.trim())?;
     let bytes = inflate_envelope(raw)?;
     if bytes.len() < V2_HEADER {
-        return Err(format!(
-            "hdr: {} bytes, shorter than an HdrHistogram V2 header",
-            bytes.len()
-        ));
+        return Err(HdrError::Short(bytes.len()));
     }
     if be_u32(&bytes, 0) != V2_COOKIE {
-        return Err("hdr: not an uncompressed HdrHistogram V2 encoding (wrong cookie)".into());
+        return Err(HdrError::WrongCookie);
     }
     let payload = be_u32(&bytes, 4) as usize;
     if payload != bytes.len() - V2_HEADER {
-        return Err(format!(
-            "hdr: header declares {payload} payload bytes, {} present",
-            bytes.len() - V2_HEADER
-        ));
+        return Err(HdrError::PayloadLength {
+            declared: payload,
+            present: bytes.len() - V2_HEADER,
+        });
     }
     let want = Histogram::for_latency_ns();
     let (digits, low, high) = (be_u32(&bytes, 12), be_u64(&bytes, 16), be_u64(&bytes, 24));
     let w = want.hdr();
     if digits != w.sigfig() as u32 || low != w.low() || high != w.high() {
-        return Err(format!(
-            "hdr: bounds {low}..{high} ns at {digits} digits, expected a latscope latency \
-             histogram ({}..{} ns at {} digits)",
-            w.low(),
-            w.high(),
-            w.sigfig()
-        ));
+        return Err(HdrError::Bounds {
+            low,
+            high,
+            digits,
+            want_low: w.low(),
+            want_high: w.high(),
+            want_digits: w.sigfig(),
+        });
     }
     let h: hdrhistogram::Histogram<u64> = Deserializer::new()
         .deserialize(&mut bytes.as_slice())
-        .map_err(|e| format!("hdr: cannot decode: {e:?}"))?;
+        .map_err(|e| HdrError::Decode(format!("{e:?}")))?;
     let mut out = want;
-    out.add_hdr(&h, overflow, underflow)
-        .map_err(|e| format!("hdr: {e}"))?;
+    out.add_hdr(&h, overflow, underflow)?;
     Ok(out)
 }
 
 /// The plain V2 encoding inside a compressed envelope, or the bytes as they are when
 /// they are not one (results written by earlier latscope versions).
-fn inflate_envelope(raw: Vec<u8>) -> Result<Vec<u8>, String> {
+fn inflate_envelope(raw: Vec<u8>) -> Result<Vec<u8>, HdrError> {
     if raw.len() < 8 || be_u32(&raw, 0) != V2_DEFLATE_COOKIE {
         return Ok(raw);
     }
     let declared = be_u32(&raw, 4) as usize;
     if declared != raw.len() - 8 {
-        return Err(format!(
-            "hdr: compressed envelope declares {declared} bytes, {} present",
-            raw.len() - 8
-        ));
+        return Err(HdrError::EnvelopeLength {
+            declared,
+            present: raw.len() - 8,
+        });
     }
     let mut out = Vec::new();
     flate2::read::ZlibDecoder::new(&raw[8..])
         .take(MAX_INFLATED + 1)
         .read_to_end(&mut out)
-        .map_err(|e| format!("hdr: compressed envelope does not inflate: {e}"))?;
+        .map_err(HdrError::Inflate)?;
     if out.len() as u64 > MAX_INFLATED {
-        return Err(format!(
-            "hdr: compressed envelope inflates past {MAX_INFLATED} bytes, more than a latency histogram can need"
-        ));
+        return Err(HdrError::Bomb);
     }
     Ok(out)
 }
@@ -183,7 +210,7 @@ mod tests {
     #[test]
     fn a_hostile_envelope_is_an_error() {
         let b64 = |v: &[u8]| base64::engine::general_purpose::STANDARD.encode(v);
-        let e = |v: &[u8]| decode(&b64(v), 0, 0).unwrap_err();
+        let e = |v: &[u8]| decode(&b64(v), 0, 0).unwrap_err().to_string();
         // Zlib of 8 MB of zeros: inflates past the cap.
         let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
         std::io::Write::write_all(&mut z, &vec![0u8; 8 << 20]).unwrap();
@@ -226,7 +253,7 @@ mod tests {
 
     #[test]
     fn bad_strings_are_errors_not_allocations() {
-        let e = |s: &str| decode(s, 0, 0).unwrap_err();
+        let e = |s: &str| decode(s, 0, 0).unwrap_err().to_string();
         assert!(e("***").contains("not base64"));
         assert!(e("AAAA").contains("shorter"));
         let good = plain_v2(&sample());

@@ -18,6 +18,7 @@ use crate::documents::WAKEUP;
 use crate::robust::Robust;
 use crate::row::{Figure, Figures};
 use crate::{run_err, Info, Options, Outcome, ScenarioError};
+use latscope_measure::env::Item;
 use latscope_measure::session::{execute, prepare, Plan};
 use latscope_measure::settings::{
     LoadKind, LoadSpec, Policy, SampleFormat, Settings, Stop, TimerMode,
@@ -226,9 +227,35 @@ pub struct Live {
 pub fn run(opts: &Options) -> Result<Outcome, ScenarioError> {
     let f = figures();
     let mut out = Outcome::new(&INFO, f.list, opts);
-    let value = |id: &str| f.get(id).map(|g| g.value).unwrap_or(f64::NAN);
+    document_rows(&f, &mut out);
+    let mut reports: Vec<Report> = Vec::new();
+    let live = live_rows(&f, opts, &mut out, &mut reports)?;
+    // The governor experiment and the machine note read the first run's diagnosis.
+    let env = reports
+        .first()
+        .map(|r| r.environment.items.clone())
+        .unwrap_or_default();
+    governor_rows(&f, opts, &env, &mut out, &mut reports)?;
+    machine_note(&env, &mut out);
+    if opts.out_dir.is_some() {
+        out.artifact(opts, NAME, "sleep-lengths.csv", &lengths_csv(&f, &live)?)?;
+    }
+    for r in reports {
+        out.results
+            .push(serde_json::to_value(&r).map_err(run_err(NAME))?);
+    }
+    Ok(out)
+}
 
-    // The document's figures and the slack rule.
+/// A figure of the document by its id (NaN when it has none).
+fn value(f: &Figures, id: &str) -> f64 {
+    f.get(id).map(|g| g.value).unwrap_or(f64::NAN)
+}
+
+/// The document's figures and the slack rule: the 100 ms and 1 s means predicted from
+/// the shorter sleeps, and the finding that longer sleeps wake later.
+fn document_rows(f: &Figures, out: &mut Outcome) {
+    let value = |id: &str| value(f, id);
     out.rows.push(
         f.input(
             "10 ms sleep, mean (the base point)",
@@ -308,11 +335,21 @@ pub fn run(opts: &Options) -> Result<Outcome, ScenarioError> {
         )
         .method("select() slack: 50 us at 10 ms, 1000 us at 1 s. The document's guess, a deeper idle state after a longer sleep, is not needed to explain its figures"),
     );
+}
 
-    // Live: the document's loop and latscope, side by side.
+/// Which Python ran the document's loop: (version, thread timer slack ns, nice).
+type PyInfo = (String, Option<u64>, i64);
+
+/// Live: the document's loop and latscope, side by side, at every sleep length; then
+/// the notes that compare them.
+fn live_rows(
+    f: &Figures,
+    opts: &Options,
+    out: &mut Outcome,
+    reports: &mut Vec<Report>,
+) -> Result<Vec<Live>, ScenarioError> {
     let mut live: Vec<Live> = Vec::new();
-    let mut reports: Vec<Report> = Vec::new();
-    let mut py_info = None;
+    let mut py_info: Option<PyInfo> = None;
     let mut py_error = None;
     for (ms, label, full, quick) in LENGTHS {
         let loops = if opts.quick { quick } else { full };
@@ -326,32 +363,7 @@ pub fn run(opts: &Options) -> Result<Outcome, ScenarioError> {
         for select in [false, true] {
             match python_loop(ms, loops, select) {
                 Ok(r) => {
-                    let st = Robust::of(&r.late_us);
-                    if select {
-                        l.select = st.median;
-                    } else {
-                        l.sleep = st.median;
-                    }
-                    let how = if select {
-                        "select() (as Python up to 3.10 slept)"
-                    } else {
-                        "time.sleep (clock_nanosleep since Python 3.11)"
-                    };
-                    let mut row = f.not_compared(
-                        &format!("{label} sleep, this machine: the document's loop, {how}, median"),
-                        &format!("{label} mean"),
-                        &[],
-                        ELSEWHERE,
-                    );
-                    row.latscope = st.median;
-                    out.rows.push(row.method(&format!(
-                        "python3 {} sleep_loop.py{}: thread slack {} ns, nice {}; {}",
-                        r.python,
-                        if select { " --select" } else { "" },
-                        r.slack_ns.map_or("unknown".into(), |s| s.to_string()),
-                        r.nice,
-                        stats_text(&st)
-                    )));
+                    python_row(f, out, label, select, &r, &mut l);
                     py_info.get_or_insert((r.python.clone(), r.slack_ns, r.nice));
                 }
                 Err(e) => {
@@ -362,33 +374,83 @@ pub fn run(opts: &Options) -> Result<Outcome, ScenarioError> {
         // latscope's own runs at 1 s are shorter: the slack does not grow there (clock_nanosleep).
         let lat_loops = if ms >= 1000 { loops.min(3) } else { loops };
         for slack in [DEFAULT_SLACK_NS, 1] {
-            let r = measure(naive(ms * MS, lat_loops, slack), None)?;
-            let st = Robust::of(&r.phases[0]);
-            if slack == 1 {
-                l.slack1 = st.median;
-            } else {
-                l.slack50 = st.median;
-            }
-            let mut row = f.not_compared(
-                &format!(
-                    "{label} sleep, this machine: latscope measure, slack {}, median",
-                    if slack == 1 { "1 ns" } else { "50 us" }
-                ),
-                &format!("{label} mean"),
-                &[],
-                ELSEWHERE,
-            );
-            row.latscope = st.median;
-            out.rows.push(row.method(&format!(
-                "latscope measure --policy other --mode relative --interval {label} --timer-slack {}: {}",
-                if slack == 1 { "1ns" } else { "50us" },
-                stats_text(&st)
-            )));
-            reports.push(r.report);
+            reports.push(latscope_row(f, out, (ms, label), lat_loops, slack, &mut l)?);
         }
         live.push(l);
     }
-    if let Some(e) = &py_error {
+    live_notes(out, &live, py_info.as_ref(), py_error.as_deref());
+    Ok(live)
+}
+
+/// One row of the document's loop on this machine (time.sleep or select()).
+fn python_row(f: &Figures, out: &mut Outcome, label: &str, select: bool, r: &PyRun, l: &mut Live) {
+    let st = Robust::of(&r.late_us);
+    if select {
+        l.select = st.median;
+    } else {
+        l.sleep = st.median;
+    }
+    let how = if select {
+        "select() (as Python up to 3.10 slept)"
+    } else {
+        "time.sleep (clock_nanosleep since Python 3.11)"
+    };
+    let mut row = f.not_compared(
+        &format!("{label} sleep, this machine: the document's loop, {how}, median"),
+        &format!("{label} mean"),
+        &[],
+        ELSEWHERE,
+    );
+    row.latscope = st.median;
+    out.rows.push(row.method(&format!(
+        "python3 {} sleep_loop.py{}: thread slack {} ns, nice {}; {}",
+        r.python,
+        if select { " --select" } else { "" },
+        r.slack_ns.map_or("unknown".into(), |s| s.to_string()),
+        r.nice,
+        stats_text(&st)
+    )));
+}
+
+/// One row of latscope measuring the same sleep with this timer slack; returns its
+/// report.
+fn latscope_row(
+    f: &Figures,
+    out: &mut Outcome,
+    (ms, label): (i64, &str),
+    loops: u64,
+    slack: u64,
+    l: &mut Live,
+) -> Result<Report, ScenarioError> {
+    let r = measure(naive(ms * MS, loops, slack), None)?;
+    let st = Robust::of(&r.phases[0]);
+    if slack == 1 {
+        l.slack1 = st.median;
+    } else {
+        l.slack50 = st.median;
+    }
+    let mut row = f.not_compared(
+        &format!(
+            "{label} sleep, this machine: latscope measure, slack {}, median",
+            if slack == 1 { "1 ns" } else { "50 us" }
+        ),
+        &format!("{label} mean"),
+        &[],
+        ELSEWHERE,
+    );
+    row.latscope = st.median;
+    out.rows.push(row.method(&format!(
+        "latscope measure --policy other --mode relative --interval {label} --timer-slack {}: {}",
+        if slack == 1 { "1ns" } else { "50us" },
+        stats_text(&st)
+    )));
+    Ok(r.report)
+}
+
+/// The notes on the live runs: why the document's loop could not run, the medians side
+/// by side, the slack rule on this machine's own loop, and which Python ran it.
+fn live_notes(out: &mut Outcome, live: &[Live], py_info: Option<&PyInfo>, py_error: Option<&str>) {
+    if let Some(e) = py_error {
         out.notes.push(format!(
             "The document's loop could not run here ({e}): its live rows are missing; latscope's are shown."
         ));
@@ -401,7 +463,7 @@ pub fn run(opts: &Options) -> Result<Outcome, ScenarioError> {
             b.sleep, b.select, b.slack50, b.slack1,
             c.sleep, c.select, c.slack50, c.slack1,
         ));
-        let nice = py_info.as_ref().map_or(0, |p| p.2);
+        let nice = py_info.map_or(0, |p| p.2);
         let rule = |us: f64| select_slack_niced_us(us, nice);
         out.notes.push(format!(
             "The slack rule on this machine's own select() loop (nice {nice}: timeout / {}): from its 10 ms median {:.1} us it predicts {:.1} us at 100 ms and {:.1} us at 1 s; measured {:.1} and {:.1} us. The default slack shows as the gap between latscope with 50 us and with 1 ns: {:.1} us at 10 ms.",
@@ -414,7 +476,7 @@ pub fn run(opts: &Options) -> Result<Outcome, ScenarioError> {
             a.slack50 - a.slack1
         ));
     }
-    if let Some((py, slack, nice)) = &py_info {
+    if let Some((py, slack, nice)) = py_info {
         out.notes.push(format!(
             "The document's loop ran with python3 {py}, thread timer slack {} ns, nice {nice}. Python 3.11 and later sleep in clock_nanosleep (the thread's slack only, 50 us by default); up to 3.10 in select(), whose slack grows with the timeout: the document's 1042 us at 1 s is 1000 us of slack plus the wake-up.{}",
             slack.map_or("unknown".into(), |s| s.to_string()),
@@ -425,82 +487,90 @@ pub fn run(opts: &Options) -> Result<Outcome, ScenarioError> {
             }
         ));
     }
+}
 
-    // The governor experiment: explained only where a cpufreq driver exists.
-    let env = reports
-        .first()
-        .map(|r| r.environment.items.clone())
-        .unwrap_or_default();
-    let item = |name: &str| {
-        env.iter()
-            .find(|i| i.name == name)
-            .map(|i| format!("{}: {}", i.name, i.value))
-    };
+/// The document's governor rows: (words, figure id).
+const GOV_ROWS: [(&str, &str); 5] = [
+    ("10 ms sleep with 30 CPU hogs (ondemand): mean", "hogs mean"),
+    ("performance governor, idle: mean", "performance mean"),
+    (
+        "performance governor, 30 hogs: mean",
+        "performance hogs mean",
+    ),
+    (
+        "30 CPU hogs make wake-ups faster (ondemand governor)",
+        "faster under load",
+    ),
+    (
+        "the governor explains the faster wake-ups under load",
+        "governor explains",
+    ),
+];
+
+/// The governor experiment: measured (idle against 30 CPU hogs) only where a cpufreq
+/// driver exists; otherwise every row says why not.
+fn governor_rows(
+    f: &Figures,
+    opts: &Options,
+    env: &[Item],
+    out: &mut Outcome,
+    reports: &mut Vec<Report>,
+) -> Result<(), ScenarioError> {
     let cpufreq = env.iter().find(|i| i.name == "cpufreq");
     let governor = cpufreq.map(|i| i.value.clone()).unwrap_or_default();
-    let no_cpufreq = cpufreq.is_none() || governor.contains("not exposed");
-    let gov_rows = [
-        ("10 ms sleep with 30 CPU hogs (ondemand): mean", "hogs mean"),
-        ("performance governor, idle: mean", "performance mean"),
-        (
-            "performance governor, 30 hogs: mean",
-            "performance hogs mean",
-        ),
-        (
-            "30 CPU hogs make wake-ups faster (ondemand governor)",
-            "faster under load",
-        ),
-        (
-            "the governor explains the faster wake-ups under load",
-            "governor explains",
-        ),
-    ];
-    if no_cpufreq {
+    if cpufreq.is_none() || governor.contains("not exposed") {
         let why = format!(
             "Not measurable on this host: there is no cpufreq driver, so no governor to change \
              ({}). The document's own figures: the governor moves only the wake-up part (55 us \
              ondemand, 17 us performance at 10 ms); the 50 us of slack stays.",
-            item("cpufreq").unwrap_or_else(|| "cpufreq not diagnosed".into())
+            cpufreq
+                .map(|i| format!("{}: {}", i.name, i.value))
+                .unwrap_or_else(|| "cpufreq not diagnosed".into())
         );
-        for (words, id) in gov_rows {
+        for (words, id) in GOV_ROWS {
             out.rows.push(f.not_compared(words, id, &[], &why));
         }
-    } else {
-        let hogs = LoadSpec {
-            kind: LoadKind::Cpu,
-            threads: 30,
-        };
-        let c = measure(
-            naive(10 * MS, if opts.quick { 30 } else { 100 }, DEFAULT_SLACK_NS),
-            Some(hogs),
-        )?;
-        let (si, sl) = (Robust::of(&c.phases[0]), Robust::of(&c.phases[1]));
-        let mut r = f.not_compared(gov_rows[0].0, gov_rows[0].1, &[], ELSEWHERE);
-        r.latscope = sl.median;
-        out.rows.push(r.method(&format!(
-            "latscope measure --timer-slack 50us --compare-load cpu:30 at 10 ms: idle {}; loaded {}",
-            stats_text(&si),
-            stats_text(&sl)
-        )));
-        let how = format!(
-            "latscope does not change the governor itself (current: {governor}); as root, write \
-             'performance' to /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor and run the \
-             scenario again."
-        );
-        for (words, id) in &gov_rows[1..3] {
-            out.rows.push(f.not_compared(words, id, &[], &how));
-        }
-        out.rows.push(
-            f.finding(gov_rows[3].0, gov_rows[3].1, sl.median < si.median, &[])
-                .method(&format!(
-                    "governor {governor}; medians {:.1} us idle, {:.1} us with 30 hogs",
-                    si.median, sl.median
-                )),
-        );
-        out.rows
-            .push(f.not_compared(gov_rows[4].0, gov_rows[4].1, &[], &how));
-        reports.push(c.report);
+        return Ok(());
     }
+    let hogs = LoadSpec {
+        kind: LoadKind::Cpu,
+        threads: 30,
+    };
+    let c = measure(
+        naive(10 * MS, if opts.quick { 30 } else { 100 }, DEFAULT_SLACK_NS),
+        Some(hogs),
+    )?;
+    let (si, sl) = (Robust::of(&c.phases[0]), Robust::of(&c.phases[1]));
+    let mut r = f.not_compared(GOV_ROWS[0].0, GOV_ROWS[0].1, &[], ELSEWHERE);
+    r.latscope = sl.median;
+    out.rows.push(r.method(&format!(
+        "latscope measure --timer-slack 50us --compare-load cpu:30 at 10 ms: idle {}; loaded {}",
+        stats_text(&si),
+        stats_text(&sl)
+    )));
+    let how = format!(
+        "latscope does not change the governor itself (current: {governor}); as root, write \
+         'performance' to /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor and run the \
+         scenario again."
+    );
+    for (words, id) in &GOV_ROWS[1..3] {
+        out.rows.push(f.not_compared(words, id, &[], &how));
+    }
+    out.rows.push(
+        f.finding(GOV_ROWS[3].0, GOV_ROWS[3].1, sl.median < si.median, &[])
+            .method(&format!(
+                "governor {governor}; medians {:.1} us idle, {:.1} us with 30 hogs",
+                si.median, sl.median
+            )),
+    );
+    out.rows
+        .push(f.not_compared(GOV_ROWS[4].0, GOV_ROWS[4].1, &[], &how));
+    reports.push(c.report);
+    Ok(())
+}
+
+/// This machine's diagnosis that matters against the document's Pi 4.
+fn machine_note(env: &[Item], out: &mut Outcome) {
     let why: Vec<String> = env
         .iter()
         .filter(|i| {
@@ -522,26 +592,86 @@ pub fn run(opts: &Options) -> Result<Outcome, ScenarioError> {
             why.join("; ")
         ));
     }
-    if opts.out_dir.is_some() {
-        let mut csv = String::from(
-            "sleep_ms,published_mean_us,python_sleep_median_us,python_select_median_us,latscope_slack50us_median_us,latscope_slack1ns_median_us\n",
-        );
-        for l in &live {
-            let published = match l.ms {
-                10 => value("10 ms mean"),
-                100 => value("100 ms mean"),
-                _ => value("1 s mean"),
-            };
-            csv.push_str(&format!(
-                "{},{published},{:.3},{:.3},{:.3},{:.3}\n",
-                l.ms, l.sleep, l.select, l.slack50, l.slack1
-            ));
+}
+
+/// sleep-lengths.csv: per sleep length, the published mean beside the live medians.
+fn lengths_csv(f: &Figures, live: &[Live]) -> Result<Vec<u8>, ScenarioError> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record([
+        "sleep_ms",
+        "published_mean_us",
+        "python_sleep_median_us",
+        "python_select_median_us",
+        "latscope_slack50us_median_us",
+        "latscope_slack1ns_median_us",
+    ])
+    .map_err(run_err(NAME))?;
+    for l in live {
+        let published = match l.ms {
+            10 => value(f, "10 ms mean"),
+            100 => value(f, "100 ms mean"),
+            _ => value(f, "1 s mean"),
+        };
+        w.write_record([
+            l.ms.to_string(),
+            published.to_string(),
+            format!("{:.3}", l.sleep),
+            format!("{:.3}", l.select),
+            format!("{:.3}", l.slack50),
+            format!("{:.3}", l.slack1),
+        ])
+        .map_err(run_err(NAME))?;
+    }
+    w.into_inner().map_err(run_err(NAME))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sleep_lengths_csv_reads_back_as_written() {
+        let live = [
+            Live {
+                ms: 10,
+                sleep: 61.25,
+                select: 112.5,
+                slack50: 58.0,
+                slack1: 7.125,
+            },
+            Live {
+                ms: 1000,
+                sleep: f64::NAN,
+                select: 1061.0,
+                slack50: 60.5,
+                slack1: 9.0,
+            },
+        ];
+        let f = figures();
+        let bytes = lengths_csv(&f, &live).unwrap();
+        let mut r = csv::Reader::from_reader(bytes.as_slice());
+        assert_eq!(r.headers().unwrap().len(), 6);
+        let rows: Vec<csv::StringRecord> = r.records().map(|x| x.unwrap()).collect();
+        assert_eq!(rows.len(), live.len());
+        for (row, l) in rows.iter().zip(&live) {
+            let num = |i: usize| row[i].parse::<f64>().unwrap();
+            assert_eq!(num(0), l.ms as f64);
+            let published = f
+                .get(if l.ms == 10 { "10 ms mean" } else { "1 s mean" })
+                .unwrap()
+                .value;
+            assert_eq!(num(1), published);
+            for (i, v) in [l.sleep, l.select, l.slack50, l.slack1]
+                .into_iter()
+                .enumerate()
+            {
+                let got = num(2 + i);
+                assert!(
+                    (got.is_nan() && v.is_nan()) || (got - v).abs() < 5e-4,
+                    "column {}: {got} for {v}",
+                    2 + i
+                );
+            }
         }
-        out.artifact(opts, NAME, "sleep-lengths.csv", csv.as_bytes())?;
     }
-    for r in reports {
-        out.results
-            .push(serde_json::to_value(&r).map_err(run_err(NAME))?);
-    }
-    Ok(out)
 }

@@ -370,7 +370,7 @@ impl SimConfig {
         }
         for t in &self.tasks {
             self.check_sections(&t.sections, t.exec.max(), false)
-                .map_err(|w| terr(t, &w))?;
+                .map_err(|w| terr(t, &w.to_string()))?;
         }
         for q in &self.interrupts {
             let e = |w: &str| ConfigError::Irq {
@@ -386,7 +386,7 @@ impl SimConfig {
                 ));
             }
             self.check_sections(&q.sections, q.wcet, true)
-                .map_err(|w| e(&w))?;
+                .map_err(|w| e(&w.to_string()))?;
             match q.arrival {
                 IrqArrival::Periodic { period, offset } => {
                     if period.0 <= 0 || offset.0 < 0 {
@@ -502,39 +502,45 @@ impl SimConfig {
         secs: &[SimSection],
         exec: Picos,
         handler: bool,
-    ) -> Result<(), String> {
+    ) -> Result<(), SectionError> {
         for (k, s) in secs.iter().enumerate() {
             let Some(r) = self.resources.get(s.resource) else {
-                return Err(format!("section {k}: unknown resource {}", s.resource));
+                return Err(SectionError::UnknownResource {
+                    section: k,
+                    resource: s.resource,
+                });
             };
+            let name = || r.name.clone();
             if handler && r.protocol != SimProtocol::Critical {
-                return Err(format!(
-                    "section {k}: an interrupt handler can only enter kernel critical sections, not take '{}'",
-                    r.name
-                ));
+                return Err(SectionError::HandlerTakes {
+                    section: k,
+                    resource: name(),
+                });
             }
             let end = s.at.0.checked_add(s.duration.0).unwrap_or(i64::MAX);
             if s.at.0 < 0 || s.duration.0 <= 0 || end > exec.0 {
-                return Err(format!(
-                    "section {k} on '{}': need at >= 0, duration > 0 and at + duration <= the execution time",
-                    r.name
-                ));
+                return Err(SectionError::OutsideJob {
+                    section: k,
+                    resource: name(),
+                });
             }
             for (j, o) in secs[..k].iter().enumerate() {
                 let oe = o.at.0 + o.duration.0;
                 let disjoint = oe <= s.at.0;
                 let nested = o.at.0 <= s.at.0 && end <= oe;
                 if !disjoint && !nested {
-                    return Err(format!(
-                        "section {k} on '{}' overlaps section {j} without lying inside it (sections run in order)",
-                        r.name
-                    ));
+                    return Err(SectionError::Overlaps {
+                        section: k,
+                        resource: name(),
+                        other: j,
+                    });
                 }
                 if nested && !disjoint && o.resource == s.resource {
-                    return Err(format!(
-                        "section {k} takes '{}' again while section {j} holds it",
-                        r.name
-                    ));
+                    return Err(SectionError::TakenTwice {
+                        section: k,
+                        resource: name(),
+                        other: j,
+                    });
                 }
             }
         }
@@ -586,4 +592,27 @@ impl SimConfig {
             h.checked_add(off).map(Picos)
         }
     }
+}
+
+/// What is wrong with one critical section of a task or interrupt handler.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SectionError {
+    #[error("section {section}: unknown resource {resource}")]
+    UnknownResource { section: usize, resource: usize },
+    #[error("section {section}: an interrupt handler can only enter kernel critical sections, not take '{resource}'")]
+    HandlerTakes { section: usize, resource: String },
+    #[error("section {section} on '{resource}': need at >= 0, duration > 0 and at + duration <= the execution time")]
+    OutsideJob { section: usize, resource: String },
+    #[error("section {section} on '{resource}' overlaps section {other} without lying inside it (sections run in order)")]
+    Overlaps {
+        section: usize,
+        resource: String,
+        other: usize,
+    },
+    #[error("section {section} takes '{resource}' again while section {other} holds it")]
+    TakenTwice {
+        section: usize,
+        resource: String,
+        other: usize,
+    },
 }

@@ -93,20 +93,22 @@ impl Input {
     }
 }
 
+/// A result document of a kind `export` does not flatten.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "results of kind {0:?} are not exported (measure, trace, analyze, simulate \
+     and sweep files are)"
+)]
+pub struct NotExported(pub &'static str);
+
 /// The kind of a result document `export` flattens, or why it does not.
-fn kind_of(doc: &Document) -> Result<ResultKind, String> {
+fn kind_of(doc: &Document) -> Result<ResultKind, NotExported> {
     Ok(match doc {
         Document::Measure(_) => ResultKind::Measure,
         Document::Trace(_) => ResultKind::Trace,
         Document::Analyze(_) => ResultKind::Analyze,
         Document::Simulate(_) => ResultKind::Simulate,
-        other => {
-            return Err(format!(
-                "results of kind {:?} are not exported (measure, trace, analyze, simulate \
-                 and sweep files are)",
-                other.kind()
-            ))
-        }
+        other => return Err(NotExported(other.kind())),
     })
 }
 
@@ -167,7 +169,7 @@ pub fn json_input(file: &str, text: &str) -> Result<Input, ExportError> {
         )),
         other => err(other.to_string()),
     })?;
-    let kind = kind_of(&doc).map_err(err)?;
+    let kind = kind_of(&doc).map_err(|e| err(e.to_string()))?;
     Ok(Input::Json {
         file: file.to_string(),
         kind,

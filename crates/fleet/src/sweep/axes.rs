@@ -81,9 +81,22 @@ fn toml_value(text: &str) -> toml::Value {
     }
 }
 
-fn set_key(doc: &mut toml::Table, key: &str, value: toml::Value) -> Result<(), String> {
+/// Why a `--set` key cannot be set in the system document.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SetKeyError {
+    #[error("empty key")]
+    Empty,
+    /// A part of the dotted path names a value, not a table.
+    #[error("{0} is a value, not a table")]
+    NotATable(String),
+    /// The key names a whole table.
+    #[error("{0} is a table; give one of its keys")]
+    IsATable(String),
+}
+
+fn set_key(doc: &mut toml::Table, key: &str, value: toml::Value) -> Result<(), SetKeyError> {
     let parts: Vec<&str> = key.split('.').collect();
-    let (leaf, path) = parts.split_last().ok_or("empty key")?;
+    let (leaf, path) = parts.split_last().ok_or(SetKeyError::Empty)?;
     let mut table = doc;
     let mut at = String::new();
     for p in path {
@@ -96,11 +109,11 @@ fn set_key(doc: &mut toml::Table, key: &str, value: toml::Value) -> Result<(), S
             .or_insert_with(|| toml::Value::Table(toml::Table::new()));
         table = match entry {
             toml::Value::Table(t) => t,
-            _ => return Err(format!("{at} is a value, not a table")),
+            _ => return Err(SetKeyError::NotATable(at)),
         };
     }
     if let Some(toml::Value::Table(_)) = table.get(*leaf) {
-        return Err(format!("{key} is a table; give one of its keys"));
+        return Err(SetKeyError::IsATable(key.to_string()));
     }
     table.insert(leaf.to_string(), value);
     Ok(())

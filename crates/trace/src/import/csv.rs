@@ -183,59 +183,17 @@ fn field_str<'a>(file: &str, ln: u64, col: usize, v: &'a [u8]) -> Result<&'a str
 /// carries the sample rate and channel names); the header line is then chained back in
 /// front of the rest of the stream, so a pipe loses nothing.
 pub(crate) fn read_core<R: BufRead>(mut r: R, file: &str, s: CsvSettings) -> Result<Capture> {
-    let mut sigrok = false;
-    let mut sr_names: Vec<String> = Vec::new();
-    let mut rate = s.samplerate;
-    let ferr = |ln: u64, msg: String| Error::format(file, Place::Line(ln), msg);
     let budget = s.max_edges.unwrap_or(super::limits::DEFAULT_MAX_EDGES);
-    // preamble: blank and comment lines up to the first row (header or data)
-    let mut ln: u64 = 0;
-    let mut raw = Vec::new();
-    let head = loop {
-        raw.clear();
-        let n = r
-            .read_until(b'\n', &mut raw)
-            .map_err(|e| Error::io(file, e))?;
-        if n == 0 {
-            return Err(Error::format(file, Place::File, "no header or data rows"));
-        }
-        ln += 1;
-        let line = std::str::from_utf8(&raw).map_err(|_| ferr(ln, "not UTF-8 text".into()))?;
-        let line = line.trim_start_matches('\u{feff}').trim();
-        if line.is_empty() {
-            continue;
-        }
-        if line.starts_with(';') || line.starts_with('#') {
-            if line.contains("libsigrok") {
-                sigrok = true;
-            }
-            if let Some(v) = line.strip_prefix("; Samplerate:") {
-                let stated = latscope_core::time::parse_frequency_hz(v.trim())
-                    .ok()
-                    .filter(|&r| r > 0);
-                super::check_stated_rate(file, stated, s.samplerate, &s.warnings)?;
-                if s.samplerate.is_none() {
-                    rate = stated;
-                }
-            }
-            if let Some(rest) = line.strip_prefix("; Channels") {
-                if let Some((_, names)) = rest.split_once(':') {
-                    sr_names = names.split(',').map(|n| n.trim().to_string()).collect();
-                }
-            }
-            continue;
-        }
-        break format!("{line}\n");
-    };
-    let head_ln = ln;
-    let sep = sniff_sep(&head);
+    let pre = read_preamble(&mut r, file, &s)?;
+    let head_ln = pre.head_ln;
+    let sep = sniff_sep(&pre.head);
     // sniff_sep answers `,`, `;` or tab: one byte each
     let sepb = sep as u32 as u8;
     // `a, "b,c"`: the csv crate takes a quote as quoting only right after the separator
-    let spaced_quote = spaced_after_sep(head.as_bytes(), sepb);
+    let spaced_quote = spaced_after_sep(pre.head.as_bytes(), sepb);
     // a line break after the end, so every record ends with one (line numbers below)
     let mut rdr = csv_reader(
-        std::io::Cursor::new(head.into_bytes())
+        std::io::Cursor::new(pre.head.clone().into_bytes())
             .chain(r)
             .chain(&b"\n"[..]),
         sepb,
@@ -249,7 +207,7 @@ pub(crate) fn read_core<R: BufRead>(mut r: R, file: &str, s: CsvSettings) -> Res
             .unwrap_or(head_ln);
         match e.into_kind() {
             ::csv::ErrorKind::Io(io) => Error::io(file, io),
-            k => ferr(at, format!("{k:?}")),
+            k => Error::format(file, Place::Line(at), format!("{k:?}")),
         }
     };
     if !rdr.read_byte_record(&mut rec).map_err(csv_err)? {
@@ -259,98 +217,13 @@ pub(crate) fn read_core<R: BufRead>(mut r: R, file: &str, s: CsvSettings) -> Res
         .iter()
         .map(|f| String::from_utf8_lossy(unquote(f)).into_owned())
         .collect();
-    let line = fields.join(&sep.to_string());
-    let ln = head_ln;
     let numeric = fields.iter().all(|f| parse_scaled(f, 0).is_some());
-    let names: Vec<String> = if numeric {
-        (0..fields.len())
-            .map(|i| {
-                if i == 0 {
-                    "time".to_string()
-                } else {
-                    format!("D{}", i - 1)
-                }
-            })
-            .collect()
-    } else {
-        fields.clone()
-    };
-    // time column
-    let mut tcol = TimeCol::Row;
-    let mut tix = 0usize;
-    let mut found = None;
-    for (i, h) in names.iter().enumerate() {
-        let l = h.to_ascii_lowercase();
-        if l.contains("sample") || l == "index" || l == "#" {
-            found = Some((i, TimeCol::Index));
-            break;
-        }
-        if l.contains("time") || header_unit_exp(h).is_some() && !l.contains("logic") {
-            found = Some((
-                i,
-                TimeCol::Time(header_unit_exp(h).unwrap_or(s.default_exp)),
-            ));
-            break;
-        }
-    }
-    if numeric {
-        found = Some((0, TimeCol::Time(s.default_exp)));
-    }
-    match found {
-        Some((i, t)) => {
-            tix = i;
-            tcol = t;
-        }
-        None => {
-            if !(sigrok || names.iter().all(|n| n == "logic")) {
-                return Err(ferr(
-                    ln,
-                    format!("no time column in the header '{line}' (expected a column named like 'Time [s]', 'time_ns' or 'sample')"),
-                ));
-            }
-        }
-    }
-    if sigrok && rate.is_some() {
-        // sigrok-cli's time column is one sample late: use the row index.
-        tcol = TimeCol::Row;
-    }
-    let has_time = found.is_some();
-    let chan_cols: Vec<usize> = (0..names.len())
-        .filter(|&i| !(has_time && i == tix))
-        .collect();
-    if chan_cols.is_empty() {
-        return Err(ferr(ln, "the header names no channel columns".into()));
-    }
-    if chan_cols.len() > super::limits::MAX_CHANNELS {
-        return Err(ferr(
-            ln,
-            format!(
-                "{} channel columns: more than {} are refused",
-                chan_cols.len(),
-                super::limits::MAX_CHANNELS
-            ),
-        ));
-    }
-    let mut chnames: Vec<String> = chan_cols.iter().map(|&i| names[i].clone()).collect();
-    if sr_names.len() == chnames.len() && chnames.iter().all(|n| n == "logic" || n.is_empty()) {
-        chnames = sr_names.clone();
-    }
-    for (k, n) in chnames.iter_mut().enumerate() {
-        if n.is_empty() {
-            *n = format!("D{k}");
-        }
-    }
-    if matches!(tcol, TimeCol::Index | TimeCol::Row) && rate.is_none() {
-        return Err(ferr(
-            ln,
-            "times are sample numbers but the sample rate is unknown; give --samplerate".into(),
-        ));
-    }
-    let mut bld = Builder::new(chnames.clone(), Picos(0));
+    let cols = columns(file, &fields, sep, numeric, &pre, &s)?;
+    let mut bld = Builder::new(cols.names.clone(), Picos(0));
     if s.names_only {
         return Ok(Capture {
             source: file.to_string(),
-            samplerate_hz: rate,
+            samplerate_hz: pre.rate,
             start: Picos(0),
             end: Picos(0),
             channels: bld.finish(),
@@ -358,13 +231,7 @@ pub(crate) fn read_core<R: BufRead>(mut r: R, file: &str, s: CsvSettings) -> Res
         });
     }
     bld.select(s.only.as_deref());
-    let names = chnames;
-    let need = names.len() + usize::from(tcol != TimeCol::Row);
-    let mut row: u64 = 0;
-    let mut first_t: Option<i64> = None;
-    let mut iso = false;
-    let mut iso0: i128 = 0;
-    let mut last_t: i64 = 0;
+    let mut rows = RowTimes::new(file, &cols, pre.rate);
     // a numeric first line is a data row: it is in `rec` already
     let mut pending = numeric;
     loop {
@@ -376,127 +243,46 @@ pub(crate) fn read_core<R: BufRead>(mut r: R, file: &str, s: CsvSettings) -> Res
         // (a record's own position is where the previous one ended, before any blank
         // lines)
         let ln = (head_ln + rdr.position().line()).saturating_sub(2);
-        let f0 = rec.get(0).unwrap_or(b"").trim_ascii();
-        if rec.len() == 1 && f0.is_empty() {
-            continue; // a line of spaces
-        }
-        if f0.first().is_some_and(|&c| c == b'#' || c == b';')
-            || (sepb == b';' && f0.is_empty() && rec.len() > 1 && rec[1].starts_with(b" "))
-        // (with `;` separating, `; text` is a comment when the text follows a space)
-        {
-            continue; // a comment line (`; …`, `# …`)
+        if skipped_row(&rec, sepb) {
+            continue;
         }
         if bld.kept > budget {
-            return Err(ferr(
-                ln,
+            return Err(Error::format(
+                file,
+                Place::Line(ln),
                 format!(
                     "more than {budget} edges in all: more than one import may keep \
                      (--max-edges raises the limit)"
                 ),
             ));
         }
-        if rec.len() < need {
-            return Err(ferr(ln, format!("{} fields, expected {need}", rec.len())));
+        if rec.len() < cols.need {
+            return Err(Error::format(
+                file,
+                Place::Line(ln),
+                format!("{} fields, expected {}", rec.len(), cols.need),
+            ));
         }
-        let t: i64 = match tcol {
-            TimeCol::Row => sample_ps(row, rate.unwrap_or(1)),
-            TimeCol::Index => {
-                let v = field_str(file, ln, tix, &rec[tix])?;
-                let n: u64 = v.parse().map_err(|_| {
-                    ferr(
-                        ln,
-                        format!(
-                            "column {}: sample number '{v}' is not a whole number",
-                            tix + 1
-                        ),
-                    )
-                })?;
-                sample_ps(n, rate.unwrap_or(1))
-            }
-            TimeCol::Time(exp) => {
-                let v = field_str(file, ln, tix, &rec[tix])?;
-                let ps = match parse_scaled(v, exp) {
-                    Some(p) if !iso => p,
-                    _ => {
-                        let p = parse_iso8601_ps(v).ok_or_else(|| {
-                            // a well-formed number that does not fit i64 picoseconds
-                            if v.parse::<f64>().is_ok_and(|x| !x.is_nan()) {
-                                ferr(
-                                    ln,
-                                    format!("column {}: time '{v}' is out of range (times must lie within ±106 days of 0, in picoseconds)", tix + 1),
-                                )
-                            } else {
-                                ferr(
-                                    ln,
-                                    format!("column {}: time '{v}' is neither a number nor an ISO-8601 timestamp", tix + 1),
-                                )
-                            }
-                        })?;
-                        if !iso {
-                            if first_t.is_some() {
-                                return Err(ferr(
-                                    ln,
-                                    format!(
-                                        "column {}: time '{v}': numbers and timestamps are mixed",
-                                        tix + 1
-                                    ),
-                                ));
-                            }
-                            iso = true;
-                            iso0 = p;
-                        }
-                        i64::try_from(p - iso0).map_err(|_| {
-                            ferr(
-                                ln,
-                                format!(
-                                    "column {}: time '{v}' is too far from the first row",
-                                    tix + 1
-                                ),
-                            )
-                        })?
-                    }
-                };
-                match rate {
-                    Some(r) => round_to_grid(ps, r),
-                    None => ps,
-                }
-            }
-        };
-        if first_t.is_none() {
-            first_t = Some(t);
+        let t = rows.time(&rec, ln)?;
+        if rows.first_t.is_none() {
+            rows.first_t = Some(t);
             bld.start = Picos(t);
-        } else if t < last_t {
-            return Err(ferr(
-                ln,
+        } else if t < rows.last_t {
+            return Err(Error::format(
+                file,
+                Place::Line(ln),
                 format!(
                     "time goes backwards: {} after {}",
                     latscope_core::time::format_ps(t as i128),
-                    latscope_core::time::format_ps(last_t as i128)
+                    latscope_core::time::format_ps(rows.last_t as i128)
                 ),
             ));
         }
-        last_t = t;
-        for (ci, &col) in chan_cols.iter().enumerate() {
-            let v = rec.get(col).unwrap_or(b"").trim_ascii();
-            match level_bytes(v) {
-                Some(Some(lv)) => bld.set(ci, Picos(t), lv),
-                Some(None) => {}
-                None => {
-                    return Err(ferr(
-                        ln,
-                        format!(
-                            "column {} ('{}'): '{}' is not a logic level (0/1/X)",
-                            col + 1,
-                            names[ci],
-                            String::from_utf8_lossy(v)
-                        ),
-                    ))
-                }
-            }
-        }
-        row += 1;
+        rows.last_t = t;
+        set_levels(&mut bld, &rec, &cols, Picos(t)).map_err(|e| e.at(file, ln))?;
+        rows.row += 1;
     }
-    if first_t.is_none() {
+    if rows.first_t.is_none() {
         return Err(Error::format(
             file,
             Place::File,
@@ -504,14 +290,14 @@ pub(crate) fn read_core<R: BufRead>(mut r: R, file: &str, s: CsvSettings) -> Res
         ));
     }
     let start = bld.start;
-    let mut end = Picos(last_t);
-    if tcol == TimeCol::Row {
+    let mut end = Picos(rows.last_t);
+    if cols.tcol == TimeCol::Row {
         // sample-per-row: the last sample lasts one period
-        end = Picos(sample_ps(row, rate.unwrap_or(1)));
+        end = Picos(sample_ps(rows.row, pre.rate.unwrap_or(1)));
     }
     let cap = Capture {
         source: file.to_string(),
-        samplerate_hz: rate,
+        samplerate_hz: pre.rate,
         start,
         end,
         channels: bld.finish(),
@@ -519,6 +305,342 @@ pub(crate) fn read_core<R: BufRead>(mut r: R, file: &str, s: CsvSettings) -> Res
     };
     cap.validate()?;
     Ok(cap)
+}
+
+/// What the comment lines before the header say, and the header line itself.
+struct Preamble {
+    /// sigrok-cli wrote the file (a `libsigrok` comment).
+    sigrok: bool,
+    /// sigrok-cli's `; Channels…: a, b` names.
+    sr_names: Vec<String>,
+    /// The sample rate given, else the one the file states.
+    rate: Option<u64>,
+    /// The first row (header or data), with a line break.
+    head: String,
+    head_ln: u64,
+}
+
+/// Reads the blank and comment lines up to the first row (header or data), line by
+/// line: sigrok-cli's `;` comments carry the sample rate and channel names.
+fn read_preamble<R: BufRead>(r: &mut R, file: &str, s: &CsvSettings) -> Result<Preamble> {
+    let mut pre = Preamble {
+        sigrok: false,
+        sr_names: Vec::new(),
+        rate: s.samplerate,
+        head: String::new(),
+        head_ln: 0,
+    };
+    let mut raw = Vec::new();
+    loop {
+        raw.clear();
+        let n = r
+            .read_until(b'\n', &mut raw)
+            .map_err(|e| Error::io(file, e))?;
+        if n == 0 {
+            return Err(Error::format(file, Place::File, "no header or data rows"));
+        }
+        pre.head_ln += 1;
+        let line = std::str::from_utf8(&raw)
+            .map_err(|_| Error::format(file, Place::Line(pre.head_ln), "not UTF-8 text"))?;
+        let line = line.trim_start_matches('\u{feff}').trim();
+        if line.is_empty() {
+            continue;
+        }
+        if line.starts_with(';') || line.starts_with('#') {
+            pre.comment(line, file, s)?;
+            continue;
+        }
+        pre.head = format!("{line}\n");
+        return Ok(pre);
+    }
+}
+
+impl Preamble {
+    /// One comment line: sigrok-cli's marker, sample rate and channel names.
+    fn comment(&mut self, line: &str, file: &str, s: &CsvSettings) -> Result<()> {
+        if line.contains("libsigrok") {
+            self.sigrok = true;
+        }
+        if let Some(v) = line.strip_prefix("; Samplerate:") {
+            let stated = latscope_core::time::parse_frequency_hz(v.trim())
+                .ok()
+                .filter(|&r| r > 0);
+            super::check_stated_rate(file, stated, s.samplerate, &s.warnings)?;
+            if s.samplerate.is_none() {
+                self.rate = stated;
+            }
+        }
+        if let Some(rest) = line.strip_prefix("; Channels") {
+            if let Some((_, names)) = rest.split_once(':') {
+                self.sr_names = names.split(',').map(|n| n.trim().to_string()).collect();
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The columns: where the time is and in what form, and the channels' columns and names.
+struct Columns {
+    tcol: TimeCol,
+    /// The time column's index (when there is one).
+    tix: usize,
+    chan_cols: Vec<usize>,
+    names: Vec<String>,
+    /// Fields a row needs.
+    need: usize,
+}
+
+/// The columns from the header fields (or, for a numeric first row, time then D0, D1, …).
+fn columns(
+    file: &str,
+    fields: &[String],
+    sep: char,
+    numeric: bool,
+    pre: &Preamble,
+    s: &CsvSettings,
+) -> Result<Columns> {
+    let ln = pre.head_ln;
+    let ferr = |msg: String| Error::format(file, Place::Line(ln), msg);
+    let names: Vec<String> = if numeric {
+        (0..fields.len())
+            .map(|i| {
+                if i == 0 {
+                    "time".to_string()
+                } else {
+                    format!("D{}", i - 1)
+                }
+            })
+            .collect()
+    } else {
+        fields.to_vec()
+    };
+    let found = if numeric {
+        Some((0, TimeCol::Time(s.default_exp)))
+    } else {
+        time_column(&names, s.default_exp)
+    };
+    let (tix, mut tcol) = match found {
+        Some((i, t)) => (i, t),
+        None if pre.sigrok || names.iter().all(|n| n == "logic") => (0, TimeCol::Row),
+        None => {
+            let line = fields.join(&sep.to_string());
+            return Err(ferr(format!("no time column in the header '{line}' (expected a column named like 'Time [s]', 'time_ns' or 'sample')")));
+        }
+    };
+    if pre.sigrok && pre.rate.is_some() {
+        // sigrok-cli's time column is one sample late: use the row index.
+        tcol = TimeCol::Row;
+    }
+    let has_time = found.is_some();
+    let chan_cols: Vec<usize> = (0..names.len())
+        .filter(|&i| !(has_time && i == tix))
+        .collect();
+    if chan_cols.is_empty() {
+        return Err(ferr("the header names no channel columns".into()));
+    }
+    if chan_cols.len() > super::limits::MAX_CHANNELS {
+        return Err(ferr(format!(
+            "{} channel columns: more than {} are refused",
+            chan_cols.len(),
+            super::limits::MAX_CHANNELS
+        )));
+    }
+    let mut chnames: Vec<String> = chan_cols.iter().map(|&i| names[i].clone()).collect();
+    if pre.sr_names.len() == chnames.len() && chnames.iter().all(|n| n == "logic" || n.is_empty()) {
+        chnames = pre.sr_names.clone();
+    }
+    for (k, n) in chnames.iter_mut().enumerate() {
+        if n.is_empty() {
+            *n = format!("D{k}");
+        }
+    }
+    if matches!(tcol, TimeCol::Index | TimeCol::Row) && pre.rate.is_none() {
+        return Err(ferr(
+            "times are sample numbers but the sample rate is unknown; give --samplerate".into(),
+        ));
+    }
+    Ok(Columns {
+        need: chnames.len() + usize::from(tcol != TimeCol::Row),
+        tcol,
+        tix,
+        chan_cols,
+        names: chnames,
+    })
+}
+
+/// The first column named like a time (`Time [s]`, `time_ns`, a unit) or a sample
+/// number (`sample`, `index`, `#`).
+fn time_column(names: &[String], default_exp: i32) -> Option<(usize, TimeCol)> {
+    for (i, h) in names.iter().enumerate() {
+        let l = h.to_ascii_lowercase();
+        if l.contains("sample") || l == "index" || l == "#" {
+            return Some((i, TimeCol::Index));
+        }
+        if l.contains("time") || header_unit_exp(h).is_some() && !l.contains("logic") {
+            return Some((i, TimeCol::Time(header_unit_exp(h).unwrap_or(default_exp))));
+        }
+    }
+    None
+}
+
+/// A line of spaces, or a comment line (`; …`, `# …`; with `;` separating, `; text` is
+/// a comment when the text follows a space).
+fn skipped_row(rec: &::csv::ByteRecord, sepb: u8) -> bool {
+    let f0 = rec.get(0).unwrap_or(b"").trim_ascii();
+    if rec.len() == 1 && f0.is_empty() {
+        return true;
+    }
+    f0.first().is_some_and(|&c| c == b'#' || c == b';')
+        || (sepb == b';' && f0.is_empty() && rec.len() > 1 && rec[1].starts_with(b" "))
+}
+
+/// A field that is not a logic level: its column, the channel's name and the text.
+#[derive(Debug, thiserror::Error)]
+#[error("column {column} ('{name}'): '{text}' is not a logic level (0/1/X)")]
+struct NotALevel {
+    column: usize,
+    name: String,
+    text: String,
+}
+
+impl NotALevel {
+    /// The import error, placed at line `ln` of `file`.
+    fn at(&self, file: &str, ln: u64) -> Error {
+        Error::format(file, Place::Line(ln), self.to_string())
+    }
+}
+
+/// The row's channel levels into the builder.
+fn set_levels(
+    bld: &mut Builder,
+    rec: &::csv::ByteRecord,
+    cols: &Columns,
+    t: Picos,
+) -> std::result::Result<(), NotALevel> {
+    for (ci, &col) in cols.chan_cols.iter().enumerate() {
+        let v = rec.get(col).unwrap_or(b"").trim_ascii();
+        match level_bytes(v) {
+            Some(Some(lv)) => bld.set(ci, t, lv),
+            Some(None) => {}
+            None => {
+                return Err(NotALevel {
+                    column: col + 1,
+                    name: cols.names[ci].clone(),
+                    text: String::from_utf8_lossy(v).into_owned(),
+                })
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The rows' times: the row count (sample-per-row files), the first and last time, and
+/// ISO-8601 timestamps taken relative to the first one.
+struct RowTimes<'a> {
+    file: &'a str,
+    tcol: TimeCol,
+    tix: usize,
+    rate: Option<u64>,
+    row: u64,
+    first_t: Option<i64>,
+    last_t: i64,
+    iso: bool,
+    iso0: i128,
+}
+
+impl<'a> RowTimes<'a> {
+    fn new(file: &'a str, cols: &Columns, rate: Option<u64>) -> RowTimes<'a> {
+        RowTimes {
+            file,
+            tcol: cols.tcol,
+            tix: cols.tix,
+            rate,
+            row: 0,
+            first_t: None,
+            last_t: 0,
+            iso: false,
+            iso0: 0,
+        }
+    }
+
+    fn err(&self, ln: u64, msg: String) -> Error {
+        Error::format(self.file, Place::Line(ln), msg)
+    }
+
+    /// The time of the row ending on line `ln` (ps), on the sample grid when the rate is
+    /// known.
+    fn time(&mut self, rec: &::csv::ByteRecord, ln: u64) -> Result<i64> {
+        let tix = self.tix;
+        Ok(match self.tcol {
+            TimeCol::Row => sample_ps(self.row, self.rate.unwrap_or(1)),
+            TimeCol::Index => {
+                let v = field_str(self.file, ln, tix, &rec[tix])?;
+                let n: u64 = v.parse().map_err(|_| {
+                    self.err(
+                        ln,
+                        format!(
+                            "column {}: sample number '{v}' is not a whole number",
+                            tix + 1
+                        ),
+                    )
+                })?;
+                sample_ps(n, self.rate.unwrap_or(1))
+            }
+            TimeCol::Time(exp) => {
+                let v = field_str(self.file, ln, tix, &rec[tix])?;
+                let ps = match parse_scaled(v, exp) {
+                    Some(p) if !self.iso => p,
+                    _ => self.timestamp(v, ln)?,
+                };
+                match self.rate {
+                    Some(r) => round_to_grid(ps, r),
+                    None => ps,
+                }
+            }
+        })
+    }
+
+    /// An ISO-8601 time stamp, relative to the first row's; numbers and time stamps do
+    /// not mix.
+    fn timestamp(&mut self, v: &str, ln: u64) -> Result<i64> {
+        let tix = self.tix;
+        let p = parse_iso8601_ps(v).ok_or_else(|| {
+            // a well-formed number that does not fit i64 picoseconds
+            if v.parse::<f64>().is_ok_and(|x| !x.is_nan()) {
+                self.err(
+                    ln,
+                    format!("column {}: time '{v}' is out of range (times must lie within ±106 days of 0, in picoseconds)", tix + 1),
+                )
+            } else {
+                self.err(
+                    ln,
+                    format!("column {}: time '{v}' is neither a number nor an ISO-8601 timestamp", tix + 1),
+                )
+            }
+        })?;
+        if !self.iso {
+            if self.first_t.is_some() {
+                return Err(self.err(
+                    ln,
+                    format!(
+                        "column {}: time '{v}': numbers and timestamps are mixed",
+                        tix + 1
+                    ),
+                ));
+            }
+            self.iso = true;
+            self.iso0 = p;
+        }
+        i64::try_from(p - self.iso0).map_err(|_| {
+            self.err(
+                ln,
+                format!(
+                    "column {}: time '{v}' is too far from the first row",
+                    tix + 1
+                ),
+            )
+        })
+    }
 }
 
 /// Picoseconds of sample `n` at `rate`.

@@ -304,7 +304,8 @@ pub fn read<R: Read + Seek>(mut r: R, name: &str, opts: &Options) -> Result<Even
             },
         ));
     };
-    let formats = parse_tracing_data(tracing).map_err(|m| Error::format(name, Place::File, m))?;
+    let formats =
+        parse_tracing_data(tracing).map_err(|m| Error::format(name, Place::File, m.to_string()))?;
     let attrs = perf_file.event_attributes();
     let tracepoint_id = |i: usize| match attrs[i].attr.type_ {
         PerfEventType::Tracepoint(id) => Some(id),

@@ -46,6 +46,27 @@ impl EventFormat {
 /// Most event formats one section may hold (a kernel has a few thousand tracepoints).
 const MAX_FORMATS: u32 = 100_000;
 
+/// What is wrong in a `TRACING_DATA` section, and where (offset inside the section).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TracingDataError {
+    #[error("tracing data: {declared} bytes declared at section offset {at} run past its end ({len} bytes)")]
+    PastEnd {
+        declared: usize,
+        at: usize,
+        len: usize,
+    },
+    #[error("tracing data: unterminated string at section offset {at}")]
+    Unterminated { at: usize },
+    #[error("tracing data: size {0} too large")]
+    TooLarge(u64),
+    #[error("tracing data: no \\x17\\x08\\x44tracing magic")]
+    NoMagic,
+    #[error("tracing data: expected {expected:?} at section offset {at}")]
+    Expected { expected: String, at: usize },
+}
+
+type Result<T> = std::result::Result<T, TracingDataError>;
+
 struct Walk<'a> {
     b: &'a [u8],
     pos: usize,
@@ -53,67 +74,69 @@ struct Walk<'a> {
 }
 
 impl<'a> Walk<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
         let end = self
             .pos
             .checked_add(n)
             .filter(|&e| e <= self.b.len())
-            .ok_or_else(|| {
-                format!(
-                    "tracing data: {n} bytes declared at section offset {} run past its end ({} bytes)",
-                    self.pos,
-                    self.b.len()
-                )
+            .ok_or(TracingDataError::PastEnd {
+                declared: n,
+                at: self.pos,
+                len: self.b.len(),
             })?;
         let s = &self.b[self.pos..end];
         self.pos = end;
         Ok(s)
     }
-    fn u32(&mut self) -> Result<u32, String> {
-        let a: [u8; 4] = self.take(4)?.try_into().map_err(|_| "short".to_string())?;
+    /// The next `N` bytes as an array (`take` gives exactly `N` or an error).
+    fn array<const N: usize>(&mut self) -> Result<[u8; N]> {
+        let mut a = [0u8; N];
+        a.copy_from_slice(self.take(N)?);
+        Ok(a)
+    }
+    fn u32(&mut self) -> Result<u32> {
+        let a = self.array::<4>()?;
         Ok(if self.big {
             u32::from_be_bytes(a)
         } else {
             u32::from_le_bytes(a)
         })
     }
-    fn u64(&mut self) -> Result<u64, String> {
-        let a: [u8; 8] = self.take(8)?.try_into().map_err(|_| "short".to_string())?;
+    fn u64(&mut self) -> Result<u64> {
+        let a = self.array::<8>()?;
         Ok(if self.big {
             u64::from_be_bytes(a)
         } else {
             u64::from_le_bytes(a)
         })
     }
-    fn cstr(&mut self) -> Result<&'a [u8], String> {
+    fn cstr(&mut self) -> Result<&'a [u8]> {
         let rest = &self.b[self.pos.min(self.b.len())..];
-        let n = rest.iter().position(|&c| c == 0).ok_or_else(|| {
-            format!(
-                "tracing data: unterminated string at section offset {}",
-                self.pos
-            )
-        })?;
+        let n = rest
+            .iter()
+            .position(|&c| c == 0)
+            .ok_or(TracingDataError::Unterminated { at: self.pos })?;
         let s = self.take(n)?;
         self.pos += 1;
         Ok(s)
     }
-    fn sized(&mut self) -> Result<&'a [u8], String> {
+    fn sized(&mut self) -> Result<&'a [u8]> {
         let n = self.u64()?;
-        let n = usize::try_from(n).map_err(|_| format!("tracing data: size {n} too large"))?;
+        let n = usize::try_from(n).map_err(|_| TracingDataError::TooLarge(n))?;
         self.take(n)
     }
 }
 
 /// Every event format in a `TRACING_DATA` section; errors say what is wrong and where
 /// (offset inside the section).
-pub fn parse_tracing_data(b: &[u8]) -> Result<Vec<EventFormat>, String> {
+pub fn parse_tracing_data(b: &[u8]) -> Result<Vec<EventFormat>> {
     let mut w = Walk {
         b,
         pos: 0,
         big: false,
     };
     if w.take(10)? != b"\x17\x08\x44tracing" {
-        return Err("tracing data: no \\x17\\x08\\x44tracing magic".into());
+        return Err(TracingDataError::NoMagic);
     }
     w.cstr()?; // version
     w.big = w.take(1)?[0] != 0;
@@ -122,10 +145,10 @@ pub fn parse_tracing_data(b: &[u8]) -> Result<Vec<EventFormat>, String> {
     for expected in [&b"header_page"[..], b"header_event"] {
         let at = w.pos;
         if w.cstr()? != expected {
-            return Err(format!(
-                "tracing data: expected {:?} at section offset {at}",
-                String::from_utf8_lossy(expected)
-            ));
+            return Err(TracingDataError::Expected {
+                expected: String::from_utf8_lossy(expected).into_owned(),
+                at,
+            });
         }
         w.sized()?;
     }
@@ -248,6 +271,36 @@ impl Field {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tracing_data_errors_say_what_and_where() {
+        assert_eq!(
+            parse_tracing_data(b"\x17\x08").unwrap_err(),
+            TracingDataError::PastEnd {
+                declared: 10,
+                at: 0,
+                len: 2
+            }
+        );
+        assert_eq!(
+            parse_tracing_data(b"\x17\x08\x44tracing")
+                .unwrap_err()
+                .to_string(),
+            "tracing data: unterminated string at section offset 10"
+        );
+        assert_eq!(
+            parse_tracing_data(b"\x17\x08\x45tracing0\0")
+                .unwrap_err()
+                .to_string(),
+            "tracing data: no \\x17\\x08\\x44tracing magic"
+        );
+        let mut b = b"\x17\x08\x44tracing0\0\0\x08\0\x10\0\0header_pagX\0".to_vec();
+        b.extend_from_slice(&[0; 8]);
+        assert_eq!(
+            parse_tracing_data(&b).unwrap_err().to_string(),
+            "tracing data: expected \"header_page\" at section offset 18"
+        );
+    }
 
     const SWITCH: &str = "name: sched_switch\nID: 316\nformat:\n\
         \tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\

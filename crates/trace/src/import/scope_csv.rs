@@ -96,8 +96,44 @@ fn numeric_cols(f: &[String]) -> Vec<usize> {
 /// one reused record), the read-ahead chained back in front of the stream, so a pipe
 /// gives the figures of the file.
 pub fn read<R: BufRead>(mut r: R, file: &str, opts: &Options) -> Result<Capture> {
-    let ferr = |ln: u64, msg: String| Error::format(file, Place::Line(ln), msg);
-    // read-ahead: raw bytes of every line (the BOM dropped), and the non-blank ones
+    let (mut raw, mut lines) = read_ahead(&mut r, file)?;
+    let lay = layout(file, &raw, &mut lines)?;
+    let head = preamble(&lines, &lay);
+    let Some(fd) = head.first_data else {
+        return Err(Error::format(file, Place::File, "no data rows"));
+    };
+    // the rows, from the first data row on: the read-ahead chained back in front of the
+    // rest of the stream, and a line break after the end so every record ends with one
+    let base = lines[fd].ln;
+    let off = lines[fd].off;
+    drop(lines);
+    raw.drain(..off);
+    let mut rdr = csv_reader(
+        std::io::Cursor::new(raw).chain(r).chain(&b"\n"[..]),
+        lay.sep,
+        lay.spaced,
+    );
+    let mut rec = ::csv::ByteRecord::new();
+    let csv_err = |e: ::csv::Error| {
+        let at = e.position().map_or(base, |p| base - 1 + p.line());
+        match e.into_kind() {
+            ::csv::ErrorKind::Io(io) => Error::io(file, io),
+            k => Error::format(file, Place::Line(at), format!("{k:?}")),
+        }
+    };
+    let mut rows = Rows::new(file, opts, &lay, head)?;
+    while rdr.read_byte_record(&mut rec).map_err(csv_err)? {
+        // the line the record ends on: the reader stands at the start of the next one
+        let ln = (base + rdr.position().line()).saturating_sub(2);
+        rows.row(&rec, ln)?;
+    }
+    rows.finish(opts)
+}
+
+/// Reads ahead the preamble and the first rows: raw bytes of every line (the BOM
+/// dropped), and the non-blank ones, until [`STABLE_ROWS`] rows in a row have the same
+/// numeric columns or a limit is reached.
+fn read_ahead<R: BufRead>(r: &mut R, file: &str) -> Result<(Vec<u8>, Vec<HeadLine>)> {
     let mut raw: Vec<u8> = Vec::new();
     let mut lines: Vec<HeadLine> = Vec::new();
     let mut ln: u64 = 0;
@@ -120,7 +156,8 @@ pub fn read<R: BufRead>(mut r: R, file: &str, opts: &Options) -> Result<Capture>
         if ln == 1 {
             body = body.strip_prefix("\u{feff}".as_bytes()).unwrap_or(body);
         }
-        let text = std::str::from_utf8(body).map_err(|_| ferr(ln, "not UTF-8 text".into()))?;
+        let text = std::str::from_utf8(body)
+            .map_err(|_| Error::format(file, Place::Line(ln), "not UTF-8 text"))?;
         let off = raw.len();
         raw.extend_from_slice(body);
         let t = text.trim();
@@ -140,10 +177,28 @@ pub fn read<R: BufRead>(mut r: R, file: &str, opts: &Options) -> Result<Capture>
             break;
         }
     }
+    Ok((raw, lines))
+}
+
+/// The column layout: the separator and whether fields are padded after it, the time
+/// column and the voltage columns.
+struct Layout {
+    sep: u8,
+    spaced: bool,
+    /// Every numeric column (time first).
+    cols: Vec<usize>,
+    tcol: usize,
+    vcols: Vec<usize>,
+    maxcol: usize,
+}
+
+/// The layout of the last line read ahead; the head lines are split again with its
+/// separator.
+fn layout(file: &str, raw: &[u8], lines: &mut [HeadLine]) -> Result<Layout> {
+    let ferr = |ln: u64, msg: String| Error::format(file, Place::Line(ln), msg);
     let Some(last) = lines.last() else {
         return Err(Error::format(file, Place::File, "the file is empty"));
     };
-    // the layout: separator and numeric columns of the last line read ahead
     let last_text = std::str::from_utf8(&raw[last.off..])
         .unwrap_or("")
         .lines()
@@ -152,7 +207,6 @@ pub fn read<R: BufRead>(mut r: R, file: &str, opts: &Options) -> Result<Capture>
         .trim();
     let sep = sniff_sep(last_text) as u32 as u8;
     let spaced = spaced_after_sep(last_text.as_bytes(), sep);
-    // the head lines again, split with the layout's separator
     for h in lines.iter_mut() {
         let end = raw[h.off..]
             .iter()
@@ -178,23 +232,40 @@ pub fn read<R: BufRead>(mut r: R, file: &str, opts: &Options) -> Result<Capture>
             ),
         ));
     }
-    let tcol = cols[0];
-    let vcols = &cols[1..];
-    let maxcol = *cols.last().unwrap_or(&0);
-    // Rigol start/increment and header names
-    let mut rigol: Option<(f64, f64)> = None;
-    let mut names: Vec<String> = vcols
-        .iter()
-        .enumerate()
-        .map(|(k, _)| format!("CH{}", k + 1))
-        .collect();
-    let mut exp = 12;
-    let mut first_data = None;
+    Ok(Layout {
+        sep,
+        spaced,
+        tcol: cols[0],
+        vcols: cols[1..].to_vec(),
+        maxcol: *cols.last().unwrap_or(&0),
+        cols,
+    })
+}
+
+/// What the vendor preamble says: Rigol's start/increment, the time unit's power of
+/// ten, the channel names, and which head line is the first data row.
+struct Preamble {
+    rigol: Option<(f64, f64)>,
+    exp: i32,
+    names: Vec<String>,
+    first_data: Option<usize>,
+}
+
+/// Reads the preamble lines before the first data row.
+fn preamble(lines: &[HeadLine], lay: &Layout) -> Preamble {
+    let mut p = Preamble {
+        rigol: None,
+        exp: 12,
+        names: (0..lay.vcols.len())
+            .map(|k| format!("CH{}", k + 1))
+            .collect(),
+        first_data: None,
+    };
     for (idx, h) in lines.iter().enumerate() {
         let f = &h.fields;
-        let is_data = f.len() > maxcol && cols.iter().all(|&c| num(&f[c]).is_some());
+        let is_data = f.len() > lay.maxcol && lay.cols.iter().all(|&c| num(&f[c]).is_some());
         if is_data {
-            first_data = Some(idx);
+            p.first_data = Some(idx);
             break;
         }
         let lower: Vec<String> = f.iter().map(|x| x.to_ascii_lowercase()).collect();
@@ -208,143 +279,216 @@ pub fn read<R: BufRead>(mut r: R, file: &str, opts: &Options) -> Result<Capture>
                     g.get(si).and_then(|x| num(x)),
                     g.get(ii).and_then(|x| num(x)),
                 ) {
-                    rigol = Some((s, i));
+                    p.rigol = Some((s, i));
                 }
             }
         }
-        if f.len() > tcol && vcols.iter().all(|&c| c < f.len()) && !f[tcol].is_empty() {
+        let tcol = lay.tcol;
+        if f.len() > tcol && lay.vcols.iter().all(|&c| c < f.len()) && !f[tcol].is_empty() {
             if let Some(e) = header_unit_exp(&f[tcol]) {
-                exp = e;
+                p.exp = e;
             }
-            let cand: Vec<&str> = vcols.iter().map(|&c| f[c].as_str()).collect();
-            let looks_units = cand.iter().all(|c| {
-                let c = c.to_ascii_lowercase();
-                c == "volt" || c == "v" || c == "(v)" || c.is_empty()
-            });
-            if !looks_units && !lower[tcol].starts_with("record") {
-                names = cand
-                    .iter()
-                    .enumerate()
-                    .map(|(k, c)| {
-                        let c = c.strip_suffix(" in V").unwrap_or(c);
-                        if c.is_empty() {
-                            format!("CH{}", k + 1)
-                        } else {
-                            c.to_string()
-                        }
-                    })
-                    .collect();
+            if let Some(names) = column_names(f, lay, &lower[tcol]) {
+                p.names = names;
             }
         }
     }
-    let Some(fd) = first_data else {
-        return Err(Error::format(file, Place::File, "no data rows"));
-    };
-    // the rows, from the first data row on: the read-ahead chained back in front of the
-    // rest of the stream, and a line break after the end so every record ends with one
-    let base = lines[fd].ln;
-    let off = lines[fd].off;
-    drop(lines);
-    raw.drain(..off);
-    let mut rdr = csv_reader(
-        std::io::Cursor::new(raw).chain(r).chain(&b"\n"[..]),
-        sep,
-        spaced,
-    );
-    let mut rec = ::csv::ByteRecord::new();
-    let csv_err = |e: ::csv::Error| {
-        let at = e.position().map_or(base, |p| base - 1 + p.line());
-        match e.into_kind() {
-            ::csv::ErrorKind::Io(io) => Error::io(file, io),
-            k => ferr(at, format!("{k:?}")),
-        }
-    };
-    // Measured columns only (`only_channels`): each is thresholded as it is read, so
-    // memory grows with its edges; the other columns are listed without edges. Otherwise
-    // every column is kept (as an analog channel too, when uniformly spaced).
-    let measure: Option<Vec<bool>> = opts.only_channels.as_deref().map(|only| {
-        let n: Vec<&str> = names.iter().map(String::as_str).collect();
-        super::builder::selected(Some(only), &n)
+    p
+}
+
+/// The voltage columns' names from a header line, unless it holds units ("Volt", "V")
+/// or is a Tektronix "Record Length" line.
+fn column_names(f: &[String], lay: &Layout, lower_time: &str) -> Option<Vec<String>> {
+    let cand: Vec<&str> = lay.vcols.iter().map(|&c| f[c].as_str()).collect();
+    let looks_units = cand.iter().all(|c| {
+        let c = c.to_ascii_lowercase();
+        c == "volt" || c == "v" || c == "(v)" || c.is_empty()
     });
-    let mut inputs: Vec<Option<AnalogInput>> = Vec::new();
-    if let Some(sel) = &measure {
-        // one edge budget for the file: each column may use all of it while it is read,
-        // and the columns are finished against what the ones before left
-        let budget = opts.edge_budget();
-        for (k, &on) in sel.iter().enumerate() {
-            inputs.push(if on {
-                let a = AnalogInput::new(
-                    &names[k],
-                    opts.threshold,
-                    opts.hysteresis,
-                    Times::Explicit,
-                    budget,
-                )
-                .map_err(|p| Error::format(file, Place::File, p.message(&names[k])))?;
-                Some(a)
-            } else {
-                None
-            });
-        }
+    if looks_units || lower_time.starts_with("record") {
+        return None;
     }
-    let max_rows = MAX_ROWS.min(
-        (super::limits::MAX_ANALOG_SAMPLES / vcols.len().max(1) as u64)
-            .try_into()
-            .unwrap_or(usize::MAX),
-    );
-    let mut times: Vec<i64> = Vec::new();
-    let mut volts: Vec<Vec<f32>> = vec![Vec::new(); vcols.len()];
-    let mut row: Vec<f32> = vec![0.0; vcols.len()];
-    let mut rows: u64 = 0;
-    let (mut first_t, mut last_t, mut first_iv) = (None::<i64>, 0i64, None::<i64>);
-    let mut uniform = true;
-    while rdr.read_byte_record(&mut rec).map_err(csv_err)? {
-        // the line the record ends on: the reader stands at the start of the next one
-        let ln = (base + rdr.position().line()).saturating_sub(2);
-        if rec.len() == 1 && rec[0].trim_ascii().is_empty() {
-            continue; // a line of spaces
+    Some(
+        cand.iter()
+            .enumerate()
+            .map(|(k, c)| {
+                let c = c.strip_suffix(" in V").unwrap_or(c);
+                if c.is_empty() {
+                    format!("CH{}", k + 1)
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect(),
+    )
+}
+
+/// The data rows as they are read: kept whole (times and voltages), or, with
+/// `only_channels`, each measured column thresholded as it is read so memory grows with
+/// its edges (the other columns are listed without edges).
+struct Rows<'a> {
+    file: &'a str,
+    tcol: usize,
+    vcols: Vec<usize>,
+    maxcol: usize,
+    rigol: Option<(f64, f64)>,
+    exp: i32,
+    names: Vec<String>,
+    /// Which columns are measured (`only_channels`); `None` reads the file whole.
+    measure: Option<Vec<bool>>,
+    inputs: Vec<Option<AnalogInput>>,
+    max_rows: usize,
+    times: Vec<i64>,
+    volts: Vec<Vec<f32>>,
+    row: Vec<f32>,
+    rows: u64,
+    first_t: Option<i64>,
+    last_t: i64,
+    first_iv: Option<i64>,
+    uniform: bool,
+}
+
+impl<'a> Rows<'a> {
+    fn new(file: &'a str, opts: &Options, lay: &Layout, head: Preamble) -> Result<Rows<'a>> {
+        let names = head.names;
+        let measure: Option<Vec<bool>> = opts.only_channels.as_deref().map(|only| {
+            let n: Vec<&str> = names.iter().map(String::as_str).collect();
+            super::builder::selected(Some(only), &n)
+        });
+        let mut inputs: Vec<Option<AnalogInput>> = Vec::new();
+        if let Some(sel) = &measure {
+            // one edge budget for the file: each column may use all of it while it is
+            // read, and the columns are finished against what the ones before left
+            let budget = opts.edge_budget();
+            for (k, &on) in sel.iter().enumerate() {
+                inputs.push(if on {
+                    let a = AnalogInput::new(
+                        &names[k],
+                        opts.threshold,
+                        opts.hysteresis,
+                        Times::Explicit,
+                        budget,
+                    )
+                    .map_err(|p| Error::format(file, Place::File, p.message(&names[k])))?;
+                    Some(a)
+                } else {
+                    None
+                });
+            }
         }
-        if rec.len() <= maxcol {
-            return Err(ferr(
+        let n = lay.vcols.len();
+        Ok(Rows {
+            file,
+            tcol: lay.tcol,
+            vcols: lay.vcols.clone(),
+            maxcol: lay.maxcol,
+            rigol: head.rigol,
+            exp: head.exp,
+            names,
+            measure,
+            inputs,
+            max_rows: MAX_ROWS.min(
+                (super::limits::MAX_ANALOG_SAMPLES / n.max(1) as u64)
+                    .try_into()
+                    .unwrap_or(usize::MAX),
+            ),
+            times: Vec::new(),
+            volts: vec![Vec::new(); n],
+            row: vec![0.0; n],
+            rows: 0,
+            first_t: None,
+            last_t: 0,
+            first_iv: None,
+            uniform: true,
+        })
+    }
+
+    fn err(&self, ln: u64, msg: String) -> Error {
+        Error::format(self.file, Place::Line(ln), msg)
+    }
+
+    /// One record ending on line `ln`.
+    fn row(&mut self, rec: &::csv::ByteRecord, ln: u64) -> Result<()> {
+        if rec.len() == 1 && rec[0].trim_ascii().is_empty() {
+            return Ok(()); // a line of spaces
+        }
+        if rec.len() <= self.maxcol {
+            return Err(self.err(
                 ln,
                 format!(
                     "column {}: missing ({} fields, the data rows have {})",
                     rec.len() + 1,
                     rec.len(),
-                    maxcol + 1
+                    self.maxcol + 1
                 ),
             ));
         }
-        if measure.is_none() && times.len() >= max_rows {
-            return Err(ferr(
+        if self.measure.is_none() && self.times.len() >= self.max_rows {
+            return Err(self.err(
                 ln,
                 format!(
-                    "more than {max_rows} rows: an oscilloscope CSV converted or exported whole \
+                    "more than {} rows: an oscilloscope CSV converted or exported whole \
                      is kept in memory ({} voltage columns), and this one is larger than one \
                      import may hold (measure it with --pulse/--latency/... instead, which \
                      keeps only edges, or export fewer points)",
-                    vcols.len()
+                    self.max_rows,
+                    self.vcols.len()
                 ),
             ));
         }
-        let field = |c: usize| -> Result<&str> {
-            std::str::from_utf8(unquote(&rec[c]))
-                .map_err(|_| ferr(ln, format!("column {}: not UTF-8 text", c + 1)))
-        };
-        let v = field(tcol)?;
-        let t = match rigol {
+        let t = self.time(rec, ln)?;
+        self.rows += 1;
+        for (k, &c) in self.vcols.iter().enumerate() {
+            let x = num_bytes(&rec[c]).ok_or_else(|| {
+                Error::format(
+                    self.file,
+                    Place::Line(ln),
+                    format!(
+                        "column {} ('{}'): bad voltage '{}'",
+                        c + 1,
+                        self.names[k],
+                        String::from_utf8_lossy(unquote(&rec[c]))
+                    ),
+                )
+            })?;
+            self.row[k] = x as f32;
+        }
+        if self.measure.is_some() {
+            for (k, a) in self.inputs.iter_mut().enumerate() {
+                if let Some(a) = a {
+                    a.push(t, self.row[k]).map_err(|p| {
+                        Error::format(self.file, Place::Line(ln), p.message(&self.names[k]))
+                    })?;
+                }
+            }
+        } else {
+            self.times.push(t);
+            for (k, &x) in self.row.iter().enumerate() {
+                self.volts[k].push(x);
+            }
+        }
+        Ok(())
+    }
+
+    /// The row's time (ps), checked to be in range and increasing; notes whether the
+    /// rows stay evenly spaced (within 0.1 % of the first interval: the sample rate is
+    /// then known).
+    fn time(&mut self, rec: &::csv::ByteRecord, ln: u64) -> Result<i64> {
+        let tcol = self.tcol;
+        let v = std::str::from_utf8(unquote(&rec[tcol]))
+            .map_err(|_| self.err(ln, format!("column {}: not UTF-8 text", tcol + 1)))?;
+        let t = match self.rigol {
             Some((s, inc)) => {
                 let i = num(v).ok_or_else(|| {
-                    ferr(ln, format!("column {}: bad sample index '{v}'", tcol + 1))
+                    self.err(ln, format!("column {}: bad sample index '{v}'", tcol + 1))
                 })?;
                 let secs = s + i * inc;
                 (secs * 1e12).round() as i64
             }
-            None => parse_scaled(v, exp)
-                .ok_or_else(|| ferr(ln, format!("column {}: bad time '{v}'", tcol + 1)))?,
+            None => parse_scaled(v, self.exp)
+                .ok_or_else(|| self.err(ln, format!("column {}: bad time '{v}'", tcol + 1)))?,
         };
         if t.unsigned_abs() > 1 << 62 {
-            return Err(ferr(
+            return Err(self.err(
                 ln,
                 format!(
                     "column {}: time '{v}' out of range (beyond ±53 days)",
@@ -352,132 +496,136 @@ pub fn read<R: BufRead>(mut r: R, file: &str, opts: &Options) -> Result<Capture>
                 ),
             ));
         }
-        if first_t.is_some() && t <= last_t {
-            return Err(ferr(
+        if self.first_t.is_some() && t <= self.last_t {
+            return Err(self.err(
                 ln,
                 format!("column {}: time '{v}' does not increase", tcol + 1),
             ));
         }
-        // evenly spaced (within 0.1 % of the first interval): the sample rate is known
-        if let Some(f) = first_t {
-            let d = t - last_t;
-            match first_iv {
-                None => first_iv = Some(t - f),
-                Some(iv) => uniform &= (d - iv).abs() <= iv / 1000 + 1,
+        if let Some(f) = self.first_t {
+            let d = t - self.last_t;
+            match self.first_iv {
+                None => self.first_iv = Some(t - f),
+                Some(iv) => self.uniform &= (d - iv).abs() <= iv / 1000 + 1,
             }
         } else {
-            first_t = Some(t);
+            self.first_t = Some(t);
         }
-        last_t = t;
-        rows += 1;
-        for (k, &c) in vcols.iter().enumerate() {
-            let x = num_bytes(&rec[c]).ok_or_else(|| {
-                ferr(
-                    ln,
-                    format!(
-                        "column {} ('{}'): bad voltage '{}'",
-                        c + 1,
-                        names[k],
-                        String::from_utf8_lossy(unquote(&rec[c]))
-                    ),
-                )
-            })?;
-            row[k] = x as f32;
-        }
-        if measure.is_some() {
-            for (k, a) in inputs.iter_mut().enumerate() {
-                if let Some(a) = a {
-                    a.push(t, row[k])
-                        .map_err(|p| ferr(ln, p.message(&names[k])))?;
-                }
-            }
-        } else {
-            times.push(t);
-            for (k, &x) in row.iter().enumerate() {
-                volts[k].push(x);
-            }
-        }
+        self.last_t = t;
+        Ok(t)
     }
-    let Some(start) = first_t else {
-        return Err(Error::format(file, Place::File, "no data rows"));
-    };
-    let end = last_t;
-    let uniform = rows >= 2 && uniform;
-    let interval = if rows >= 2 {
-        (end - start) / (rows as i64 - 1)
-    } else {
-        0
-    };
+
+    /// The capture: measured columns finished against the edge budget, or every column
+    /// digitized (and kept as an analog channel when evenly spaced).
+    fn finish(self, opts: &Options) -> Result<Capture> {
+        let file = self.file;
+        let Some(start) = self.first_t else {
+            return Err(Error::format(file, Place::File, "no data rows"));
+        };
+        let end = self.last_t;
+        let uniform = self.rows >= 2 && self.uniform;
+        let interval = if self.rows >= 2 {
+            (end - start) / (self.rows as i64 - 1)
+        } else {
+            0
+        };
+        let spacing = (uniform && interval > 0).then_some((start, interval));
+        let (channels, analog) = if self.measure.is_some() {
+            measured_channels(file, opts, self.inputs, &self.names, spacing)?
+        } else {
+            kept_channels(opts, &self.times, self.volts, &self.names, spacing)
+        };
+        let rate = spacing.map(|(_, iv)| (1e12 / iv as f64).round() as u64);
+        let cap = Capture {
+            source: file.to_string(),
+            samplerate_hz: rate,
+            start: Picos(start),
+            end: Picos(end),
+            channels,
+            analog,
+        };
+        cap.validate()?;
+        Ok(cap)
+    }
+}
+
+/// The measured columns' channels, finished one after the other against what the ones
+/// before left of the edge budget; the others without edges. With evenly spaced rows
+/// (`spacing`: start, interval), every column is listed as an analog channel without
+/// its samples.
+fn measured_channels(
+    file: &str,
+    opts: &Options,
+    inputs: Vec<Option<AnalogInput>>,
+    names: &[String],
+    spacing: Option<(i64, i64)>,
+) -> Result<(Vec<DigitalChannel>, Vec<AnalogChannel>)> {
     let mut channels = Vec::new();
     let mut analog = Vec::new();
-    if measure.is_some() {
-        let mut kept: u64 = 0;
-        for (k, a) in inputs.into_iter().enumerate() {
-            let ch = match a {
-                Some(a) => a
-                    .finish(opts.edge_budget().saturating_sub(kept))
-                    .map_err(|p| Error::format(file, Place::File, p.message(&names[k])))?,
-                None => DigitalChannel {
-                    name: names[k].clone(),
-                    initial: false,
-                    edges: Vec::new(),
-                },
-            };
-            kept += ch.edges.len() as u64;
-            if uniform && interval > 0 {
-                // listed, without its samples
-                analog.push(AnalogChannel {
-                    name: names[k].clone(),
-                    start: Picos(start),
-                    interval: Picos(interval),
-                    values: Vec::new(),
-                });
-            }
-            if kept > opts.edge_budget() {
-                return Err(Error::format(
-                    file,
-                    Place::File,
-                    format!(
-                        "more than {} edges: more than one import may keep (--max-edges raises \
-                         the limit)",
-                        opts.edge_budget()
-                    ),
-                ));
-            }
-            channels.push(ch);
+    let mut kept: u64 = 0;
+    for (k, a) in inputs.into_iter().enumerate() {
+        let ch = match a {
+            Some(a) => a
+                .finish(opts.edge_budget().saturating_sub(kept))
+                .map_err(|p| Error::format(file, Place::File, p.message(&names[k])))?,
+            None => DigitalChannel {
+                name: names[k].clone(),
+                initial: false,
+                edges: Vec::new(),
+            },
+        };
+        kept += ch.edges.len() as u64;
+        if let Some((start, interval)) = spacing {
+            analog.push(AnalogChannel {
+                name: names[k].clone(),
+                start: Picos(start),
+                interval: Picos(interval),
+                values: Vec::new(),
+            });
         }
-    } else {
-        for (k, v) in volts.into_iter().enumerate() {
-            channels.push(digitize(
-                &names[k],
-                &times,
-                &v,
-                opts.threshold,
-                opts.hysteresis,
+        if kept > opts.edge_budget() {
+            return Err(Error::format(
+                file,
+                Place::File,
+                format!(
+                    "more than {} edges: more than one import may keep (--max-edges raises \
+                     the limit)",
+                    opts.edge_budget()
+                ),
             ));
-            if uniform && interval > 0 {
-                analog.push(AnalogChannel {
-                    name: names[k].clone(),
-                    start: Picos(start),
-                    interval: Picos(interval),
-                    values: v,
-                });
-            }
+        }
+        channels.push(ch);
+    }
+    Ok((channels, analog))
+}
+
+/// Every column digitized from its kept voltages, and kept as an analog channel when
+/// the rows are evenly spaced.
+fn kept_channels(
+    opts: &Options,
+    times: &[i64],
+    volts: Vec<Vec<f32>>,
+    names: &[String],
+    spacing: Option<(i64, i64)>,
+) -> (Vec<DigitalChannel>, Vec<AnalogChannel>) {
+    let mut channels = Vec::new();
+    let mut analog = Vec::new();
+    for (k, v) in volts.into_iter().enumerate() {
+        channels.push(digitize(
+            &names[k],
+            times,
+            &v,
+            opts.threshold,
+            opts.hysteresis,
+        ));
+        if let Some((start, interval)) = spacing {
+            analog.push(AnalogChannel {
+                name: names[k].clone(),
+                start: Picos(start),
+                interval: Picos(interval),
+                values: v,
+            });
         }
     }
-    let rate = if uniform && interval > 0 {
-        Some((1e12 / interval as f64).round() as u64)
-    } else {
-        None
-    };
-    let cap = Capture {
-        source: file.to_string(),
-        samplerate_hz: rate,
-        start: Picos(start),
-        end: Picos(end),
-        channels,
-        analog,
-    };
-    cap.validate()?;
-    Ok(cap)
+    (channels, analog)
 }

@@ -187,436 +187,35 @@ fn read_impl<R: BufRead>(
     opts: &super::Options,
     names_only: bool,
 ) -> Result<Capture> {
-    let budget = opts.edge_budget();
-    let mut skipped: u64 = 0;
-    let mut first_skipped: u64 = 0;
-    let mut analog_kept: u64 = 0;
     let mut tk = Tokens::new(r);
-    let io = |e| Error::io(file, e);
-    let ferr = |line: u64, msg: String| Error::format(file, Place::Line(line), msg);
-    let mut unit_fs: u128 = 1_000; // 1 ps if no $timescale
-    let mut offset_ps: i128 = 0;
-    let mut rate: Option<u64> = None;
-    let mut vars: Vec<Var> = Vec::new();
-    let mut ids: HashMap<Vec<u8>, Vec<usize>> = HashMap::new();
-    let mut b = Builder::new(Vec::new(), Picos(0));
-    let mut real_names: Vec<String> = Vec::new();
-    let mut reals: Vec<Vec<(i64, f32)>> = Vec::new();
-    let mut scope: Vec<String> = Vec::new();
-    let mut names: HashMap<String, ()> = HashMap::new();
-    // the width and line of each identifier's first declaration
-    let mut widths: HashMap<Vec<u8>, (usize, u64)> = HashMap::new();
-
-    // ---- header
-    let mut defs_done = false;
-    while let Some(tv) = tk.next().map_err(io)? {
-        let line = tk.tok_line;
-        let t = tv.as_slice();
-        match t {
-            b"$enddefinitions" => {
-                expect_end(&mut tk, file)?;
-                defs_done = true;
-                break;
-            }
-            b"$timescale" => {
-                let body = collect_until_end(&mut tk, file, line, "$timescale")?;
-                let text = body.join("");
-                unit_fs = parse_timescale(&text).ok_or_else(|| {
-                    ferr(line, format!("unreadable $timescale '{}'", body.join(" ")))
-                })?;
-            }
-            b"$comment" => {
-                let body = collect_until_end(&mut tk, file, line, "$comment")?;
-                if body.first().map(|s| s.as_str()) == Some("latscope") {
-                    for kv in &body[1..] {
-                        if let Some(v) = kv.strip_prefix("start_ps=") {
-                            offset_ps = v
-                                .parse::<i64>()
-                                .map_err(|_| ferr(line, format!("bad latscope start_ps '{v}'")))?
-                                as i128;
-                        } else if let Some(v) = kv.strip_prefix("samplerate_hz=") {
-                            rate = v.parse::<u64>().ok().filter(|&r| r > 0);
-                        }
-                    }
-                }
-            }
-            b"$scope" => {
-                let body = collect_until_end(&mut tk, file, line, "$scope")?;
-                scope.push(body.get(1).cloned().unwrap_or_default());
-            }
-            b"$upscope" => {
-                collect_until_end(&mut tk, file, line, "$upscope")?;
-                scope.pop();
-            }
-            b"$var" => {
-                let body = collect_until_end(&mut tk, file, line, "$var")?;
-                if body.len() < 4 {
-                    return Err(ferr(
-                        line,
-                        format!(
-                            "$var needs type, size, identifier and name: '{}'",
-                            body.join(" ")
-                        ),
-                    ));
-                }
-                let kind = body[0].as_str();
-                let size: usize = body[1]
-                    .parse()
-                    .map_err(|_| ferr(line, format!("$var size '{}' is not a number", body[1])))?;
-                if size == 0 || size > 4096 {
-                    return Err(ferr(line, format!("$var size {size} is out of range")));
-                }
-                let bits_now = b.chans.len() + if kind_is_real(&body[0]) { 0 } else { size };
-                if bits_now > super::limits::MAX_CHANNELS
-                    || vars.len() >= super::limits::MAX_CHANNELS
-                {
-                    return Err(ferr(
-                        line,
-                        format!(
-                            "more than {} channels (bits of all $var declarations): refused",
-                            super::limits::MAX_CHANNELS
-                        ),
-                    ));
-                }
-                let id = body[2].as_bytes().to_vec();
-                // one identifier may name several variables (aliases), which then share
-                // every value; of two widths, a value fits only one of them exactly (a
-                // scalar sets bit 0 of a vector, a vector's bit 0 sets a scalar)
-                match widths.get(&id) {
-                    Some(&(w, l)) if w != size => {
-                        let bits = |n: usize| {
-                            if n == 1 {
-                                "1 bit".to_string()
-                            } else {
-                                format!("{n} bits")
-                            }
-                        };
-                        opts.warnings.push(format!(
-                            "{file}: line {line}: identifier '{}' declared with {} here and {} \
-                             on line {l}: its values are shared, fitted to each width",
-                            body[2],
-                            bits(size),
-                            bits(w)
-                        ));
-                    }
-                    Some(_) => {}
-                    None => {
-                        widths.insert(id.clone(), (size, line));
-                    }
-                }
-                let mut refs: Vec<&str> = body[3..].iter().map(|s| s.as_str()).collect();
-                // A trailing "[msb:lsb]" or "[i]" token is the bit range.
-                let mut range: Option<(i64, i64)> = None;
-                if refs.len() > 1 {
-                    if let Some(r) = refs.last().and_then(|s| parse_range(s)) {
-                        range = Some(r);
-                        refs.pop();
-                    }
-                }
-                let mut name = refs.join(" ");
-                if range.is_none() && size > 1 {
-                    if let Some(p) = name.rfind('[') {
-                        if let Some(r) = parse_range(&name[p..]) {
-                            range = Some(r);
-                            name.truncate(p);
-                        }
-                    }
-                }
-                if names.contains_key(&name) && !scope.is_empty() {
-                    name = format!("{}.{}", scope.join("."), name);
-                }
-                names.insert(name.clone(), ());
-                let vi = vars.len();
-                if kind == "real" || kind == "realtime" {
-                    real_names.push(name);
-                    reals.push(Vec::new());
-                    vars.push(Var::Real(reals.len() - 1));
-                } else if size == 1 {
-                    let chname = match range {
-                        Some((m, l)) if m == l => format!("{name}[{m}]"),
-                        _ => name,
-                    };
-                    vars.push(Var::Bits(vec![b.add(chname)]));
-                } else {
-                    let (msb, lsb) = range.unwrap_or((size as i64 - 1, 0));
-                    let mut bits = Vec::with_capacity(size);
-                    for k in 0..size as i64 {
-                        let idx = if msb >= lsb { lsb + k } else { lsb - k };
-                        bits.push(b.add(format!("{name}[{idx}]")));
-                    }
-                    vars.push(Var::Bits(bits));
-                }
-                ids.entry(id).or_default().push(vi);
-            }
-            t if t.starts_with(b"$") => {
-                let name = String::from_utf8_lossy(t).into_owned();
-                collect_until_end(&mut tk, file, line, &name)?;
-            }
-            t => {
-                return Err(ferr(
-                    line,
-                    format!(
-                        "unexpected '{}' in the VCD header (is this a VCD file?)",
-                        String::from_utf8_lossy(t)
-                    ),
-                ))
-            }
-        }
-    }
-    if !defs_done {
-        return Err(Error::format(
-            file,
-            Place::Line(tk.line),
-            "no $enddefinitions: not a VCD file, or truncated header",
-        ));
-    }
-    if vars.is_empty() {
-        return Err(Error::format(
-            file,
-            Place::File,
-            "no $var declarations: the capture has no channels",
-        ));
-    }
+    let d = read_header(&mut tk, file, opts)?;
     if names_only {
         return Ok(Capture {
             source: file.to_string(),
-            samplerate_hz: rate,
+            samplerate_hz: d.rate,
             start: Picos(0),
             end: Picos(0),
-            channels: b.finish(),
+            channels: d.b.finish(),
             analog: Vec::new(),
         });
     }
-    let only = opts.only_channels.as_deref();
-    b.select(only);
-    // real variables are kept only when named (measured through a threshold): read whole,
-    // their values are kept; measured, they are thresholded while read
-    let keep_real: Vec<bool> = real_names
-        .iter()
-        .map(|n| only.is_none_or(|o| o.contains(n)))
-        .collect();
-    let mut measuring: Vec<Option<RealInput>> = Vec::with_capacity(real_names.len());
-    for (n, &k) in real_names.iter().zip(&keep_real) {
-        measuring.push(if k && only.is_some() {
-            Some(
-                RealInput::new(n, opts, budget)
-                    .map_err(|p| Error::format(file, Place::File, p.message(n)))?,
-            )
-        } else {
-            None
-        });
-    }
-    let to_ps = |t: u64| -> i128 { offset_ps + (t as u128 * unit_fs / 1000) as i128 };
-    let mut cur_raw: Option<u64> = None;
-    let mut first_raw: Option<u64> = None;
-    let mut now: i64 = offset_ps.clamp(i64::MIN as i128, i64::MAX as i128) as i64;
-    b.start = Picos(now);
-    let mut pending_vec: Option<(Vec<u8>, u64)> = None;
-    while let Some(tv) = tk.next().map_err(io)? {
-        let line = tk.tok_line;
-        let t = tv.as_slice();
-        if let Some((val, vline)) = pending_vec.take() {
-            let list = ids.get(t).ok_or_else(|| {
-                ferr(
-                    vline,
-                    format!("unknown identifier '{}'", String::from_utf8_lossy(t)),
-                )
-            })?;
-            for &vi in list {
-                match &vars[vi] {
-                    Var::Bits(bits) => {
-                        if val.first() == Some(&b'b') || val.first() == Some(&b'B') {
-                            let v = &val[1..];
-                            for (k, &ch) in bits.iter().enumerate() {
-                                let bit = if k < v.len() {
-                                    v[v.len() - 1 - k]
-                                } else {
-                                    b'0'
-                                };
-                                b.set(ch, Picos(now), bit == b'1');
-                            }
-                        } else {
-                            // a real value on a bit vector: take it as an integer
-                            let x = parse_real(&val[1..]).ok_or_else(|| {
-                                ferr(
-                                    vline,
-                                    format!("bad value '{}'", String::from_utf8_lossy(&val)),
-                                )
-                            })?;
-                            let xi = x as i64;
-                            for (k, &ch) in bits.iter().enumerate() {
-                                b.set(ch, Picos(now), k < 64 && (xi >> k) & 1 == 1);
-                            }
-                        }
-                    }
-                    Var::Real(ri) => {
-                        let x = if val[0] == b'r' || val[0] == b'R' {
-                            parse_real(&val[1..])
-                        } else {
-                            parse_bits(&val[1..]).map(|v| v as f64)
-                        }
-                        .ok_or_else(|| {
-                            ferr(
-                                vline,
-                                format!("bad value '{}'", String::from_utf8_lossy(&val)),
-                            )
-                        })?;
-                        if !keep_real[*ri] {
-                            continue;
-                        }
-                        if let Some(m) = &mut measuring[*ri] {
-                            m.push(now, x as f32)
-                                .map_err(|p| ferr(vline, p.message(&real_names[*ri])))?;
-                            continue;
-                        }
-                        analog_kept += 1;
-                        if analog_kept > super::limits::MAX_ANALOG_SAMPLES {
-                            return Err(ferr(
-                                vline,
-                                format!(
-                                    "more than {} real values: more than one import may keep",
-                                    super::limits::MAX_ANALOG_SAMPLES
-                                ),
-                            ));
-                        }
-                        reals[*ri].push((now, x as f32));
-                    }
-                }
-            }
-            tk.recycle(tv);
-            continue;
-        }
-        match t[0] {
-            b'#' => {
-                let raw: u64 = std::str::from_utf8(&t[1..])
-                    .ok()
-                    .and_then(|s| s.parse().ok())
-                    .ok_or_else(|| {
-                        ferr(
-                            line,
-                            format!("bad timestamp '{}'", String::from_utf8_lossy(t)),
-                        )
-                    })?;
-                if let Some(c) = cur_raw {
-                    if raw < c {
-                        return Err(ferr(
-                            line,
-                            format!("time goes backwards: #{raw} after #{c}"),
-                        ));
-                    }
-                }
-                if first_raw.is_none() {
-                    first_raw = Some(raw);
-                    if offset_ps == 0 {
-                        b.start = Picos(to_ps(raw).clamp(0, i64::MAX as i128) as i64);
-                    }
-                }
-                cur_raw = Some(raw);
-                if b.kept > budget {
-                    return Err(ferr(
-                        line,
-                        format!(
-                            "more than {budget} edges in all: more than one import may keep \
-                             (--max-edges raises the limit)"
-                        ),
-                    ));
-                }
-                let ps = to_ps(raw);
-                if ps > i64::MAX as i128 {
-                    return Err(ferr(
-                        line,
-                        format!("timestamp #{raw} overflows 64-bit picoseconds"),
-                    ));
-                }
-                now = ps as i64;
-            }
-            b'0' | b'1' | b'x' | b'X' | b'z' | b'Z' => {
-                let lv = t[0] == b'1';
-                let id = &t[1..];
-                let list = ids.get(id).ok_or_else(|| {
-                    ferr(
-                        line,
-                        format!("unknown identifier '{}'", String::from_utf8_lossy(id)),
-                    )
-                })?;
-                for &vi in list {
-                    match &vars[vi] {
-                        Var::Bits(bits) => {
-                            // a scalar value on a vector sets bit 0, clears others
-                            for (k, &ch) in bits.iter().enumerate() {
-                                b.set(ch, Picos(now), k == 0 && lv);
-                            }
-                        }
-                        Var::Real(ri) if keep_real[*ri] => match &mut measuring[*ri] {
-                            Some(m) => m
-                                .push(now, lv as u8 as f32)
-                                .map_err(|p| ferr(line, p.message(&real_names[*ri])))?,
-                            None => reals[*ri].push((now, lv as u8 as f32)),
-                        },
-                        Var::Real(_) => {}
-                    }
-                }
-            }
-            b'b' | b'B' | b'r' | b'R' => {
-                pending_vec = Some((t.to_vec(), line));
-            }
-            b'$' => match t {
-                b"$dumpvars" | b"$dumpall" | b"$dumpon" | b"$dumpoff" | b"$end" => {}
-                _ => {
-                    let name = String::from_utf8_lossy(t).into_owned();
-                    collect_until_end(&mut tk, file, line, &name)?;
-                }
-            },
-            _ if tk.tok_first => {
-                // not a VCD line (sigrok-cli's analog text): skip it, warn once at the end
-                if skipped == 0 {
-                    first_skipped = line;
-                }
-                skipped += 1;
-                tk.skip_line().map_err(io)?;
-            }
-            _ => {
-                return Err(ferr(
-                    line,
-                    format!("unexpected token '{}'", String::from_utf8_lossy(t)),
-                ))
-            }
-        }
-    }
-    if skipped > 0 {
+    let rate = d.rate;
+    let mut v = Values::new(d, file, opts)?;
+    let skipped = v.read(&mut tk)?;
+    if let Some((count, first)) = skipped {
         opts.warnings.push(format!(
-            "{file}: skipped {skipped} line(s) that are not VCD, the first at line \
-             {first_skipped} (sigrok-cli writes analog values as such text lines)"
+            "{file}: skipped {count} line(s) that are not VCD, the first at line \
+             {first} (sigrok-cli writes analog values as such text lines)"
         ));
     }
-    if let Some((_, vline)) = pending_vec {
-        return Err(ferr(
-            vline,
-            "value without an identifier at the end of the file".into(),
-        ));
-    }
-    let start = b.start;
-    let end = Picos(now.max(start.0));
-    let mut analog = Vec::new();
-    for (name, pts) in real_names.iter().cloned().zip(reals) {
-        if pts.len() >= 2 {
-            let iv = pts[1].0 - pts[0].0;
-            if iv > 0 && pts.windows(2).all(|w| w[1].0 - w[0].0 == iv) {
-                analog.push(AnalogChannel {
-                    name,
-                    start: Picos(pts[0].0),
-                    interval: Picos(iv),
-                    values: pts.iter().map(|p| p.1).collect(),
-                });
-            }
-        }
-    }
-    let kept = b.kept;
-    let mut channels = b.finish();
+    let (start, end) = (v.b.start, Picos(v.now.max(v.b.start.0)));
+    let mut analog = even_reals(&v.real_names, v.reals);
+    let kept = v.b.kept;
+    let mut channels = v.b.finish();
     // measured real variables: as when read whole, only an evenly spaced one is an analog
     // channel (listed, without its values), and a name already taken is not added again
     let mut measured: u64 = 0;
-    for (name, m) in real_names.iter().zip(measuring) {
+    for (name, m) in v.real_names.iter().zip(v.measuring) {
         let Some(m) = m else { continue };
         let Some((first, iv)) = m.spacing() else {
             continue;
@@ -630,7 +229,7 @@ fn read_impl<R: BufRead>(
         if channels.iter().any(|c| &c.name == name) {
             continue;
         }
-        let left = budget.saturating_sub(kept + measured);
+        let left = v.budget.saturating_sub(kept + measured);
         let mut ch: DigitalChannel = m
             .input
             .finish(left)
@@ -649,6 +248,564 @@ fn read_impl<R: BufRead>(
     };
     cap.validate()?;
     Ok(cap)
+}
+
+/// The real variables read whole whose values are evenly spaced (at least two): those
+/// are analog channels; the others are dropped.
+fn even_reals(names: &[String], reals: Vec<Vec<(i64, f32)>>) -> Vec<AnalogChannel> {
+    let mut analog = Vec::new();
+    for (name, pts) in names.iter().cloned().zip(reals) {
+        if pts.len() >= 2 {
+            let iv = pts[1].0 - pts[0].0;
+            if iv > 0 && pts.windows(2).all(|w| w[1].0 - w[0].0 == iv) {
+                analog.push(AnalogChannel {
+                    name,
+                    start: Picos(pts[0].0),
+                    interval: Picos(iv),
+                    values: pts.iter().map(|p| p.1).collect(),
+                });
+            }
+        }
+    }
+    analog
+}
+
+/// What the header declared.
+struct Declared {
+    /// Femtoseconds per time unit (1 ps if no `$timescale`).
+    unit_fs: u128,
+    /// latscope's own `start_ps` comment: where the recording's time 0 is.
+    offset_ps: i128,
+    rate: Option<u64>,
+    vars: Vec<Var>,
+    /// The variables each identifier names (aliases share every value).
+    ids: HashMap<Vec<u8>, Vec<usize>>,
+    b: Builder,
+    real_names: Vec<String>,
+}
+
+/// The header's declarations while they are read: scopes open, names taken, and the
+/// width and line of each identifier's first declaration.
+struct HeaderReader<'a> {
+    file: &'a str,
+    opts: &'a super::Options,
+    d: Declared,
+    scope: Vec<String>,
+    names: HashMap<String, ()>,
+    widths: HashMap<Vec<u8>, (usize, u64)>,
+}
+
+/// Reads the header up to `$enddefinitions`.
+fn read_header<R: Read>(tk: &mut Tokens<R>, file: &str, opts: &super::Options) -> Result<Declared> {
+    let mut h = HeaderReader {
+        file,
+        opts,
+        d: Declared {
+            unit_fs: 1_000,
+            offset_ps: 0,
+            rate: None,
+            vars: Vec::new(),
+            ids: HashMap::new(),
+            b: Builder::new(Vec::new(), Picos(0)),
+            real_names: Vec::new(),
+        },
+        scope: Vec::new(),
+        names: HashMap::new(),
+        widths: HashMap::new(),
+    };
+    let mut defs_done = false;
+    while let Some(tv) = tk.next().map_err(|e| Error::io(file, e))? {
+        let line = tk.tok_line;
+        match tv.as_slice() {
+            b"$enddefinitions" => {
+                expect_end(tk, file)?;
+                defs_done = true;
+                break;
+            }
+            b"$timescale" => {
+                let body = collect_until_end(tk, file, line, "$timescale")?;
+                h.d.unit_fs = parse_timescale(&body.join("")).ok_or_else(|| {
+                    h.err(line, format!("unreadable $timescale '{}'", body.join(" ")))
+                })?;
+            }
+            b"$comment" => {
+                let body = collect_until_end(tk, file, line, "$comment")?;
+                h.comment(&body, line)?;
+            }
+            b"$scope" => {
+                let body = collect_until_end(tk, file, line, "$scope")?;
+                h.scope.push(body.get(1).cloned().unwrap_or_default());
+            }
+            b"$upscope" => {
+                collect_until_end(tk, file, line, "$upscope")?;
+                h.scope.pop();
+            }
+            b"$var" => {
+                let body = collect_until_end(tk, file, line, "$var")?;
+                h.var(&body, line)?;
+            }
+            t if t.starts_with(b"$") => {
+                let name = String::from_utf8_lossy(t).into_owned();
+                collect_until_end(tk, file, line, &name)?;
+            }
+            t => {
+                return Err(h.err(
+                    line,
+                    format!(
+                        "unexpected '{}' in the VCD header (is this a VCD file?)",
+                        String::from_utf8_lossy(t)
+                    ),
+                ))
+            }
+        }
+    }
+    if !defs_done {
+        return Err(Error::format(
+            file,
+            Place::Line(tk.line),
+            "no $enddefinitions: not a VCD file, or truncated header",
+        ));
+    }
+    if h.d.vars.is_empty() {
+        return Err(Error::format(
+            file,
+            Place::File,
+            "no $var declarations: the capture has no channels",
+        ));
+    }
+    Ok(h.d)
+}
+
+impl HeaderReader<'_> {
+    fn err(&self, line: u64, msg: String) -> Error {
+        Error::format(self.file, Place::Line(line), msg)
+    }
+
+    /// latscope's own comment (`latscope start_ps=… samplerate_hz=…`); others are skipped.
+    fn comment(&mut self, body: &[String], line: u64) -> Result<()> {
+        if body.first().map(|s| s.as_str()) != Some("latscope") {
+            return Ok(());
+        }
+        for kv in &body[1..] {
+            if let Some(v) = kv.strip_prefix("start_ps=") {
+                self.d.offset_ps = v
+                    .parse::<i64>()
+                    .map_err(|_| self.err(line, format!("bad latscope start_ps '{v}'")))?
+                    as i128;
+            } else if let Some(v) = kv.strip_prefix("samplerate_hz=") {
+                self.d.rate = v.parse::<u64>().ok().filter(|&r| r > 0);
+            }
+        }
+        Ok(())
+    }
+
+    /// One `$var`: its channels (one per bit, or a real variable) under its name.
+    fn var(&mut self, body: &[String], line: u64) -> Result<()> {
+        if body.len() < 4 {
+            return Err(self.err(
+                line,
+                format!(
+                    "$var needs type, size, identifier and name: '{}'",
+                    body.join(" ")
+                ),
+            ));
+        }
+        let kind = body[0].as_str();
+        let size = self.var_size(body, line)?;
+        let id = body[2].as_bytes().to_vec();
+        self.note_width(&id, &body[2], size, line);
+        let (name, range) = self.var_name(&body[3..], size);
+        let vi = self.d.vars.len();
+        let d = &mut self.d;
+        if kind == "real" || kind == "realtime" {
+            d.real_names.push(name);
+            d.vars.push(Var::Real(d.real_names.len() - 1));
+        } else if size == 1 {
+            let chname = match range {
+                Some((m, l)) if m == l => format!("{name}[{m}]"),
+                _ => name,
+            };
+            d.vars.push(Var::Bits(vec![d.b.add(chname)]));
+        } else {
+            let (msb, lsb) = range.unwrap_or((size as i64 - 1, 0));
+            let mut bits = Vec::with_capacity(size);
+            for k in 0..size as i64 {
+                let idx = if msb >= lsb { lsb + k } else { lsb - k };
+                bits.push(d.b.add(format!("{name}[{idx}]")));
+            }
+            d.vars.push(Var::Bits(bits));
+        }
+        d.ids.entry(id).or_default().push(vi);
+        Ok(())
+    }
+
+    /// The `$var`'s width, refused when it is out of range or would take the channels
+    /// past the limit.
+    fn var_size(&self, body: &[String], line: u64) -> Result<usize> {
+        let size: usize = body[1]
+            .parse()
+            .map_err(|_| self.err(line, format!("$var size '{}' is not a number", body[1])))?;
+        if size == 0 || size > 4096 {
+            return Err(self.err(line, format!("$var size {size} is out of range")));
+        }
+        let bits_now = self.d.b.chans.len() + if kind_is_real(&body[0]) { 0 } else { size };
+        if bits_now > super::limits::MAX_CHANNELS
+            || self.d.vars.len() >= super::limits::MAX_CHANNELS
+        {
+            return Err(self.err(
+                line,
+                format!(
+                    "more than {} channels (bits of all $var declarations): refused",
+                    super::limits::MAX_CHANNELS
+                ),
+            ));
+        }
+        Ok(size)
+    }
+
+    /// One identifier may name several variables (aliases), which then share every
+    /// value; of two widths, a value fits only one of them exactly (a scalar sets bit 0
+    /// of a vector, a vector's bit 0 sets a scalar), which the warning says.
+    fn note_width(&mut self, id: &[u8], shown: &str, size: usize, line: u64) {
+        match self.widths.get(id) {
+            Some(&(w, l)) if w != size => {
+                let bits = |n: usize| {
+                    if n == 1 {
+                        "1 bit".to_string()
+                    } else {
+                        format!("{n} bits")
+                    }
+                };
+                self.opts.warnings.push(format!(
+                    "{}: line {line}: identifier '{shown}' declared with {} here and {} \
+                     on line {l}: its values are shared, fitted to each width",
+                    self.file,
+                    bits(size),
+                    bits(w)
+                ));
+            }
+            Some(_) => {}
+            None => {
+                self.widths.insert(id.to_vec(), (size, line));
+            }
+        }
+    }
+
+    /// The variable's name and bit range (a trailing "[msb:lsb]" or "[i]" token, or a
+    /// vector name ending in one); a name already taken gets its scope path in front.
+    fn var_name(&mut self, refs: &[String], size: usize) -> (String, Option<(i64, i64)>) {
+        let mut refs: Vec<&str> = refs.iter().map(|s| s.as_str()).collect();
+        let mut range: Option<(i64, i64)> = None;
+        if refs.len() > 1 {
+            if let Some(r) = refs.last().and_then(|s| parse_range(s)) {
+                range = Some(r);
+                refs.pop();
+            }
+        }
+        let mut name = refs.join(" ");
+        if range.is_none() && size > 1 {
+            if let Some(p) = name.rfind('[') {
+                if let Some(r) = parse_range(&name[p..]) {
+                    range = Some(r);
+                    name.truncate(p);
+                }
+            }
+        }
+        if self.names.contains_key(&name) && !self.scope.is_empty() {
+            name = format!("{}.{}", self.scope.join("."), name);
+        }
+        self.names.insert(name.clone(), ());
+        (name, range)
+    }
+}
+
+/// The value changes being read: the declarations, the channels being built, the real
+/// variables (kept whole or measured through a threshold) and the current time.
+struct Values<'a> {
+    file: &'a str,
+    unit_fs: u128,
+    offset_ps: i128,
+    vars: Vec<Var>,
+    ids: HashMap<Vec<u8>, Vec<usize>>,
+    b: Builder,
+    real_names: Vec<String>,
+    /// Values of the real variables read whole.
+    reals: Vec<Vec<(i64, f32)>>,
+    /// Real variables are kept only when named (measured through a threshold): read
+    /// whole, their values are kept; measured, they are thresholded while read.
+    keep_real: Vec<bool>,
+    measuring: Vec<Option<RealInput>>,
+    analog_kept: u64,
+    budget: u64,
+    now: i64,
+    cur_raw: Option<u64>,
+    first_raw: Option<u64>,
+}
+
+impl<'a> Values<'a> {
+    fn new(d: Declared, file: &'a str, opts: &super::Options) -> Result<Values<'a>> {
+        let budget = opts.edge_budget();
+        let only = opts.only_channels.as_deref();
+        let mut b = d.b;
+        b.select(only);
+        let keep_real: Vec<bool> = d
+            .real_names
+            .iter()
+            .map(|n| only.is_none_or(|o| o.contains(n)))
+            .collect();
+        let mut measuring: Vec<Option<RealInput>> = Vec::with_capacity(d.real_names.len());
+        for (n, &k) in d.real_names.iter().zip(&keep_real) {
+            measuring.push(if k && only.is_some() {
+                Some(
+                    RealInput::new(n, opts, budget)
+                        .map_err(|p| Error::format(file, Place::File, p.message(n)))?,
+                )
+            } else {
+                None
+            });
+        }
+        let now = d.offset_ps.clamp(i64::MIN as i128, i64::MAX as i128) as i64;
+        b.start = Picos(now);
+        Ok(Values {
+            file,
+            unit_fs: d.unit_fs,
+            offset_ps: d.offset_ps,
+            vars: d.vars,
+            ids: d.ids,
+            b,
+            reals: d.real_names.iter().map(|_| Vec::new()).collect(),
+            real_names: d.real_names,
+            keep_real,
+            measuring,
+            analog_kept: 0,
+            budget,
+            now,
+            cur_raw: None,
+            first_raw: None,
+        })
+    }
+
+    fn err(&self, line: u64, msg: String) -> Error {
+        Error::format(self.file, Place::Line(line), msg)
+    }
+
+    /// Reads the value changes to the end; returns how many lines were skipped as not
+    /// VCD (sigrok-cli's analog text) and the first of them.
+    fn read<R: Read>(&mut self, tk: &mut Tokens<R>) -> Result<Option<(u64, u64)>> {
+        let file = self.file;
+        let mut skipped: Option<(u64, u64)> = None;
+        let mut pending_vec: Option<(Vec<u8>, u64)> = None;
+        while let Some(tv) = tk.next().map_err(|e| Error::io(file, e))? {
+            let line = tk.tok_line;
+            if let Some((val, vline)) = pending_vec.take() {
+                self.vector(&val, vline, &tv)?;
+                tk.recycle(tv);
+                continue;
+            }
+            let t = tv.as_slice();
+            match t[0] {
+                b'#' => self.timestamp(t, line)?,
+                b'0' | b'1' | b'x' | b'X' | b'z' | b'Z' => self.scalar(t, line)?,
+                b'b' | b'B' | b'r' | b'R' => pending_vec = Some((t.to_vec(), line)),
+                b'$' => match t {
+                    b"$dumpvars" | b"$dumpall" | b"$dumpon" | b"$dumpoff" | b"$end" => {}
+                    _ => {
+                        let name = String::from_utf8_lossy(t).into_owned();
+                        collect_until_end(tk, file, line, &name)?;
+                    }
+                },
+                _ if tk.tok_first => {
+                    // not a VCD line (sigrok-cli's analog text): skip it, warn once at the end
+                    let s = skipped.get_or_insert((0, line));
+                    s.0 += 1;
+                    tk.skip_line().map_err(|e| Error::io(file, e))?;
+                }
+                _ => {
+                    return Err(self.err(
+                        line,
+                        format!("unexpected token '{}'", String::from_utf8_lossy(t)),
+                    ))
+                }
+            }
+        }
+        if let Some((_, vline)) = pending_vec {
+            return Err(self.err(
+                vline,
+                "value without an identifier at the end of the file".into(),
+            ));
+        }
+        Ok(skipped)
+    }
+
+    /// Picoseconds of a raw time stamp.
+    fn to_ps(&self, t: u64) -> i128 {
+        self.offset_ps + (t as u128 * self.unit_fs / 1000) as i128
+    }
+
+    /// `#time`: checked to go forwards and fit, and against the edge budget.
+    fn timestamp(&mut self, t: &[u8], line: u64) -> Result<()> {
+        let raw: u64 = std::str::from_utf8(&t[1..])
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .ok_or_else(|| {
+                self.err(
+                    line,
+                    format!("bad timestamp '{}'", String::from_utf8_lossy(t)),
+                )
+            })?;
+        if let Some(c) = self.cur_raw {
+            if raw < c {
+                return Err(self.err(line, format!("time goes backwards: #{raw} after #{c}")));
+            }
+        }
+        if self.first_raw.is_none() {
+            self.first_raw = Some(raw);
+            if self.offset_ps == 0 {
+                self.b.start = Picos(self.to_ps(raw).clamp(0, i64::MAX as i128) as i64);
+            }
+        }
+        self.cur_raw = Some(raw);
+        if self.b.kept > self.budget {
+            return Err(self.err(
+                line,
+                format!(
+                    "more than {} edges in all: more than one import may keep \
+                     (--max-edges raises the limit)",
+                    self.budget
+                ),
+            ));
+        }
+        let ps = self.to_ps(raw);
+        if ps > i64::MAX as i128 {
+            return Err(self.err(
+                line,
+                format!("timestamp #{raw} overflows 64-bit picoseconds"),
+            ));
+        }
+        self.now = ps as i64;
+        Ok(())
+    }
+
+    /// The variables an identifier names.
+    fn vars_of(&self, id: &[u8], line: u64) -> Result<&[usize]> {
+        self.ids.get(id).map(|l| l.as_slice()).ok_or_else(|| {
+            self.err(
+                line,
+                format!("unknown identifier '{}'", String::from_utf8_lossy(id)),
+            )
+        })
+    }
+
+    /// A scalar value change (`0!`, `1!`, `x!`, `z!`).
+    fn scalar(&mut self, t: &[u8], line: u64) -> Result<()> {
+        let lv = t[0] == b'1';
+        let id = &t[1..];
+        self.vars_of(id, line)?;
+        let (now, list) = (Picos(self.now), &self.ids[id]);
+        for &vi in list {
+            match &self.vars[vi] {
+                Var::Bits(bits) => {
+                    // a scalar value on a vector sets bit 0, clears others
+                    for (k, &ch) in bits.iter().enumerate() {
+                        self.b.set(ch, now, k == 0 && lv);
+                    }
+                }
+                Var::Real(ri) if self.keep_real[*ri] => match &mut self.measuring[*ri] {
+                    Some(m) => m.push(now.0, lv as u8 as f32).map_err(|p| {
+                        Error::format(
+                            self.file,
+                            Place::Line(line),
+                            p.message(&self.real_names[*ri]),
+                        )
+                    })?,
+                    None => self.reals[*ri].push((now.0, lv as u8 as f32)),
+                },
+                Var::Real(_) => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// A vector or real value (`b0101 !`, `r1.5 !`) for the identifier `id`.
+    fn vector(&mut self, val: &[u8], vline: u64, id: &[u8]) -> Result<()> {
+        self.vars_of(id, vline)?;
+        let list = &self.ids[id];
+        for &vi in list {
+            match &self.vars[vi] {
+                Var::Bits(bits) => {
+                    set_vector(&mut self.b, bits, Picos(self.now), val).ok_or_else(|| {
+                        Error::format(
+                            self.file,
+                            Place::Line(vline),
+                            format!("bad value '{}'", String::from_utf8_lossy(val)),
+                        )
+                    })?
+                }
+                &Var::Real(ri) => {
+                    let x = if val[0] == b'r' || val[0] == b'R' {
+                        parse_real(&val[1..])
+                    } else {
+                        parse_bits(&val[1..]).map(|v| v as f64)
+                    }
+                    .ok_or_else(|| {
+                        Error::format(
+                            self.file,
+                            Place::Line(vline),
+                            format!("bad value '{}'", String::from_utf8_lossy(val)),
+                        )
+                    })?;
+                    if !self.keep_real[ri] {
+                        continue;
+                    }
+                    if let Some(m) = &mut self.measuring[ri] {
+                        m.push(self.now, x as f32).map_err(|p| {
+                            Error::format(
+                                self.file,
+                                Place::Line(vline),
+                                p.message(&self.real_names[ri]),
+                            )
+                        })?;
+                        continue;
+                    }
+                    self.analog_kept += 1;
+                    if self.analog_kept > super::limits::MAX_ANALOG_SAMPLES {
+                        return Err(Error::format(
+                            self.file,
+                            Place::Line(vline),
+                            format!(
+                                "more than {} real values: more than one import may keep",
+                                super::limits::MAX_ANALOG_SAMPLES
+                            ),
+                        ));
+                    }
+                    self.reals[ri].push((self.now, x as f32));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A vector value on a bit vector: `b…` bits, bit 0 last (missing high bits are 0), or
+/// a real value taken as an integer. `None` when the real value does not parse.
+fn set_vector(b: &mut Builder, bits: &[usize], now: Picos, val: &[u8]) -> Option<()> {
+    if val.first() == Some(&b'b') || val.first() == Some(&b'B') {
+        let v = &val[1..];
+        for (k, &ch) in bits.iter().enumerate() {
+            let bit = if k < v.len() {
+                v[v.len() - 1 - k]
+            } else {
+                b'0'
+            };
+            b.set(ch, now, bit == b'1');
+        }
+    } else {
+        let xi = parse_real(&val[1..])? as i64;
+        for (k, &ch) in bits.iter().enumerate() {
+            b.set(ch, now, k < 64 && (xi >> k) & 1 == 1);
+        }
+    }
+    Some(())
 }
 
 fn kind_is_real(k: &str) -> bool {
