@@ -256,10 +256,13 @@ class MeasureResult(Result):
         def rows(phase, total, cpus):
             out = []
             for c in cpus:
-                r = {"phase": phase, "cpu": str(c.cpu)}
-                r.update(_flat(c.as_json()))
-                r.pop("cpu", None)
-                r["cpu"] = str(c.cpu)
+                # phase, the CPU's figures, then its number as text (the column's place
+                # and type since the first release)
+                flat = _flat(c.as_json())
+                flat.pop("cpu", None)
+                r = {"phase": phase}
+                r.update(flat)
+                r.update(cpu=str(c.cpu))
                 out.append(r)
             r = {"phase": phase, "cpu": "all"}
             r.update(_flat(total.as_json()))

@@ -20,11 +20,13 @@ JSON_KEY = "json"
 class Doc:
     """Base of every generated result class."""
 
+    # Set by the reader (not a dataclass field: Doc is not a dataclass).
+    _source: Dict[str, Any]
+
     def as_json(self) -> Dict[str, Any]:
         """The JSON object this value was read from, in the file's key order and with
         keys the schema does not name (the same object: do not change it)."""
-        src: Dict[str, Any] = self.__dict__["_source"]
-        return src
+        return self._source
 
 
 _FIELDS: Dict[type, Tuple[Tuple[str, str, Any, bool], ...]] = {}
