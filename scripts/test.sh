@@ -22,7 +22,9 @@ cd "$(dirname "$0")/.."
 # python3 with pip and venv for every Python step.
 # PyPI: pyRTA (20-model-pyrta), jsonschema (20-model-schema), pyvcd (40-trace-sigrok-live),
 # selenium (50-report-browser), duckdb (70-fleet-duckdb), unicorn and pyelftools (the
-# FreeRTOS emulation); 60-python installs into its own fresh virtual environment.
+# FreeRTOS emulation), mypy (60-python's strict type check, run with --python-executable
+# against the fresh environment); 60-python installs the package and what it needs into
+# its own fresh virtual environment.
 setup() {
   echo "== setup"
   local missing=() c
@@ -45,7 +47,7 @@ setup() {
   fi
   local py=() m
   for m in response_time_analysis:response-time-analysis jsonschema:jsonschema vcd.reader:pyvcd \
-           selenium:selenium duckdb:duckdb unicorn:unicorn==2.1.4 elftools:pyelftools; do
+           selenium:selenium duckdb:duckdb unicorn:unicorn==2.1.4 elftools:pyelftools mypy:mypy; do
     python3 -c "import ${m%%:*}" >/dev/null 2>&1 || py+=("${m#*:}")
   done
   if [ ${#py[@]} -gt 0 ]; then

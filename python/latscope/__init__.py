@@ -2,12 +2,14 @@
 overheads, simulation, Linux wake-up latency and reports.
 
 Every call runs the same Rust code as the ``latscope`` command line; each result's
-``to_dict()`` is exactly the command's ``--json`` output and ``save(path)`` writes the
-same bytes. See docs/python.md.
+``to_dict()`` is exactly the command's ``--json`` output, ``doc`` the same document as
+typed classes (:mod:`latscope.results`, generated from the Rust result types), and
+``save(path)`` writes the same bytes. See docs/python.md.
 """
 
 from ._latscope import Capture, __version__
 from .errors import FileError, InputError, LatscopeError
+from . import results
 from ._api import (
     AnalysisResult,
     FitResult,
@@ -46,6 +48,7 @@ __all__ = [
     "measure",
     "read_capture",
     "report",
+    "results",
     "simulate",
     "system_toml",
     "trace",

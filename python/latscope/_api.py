@@ -1,10 +1,12 @@
 """The public functions and result objects (the compiled part is ``_latscope``)."""
 
+import copy
 import html
 import json
 import os
 
 from . import _latscope as _ext
+from . import results
 from ._latscope import Capture
 from .errors import FileError, InputError, LatscopeError
 
@@ -98,12 +100,18 @@ def _pandas():
 
 class Result:
     """A latscope result. ``to_dict()`` is the command line's ``--json`` output,
-    ``save(path)`` writes the same file, ``to_pandas()`` the natural table."""
+    ``doc`` the same document as typed classes (latscope.results, generated from the
+    Rust types), ``save(path)`` writes the same file, ``to_pandas()`` the natural table.
+    The JSON text is parsed once, when the result is made."""
 
     kind = None
+    # The generated reader of this kind's document (latscope.results.<kind>.read).
+    _read = None
 
-    def __init__(self, json_text):
+    def __init__(self, json_text, _parsed=None):
         self._json = json_text
+        self._data = json.loads(json_text) if _parsed is None else _parsed
+        self._doc = None
 
     def to_json(self):
         """The JSON text, exactly as the command line writes it (without the final newline)."""
@@ -111,10 +119,17 @@ class Result:
 
     def to_dict(self):
         """The result as a dict (a fresh copy each call)."""
-        return json.loads(self._json)
+        return copy.deepcopy(self._data)
+
+    @property
+    def doc(self):
+        """The document as the typed classes of latscope.results (read on first use)."""
+        if self._doc is None:
+            self._doc = type(self)._read(self._data)
+        return self._doc
 
     def __getitem__(self, key):
-        return self.to_dict()[key]
+        return copy.deepcopy(self._data[key])
 
     def save(self, path):
         """Writes the JSON file the command line's ``--json PATH`` would write."""
@@ -126,7 +141,7 @@ class Result:
 
     @property
     def source(self):
-        return self.to_dict().get("source", self.kind)
+        return self.doc.source
 
     def _repr_html_(self):
         return report(self)._repr_html_()
@@ -135,24 +150,28 @@ class Result:
         return f"<latscope.{type(self).__name__} {self.kind}>"
 
 
+def _rows(items):
+    """One flat row (see _flat) per document object, in the JSON's key order."""
+    return [_flat(i.as_json()) for i in items]
+
+
 class TraceResult(Result):
     """Result of :func:`trace`: one row per measurement in ``to_pandas()``;
     ``passed`` is False when a limit failed; ``series`` (when asked for) every
     measured value against time."""
 
     kind = "trace"
+    _read = staticmethod(results.trace.read)
 
-    def __init__(self, json_text, passed, series_csv=None):
-        super().__init__(json_text)
+    def __init__(self, json_text, passed, series_csv=None, _parsed=None):
+        super().__init__(json_text, _parsed)
         self.passed = passed
         self._series_csv = series_csv
 
     def to_pandas(self):
         """One row per measurement: name, kind, unit, count, statistics, where the best
         and worst case happened (histograms and worst instances are in ``to_dict()``)."""
-        pd = _pandas()
-        rows = [_flat(m) for m in self.to_dict()["measurements"]]
-        return pd.DataFrame(rows)
+        return _pandas().DataFrame(_rows(self.doc.measurements))
 
     @property
     def series(self):
@@ -166,7 +185,7 @@ class TraceResult(Result):
 
     @property
     def source(self):
-        return self.to_dict()["capture"]["source"]
+        return self.doc.capture.source
 
 
 class AnalysisResult(Result):
@@ -174,13 +193,14 @@ class AnalysisResult(Result):
     schedulable, breakdown) in the selected tick mode."""
 
     kind = "analyze"
+    _read = staticmethod(results.analyze.read)
 
     def to_pandas(self):
-        return _pandas().DataFrame([_flat(t) for t in self.to_dict()["tasks"]])
+        return _pandas().DataFrame(_rows(self.doc.tasks))
 
     @property
     def schedulable(self):
-        return self.to_dict()["schedulable"]
+        return self.doc.schedulable
 
 
 class SimulationResult(Result):
@@ -189,15 +209,16 @@ class SimulationResult(Result):
     ``ticks`` the duration of every tick (series=True)."""
 
     kind = "simulate"
+    _read = staticmethod(results.simulate.read)
 
-    def __init__(self, json_text, note=None, capture=None, series=None):
-        super().__init__(json_text)
+    def __init__(self, json_text, note=None, capture=None, series=None, _parsed=None):
+        super().__init__(json_text, _parsed)
         self.note = note
         self.capture = capture
         self._series = series
 
     def to_pandas(self):
-        return _pandas().DataFrame([_flat(t) for t in self.to_dict()["tasks"]])
+        return _pandas().DataFrame(_rows(self.doc.tasks))
 
     @property
     def tick_series(self):
@@ -218,37 +239,46 @@ class MeasureResult(Result):
     (per phase for compare_load, per sleep length for sweep)."""
 
     kind = "measure"
+    _read = staticmethod(results.measure.read)
 
     @property
     def interrupted(self):
-        return self.to_dict()["interrupted"]
+        return self.doc.interrupted
+
+    @property
+    def source(self):
+        # A measurement reads no file: its source is the kind.
+        return self.kind
 
     def to_pandas(self):
-        d = self.to_dict()
+        d = self.doc
 
         def rows(phase, total, cpus):
             out = []
             for c in cpus:
-                r = {"phase": phase, "cpu": str(c["cpu"])}
-                r.update(_flat(c))
-                r.pop("cpu", None)
-                r["cpu"] = str(c["cpu"])
+                # phase, the CPU's figures, then its number as text (the column's place
+                # and type since the first release)
+                flat = _flat(c.as_json())
+                flat.pop("cpu", None)
+                r = {"phase": phase}
+                r.update(flat)
+                r.update(cpu=str(c.cpu))
                 out.append(r)
             r = {"phase": phase, "cpu": "all"}
-            r.update(_flat(total))
+            r.update(_flat(total.as_json()))
             out.append(r)
             return out
 
         table = []
-        if d.get("compare"):
-            c = d["compare"]
-            table += rows("idle", c["idle"]["total"], c["idle"]["cpus"])
-            table += rows("loaded " + c["load"], c["loaded"]["total"], c["loaded"]["cpus"])
-        elif d.get("sweep"):
-            for p in d["sweep"]:
-                table += rows(f"interval {p['interval_ns']} ns", p["total"], p["cpus"])
+        if d.compare is not None:
+            c = d.compare
+            table += rows("idle", c.idle.total, c.idle.cpus)
+            table += rows("loaded " + c.load, c.loaded.total, c.loaded.cpus)
+        elif d.sweep:
+            for p in d.sweep:
+                table += rows(f"interval {p.interval_ns} ns", p.total, p.cpus)
         else:
-            table += rows("run", d["total"], d["cpus"])
+            table += rows("run", d.total, d.cpus)
         return _pandas().DataFrame(table)
 
 
@@ -258,14 +288,15 @@ class FitResult(Result):
     model into a system description."""
 
     kind = "fit"
+    _read = staticmethod(results.fit.read)
 
-    def __init__(self, json_text, target, samples):
-        super().__init__(json_text)
+    def __init__(self, json_text, target, samples, _parsed=None):
+        super().__init__(json_text, _parsed)
         self.target = target
         self._samples = samples
 
     def to_pandas(self):
-        return _pandas().DataFrame(self.to_dict()["excess"])
+        return _pandas().DataFrame(_rows(self.doc.excess))
 
     def apply(self, system, line="upper"):
         """The system description (path, TOML text or dict) as TOML text with the fitted
@@ -284,19 +315,35 @@ class FitResult(Result):
 
 # --------------------------------------------------------------------------- saved results
 
+_CLASSES = {
+    c.kind: c for c in (TraceResult, AnalysisResult, SimulationResult, MeasureResult, FitResult)
+}
 
-def _result_of(json_text, doc):
-    kind = doc.get("kind")
-    if kind == "trace":
-        return TraceResult(json_text, bool(doc.get("pass", True)))
-    if kind == "fit":
-        return FitResult(json_text, doc.get("target"), None)
-    cls = {
-        "analyze": AnalysisResult,
-        "simulate": SimulationResult,
-        "measure": MeasureResult,
-    }.get(kind)
-    return None if cls is None else cls(json_text)
+
+def _kind(data):
+    """The ``kind`` of a parsed document, or None when it has none."""
+    try:
+        return results.read_kind(data)
+    except InputError:
+        return None
+
+
+def _result_of(json_text, data):
+    """The result object of a parsed document, its typed document read (so a file that
+    does not fit its kind's types is refused here, naming the field); None for a kind
+    the API does not return."""
+    cls = _CLASSES.get(_kind(data))
+    if cls is None:
+        return None
+    doc = cls._read(data)
+    if cls is TraceResult:
+        r = TraceResult(json_text, doc.pass_, _parsed=data)
+    elif cls is FitResult:
+        r = FitResult(json_text, doc.target, None, _parsed=data)
+    else:
+        r = cls(json_text, _parsed=data)
+    r._doc = doc
+    return r
 
 
 def load(path):
@@ -306,7 +353,7 @@ def load(path):
     ``to_json()`` gives the file's text back. What was not saved is not there: a trace
     result's ``series``, a simulation's ``capture`` and ``ticks``, a fit's samples.
     Raises FileError (an OSError) when the file cannot be read, InputError (a
-    ValueError) when it is not a latscope result."""
+    ValueError) when it is not a latscope result or does not fit its kind's types."""
     p = os.fspath(path)
     try:
         with open(p, "rb") as f:
@@ -318,18 +365,22 @@ def load(path):
     except UnicodeDecodeError as e:
         raise InputError(f"{p}: byte {e.start}: not a latscope result (not UTF-8 text)") from None
     try:
-        doc = json.loads(text)
+        data = json.loads(text)
     except json.JSONDecodeError as e:
         raise InputError(
             f"{p}: line {e.lineno}, column {e.colno}: not a latscope result ({e.msg})"
         ) from None
-    if not isinstance(doc, dict) or not isinstance(doc.get("kind"), str):
+    kind = _kind(data)
+    if kind is None:
         raise InputError(f'{p}: not a latscope result (no "kind")')
     json_text = text[:-1] if text.endswith("\n") else text
-    result = _result_of(json_text, doc)
+    try:
+        result = _result_of(json_text, data)
+    except InputError as e:
+        raise InputError(f"{p}: {e}") from None
     if result is None:
         raise InputError(
-            f"{p}: results of kind {doc['kind']!r} are not loaded (trace, analyze, "
+            f"{p}: results of kind {kind!r} are not loaded (trace, analyze, "
             "simulate, measure and fit are)"
         )
     return result
@@ -617,7 +668,7 @@ def report(*results, title=None):
         if isinstance(r, Result):
             inputs.append((f"{r.kind} {i + 1}", r.to_json()))
         elif isinstance(r, dict):
-            inputs.append((f"{r.get('kind', 'result')} {i + 1}", json.dumps(r)))
+            inputs.append((f"{_kind(r) or 'result'} {i + 1}", json.dumps(r)))
         else:
             p = os.fspath(r)
             with open(p, encoding="utf-8") as f:

@@ -1,5 +1,7 @@
 # Types of the public API (the implementation is _api.py). A result's to_dict() is the
-# command line's --json document: its keys and their meaning are in docs/*.schema.json.
+# command line's --json document (its keys and their meaning are in docs/*.schema.json);
+# its doc is the same document as the typed classes of latscope.results, generated from
+# those schemas by scripts/gen-python-results.py.
 import os
 from typing import Any, ClassVar, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -7,6 +9,14 @@ import numpy as np
 import numpy.typing as npt
 
 from ._latscope import Capture
+from .results import (
+    AnalyzeDocument,
+    Doc,
+    FitDocument,
+    MeasureDocument,
+    SimulateDocument,
+    TraceDocument,
+)
 from .errors import FileError as FileError
 from .errors import InputError as InputError
 from .errors import LatscopeError as LatscopeError
@@ -26,6 +36,8 @@ class Result:
     def __init__(self, json_text: str) -> None: ...
     def to_json(self) -> str: ...
     def to_dict(self) -> Dict[str, Any]: ...
+    @property
+    def doc(self) -> Doc: ...
     def __getitem__(self, key: str) -> Any: ...
     def save(self, path: _Path) -> None: ...
     def to_pandas(self) -> Any: ...
@@ -36,15 +48,21 @@ class TraceResult(Result):
     passed: bool
     def __init__(self, json_text: str, passed: bool, series_csv: Optional[str] = ...) -> None: ...
     @property
+    def doc(self) -> TraceDocument: ...
+    @property
     def series(self) -> Any: ...
 
 class AnalysisResult(Result):
+    @property
+    def doc(self) -> AnalyzeDocument: ...
     @property
     def schedulable(self) -> bool: ...
 
 class SimulationResult(Result):
     note: Optional[str]
     capture: Optional[Capture]
+    @property
+    def doc(self) -> SimulateDocument: ...
     def __init__(
         self,
         json_text: str,
@@ -61,11 +79,15 @@ class SimulationResult(Result):
 
 class MeasureResult(Result):
     @property
+    def doc(self) -> MeasureDocument: ...
+    @property
     def interrupted(self) -> bool: ...
 
 class FitResult(Result):
     target: Optional[str]
     def __init__(self, json_text: str, target: Optional[str], samples: Optional[Dict[str, Any]]) -> None: ...
+    @property
+    def doc(self) -> FitDocument: ...
     def apply(self, system: _System, line: str = ...) -> str: ...
 
 def load(path: _Path) -> Result: ...

@@ -33,12 +33,18 @@ def test_missing_file_is_a_file_error_with_errno(tmp_path):
     e = ei.value
     assert isinstance(e, latscope.FileError)
     assert e.errno == errno.ENOENT
+    assert e.filename == missing
     assert str(e) == cli_error("analyze", missing)
     cap = str(tmp_path / "nope.sr")
     with pytest.raises(latscope.FileError) as ei:
         latscope.read_capture(cap)
     assert ei.value.errno == errno.ENOENT
+    assert ei.value.filename == cap
     assert str(ei.value) == cli_error("trace", cap, "--pulse", "D0")
+    with pytest.raises(OSError) as ei:
+        latscope.trace(FIXTURES / "demo8.sr", pulse="D0", spec=tmp_path / "nospec.toml")
+    assert isinstance(ei.value, latscope.FileError)
+    assert (ei.value.errno, ei.value.filename) == (errno.ENOENT, str(tmp_path / "nospec.toml"))
 
 
 def test_bad_values_are_input_errors(tmp_path):
@@ -49,8 +55,14 @@ def test_bad_values_are_input_errors(tmp_path):
     assert isinstance(ei.value, latscope.InputError)
     assert not isinstance(ei.value, OSError)
     assert str(ei.value) == cli_error("analyze", str(bad))
-    with pytest.raises(latscope.InputError, match="parsecs"):
+    with pytest.raises(ValueError, match="parsecs") as ei:
         latscope.trace(FIXTURES / "demo8.sr", pulse="D0", window="10 parsecs")
+    assert isinstance(ei.value, latscope.InputError) and not isinstance(ei.value, OSError)
+    # A bad unit says which keyword, the value, and every unit that is accepted.
+    assert str(ei.value).startswith("window '10 parsecs': unknown unit 'parsecs'"), str(ei.value)
+    assert "µs" in str(ei.value) and "minutes" in str(ei.value)
+    with pytest.raises(latscope.InputError, match="samplerate '0 Hz': must be positive"):
+        latscope.read_capture(FIXTURES / "demo8.sr", samplerate="0 Hz")
     with pytest.raises(latscope.InputError, match="no channel 'XX'"):
         latscope.read_capture(FIXTURES / "demo8.sr").edges("XX")
     empty = tmp_path / "empty.vcd"

@@ -59,3 +59,62 @@ fn negative_durations_are_refused_in_latscope_words() {
     assert!(!e.contains("unexpected argument"), "{e}");
     assert!(e.contains("-1s"), "{e}");
 }
+
+fn demo8() -> String {
+    format!(
+        "{}/../trace/tests/fixtures/demo8.sr",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+#[test]
+fn typed_flags_are_refused_by_clap_in_the_library_s_words() {
+    // trace's duration, frequency and format flags are typed by clap through the
+    // library's FromStr (Picos, Hz, Format, OutFormat): a bad value stops before any file
+    // is read, in one line naming the flag, the value and the problem.
+    let sr = demo8();
+    for (flag, value, want) in [
+        ("--window", "-1ms", "--window '-1ms': '-1ms' is negative"),
+        (
+            "--from",
+            "10 parsecs",
+            "--from '10 parsecs': unknown unit 'parsecs'",
+        ),
+        ("--to", "5", "--to '5': '5' has no unit"),
+        (
+            "--nominal",
+            "1 fortnight",
+            "--nominal '1 fortnight': unknown unit",
+        ),
+        ("--samplerate", "0", "--samplerate '0': must be positive"),
+        (
+            "--cpu-hz",
+            "fast",
+            "--cpu-hz 'fast': 'fast' is not a number",
+        ),
+        (
+            "--input-format",
+            "betamax",
+            "--input-format 'betamax': unknown format (use sigrok, saleae-csv,",
+        ),
+    ] {
+        let e = fails(&["trace", &sr, "--pulse", "D0", flag, value], 2);
+        assert!(e.contains(want), "{flag} {value}: {e}");
+        assert!(!e.contains("unexpected argument"), "{flag} {value}: {e}");
+    }
+    let e = fails(&["trace", &sr, "--pulse", "D0", "--from", "10 parsecs"], 2);
+    assert!(e.contains("minutes") && e.contains("µs"), "{e}");
+    let e = fails(&["convert", &sr, "-o", "-", "--format", "betamax"], 2);
+    assert!(
+        e.contains("--format 'betamax': unknown output format (vcd, native, perfetto)"),
+        "{e}"
+    );
+    // The typed values reach the command: a window in another spelling gives the same
+    // figures.
+    let json = |w: &str| {
+        let o = ok(&["trace", &sr, "--busy", "D0", "--window", w, "--json", "-"]);
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["measurements"].clone()
+    };
+    assert_eq!(json("100us"), json("0.1 msec"));
+}

@@ -17,6 +17,7 @@
 pub mod arith;
 pub mod capture;
 pub mod events;
+pub mod frequency;
 pub mod jsonnum;
 pub mod labels;
 pub mod outfile;

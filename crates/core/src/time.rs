@@ -178,6 +178,9 @@ pub enum UnitError {
     TooPrecise(String),
     #[error("'{0}' is not a whole number of nanoseconds (the resolution here is 1 ns)")]
     SubNanosecond(String),
+    /// A rate of zero (a sample rate or clock must be more than zero).
+    #[error("must be positive")]
+    NotPositive,
 }
 
 /// A decimal number parsed exactly: value = mantissa / 10^scale.
@@ -333,6 +336,16 @@ pub fn parse_duration_cycles(text: &str, cpu_hz: Option<u64>) -> Result<Picos, U
         extra: if cpu_hz.is_some() { ", cycles" } else { "" },
     })?;
     Ok(Picos(scale_exact(&d, u, t)?))
+}
+
+/// A duration with its unit (`1.5us`, `10 ms`), as [`parse_duration`] reads it: the one
+/// parser behind the command line's duration flags (clap's `value_parser`) and the Python
+/// binding's duration keywords, so both accept and refuse the same text in the same words.
+impl std::str::FromStr for Picos {
+    type Err = UnitError;
+    fn from_str(text: &str) -> Result<Picos, UnitError> {
+        parse_duration(text)
+    }
 }
 
 /// Parses a non-negative duration; see [`parse_duration`]. Usable as a clap

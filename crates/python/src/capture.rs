@@ -1,8 +1,9 @@
 //! `latscope.read_capture` and the `Capture` object: channel names, sample rate, time
 //! range, and each channel's edge times as a numpy int64 array lent without a copy.
 
-use crate::errors::err;
+use crate::errors::{ctx, err};
 use crate::interrupt::interruptible;
+use latscope_core::frequency::Hz;
 use latscope_trace::import::{self, Format, Options};
 use numpy::ndarray::ArrayView1;
 use numpy::PyArray1;
@@ -128,31 +129,23 @@ pub struct InputOptions {
 
 impl InputOptions {
     pub fn options(&self) -> PyResult<Options> {
-        let format = match &self.format {
-            Some(f) => Some(Format::parse(f).ok_or_else(|| {
-                err(format!(
-                    "format '{f}': unknown format (use {})",
-                    Format::ALL
-                        .iter()
-                        .map(|x| x.0)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ))
-            })?),
-            None => None,
-        };
+        // The library's value types parse the keywords, as clap parses the CLI's flags.
+        let format = self
+            .format
+            .as_deref()
+            .map(|f| {
+                f.parse::<Format>()
+                    .map_err(|e| ctx(format!("format '{f}'"), e))
+            })
+            .transpose()?;
         let freq = |s: &Option<String>, what: &str| -> PyResult<Option<u64>> {
-            match s.as_deref() {
-                None => Ok(None),
-                Some(v) => {
-                    let x = latscope_core::time::parse_frequency_hz(v)
-                        .map_err(|e| err(format!("{what} '{v}': {e}")))?;
-                    if x == 0 {
-                        return Err(err(format!("{what} must be positive")));
-                    }
-                    Ok(Some(x))
-                }
-            }
+            s.as_deref()
+                .map(|v| {
+                    v.parse::<Hz>()
+                        .map(|h| h.0)
+                        .map_err(|e| ctx(format!("{what} '{v}'"), e))
+                })
+                .transpose()
         };
         Ok(Options {
             format,
@@ -186,8 +179,8 @@ pub fn load(
         Err((e, warnings)) => {
             warn(&warnings)?;
             return Err(match &e {
-                latscope_trace::error::Error::Io { err: io, .. } => {
-                    crate::errors::file_err_msg(&e, io)
+                latscope_trace::error::Error::Io { err: io, file } => {
+                    crate::errors::file_err_msg(&e, file, io)
                 }
                 _ => err(e),
             });

@@ -38,10 +38,11 @@ pub fn class<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyType>> {
         .cast_into::<PyType>()?)
 }
 
-fn raise(kind: Kind, msg: String, io: Option<&std::io::Error>) -> PyErr {
+fn raise(kind: Kind, msg: String, io: Option<(&std::io::Error, &str)>) -> PyErr {
     Python::attach(|py| match class(py, kind.class()) {
-        Ok(ty) => match io.and_then(|e| e.raw_os_error()) {
-            Some(errno) => PyErr::from_type(ty, (msg, errno)),
+        // FileError(message, errno, filename): an OSError with both set, as open() raises.
+        Ok(ty) => match io {
+            Some((e, file)) => PyErr::from_type(ty, (msg, e.raw_os_error(), file.to_string())),
             None => PyErr::from_type(ty, (msg,)),
         },
         Err(e) => e,
@@ -58,15 +59,16 @@ pub fn ctx(context: impl std::fmt::Display, msg: impl std::fmt::Display) -> PyEr
     raise(Kind::Input, format!("{context}: {msg}"), None)
 }
 
-/// A file that cannot be read or written: a FileError (an OSError with the errno).
-pub fn file_err(context: impl std::fmt::Display, e: &std::io::Error) -> PyErr {
-    raise(Kind::File, format!("{context}: {e}"), Some(e))
+/// A file that cannot be read or written: a FileError (an OSError with the errno and the
+/// file name).
+pub fn file_err(context: impl std::fmt::Display, file: &str, e: &std::io::Error) -> PyErr {
+    raise(Kind::File, format!("{context}: {e}"), Some((e, file)))
 }
 
 /// A FileError whose message is `msg` as it stands (it already names the file), with
-/// the errno of `e`.
-pub fn file_err_msg(msg: impl std::fmt::Display, e: &std::io::Error) -> PyErr {
-    raise(Kind::File, msg.to_string(), Some(e))
+/// the errno of `e` and the file name.
+pub fn file_err_msg(msg: impl std::fmt::Display, file: &str, e: &std::io::Error) -> PyErr {
+    raise(Kind::File, msg.to_string(), Some((e, file)))
 }
 
 /// A LatscopeError that is neither bad input nor a file problem.

@@ -130,7 +130,7 @@ pub fn apply_fit(
     let toml_text = match kind {
         "path" if !text.to_ascii_lowercase().ends_with(".json") => Some(
             std::fs::read_to_string(text)
-                .map_err(|e| crate::errors::file_err(format!("reading {text}"), &e))?,
+                .map_err(|e| crate::errors::file_err(format!("reading {text}"), text, &e))?,
         ),
         "toml" => Some(text.to_string()),
         _ => None,

@@ -22,8 +22,10 @@ pub fn load(kind: &str, text: &str, name: &str, context: Option<&str>) -> PyResu
         }
     };
     r.map_err(|e| match (&e, context) {
-        (SystemError::Io { error, .. }, Some(c)) => file_err_msg(format!("{c}: {e}"), error),
-        (SystemError::Io { error, .. }, None) => file_err_msg(&e, error),
+        (SystemError::Io { error, path }, Some(c)) => {
+            file_err_msg(format!("{c}: {e}"), path, error)
+        }
+        (SystemError::Io { error, path }, None) => file_err_msg(&e, path, error),
         (_, Some(c)) => ctx(c, e),
         (_, None) => err(e),
     })

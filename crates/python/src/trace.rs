@@ -3,16 +3,21 @@
 use crate::capture::{load, Capture, InputOptions};
 use crate::errors::{ctx, err};
 use crate::interrupt::interruptible;
-use latscope_core::time::{parse_duration, Picos};
+use latscope_core::time::Picos;
 use latscope_trace::measure::{self, Limit, Per, Request, Settings};
 use latscope_trace::report::{self, Report};
 use pyo3::prelude::*;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+/// A duration keyword, parsed by the library's duration type (the CLI's flags use the
+/// same one through clap).
 fn dur(s: Option<&str>, what: &str) -> PyResult<Option<Picos>> {
-    s.map(|v| parse_duration(v).map_err(|e| ctx(format!("{what} '{v}'"), e)))
-        .transpose()
+    s.map(|v| {
+        v.parse::<Picos>()
+            .map_err(|e| ctx(format!("{what} '{v}'"), e))
+    })
+    .transpose()
 }
 
 /// trace(source, ...) -> (JSON text, pass, series CSV text or None). `source`: a
@@ -58,7 +63,8 @@ pub fn trace(
     let mut spec_file = None;
     if let Some(p) = &spec {
         let name = p.display().to_string();
-        let text = std::fs::read_to_string(p).map_err(|e| crate::errors::file_err(&name, &e))?;
+        let text =
+            std::fs::read_to_string(p).map_err(|e| crate::errors::file_err(&name, &name, &e))?;
         let mut s = latscope_trace::spec::parse(&text, &name).map_err(err)?;
         reqs.append(&mut s.requests);
         limits.append(&mut s.limits);
@@ -71,9 +77,7 @@ pub fn trace(
     }
     let nominal = dur(nominal, "nominal")?;
     let default_per = match (window, per) {
-        (Some(w), _) => {
-            Per::Window(parse_duration(w).map_err(|e| ctx(format!("window '{w}'"), e))?)
-        }
+        (Some(w), _) => Per::Window(w.parse().map_err(|e| ctx(format!("window '{w}'"), e))?),
         (None, Some(p)) => measure::parse::parse_per(p, "per").map_err(err)?,
         (None, None) => Per::Whole,
     };

@@ -21,7 +21,7 @@ const ALLOWED: &[(&str, &str)] = &[(
 /// Files still reading results by string key (issue 24, item 1: the report's analyze,
 /// scenario and noise sections (noise.rs was written in parallel with the typed
 /// documents), its raw-samples section (measure.rs), the lenient readers they use
-/// (data.rs, summaries.rs, lib.rs's kind check), the Python result classes). Remove a
+/// (data.rs, summaries.rs, lib.rs's kind check)). Remove a
 /// file when it reads the typed document.
 const PENDING: &[&str] = &[
     "crates/report/src/blocks/analyze.rs",
@@ -31,7 +31,6 @@ const PENDING: &[&str] = &[
     "crates/report/src/data.rs",
     "crates/report/src/lib.rs",
     "crates/report/src/summaries.rs",
-    "python/latscope/_api.py",
 ];
 
 const PATTERNS: &[&str] = &[".get(\"", "pointer(", "num_any", "text_any"];

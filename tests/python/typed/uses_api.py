@@ -11,7 +11,9 @@ import latscope
 
 def wcrts(system: Path) -> List[float]:
     r: latscope.AnalysisResult = latscope.analyze(system, tick_mode="pessimistic")
-    return [float(t["wcrt_ns"]) for t in r.to_dict()["tasks"]]
+    # The typed document: each field has the type of the Rust field it comes from.
+    tasks: List[latscope.results.analyze.TaskResult] = r.doc.tasks
+    return [t.wcrt_ns for t in tasks if t.wcrt_ns is not None]
 
 
 def pulse_max(capture: str) -> Optional[float]:
@@ -23,9 +25,9 @@ def pulse_max(capture: str) -> Optional[float]:
     n: int = int(edges.size) + cap.edge_count(first)
     if not ok or n < 0:
         return None
-    m = t.to_dict()["measurements"][0]
-    v = m.get("max_ns")
-    return None if v is None else float(v)
+    m = t.doc.measurements[0]
+    limits_ok: bool = all(o.pass_ for o in t.doc.limits)
+    return m.max_ns if limits_ok else None
 
 
 def reload(saved: str) -> str:
@@ -38,6 +40,9 @@ def reload(saved: str) -> str:
     except latscope.LatscopeError as e:
         return str(e)
     kind: Optional[str] = r.kind
+    if isinstance(r, latscope.MeasureResult):
+        cpus: int = len(r.doc.cpus)
+        return f"{kind}: {cpus} CPUs"
     return kind or "?"
 
 
@@ -46,6 +51,8 @@ def main(argv: List[str]) -> int:
     print(sim.note, sim.tick_series is None)
     print(wcrts(Path(argv[1])), pulse_max(argv[2]), reload(argv[3]))
     f = latscope.fit("tick", x=[1.0, 2.0, 3.0], y_ns=[100.0, 150.0, 200.0])
+    slope: float = f.doc.upper_bound.slope_ns
+    print(slope, sim.doc.duration_ns)
     toml_text: str = f.apply(argv[1])
     rep = latscope.report(sim, title="t")
     rep.save("/dev/null")

@@ -42,7 +42,7 @@ pub struct Args {
     pub output: Option<PathBuf>,
     /// Output format: vcd, native (.lscap), perfetto (.json) [default: from OUT's extension]
     #[arg(long = "format", alias = "to", value_name = "FORMAT")]
-    pub to: Option<String>,
+    pub to: Option<OutFormat>,
 }
 
 pub fn run(a: Args) -> Result<ExitCode> {
@@ -55,10 +55,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
              latscope convert [OPTIONS] <IN>... -o <OUT>"
         ),
     };
-    let fmt = match &a.to {
-        Some(t) => OutFormat::parse(t).with_context(|| {
-            format!("--format '{t}': unknown output format (vcd, native, perfetto)")
-        })?,
+    let fmt = match a.to {
+        Some(t) => t,
         None if crate::out::is_stdio(out) => anyhow::bail!(
             "-o - (standard output) has no extension to tell the format from; give --format \
              vcd, native or perfetto"

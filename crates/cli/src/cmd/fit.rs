@@ -125,7 +125,7 @@ pub struct Args {
     /// CPU clock for cycle counts (e.g. 84MHz or 84000000); default with --write: the
     /// system file's platform.cpu_hz
     #[arg(long)]
-    pub cpu_hz: Option<String>,
+    pub cpu_hz: Option<latscope_core::frequency::Hz>,
     /// Include every sample's least-squares residual in the JSON (`residuals_ns`)
     #[arg(long)]
     pub residuals: bool,
@@ -153,15 +153,8 @@ pub struct Args {
 
 /// The CPU clock for cycle counts: --cpu-hz, else the --write system's platform.cpu_hz.
 fn cpu_hz(args: &Args) -> anyhow::Result<Option<u64>> {
-    if let Some(t) = &args.cpu_hz {
-        let hz = t
-            .trim()
-            .parse::<u64>()
-            .ok()
-            .filter(|&h| h > 0)
-            .map_or_else(|| latscope_core::time::parse_frequency_hz(t), Ok)
-            .map_err(|e| anyhow::anyhow!("--cpu-hz {t}: {e}"))?;
-        return Ok(Some(hz));
+    if let Some(hz) = args.cpu_hz {
+        return Ok(Some(hz.0));
     }
     match &args.write {
         Some(p) => Ok(System::from_path(p).ok().map(|s| s.platform.cpu_hz)),

@@ -1,7 +1,8 @@
 //! `latscope trace`: import a capture and compute timing figures.
 
 use anyhow::{Context, Result};
-use latscope_core::time::{parse_duration, parse_frequency_hz, Picos};
+use latscope_core::frequency::Hz;
+use latscope_core::time::{parse_nonneg_duration, Picos};
 use latscope_trace::import::{self, Format, Options};
 use latscope_trace::measure::{self, Limit, Per, Request, Settings};
 use latscope_trace::report::{self, Report};
@@ -14,21 +15,21 @@ pub struct InputArgs {
     /// Input format instead of detecting it from the content: sigrok, saleae-csv,
     /// saleae-bin, vcd, csv, scope-csv, cyclelog, native, perf, tracerecorder, systemview
     #[arg(long = "input-format", alias = "format", value_name = "FORMAT")]
-    pub format: Option<String>,
+    pub format: Option<Format>,
     /// Sample rate (e.g. 24MHz) for files that lack one (sigrok sessions without
     /// `samplerate`, CSV with sample numbers); also rounds Saleae float times to the
     /// sample grid. A file that states a different rate is read at this one instead, with
     /// a warning (for sessions saved with a wrong rate); formats with absolute times (VCD,
     /// native, cycle logs) ignore it with a warning
     #[arg(long, value_name = "FREQ")]
-    pub samplerate: Option<String>,
+    pub samplerate: Option<Hz>,
     /// Most edges kept over the decoded channels of one file before the import is refused
     /// (bounds memory at about 8 bytes per edge; default 100000000)
     #[arg(long, value_name = "N")]
     pub max_edges: Option<u64>,
     /// CPU clock for cycle-counter logs (e.g. 168MHz)
     #[arg(long, value_name = "FREQ")]
-    pub cpu_hz: Option<String>,
+    pub cpu_hz: Option<Hz>,
     /// Analog channels (oscilloscope CSV, sigrok analog, Saleae analog binary): logic
     /// threshold in volts (default: midpoint of the 5th and 95th percentile levels)
     #[arg(long, value_name = "VOLTS")]
@@ -42,35 +43,11 @@ pub struct InputArgs {
 
 impl InputArgs {
     pub fn options(&self) -> Result<Options> {
-        let format = match &self.format {
-            Some(f) => Some(Format::parse(f).with_context(|| {
-                format!(
-                    "--input-format '{f}': unknown format (use {})",
-                    Format::ALL
-                        .iter()
-                        .map(|x| x.0)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            })?),
-            None => None,
-        };
-        let freq = |s: &Option<String>, flag: &str| -> Result<Option<u64>> {
-            s.as_deref()
-                .map(|v| {
-                    parse_frequency_hz(v)
-                        .with_context(|| format!("{flag} '{v}'"))
-                        .and_then(|x| {
-                            anyhow::ensure!(x > 0, "{flag} must be positive");
-                            Ok(x)
-                        })
-                })
-                .transpose()
-        };
+        // Typed by clap through the library's FromStr (Format, Hz): nothing to parse here.
         Ok(Options {
-            format,
-            samplerate_hz: freq(&self.samplerate, "--samplerate")?,
-            cpu_hz: freq(&self.cpu_hz, "--cpu-hz")?,
+            format: self.format,
+            samplerate_hz: self.samplerate.map(|h| h.0),
+            cpu_hz: self.cpu_hz.map(|h| h.0),
             threshold: self.threshold,
             hysteresis: self.hysteresis,
             only_channels: None,
@@ -173,8 +150,8 @@ pub struct Args {
     #[arg(long, value_name = "CH[:EDGE]")]
     pub period: Vec<String>,
     /// Nominal period for every --period without an inline nominal= (e.g. 1ms)
-    #[arg(long, value_name = "DURATION")]
-    pub nominal: Option<String>,
+    #[arg(long, value_name = "DURATION", value_parser = parse_nonneg_duration, allow_hyphen_values = true)]
+    pub nominal: Option<Picos>,
     /// Busy time of a channel (high by default) per window:
     /// CH[:LEVEL][,window=1ms|,per=CH2[:EDGE|:LEVEL]]; also the overall busy %
     #[arg(long, value_name = "CH[,..]")]
@@ -184,18 +161,24 @@ pub struct Args {
     #[arg(long, value_name = "CH[,..]")]
     pub count: Vec<String>,
     /// Default fixed window for --busy/--count without inline options (e.g. 1ms)
-    #[arg(long, value_name = "DURATION", conflicts_with = "per")]
-    pub window: Option<String>,
+    #[arg(
+        long,
+        value_name = "DURATION",
+        conflicts_with = "per",
+        value_parser = parse_nonneg_duration,
+        allow_hyphen_values = true
+    )]
+    pub window: Option<Picos>,
     /// Default window channel for --busy/--count without inline options: its periods
     /// (CH2 or CH2:rise) or its pulses (CH2:high)
     #[arg(long, value_name = "CH2[:EDGE|:LEVEL]")]
     pub per: Option<String>,
     /// Only use the capture from this time on (from the capture start, e.g. 10ms)
-    #[arg(long, value_name = "DURATION")]
-    pub from: Option<String>,
+    #[arg(long, value_name = "DURATION", value_parser = parse_nonneg_duration, allow_hyphen_values = true)]
+    pub from: Option<Picos>,
     /// Only use the capture up to this time (from the capture start)
-    #[arg(long, value_name = "DURATION")]
-    pub to: Option<String>,
+    #[arg(long, value_name = "DURATION", value_parser = parse_nonneg_duration, allow_hyphen_values = true)]
+    pub to: Option<Picos>,
     /// TOML spec file naming channels by role and listing measurements and limits
     /// (see docs/trace.md)
     #[arg(long, value_name = "FILE.toml")]
@@ -240,12 +223,6 @@ pub struct Args {
     pub bins: usize,
     #[command(flatten)]
     pub labels: crate::labels::LabelArgs,
-}
-
-fn dur(s: &Option<String>, flag: &str) -> Result<Option<Picos>> {
-    s.as_deref()
-        .map(|v| parse_duration(v).with_context(|| format!("{flag} '{v}'")))
-        .transpose()
 }
 
 pub fn run(a: Args) -> Result<ExitCode> {
@@ -294,8 +271,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
     }
     let mut reqs: Vec<Request> = Vec::new();
     let mut limits: Vec<Limit> = Vec::new();
-    let mut from = dur(&a.from, "--from")?;
-    let mut to = dur(&a.to, "--to")?;
+    let mut from = a.from;
+    let mut to = a.to;
     let mut worst = a.worst;
     let mut spec = None;
     if let Some(p) = &a.spec {
@@ -310,9 +287,9 @@ pub fn run(a: Args) -> Result<ExitCode> {
         }
         spec = Some(s);
     }
-    let nominal = dur(&a.nominal, "--nominal")?;
-    let default_per = match (&a.window, &a.per) {
-        (Some(w), _) => Per::Window(parse_duration(w).with_context(|| format!("--window '{w}'"))?),
+    let nominal = a.nominal;
+    let default_per = match (a.window, &a.per) {
+        (Some(w), _) => Per::Window(w),
         (None, Some(p)) => measure::parse::parse_per(p, "--per")?,
         (None, None) => Per::Whole,
     };

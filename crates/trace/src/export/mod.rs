@@ -35,6 +35,20 @@ impl OutFormat {
     }
 }
 
+/// An output format name that `convert` does not write.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown output format (vcd, native, perfetto)")]
+pub struct UnknownOutFormat;
+
+/// An output format by name or alias (`vcd`, `native`/`lscap`, `perfetto`/`json`), as
+/// `convert --format` takes it.
+impl std::str::FromStr for OutFormat {
+    type Err = UnknownOutFormat;
+    fn from_str(s: &str) -> Result<OutFormat, UnknownOutFormat> {
+        OutFormat::parse(s).ok_or(UnknownOutFormat)
+    }
+}
+
 /// Picoseconds as an exact decimal string in the unit `10^-digits` of ps per unit
 /// (`digits` = 6 gives microseconds with 6 decimals).
 pub(crate) fn ps_decimal(ps: i64, digits: u32) -> String {

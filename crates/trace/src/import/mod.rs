@@ -137,6 +137,14 @@ impl Format {
         };
         Format::ALL.iter().find(|(n, _)| *n == l).map(|&(_, f)| f)
     }
+    /// The format names, as an error lists them.
+    pub fn names() -> String {
+        Format::ALL
+            .iter()
+            .map(|x| x.0)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
     /// Event-trace formats (RTOS recorders, Linux scheduler traces): read as an
     /// [`latscope_core::events::EventTrace`], measured as a capture through
     /// [`latscope_core::events::EventTrace::to_capture`].
@@ -157,6 +165,20 @@ impl Format {
             .find(|(_, f)| *f == self)
             .map(|(n, _)| *n)
             .unwrap_or("?")
+    }
+}
+
+/// A capture format name that latscope does not know.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown format (use {})", Format::names())]
+pub struct UnknownFormat;
+
+/// A format by name or alias (`sigrok`/`sr`, `vcd`, `perf`…), as `--input-format` and the
+/// Python binding's `format=` take it.
+impl std::str::FromStr for Format {
+    type Err = UnknownFormat;
+    fn from_str(s: &str) -> std::result::Result<Format, UnknownFormat> {
+        Format::parse(s).ok_or(UnknownFormat)
     }
 }
 
