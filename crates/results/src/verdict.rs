@@ -9,8 +9,14 @@
 
 use crate::document::Document;
 use crate::{analyze, fit, measure, noise, simulate, tasks, trace};
-use latscope_core::time::format_ns_f64;
+use latscope_core::time;
 use serde::{Deserialize, Serialize};
+
+/// A duration as every output prints it: three significant digits, µs for
+/// microseconds (the report writes µs, so the terminal must too for the texts to agree).
+fn format_ns_f64(ns: f64) -> String {
+    time::format_ns_f64(ns).replace(" us", " µs")
+}
 
 /// Whether the result answers its question with yes, no, or only figures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -51,11 +57,15 @@ pub struct Worst {
 }
 
 impl Worst {
-    /// "worst 81.2 us in IRQ at 12.3 ms" (the second line of the first screen).
-    pub fn text(&self) -> String {
+    /// "worst 81.2 µs in IRQ at 12.3 ms: pulse width of IRQ high" (the second line of
+    /// the first screen).
+    pub fn line(&self) -> String {
         let mut s = format!("worst {} in {}", format_ns_f64(self.value_ns), self.where_);
         if let Some(at) = self.at_ns {
             s += &format!(" at {}", format_ns_f64(at));
+        }
+        if let Some(c) = &self.cause {
+            s += &format!(": {c}");
         }
         s
     }
@@ -216,7 +226,12 @@ impl Verdict {
     /// `analyze`: schedulable or not; the worst case is the critical task (least slack,
     /// an unbounded one first) with its worst-case response as the value.
     pub fn analyze(a: &analyze::AnalyzeResult) -> Verdict {
-        let r = &a.analysis;
+        Verdict::analysis(&a.analysis)
+    }
+
+    /// [`Verdict::analyze`] of the analysis alone (what `analyze` prints before the
+    /// document exists).
+    pub fn analysis(r: &analyze::AnalysisResult) -> Verdict {
         let slack = |t: &&latscope_model::rta::TaskResult| t.slack_ns.unwrap_or(f64::NEG_INFINITY);
         let critical = r.tasks.iter().min_by(|x, y| slack(x).total_cmp(&slack(y)));
         let worst = critical.map(|t| Worst {

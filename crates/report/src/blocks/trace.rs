@@ -2,7 +2,7 @@
 //! read from the typed document (`latscope_results::trace`).
 
 use super::layout::*;
-use super::{Block, Builder, Cell, Table};
+use super::{Builder, Cell, Table};
 use crate::charts::{self};
 use crate::data::{self, Bucket, Stats, Tone};
 use crate::units::{dur, int, num as fnum};
@@ -120,19 +120,17 @@ fn capture_facts(d: &TraceResult) -> Vec<(String, String)> {
 }
 
 pub(super) fn trace(b: &mut Builder, d: &TraceResult, level: u8) -> Result<(), ReportError> {
-    b.facts(capture_facts(d));
+    // The verdict and the worst case open the section (the first screen, built with
+    // every kind's in `blocks::build`); the limits' table follows, the capture's facts
+    // come after the figures.
     if !d.limits.is_empty() {
         b.heading(level + 1, "Limits", None);
-        b.out.push(if d.pass {
-            Block::Verdict(Tone::Good, "every limit holds".into())
-        } else {
-            Block::Verdict(Tone::Bad, "a limit is exceeded".into())
-        });
         b.table(limits_table(&d.limits));
     }
     let ms = &d.measurements;
     if ms.is_empty() {
         b.note("This result holds no measurements.");
+        b.facts(capture_facts(d));
         return Ok(());
     }
     b.heading(level + 1, "Measurements", None);
@@ -178,9 +176,12 @@ pub(super) fn trace(b: &mut Builder, d: &TraceResult, level: u8) -> Result<(), R
         .collect(),
         rows,
     });
+    b.note("Times (\"at\") count from the capture's start, as on every chart of this capture.");
     for m in ms {
         measurement(b, m, level)?;
     }
+    b.heading(level + 1, "Capture", None);
+    b.facts(capture_facts(d));
     Ok(())
 }
 
@@ -358,6 +359,7 @@ fn measurement(b: &mut Builder, m: &Measurement, level: u8) -> Result<(), Report
         );
         o.highlight = hl;
         o.link = Some(link.clone());
+        o.origin = "time from capture start".into();
         let line = charts::Line {
             name: name.clone(),
             points: series.clone(),
