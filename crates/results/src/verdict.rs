@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 /// A duration as every output prints it: three significant digits, µs for
 /// microseconds (the report writes µs, so the terminal must too for the texts to agree).
 fn format_ns_f64(ns: f64) -> String {
-    time::format_ns_f64(ns).replace(" us", " µs")
+    time::micro(&time::format_ns_f64(ns))
 }
 
 /// Whether the result answers its question with yes, no, or only figures.
@@ -67,7 +67,7 @@ impl Worst {
         if let Some(c) = &self.cause {
             s += &format!(": {c}");
         }
-        s
+        time::micro(&s)
     }
 }
 
@@ -83,7 +83,7 @@ pub struct Verdict {
 impl Verdict {
     /// "FAIL: 1 of 2 limits exceeded: IRQ.max<5us (actual 81150 ns)".
     pub fn headline(&self) -> String {
-        format!("{}: {}", self.status.word(), self.line)
+        time::micro(&format!("{}: {}", self.status.word(), self.line))
     }
 
     /// The verdict of a result of any kind [`Document`] reads.
@@ -158,7 +158,7 @@ impl Verdict {
             value_ns: m.max_ns,
             at_ns: Some(m.max_at_ns),
             where_: m.name.clone(),
-            cause: Some(m.definition.clone()),
+            cause: Some(format!("{} of {}", m.kind, m.definition)),
         });
         let n = t.limits.len();
         let plural = |k: usize| if k == 1 { "limit" } else { "limits" };

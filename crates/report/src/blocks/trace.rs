@@ -343,7 +343,10 @@ fn measurement(b: &mut Builder, m: &Measurement, level: u8) -> Result<(), Report
             || charts::cdf(&sets, &name),
         )?;
     }
+    // Whether a chart carries the link of the worst-instance table below.
+    let mut linked = false;
     if !series.is_empty() && enough && busy.is_none() {
+        linked = true;
         // The instance the tables name (`max_at_ns`), else the first worst.
         let hl = match (fin(m.max_at_ns), fin(m.max_ns)) {
             (Some(t), Some(v)) => Some((t, v)),
@@ -367,6 +370,32 @@ fn measurement(b: &mut Builder, m: &Measurement, level: u8) -> Result<(), Report
         b.figure(
             &format!("{name} over time"),
             "Value of each instance against its time in the capture (each pixel column shows the minimum and maximum of all instances in it); the worst case the tables name is circled.",
+            || charts::series_chart(&[line], &o),
+        )?;
+    }
+    if !worst.is_empty() && enough && !linked {
+        // No per-instance series in the result: the worst instances themselves, against
+        // their time, so that each row of the table below points at a drawn point.
+        let mut pts = worst.clone();
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mut o = charts::SeriesOpts::new(
+            &name,
+            if timed {
+                charts::ValueUnit::Time
+            } else {
+                charts::ValueUnit::Other(m.unit.to_string())
+            },
+        );
+        o.highlight = worst.first().copied();
+        o.link = Some(link.clone());
+        o.origin = "time from capture start".into();
+        let line = charts::Line {
+            name: format!("{name}: worst instances"),
+            points: pts,
+        };
+        b.figure(
+            &format!("{name}: worst instances"),
+            "The largest instances (the table below) against their time in the capture; the largest is circled. Point at a row to mark it here.",
             || charts::series_chart(&[line], &o),
         )?;
     }
