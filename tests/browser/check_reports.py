@@ -185,7 +185,8 @@ const w = [...document.querySelectorAll('div.answer p.worst[data-at]')].map(p =>
 const tl = [...document.querySelectorAll('figure.fig')].map(f => {
   try { const j = JSON.parse(f.querySelector('script.chart-data').textContent);
         if (j.type !== 'timeline') return null;
-        const title = [...f.querySelectorAll('svg.chart text')].map(t => t.textContent).find(t => /^time /.test(t)) || '';
+        let title = '';
+        try { title = JSON.parse(f.querySelector('svg.chart').getAttribute('data-x')).title || ''; } catch (e) {}
         return {id: f.id, marker: j.marker, starts: j.tracks.flatMap(t => t.intervals.map(i => i[0])), title};
   } catch (e) { return null; }
 }).filter(x => x);
