@@ -163,6 +163,79 @@ def check_zoom(driver, problems):
     return checked
 
 
+LINKS_JS = r"""
+return [...document.querySelectorAll('table.linked')].map(t => ({
+  link: t.getAttribute('data-link'),
+  rows: [...t.querySelectorAll('tr[data-t]')].slice(0, 3).map(r => +r.getAttribute('data-t')),
+  figs: [...document.querySelectorAll('figure.fig')].filter(f => f.getAttribute('data-link') === t.getAttribute('data-link')).map(f => f.id),
+}));
+"""
+
+MARK_JS = r"""
+const f = document.getElementById(arguments[0]);
+const m = f.querySelector('svg.overlay line.row-mark');
+let pts = [];
+try { pts = JSON.parse(f.querySelector('script.chart-data').textContent).sets.flatMap(s => s.points.map(p => p[0])); } catch (e) {}
+return {mark: m ? +m.getAttribute('data-t') : null, pts};
+"""
+
+WORST_JS = r"""
+// The trace's worst instant (its first screen) and each timeline's marker and intervals.
+const w = [...document.querySelectorAll('div.answer p.worst[data-at]')].map(p => +p.getAttribute('data-at'));
+const tl = [...document.querySelectorAll('figure.fig')].map(f => {
+  try { const j = JSON.parse(f.querySelector('script.chart-data').textContent);
+        if (j.type !== 'timeline') return null;
+        let title = '';
+        try { title = JSON.parse(f.querySelector('svg.chart').getAttribute('data-x')).title || ''; } catch (e) {}
+        return {id: f.id, marker: j.marker, starts: j.tracks.flatMap(t => t.intervals.map(i => i[0])), title};
+  } catch (e) { return null; }
+}).filter(x => x);
+return {worst: w, timelines: tl};
+"""
+
+
+def check_links(driver, problems):
+    """Every worst-instance table is linked to a drawn chart, and pointing at a row marks
+    that row's instant on it, at an instant the chart draws."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    n = 0
+    for t in driver.execute_script(LINKS_JS):
+        if not t["figs"]:
+            problems.append(f"table {t['link']} names instants but no chart is linked to it")
+            continue
+        rows = driver.find_elements(By.CSS_SELECTOR, f"table.linked[data-link='{t['link']}'] tr[data-t]")
+        for i, want in enumerate(t["rows"]):
+            driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", rows[i])
+            ActionChains(driver).move_to_element(rows[i]).perform()
+            got = driver.execute_script(MARK_JS, t["figs"][0])
+            if got["mark"] is None or abs(got["mark"] - want) > 1e-6 * max(1.0, abs(want)):
+                problems.append(f"hovering row {i + 1} of {t['link']} marks {got['mark']}, not {want}")
+            elif not any(abs(p - want) <= 1e-6 * max(1.0, abs(want)) for p in got["pts"]):
+                problems.append(f"row {i + 1} of {t['link']} names {want}, which the chart does not draw")
+            n += 1
+    return n
+
+
+def check_worst_origin(driver, problems):
+    """A timeline beside a trace result opens on the trace's worst instant (max_at), and a bar
+    of the capture begins there: both count from the capture's start, and the axis says so."""
+    info = driver.execute_script(WORST_JS)
+    n = 0
+    if not info["worst"]:
+        return 0
+    for tl in info["timelines"]:
+        if "capture start" not in tl["title"]:
+            continue
+        want = info["worst"][0]
+        if tl["marker"] is None or abs(tl["marker"] - want) > 1e-3:
+            problems.append(f"timeline {tl['id']} marks {tl['marker']}, the trace's worst is at {want}")
+        elif not any(abs(a - want) <= 1e-3 for a in tl["starts"]):
+            problems.append(f"timeline {tl['id']}: no bar begins at the trace's worst {want} (another origin?)")
+        n += 1
+    return n
+
+
 def check(driver, path, outdir):
     problems = []
     driver.set_window_size(1920, 1080)
@@ -191,6 +264,11 @@ def check(driver, path, outdir):
         problems.append("two sections titled " + repr(h))
     if info["us"]:
         problems.append("'us' written for µs: " + ", ".join(info["us"]))
+    info["linked"] = check_links(driver, problems)
+    info["origins"] = check_worst_origin(driver, problems)
+    if os.path.basename(path).startswith("trace-offset") and info["origins"] == 0:
+        problems.append("no timeline counted from the capture start beside the trace")
+    driver.get("file://" + os.path.abspath(path))
     info["zoomed"] = check_zoom(driver, problems)
     info["hovered"] = check_hover(driver, problems)
     for entry in driver.get_log("browser"):
@@ -232,7 +310,8 @@ def main():
                 else:
                     passed += 1
                     print(f"ok   {name}: {len(info['charts'])} charts, {len(info['tables'])} tables, "
-                          f"{info.get('zoomed', 0)} zoomed, {info.get('hovered', 0)} hovered -> {shot}")
+                          f"{info.get('zoomed', 0)} zoomed, {info.get('hovered', 0)} hovered, "
+                          f"{info.get('linked', 0)} rows linked, {info.get('origins', 0)} origins -> {shot}")
         finally:
             driver.quit()
     print(f"{passed} passed, {failed} failed")

@@ -12,6 +12,7 @@ mod labels;
 mod out;
 mod progress;
 mod ui;
+mod verdict;
 
 #[derive(Parser)]
 #[command(

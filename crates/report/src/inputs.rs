@@ -386,8 +386,14 @@ pub fn capture_from(doc: &Value) -> Option<Value> {
         return Some(from_trace_events(ev));
     }
     let channels = doc.get("channels")?.as_array()?;
-    let start = doc.get("start").and_then(Value::as_f64).unwrap_or(0.0) / 1000.0;
-    let end = doc.get("end").and_then(Value::as_f64).map(|e| e / 1000.0);
+    // Times count from the capture's start, as `latscope trace` counts its instants, so
+    // a trace result and the timeline of its capture name one instant alike.
+    let origin = doc.get("start").and_then(Value::as_f64).unwrap_or(0.0) / 1000.0;
+    let start = 0.0;
+    let end = doc
+        .get("end")
+        .and_then(Value::as_f64)
+        .map(|e| e / 1000.0 - origin);
     let mut tracks = Vec::new();
     for c in channels {
         let name = c.get("name")?.as_str()?.to_string();
@@ -395,7 +401,7 @@ pub fn capture_from(doc: &Value) -> Option<Value> {
         let mut since = start;
         let mut iv = Vec::new();
         for e in c.get("edges")?.as_array()? {
-            let t = e.as_f64()? / 1000.0;
+            let t = e.as_f64()? / 1000.0 - origin;
             if high {
                 iv.push(json!([since, t]));
             }

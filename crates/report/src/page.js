@@ -150,7 +150,7 @@
           if (data.type === 'series') drawSeries(g); else drawTimeline(g);
         }
         if (mark !== null && mark >= view[0] && mark <= view[1]) {
-          el('line', {x1: px(mark), x2: px(mark), y1: P[1], y2: P[3], stroke: '#DC2626', 'stroke-dasharray': '5 3', 'stroke-width': 2}, zoomLayer);
+          el('line', {x1: px(mark), x2: px(mark), y1: P[1], y2: P[3], stroke: '#DC2626', 'stroke-dasharray': '5 3', 'stroke-width': 2, 'class': 'row-mark', 'data-t': mark}, zoomLayer);
         }
       }
       say('');

@@ -67,6 +67,7 @@ td strong{font-weight:600}
 .badge{display:inline-block;padding:1px 9px;border-radius:999px;font-size:12.5px;font-weight:600;white-space:nowrap}
 .good{color:var(--good);background:var(--good-bg)}.warn{color:var(--warn);background:var(--warn-bg)}
 .bad{color:var(--bad);background:var(--bad-bg)}.neutral{color:var(--neutral);background:var(--neutral-bg)}
+div.answer{margin:4px 0 14px}div.answer p.worst{margin:2px 0 0;font-size:14px}
 p.verdict{display:inline-block;margin:6px 0 10px;padding:6px 14px;border-radius:8px;font-weight:600;font-size:14px}
 p.note{color:var(--muted);margin:6px 0 12px;max-width:80ch}
 dl.facts{display:grid;grid-template-columns:repeat(auto-fill,minmax(250px,1fr));gap:2px 20px;margin:8px 0 14px;font-size:13.5px}
@@ -245,6 +246,28 @@ pub fn html(doc: &Doc, opts: &Options) -> String {
             Block::Note(s) => {
                 let _ = writeln!(body, "<p class=\"note\">{}</p>", esc(s));
             }
+            Block::Answer(v) => {
+                let tone = tone_class(crate::blocks::status_tone(v.status));
+                let _ = write!(
+                    body,
+                    "<div class=\"answer\" data-status=\"{}\"><p class=\"verdict {tone}\" data-verdict>{}</p>",
+                    esc(v.status.word()),
+                    esc(&v.headline())
+                );
+                if let Some(w) = &v.worst {
+                    let at = w
+                        .at_ns
+                        .map(|t| format!(" data-at=\"{t}\""))
+                        .unwrap_or_default();
+                    let _ = write!(
+                        body,
+                        "<p class=\"worst\" data-worst=\"{}\"{at}>{}</p>",
+                        w.value_ns,
+                        esc(&w.line())
+                    );
+                }
+                body.push_str("</div>\n");
+            }
         }
     }
     let inputs: Vec<String> = doc
@@ -265,6 +288,16 @@ the small script below only adds zoom, pan and hover read-outs, and every chart 
         ver = env!("CARGO_PKG_VERSION"),
         inputs = inputs.join(", "),
     )
+}
+
+/// The mark before a verdict in Markdown.
+fn md_mark(t: Tone) -> &'static str {
+    match t {
+        Tone::Good => "✅",
+        Tone::Warn => "⚠️",
+        Tone::Bad => "❌",
+        Tone::Neutral => "ℹ️",
+    }
 }
 
 /// Escapes text for Markdown (GitHub-flavoured, where raw HTML is rendered): `<`, `>`
@@ -468,16 +501,21 @@ fn markdown_full(doc: &Doc, opts: &Options) -> String {
                 let _ = writeln!(o, "{}\n", line.join(" · "));
             }
             Block::Verdict(t, s) => {
-                let mark = match t {
-                    Tone::Good => "✅",
-                    Tone::Warn => "⚠️",
-                    Tone::Bad => "❌",
-                    Tone::Neutral => "ℹ️",
-                };
-                let _ = writeln!(o, "{mark} **{}**\n", md_escape(s));
+                let _ = writeln!(o, "{} **{}**\n", md_mark(*t), md_escape(s));
             }
             Block::Note(s) => {
                 let _ = writeln!(o, "_{}_\n", md_escape(s));
+            }
+            Block::Answer(v) => {
+                let _ = writeln!(
+                    o,
+                    "{} **{}**\n",
+                    md_mark(crate::blocks::status_tone(v.status)),
+                    md_escape(&v.headline())
+                );
+                if let Some(w) = &v.worst {
+                    let _ = writeln!(o, "{}\n", md_escape(&w.line()));
+                }
             }
             Block::Figure(_) | Block::Link { .. } => {}
         }

@@ -114,36 +114,7 @@ pub fn pct(frac: f64) -> String {
 /// after a number (`60.713 us`, `5us`), in parentheses (`(us)`) and as a whole text (a unit
 /// column); any other `us` (a word) is left alone.
 pub fn micro(s: &str) -> String {
-    if !s.contains("us") {
-        return s.to_string();
-    }
-    if s.trim() == "us" {
-        return s.replace("us", "µs");
-    }
-    let c: Vec<char> = s.chars().collect();
-    let mut out = String::with_capacity(s.len() + 4);
-    let mut i = 0;
-    while i < c.len() {
-        if c[i] == 'u' && c.get(i + 1) == Some(&'s') {
-            let next_ok = c.get(i + 2).is_none_or(|n| !n.is_alphanumeric());
-            let prev = if i == 0 { None } else { Some(c[i - 1]) };
-            let prev2 = if i >= 2 { Some(c[i - 2]) } else { None };
-            let after_number = match prev {
-                Some(p) if p.is_ascii_digit() => true,
-                Some(' ') => prev2.is_some_and(|q| q.is_ascii_digit()),
-                Some('(') => c.get(i + 2) == Some(&')'),
-                _ => false,
-            };
-            if next_ok && after_number {
-                out.push_str("µs");
-                i += 2;
-                continue;
-            }
-        }
-        out.push(c[i]);
-        i += 1;
-    }
-    out
+    latscope_core::time::micro(s)
 }
 
 #[cfg(test)]

@@ -15,8 +15,10 @@
 
 pub mod document;
 pub mod summary;
+pub mod verdict;
 
 pub use document::{Document, DocumentError, Labelled, KINDS};
+pub use verdict::{ScenarioTally, Status, Verdict, Worst};
 
 /// `latscope measure --json`.
 pub mod measure {
@@ -64,4 +66,10 @@ pub mod simulate {
 pub mod fit {
     /// The whole document.
     pub use latscope_model::fit::FitDocument as FitResult;
+}
+
+/// `latscope noise --json` (not a [`Document`] kind yet: the report reads it itself).
+pub mod noise {
+    /// The whole document.
+    pub use latscope_measure::noise::NoiseReport as NoiseResult;
 }

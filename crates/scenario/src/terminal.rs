@@ -72,6 +72,8 @@ pub fn text(out: &Outcome, color: bool) -> String {
         ));
     }
     s.push_str(&format!("{}\n", banner(&out.summary)));
+    // The verdict the report's first screen and overview show (latscope_results::Verdict).
+    s.push_str(&format!("{}\n", out.verdict().headline()));
     s.push_str(&format!("{}\n", out.headline));
     // Each explanation once, with the rows it explains.
     let mut why: Vec<(&str, Vec<&str>)> = Vec::new();

@@ -597,18 +597,7 @@ fn print_table(out: &mut impl Write, r: &AnalysisResult, breakdown: bool) -> any
     if !red.is_empty() {
         writeln!(out, "partitioned tick saves: {}", red.join(", "))?;
     }
-    let missed = r.tasks.iter().filter(|t| !t.schedulable).count();
-    writeln!(
-        out,
-        "{}",
-        if missed == 0 {
-            format!(
-                "schedulable: all {} tasks meet their deadlines",
-                r.tasks.len()
-            )
-        } else {
-            format!("NOT schedulable: {missed} of {} tasks miss", r.tasks.len())
-        }
-    )?;
+    // The verdict every output shares (the report's first screen says the same).
+    crate::verdict::write(out, &latscope_results::Verdict::analysis(r))?;
     Ok(())
 }

@@ -691,7 +691,8 @@ fn print_bottom_line(r: &Report, ui: &Ui) {
     };
     println!();
     println!("{}", ui.paint("1", "Bottom line"));
-    println!("  {}", b.summary);
+    // The verdict's line (latscope_results::Verdict), as the report shows it.
+    println!("  {}", latscope_results::Verdict::measure(r).line);
     for c in b.causes.iter().take(5) {
         let share = match (c.spikes, c.share_pct) {
             (Some(n), Some(p)) => format!("{n} spikes ({p:.0} %): "),

@@ -126,13 +126,15 @@ pub fn load_input(path: &Path) -> anyhow::Result<Input> {
 
 /// The busy intervals of every channel (high = busy), for the report's timeline:
 /// `{"tracks": [{name, intervals: [start_ns, end_ns, start_ns, …]}], "start_ns", "end_ns"}`
-/// (flat, to keep a capture of millions of edges light).
+/// (flat, to keep a capture of millions of edges light), in ns from the capture's start.
 fn capture_input(path: &Path, fmt: CapFormat) -> anyhow::Result<Input> {
     let name = path.display().to_string();
     let opts = import::Options::default();
     let import::Merged { capture: cap, .. } = import::open_merged(&[(path, Some(fmt))], &opts)
         .with_context(|| format!("{name}: reading it as a {} capture", fmt.name()))?;
-    let ns = |p: i64| p as f64 / 1000.0;
+    // Times count from the capture's start, as `latscope trace` counts its instants
+    // (`max_at_ns`), so the trace page and this timeline name one instant alike.
+    let ns = |p: i64| (p as f64 - cap.start.0 as f64) / 1000.0;
     let tracks: Vec<Value> = cap
         .channels
         .iter()

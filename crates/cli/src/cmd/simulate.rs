@@ -233,6 +233,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let to_stdout = a.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
     if !crate::ui::quiet() && !to_stdout {
         print_summary(&report, note.as_deref(), wall);
+        println!();
+        crate::verdict::print(&latscope_results::Verdict::simulate(&report));
     } else if let Some(n) = note {
         crate::ui::note(format_args!("note: {n}"));
     }

@@ -365,6 +365,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
         } else {
             print!("{}", rep.text());
         }
+        println!();
+        crate::verdict::print(&latscope_results::Verdict::trace(&rep));
     }
     Ok(if rep.pass {
         ExitCode::SUCCESS

@@ -21,6 +21,7 @@ use crate::charts::Chart;
 use crate::data::{self, arr, Tone};
 use crate::units::{dur, int};
 use crate::{Document, Input, Kind, ReportError};
+use latscope_results::{ScenarioTally, Status, Verdict};
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -90,6 +91,9 @@ pub enum Block {
     Facts(Vec<(String, String)>),
     /// A one-line verdict with a tone.
     Verdict(Tone, String),
+    /// The first screen of an input: its verdict ([`latscope_results::Verdict`], the same
+    /// the terminal prints), the worst case with where and the one-line cause.
+    Answer(latscope_results::Verdict),
     /// Muted explanatory text.
     Note(String),
     /// Links the rows of the table just before to the charts with the same `id`: row `i`
@@ -119,6 +123,9 @@ struct Builder {
     titles: HashMap<String, usize>,
     /// A simulate result is present: captures are drawn with it, not on their own.
     with_simulate: bool,
+    /// The worst case of the first trace result (at, value, measurement), for the
+    /// timeline of a capture given beside it.
+    trace_worst: Option<(f64, f64, String)>,
 }
 
 impl Builder {
@@ -245,6 +252,12 @@ pub fn build(inputs: &[Input], charts: bool) -> Result<Doc, ReportError> {
         last_env: None,
         titles: HashMap::new(),
         with_simulate: inputs.iter().any(|i| i.kind == Kind::Simulate),
+        trace_worst: inputs.iter().find_map(|i| match &i.result {
+            Some(Document::Trace(t)) => Verdict::trace(t)
+                .worst
+                .and_then(|w| Some((w.at_ns?, w.value_ns, w.where_))),
+            _ => None,
+        }),
     };
     let full: Vec<(String, String)> = inputs
         .iter()
@@ -259,6 +272,9 @@ pub fn build(inputs: &[Input], charts: bool) -> Result<Doc, ReportError> {
     let captures: Vec<&View> = inputs.iter().filter(|i| i.kind == Kind::Capture).collect();
     for input in inputs {
         b.heading(2, &input.name, Some(input.kind.name()));
+        if let Some(v) = verdict_of(input) {
+            b.out.push(Block::Answer(v));
+        }
         render(&mut b, input, 2, &captures)?;
     }
     Ok(Doc {
@@ -341,8 +357,51 @@ fn render(b: &mut Builder, input: &View, level: u8, captures: &[&View]) -> Resul
     }
 }
 
-/// A one-line headline of an input, for the overview table.
+/// The verdict of an input, from the one verdict function ([`Verdict`]), for the kinds
+/// that have one (a capture, a series, raw samples or a sweep have none).
+fn verdict_of(input: &View) -> Option<Verdict> {
+    verdict_for(input.kind, input.doc, input.result)
+}
+
+/// The verdict of a parsed input (see [`crate::verdict`]).
+pub(crate) fn verdict_for(kind: Kind, d: &Value, result: Option<&Document>) -> Option<Verdict> {
+    match (kind, result) {
+        (Kind::Measure | Kind::Trace | Kind::Simulate | Kind::Analyze, Some(r)) => {
+            Some(Verdict::of(r))
+        }
+        // Analyze results are read leniently by their section; the verdict needs the
+        // typed document.
+        (Kind::Analyze, None) => Document::from_value(d.clone())
+            .ok()
+            .map(|r| Verdict::of(&r)),
+        (Kind::Scenario, _) => {
+            let t: ScenarioTally = serde_json::from_value(d.get("summary")?.clone()).ok()?;
+            Some(Verdict::scenario(t))
+        }
+        (Kind::Noise, _) => {
+            serde_json::from_value::<latscope_results::noise::NoiseResult>(d.clone())
+                .ok()
+                .map(|n| Verdict::noise(&n))
+        }
+        _ => None,
+    }
+}
+
+/// The tone a verdict is shown in.
+pub(crate) fn status_tone(s: Status) -> Tone {
+    match s {
+        Status::Pass => Tone::Good,
+        Status::Fail => Tone::Bad,
+        Status::Info => Tone::Neutral,
+    }
+}
+
+/// A one-line headline of an input, for the overview table: its verdict where it has
+/// one (a failed trace reads as failed), else what it holds.
 fn headline(input: &View) -> (String, Option<Tone>) {
+    if let Some(v) = verdict_of(input) {
+        return (v.headline(), Some(status_tone(v.status)));
+    }
     let d = input.doc;
     match input.kind {
         Kind::Measure => match input.result {

@@ -276,7 +276,14 @@ pub(super) fn simulate(
     // Timeline excerpt around the worst case, from a capture given alongside.
     for c in captures {
         let worst = worst_instant(d);
-        timeline_from_capture(b, c.doc, worst, level, "Timeline around the worst case")?;
+        timeline_from_capture_at(
+            b,
+            c.doc,
+            worst,
+            level,
+            "Timeline around the worst case",
+            "time from simulation start",
+        )?;
     }
     Ok(())
 }
@@ -301,7 +308,12 @@ pub(crate) fn worst_instant(d: &SimulateResult) -> Option<(f64, String, Option<f
     if let Some((at, v, n)) = irq.filter(|i| i.1 > 0.0) {
         return Some((
             at,
-            format!("longest interrupt-to-task path of {n} ({})", dur(v)),
+            // The interrupt's own response (arrival to handler end), not the path to the
+            // task it releases: that one includes the switch and the task's start.
+            format!(
+                "longest interrupt handling of {n}, arrival to handler end ({})",
+                dur(v)
+            ),
             Some(4.0 * v),
         ));
     }
@@ -350,6 +362,18 @@ pub(super) fn timeline_from_capture(
     level: u8,
     heading: &str,
 ) -> Result<(), ReportError> {
+    timeline_from_capture_at(b, cap, focus, level, heading, "time since start")
+}
+
+/// [`timeline_from_capture`] with the time axis titled by its origin.
+pub(super) fn timeline_from_capture_at(
+    b: &mut Builder,
+    cap: &Value,
+    focus: Option<(f64, String, Option<f64>)>,
+    level: u8,
+    heading: &str,
+    origin: &str,
+) -> Result<(), ReportError> {
     let tracks = capture_tracks(cap);
     if tracks.is_empty() {
         return Ok(());
@@ -393,7 +417,7 @@ pub(super) fn timeline_from_capture(
             f,
             dur(t)
         ),
-        || charts::timeline(&tracks, window, Some((t, label))),
+        || charts::timeline_at(&tracks, window, Some((t, label)), origin),
     )
 }
 
@@ -434,10 +458,50 @@ pub(super) fn capture_input(b: &mut Builder, d: &Value, level: u8) -> Result<(),
             int(tracks.iter().map(|t| t.1.len()).sum::<usize>() as f64),
         ),
     ]);
+    // The longest interval of each track and when it began: what a capture alone
+    // answers (in Markdown too, where no timeline is drawn).
+    let rows: Vec<Vec<Cell>> = tracks
+        .iter()
+        .filter_map(|(n, iv)| {
+            let (a, w) =
+                iv.iter()
+                    .map(|&(a, b)| (a, b - a))
+                    .fold(None, |best: Option<(f64, f64)>, p| match best {
+                        Some(q) if q.1 >= p.1 => Some(q),
+                        _ => Some(p),
+                    })?;
+            Some(vec![
+                Cell::t(n),
+                Cell::n(int(iv.len() as f64)),
+                Cell::n(dur(w)).bold(),
+                Cell::n(dur(a)),
+            ])
+        })
+        .collect();
+    b.table(Table {
+        headers: vec![
+            "track".into(),
+            "intervals".into(),
+            "longest".into(),
+            "at (from capture start)".into(),
+        ],
+        rows,
+    });
     if !b.charts || b.with_simulate {
         return Ok(());
     }
-    timeline_from_capture(b, d, None, level, "Timeline around the longest interval")
+    // With a trace result of the same capture, the timeline opens on its worst case
+    // (both count from the capture's start).
+    let focus = b
+        .trace_worst
+        .clone()
+        .map(|(t, v, what)| (t, format!("worst {what} ({})", dur(v)), Some(12.0 * v)));
+    let heading = if focus.is_some() {
+        "Timeline around the trace's worst case"
+    } else {
+        "Timeline around the longest interval"
+    };
+    timeline_from_capture_at(b, d, focus, level, heading, "time from capture start")
 }
 
 pub(super) fn series_input(b: &mut Builder, d: &Value, _level: u8) -> Result<(), ReportError> {

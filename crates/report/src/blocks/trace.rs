@@ -2,7 +2,7 @@
 //! read from the typed document (`latscope_results::trace`).
 
 use super::layout::*;
-use super::{Block, Builder, Cell, Table};
+use super::{Builder, Cell, Table};
 use crate::charts::{self};
 use crate::data::{self, Bucket, Stats, Tone};
 use crate::units::{dur, int, num as fnum};
@@ -120,19 +120,17 @@ fn capture_facts(d: &TraceResult) -> Vec<(String, String)> {
 }
 
 pub(super) fn trace(b: &mut Builder, d: &TraceResult, level: u8) -> Result<(), ReportError> {
-    b.facts(capture_facts(d));
+    // The verdict and the worst case open the section (the first screen, built with
+    // every kind's in `blocks::build`); the limits' table follows, the capture's facts
+    // come after the figures.
     if !d.limits.is_empty() {
         b.heading(level + 1, "Limits", None);
-        b.out.push(if d.pass {
-            Block::Verdict(Tone::Good, "every limit holds".into())
-        } else {
-            Block::Verdict(Tone::Bad, "a limit is exceeded".into())
-        });
         b.table(limits_table(&d.limits));
     }
     let ms = &d.measurements;
     if ms.is_empty() {
         b.note("This result holds no measurements.");
+        b.facts(capture_facts(d));
         return Ok(());
     }
     b.heading(level + 1, "Measurements", None);
@@ -178,9 +176,12 @@ pub(super) fn trace(b: &mut Builder, d: &TraceResult, level: u8) -> Result<(), R
         .collect(),
         rows,
     });
+    b.note("Times (\"at\") count from the capture's start, as on every chart of this capture.");
     for m in ms {
         measurement(b, m, level)?;
     }
+    b.heading(level + 1, "Capture", None);
+    b.facts(capture_facts(d));
     Ok(())
 }
 
@@ -342,7 +343,10 @@ fn measurement(b: &mut Builder, m: &Measurement, level: u8) -> Result<(), Report
             || charts::cdf(&sets, &name),
         )?;
     }
+    // Whether a chart carries the link of the worst-instance table below.
+    let mut linked = false;
     if !series.is_empty() && enough && busy.is_none() {
+        linked = true;
         // The instance the tables name (`max_at_ns`), else the first worst.
         let hl = match (fin(m.max_at_ns), fin(m.max_ns)) {
             (Some(t), Some(v)) => Some((t, v)),
@@ -358,6 +362,7 @@ fn measurement(b: &mut Builder, m: &Measurement, level: u8) -> Result<(), Report
         );
         o.highlight = hl;
         o.link = Some(link.clone());
+        o.origin = "time from capture start".into();
         let line = charts::Line {
             name: name.clone(),
             points: series.clone(),
@@ -365,6 +370,32 @@ fn measurement(b: &mut Builder, m: &Measurement, level: u8) -> Result<(), Report
         b.figure(
             &format!("{name} over time"),
             "Value of each instance against its time in the capture (each pixel column shows the minimum and maximum of all instances in it); the worst case the tables name is circled.",
+            || charts::series_chart(&[line], &o),
+        )?;
+    }
+    if !worst.is_empty() && enough && !linked {
+        // No per-instance series in the result: the worst instances themselves, against
+        // their time, so that each row of the table below points at a drawn point.
+        let mut pts = worst.clone();
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mut o = charts::SeriesOpts::new(
+            &name,
+            if timed {
+                charts::ValueUnit::Time
+            } else {
+                charts::ValueUnit::Other(m.unit.to_string())
+            },
+        );
+        o.highlight = worst.first().copied();
+        o.link = Some(link.clone());
+        o.origin = "time from capture start".into();
+        let line = charts::Line {
+            name: format!("{name}: worst instances"),
+            points: pts,
+        };
+        b.figure(
+            &format!("{name}: worst instances"),
+            "The largest instances (the table below) against their time in the capture; the largest is circled. Point at a row to mark it here.",
             || charts::series_chart(&[line], &o),
         )?;
     }

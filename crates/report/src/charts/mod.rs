@@ -714,7 +714,7 @@ pub use histogram::{histogram, histogram_res, jitter_histogram};
 pub use schedulability::{schedulability, RatioCurve};
 pub use series::{envelope, series_chart, thin, time_series, Line, SeriesOpts, ValueUnit};
 pub use sweep::sweep;
-pub use timeline::timeline;
+pub use timeline::{timeline, timeline_at};
 
 #[cfg(test)]
 mod tests {

@@ -107,6 +107,8 @@ pub struct SeriesOpts {
     pub mark_word: String,
     /// Id of the table whose rows name instants of this series (crosshair link).
     pub link: Option<String>,
+    /// The time axis' title, naming where time 0 is ("time from capture start").
+    pub origin: String,
 }
 
 impl SeriesOpts {
@@ -118,6 +120,7 @@ impl SeriesOpts {
             marks: Vec::new(),
             mark_word: String::new(),
             link: None,
+            origin: "time since start".into(),
         }
     }
 }
@@ -181,7 +184,7 @@ pub fn series_chart(lines: &[Line], o: &SeriesOpts) -> Result<Option<Chart>, Rep
         .chain(worst.map(|w| w.1))
         .fold(f64::NEG_INFINITY, f64::max);
     let vmin = all().map(|p| p.1).fold(f64::INFINITY, f64::min).min(0.0);
-    let x = Axis::time_linear(t0, t1.max(t0 + 1.0), "time since start");
+    let x = Axis::time_linear(t0, t1.max(t0 + 1.0), &o.origin);
     let top = (vmax * 1.12).max(vmin + 1.0);
     let y = match &o.unit {
         ValueUnit::Time => Axis::time_linear(vmin, top, &o.word),

@@ -3,17 +3,29 @@
 use super::*;
 
 /// A timeline excerpt: one row per track, busy intervals as bars, the instant of interest
-/// marked with a vertical line.
+/// marked with a vertical line; time counted "since start".
 pub fn timeline(
     tracks: &[(String, Vec<(f64, f64)>)],
     window: (f64, f64),
     marker: Option<(f64, String)>,
 ) -> Result<Option<Chart>, ReportError> {
+    timeline_at(tracks, window, marker, "time since start")
+}
+
+/// [`timeline`] whose `origin` titles the time axis with where time 0 is (the
+/// capture's start, the simulation's start), the origin every other figure of the input
+/// counts from.
+pub fn timeline_at(
+    tracks: &[(String, Vec<(f64, f64)>)],
+    window: (f64, f64),
+    marker: Option<(f64, String)>,
+    origin: &str,
+) -> Result<Option<Chart>, ReportError> {
     if tracks.is_empty() || window.1 <= window.0 {
         return Ok(None);
     }
     // The axis rounds the window out to whole ticks; show what happens in all of it.
-    let x = Axis::time_linear(window.0, window.1, "time since start");
+    let x = Axis::time_linear(window.0, window.1, origin);
     let (w0, w1) = (x.value(x.lo), x.value(x.hi));
     type Visible<'a> = (usize, &'a String, Vec<(f64, f64)>);
     let visible: Vec<Visible> = tracks
