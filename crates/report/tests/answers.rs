@@ -270,10 +270,10 @@ fn both_tick_modes_are_drawn_where_they_differ() {
     }
 }
 
-/// The verdict line after the heading "Published against latscope" (the last mention:
-/// the contents name it first).
+/// The verdict line after the heading "Published against latscope" (not its entry in
+/// the contents).
 fn published_verdict(page: &str) -> (String, String) {
-    let at = page.rfind(">Published against latscope<").unwrap();
+    let at = page.find(">Published against latscope</h").unwrap();
     let v = &page[at..];
     let v = &v[v.find("class=\"verdict ").unwrap() + 15..];
     let tone = v[..v.find('"').unwrap()].to_string();

@@ -312,7 +312,9 @@ fn markdown_is_tables_only() {
     assert!(md.contains("✅ within"));
     assert!(md.contains("⚠️ outside (explained)"));
     assert!(!md.contains("<svg"));
-    assert!(md.len() < 20_000, "compact: {} bytes", md.len());
+    // A measure run and a real freertos-tick scenario with its analyze, simulate and trace
+    // results embedded: tables only stay well inside a CI comment (65,536 characters).
+    assert!(md.len() < 25_000, "compact: {} bytes", md.len());
 }
 
 #[test]
