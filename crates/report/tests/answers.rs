@@ -341,7 +341,10 @@ fn a_scenario_page_shows_the_scenarios_own_verdict() {
         // The axis reaches the largest compared deviation and not much further (a row
         // that was not compared does not stretch it).
         let hi = x.ax["hi"].as_f64().unwrap();
-        assert!(hi >= lim && hi <= lim * 2.0, "{name}: axis to {hi} %, rows to {lim} %");
+        assert!(
+            hi >= lim && hi <= lim * 2.0,
+            "{name}: axis to {hi} %, rows to {lim} %"
+        );
         for (dot, r) in dots.iter().zip(&compared) {
             let green = attr(dot, "fill").unwrap().eq_ignore_ascii_case("#16A34A");
             assert_eq!(green, r["verdict"] == "within", "{name}: {}", r["figure"]);

@@ -412,7 +412,12 @@ mod tests {
         );
         // 25,001 samples, the worst at an index no stride of the thinning reaches.
         let many: Vec<(f64, f64)> = (0..25_001)
-            .map(|i| (f64::from(i % 7), if i == 12_347 { 1e6 } else { f64::from(i % 13) }))
+            .map(|i| {
+                (
+                    f64::from(i % 7),
+                    if i == 12_347 { 1e6 } else { f64::from(i % 13) },
+                )
+            })
             .collect();
         let many = s(&many);
         let r = fit(&many).unwrap();
@@ -420,7 +425,10 @@ mod tests {
         assert!(p.len() <= POINTS_CAP, "{}", p.len());
         assert!(p.len() > POINTS_CAP / 2, "{}", p.len());
         assert_eq!(p[0], [many[0].x, many[0].y_ns]);
-        assert!(p.contains(&[many[12_347].x, 1e6]), "the worst sample is kept");
+        assert!(
+            p.contains(&[many[12_347].x, 1e6]),
+            "the worst sample is kept"
+        );
         // Every point is a sample, in input order.
         let mut at = 0;
         for q in &p {

@@ -347,9 +347,14 @@ pub(super) fn tick_modes(b: &mut Builder, a: &AnalysisResult, level: u8) {
          with that task's period (Miranda, de Oliveira, Carminati: Analysis of FreeRTOS Overheads on Periodic Tasks). The difference is pessimism removed.",
     );
     b.table(Table {
-        headers: ["task", "WCRT, pessimistic", "WCRT, partitioned", "reduction"]
-            .map(String::from)
-            .to_vec(),
+        headers: [
+            "task",
+            "WCRT, pessimistic",
+            "WCRT, partitioned",
+            "reduction",
+        ]
+        .map(String::from)
+        .to_vec(),
         rows,
     });
 }

@@ -132,7 +132,10 @@ pub(super) fn fit(b: &mut Builder, d: &Labelled<FitResult>, level: u8) -> Result
     let safe_tick = piecewise.map(|p| p.safe);
     let safe_at = move |x: f64| safe_tick.map_or(f64::NAN, |m| m.at(x));
     if safe_tick.is_some() {
-        lines.push(("safe piecewise tick (written)".to_string(), FitLine::Steps(&safe_at)));
+        lines.push((
+            "safe piecewise tick (written)".to_string(),
+            FitLine::Steps(&safe_at),
+        ));
     }
     b.heading(level + 1, "Fitted lines", None);
     b.figure(

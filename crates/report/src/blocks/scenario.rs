@@ -37,11 +37,7 @@ pub(super) fn runs_as_sweep(
         if s.compare_load.is_some() || s.sweep.is_some() {
             continue;
         }
-        let key = format!(
-            "{} sleep, SCHED_{}",
-            s.timer_mode,
-            s.policy.to_uppercase()
-        );
+        let key = format!("{} sleep, SCHED_{}", s.timer_mode, s.policy.to_uppercase());
         let point = data::SweepPoint {
             interval_ns: s.interval_ns as f64,
             stats: super::measure::stats(&m.total),
@@ -93,7 +89,11 @@ pub(super) fn describe(r: &Document) -> Option<String> {
             let s = &m.settings;
             let mut parts = vec![format!("{} sleep", s.timer_mode), dur(s.interval_ns as f64)];
             parts.push(if s.priority > 0 {
-                format!("SCHED_{} {}", s.policy.to_uppercase(), int(f64::from(s.priority)))
+                format!(
+                    "SCHED_{} {}",
+                    s.policy.to_uppercase(),
+                    int(f64::from(s.priority))
+                )
             } else {
                 format!("SCHED_{}", s.policy.to_uppercase())
             });
@@ -245,7 +245,10 @@ pub(super) fn scenario(b: &mut Builder, input: &View, level: u8) -> Result<(), R
     b.facts(vec![
         ("scenario".into(), s.name.clone()),
         ("source".into(), s.source.clone()),
-        ("quick run".into(), if s.quick { "yes" } else { "no" }.into()),
+        (
+            "quick run".into(),
+            if s.quick { "yes" } else { "no" }.into(),
+        ),
     ]);
     if !s.rows.is_empty() {
         b.heading(level + 1, "Published against latscope", None);

@@ -32,7 +32,11 @@ pub fn fit_lines(
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
             (a.min(p[0]), b.max(p[0]))
         });
-    let (x0, x1) = if x1 > x0 { (x0, x1) } else { (x0 - 1.0, x1 + 1.0) };
+    let (x0, x1) = if x1 > x0 {
+        (x0, x1)
+    } else {
+        (x0 - 1.0, x1 + 1.0)
+    };
     let x = Axis::plain(x0, x1, x_word, "");
     let at = |l: &FitLine<'_>, v: f64| match l {
         FitLine::Straight {
@@ -130,7 +134,11 @@ pub fn residuals(points: &[[f64; 2]], x_word: &str) -> Result<Option<Chart>, Rep
         ),
         |(a, b, c, d), p| (a.min(p[0]), b.max(p[0]), c.min(p[1]), d.max(p[1])),
     );
-    let (x0, x1) = if x1 > x0 { (x0, x1) } else { (x0 - 1.0, x1 + 1.0) };
+    let (x0, x1) = if x1 > x0 {
+        (x0, x1)
+    } else {
+        (x0 - 1.0, x1 + 1.0)
+    };
     let lim = r0.abs().max(r1.abs()).max(1.0) * 1.1;
     let x = Axis::plain(x0, x1, x_word, "");
     let y = Axis::time_linear(-lim, lim, "residual, least squares");
