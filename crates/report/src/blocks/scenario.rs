@@ -202,7 +202,6 @@ fn table(b: &mut Builder, s: &ScenarioResult) {
             };
             let mut row = vec![
                 Cell::t(&r.figure).bold(),
-                Cell::t(r.role.as_str()),
                 Cell::n(show(r.published)),
                 Cell::n(show(r.latscope)),
                 Cell::t(&r.unit),
@@ -222,7 +221,6 @@ fn table(b: &mut Builder, s: &ScenarioResult) {
         .collect();
     let mut headers: Vec<String> = [
         "figure",
-        "role",
         "published",
         "latscope",
         "unit",

@@ -77,7 +77,7 @@ pub fn fit_lines(
                     FitLine::Straight { .. } => vec![x.lo, x.hi],
                     FitLine::Steps(_) => {
                         let (a, b) = (x.lo.ceil(), x.hi.floor());
-                        let n = (b - a).max(0.0).min(2000.0) as usize;
+                        let n = (b - a).clamp(0.0, 2000.0) as usize;
                         (0..=n).map(|k| a + k as f64).collect()
                     }
                 }
