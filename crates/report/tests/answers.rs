@@ -106,11 +106,14 @@ impl Axis {
 const INK: &str = "#222222";
 const ALERT: &str = "#DC2626";
 
+/// A bar: pixel x of its right end, pixel y of its middle, its fill.
+type Bar = (f64, f64, String);
+
 /// Bars (filled rectangles in a data colour) and deadline ticks (vertical ink lines) of a
 /// slack chart, each as (pixel x of its right end / of the tick, pixel y of its middle),
 /// top to bottom.
-fn slack_marks(svg: &str) -> (Vec<(f64, f64, String)>, Vec<(f64, f64)>) {
-    let mut bars: Vec<(f64, f64, String)> = elements(svg, "rect")
+fn slack_marks(svg: &str) -> (Vec<Bar>, Vec<(f64, f64)>) {
+    let mut bars: Vec<Bar> = elements(svg, "rect")
         .into_iter()
         .filter(|t| {
             let f = attr(t, "fill").unwrap_or("").to_ascii_uppercase();
