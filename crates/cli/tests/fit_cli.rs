@@ -703,3 +703,28 @@ fn tick_fit_says_whether_interrupt_entry_is_charged() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("1.642857 us"), "{out}");
 }
+
+#[test]
+fn a_fit_result_is_reportable_with_its_samples() {
+    // `latscope report fit.json` draws the lines over the samples the fit carries.
+    let d = tempfile::tempdir().unwrap();
+    let csv = write(
+        d.path(),
+        "ticks.csv",
+        "released,duration\n0,1.5us\n0,1.6us\n1,7.4us\n2,13.3us\n10,60.75us\n",
+    );
+    let json = d.path().join("fit.json").display().to_string();
+    let o = fit_csv(&csv, &["--json", &json]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let pts = doc["points"].as_array().expect("the samples are carried");
+    assert_eq!(pts.len(), 5);
+    assert_eq!(pts[4], serde_json::json!([10.0, 60750.0]));
+    let html = d.path().join("fit.html").display().to_string();
+    let o = latscope(&["report", &json, "-o", &html]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("data-chart=\"fit\""), "the fitted lines");
+    assert!(page.contains("data-chart=\"residuals\""), "the residuals");
+}

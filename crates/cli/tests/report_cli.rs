@@ -159,11 +159,13 @@ fn a_scenario_brings_its_artifacts_from_next_to_it() {
     sim["tick"]["min_ns"] = serde_json::json!(1642.857);
     sim["tick"]["max_ns"] = serde_json::json!(60712.857);
     sim["tick"]["peaks_at_ns"] = serde_json::json!([12_345_000_000.0]);
-    let scn = serde_json::json!({
-        "kind": "scenario", "schema_version": 1, "name": "t", "rows": [],
-        "artifacts": ["/nonexistent/run/tick-series.csv"],
-        "results": [sim]
-    });
+    // A real scenario result (the report's fixture) holding that simulation alone, its
+    // artifacts written elsewhere.
+    let scn = Path::new(env!("CARGO_MANIFEST_DIR")).join("../report/tests/fixtures/scenario.json");
+    let mut scn: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(scn).unwrap()).unwrap();
+    scn["artifacts"] = serde_json::json!(["/nonexistent/run/tick-series.csv"]);
+    scn["results"] = serde_json::json!([sim]);
     let json = dir.path().join("scenario.json");
     std::fs::write(&json, scn.to_string()).unwrap();
     let out = dir.path().join("s.html");

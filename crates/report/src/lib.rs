@@ -39,6 +39,8 @@ pub enum Kind {
     Scenario,
     /// `latscope noise`: OS and hardware noise per CPU, by source.
     Noise,
+    /// `latscope fit`: kernel costs fitted to measured samples.
+    Fit,
     /// A CSV time series (`time_ns,<value>,…`), e.g. `simulate --series` or `trace --series`.
     Series,
     /// A timeline: Perfetto / Chrome trace-event JSON (`simulate --perfetto`, `convert`) or
@@ -54,13 +56,14 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub const ALL: [Kind; 6] = [
+    pub const ALL: [Kind; 7] = [
         Kind::Measure,
         Kind::Trace,
         Kind::Analyze,
         Kind::Simulate,
         Kind::Scenario,
         Kind::Noise,
+        Kind::Fit,
     ];
 
     pub fn name(self) -> &'static str {
@@ -71,6 +74,7 @@ impl Kind {
             Kind::Simulate => "simulate",
             Kind::Scenario => "scenario",
             Kind::Noise => "noise",
+            Kind::Fit => "fit",
             Kind::Series => "series",
             Kind::Capture => "capture",
             Kind::Samples => "samples",
@@ -100,10 +104,10 @@ pub enum ReportError {
     )]
     NotObject { file: String },
     #[error(
-        "{file}: no \"kind\" member (expected one of measure, noise, trace, analyze, simulate, scenario); the file looks like {looks}"
+        "{file}: no \"kind\" member (expected one of measure, noise, trace, analyze, simulate, scenario, fit); the file looks like {looks}"
     )]
     MissingKind { file: String, looks: String },
-    #[error("{file}: unknown kind {kind:?} (expected one of measure, noise, trace, analyze, simulate, scenario); the file looks like {looks}")]
+    #[error("{file}: unknown kind {kind:?} (expected one of measure, noise, trace, analyze, simulate, scenario, fit); the file looks like {looks}")]
     UnknownKind {
         file: String,
         kind: String,
@@ -275,7 +279,7 @@ impl Input {
             return Err(ReportError::Summary { file, key, message });
         }
         let result = match kind {
-            Kind::Trace | Kind::Measure | Kind::Simulate => Some(
+            Kind::Trace | Kind::Measure | Kind::Simulate | Kind::Analyze | Kind::Fit => Some(
                 Document::from_value(doc.clone()).map_err(|e| ReportError::Invalid {
                     file: file.clone(),
                     message: e.to_string(),

@@ -133,6 +133,7 @@ fn every_chart_type_renders_with_data() {
         "series",
         "sweep",
         "breakdown",
+        "slack",
         "split",
         "timeline",
         "deviation",
@@ -247,12 +248,25 @@ fn tables_show_contract_figures() {
             "{status}"
         );
     }
+    // A real `scenario run freertos-tick --quick --json`: its own verdict, in its words.
     let page = html(&["scenario.json"]);
+    let s = fixture_json("scenario.json");
+    let p = &s["predictions"];
     assert!(page.contains("badge good\">within<"));
-    assert!(page.contains("badge bad\">outside<"));
-    assert!(page.contains("3 of 4 predictions within tolerance"));
-    // The embedded analyze result is rendered, the bogus one reported.
+    assert!(page.contains("badge warn\">outside (explained)<"));
+    assert!(page.contains(&format!(
+        "{} of {} predictions within tolerance; {} outside",
+        p["within"], p["genuine"], p["outside"]
+    )));
+    // The embedded analyze result is rendered, a result of an unknown kind reported.
     assert!(page.contains("Response-time breakdown"));
+    let mut s = s;
+    s["results"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"kind": "bogus"}));
+    let input = Input::parse("s.json", &s.to_string()).unwrap();
+    let page = render_html(&[input], &Options::default()).unwrap();
     assert!(page.contains("unknown kind &quot;bogus&quot;"));
 }
 
@@ -301,9 +315,11 @@ fn markdown_is_tables_only() {
     assert!(md.contains("| CPU | count |"));
     assert!(md.contains("---:"));
     assert!(md.contains("✅ within"));
-    assert!(md.contains("❌ outside"));
+    assert!(md.contains("⚠️ outside (explained)"));
     assert!(!md.contains("<svg"));
-    assert!(md.len() < 20_000, "compact: {} bytes", md.len());
+    // A measure run and a real freertos-tick scenario with its analyze, simulate and trace
+    // results embedded: tables only stay well inside a CI comment (65,536 characters).
+    assert!(md.len() < 25_000, "compact: {} bytes", md.len());
 }
 
 #[test]

@@ -10,8 +10,9 @@
 //!
 //! The types are defined where they are produced (the measure, trace, model and sim
 //! crates) and named here; a consumer depends on this crate and not on where a type
-//! lives. The `scenario` kind is not here: its crate renders reports through
-//! latscope-report, which reads through this crate.
+//! lives. The `scenario` kind's type is named here too ([`scenario`]), but [`Document`]
+//! does not read it: a scenario result embeds results of the other kinds, which its
+//! consumers (the report) read through [`Document`] one by one.
 
 pub mod document;
 pub mod summary;
@@ -50,7 +51,7 @@ pub mod tasks {
 
 /// `latscope analyze --json`.
 pub mod analyze {
-    pub use latscope_model::rta::AnalysisResult;
+    pub use latscope_model::rta::{AnalysisResult, TaskResult};
     /// The whole document: the analysis with the offset-aware figures beside it.
     pub use latscope_sim::analysis::AnalyzeDocument as AnalyzeResult;
 }
@@ -72,4 +73,13 @@ pub mod fit {
 pub mod noise {
     /// The whole document.
     pub use latscope_measure::noise::NoiseReport as NoiseResult;
+}
+
+/// `latscope scenario run --json`: published figures against latscope's.
+pub mod scenario {
+    /// The one-line verdict every output of a scenario prints (terminal, Markdown, report).
+    pub use latscope_scenario::markdown::banner;
+    /// The whole document.
+    pub use latscope_scenario::Outcome as ScenarioResult;
+    pub use latscope_scenario::{Figure, Predictions, Role, Row, Tally, Verdict};
 }

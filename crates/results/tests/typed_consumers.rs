@@ -18,16 +18,11 @@ const ALLOWED: &[(&str, &str)] = &[(
          not results",
 )];
 
-/// Files still reading results by string key (issue 24, item 1: the report's analyze,
-/// scenario and noise sections (noise.rs was written in parallel with the typed
-/// documents), its raw-samples section (measure.rs), the lenient readers they use
-/// (data.rs, summaries.rs, lib.rs's kind check)). Remove a
-/// file when it reads the typed document.
+/// Files still reading results by string key (issue 24, item 1). Remove a file when it
+/// reads the typed document.
 const PENDING: &[&str] = &[
-    "crates/report/src/blocks/analyze.rs",
     "crates/report/src/blocks/measure.rs",
     "crates/report/src/blocks/noise.rs",
-    "crates/report/src/blocks/scenario.rs",
     "crates/report/src/data.rs",
     "crates/report/src/lib.rs",
     "crates/report/src/summaries.rs",

@@ -149,6 +149,36 @@ pub struct FitResult {
     /// Least-squares residual of each sample of the written model, in input order; only
     /// when asked for (`--residuals`), else null.
     pub residuals_ns: Option<Vec<f64>>,
+    /// The samples fitted, `[x, y_ns]` in input order, so that a report can draw the
+    /// lines over them: all of them up to [`POINTS_CAP`], else every k-th one (evenly
+    /// spread, the first included) plus the worst sample. Absent in results written
+    /// before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub points: Option<Vec<[f64; 2]>>,
+}
+
+/// The most samples a fit result carries in `points` (a report draws them; more would
+/// only make the file large).
+pub const POINTS_CAP: usize = 10_000;
+
+/// The samples as `points`: all of them up to `cap`, else every k-th one (k the smallest
+/// step that keeps at most `cap - 1`) and the worst sample, in input order.
+pub fn points_of(samples: &[Sample], worst: &Sample, cap: usize) -> Vec<[f64; 2]> {
+    let cap = cap.max(2);
+    if samples.len() <= cap {
+        return samples.iter().map(|s| [s.x, s.y_ns]).collect();
+    }
+    let k = samples.len().div_ceil(cap - 1);
+    let mut out: Vec<[f64; 2]> = Vec::with_capacity(cap);
+    let mut worst_in = false;
+    for (i, s) in samples.iter().enumerate() {
+        let is_worst = s.row == worst.row && s.x == worst.x && s.y_ns == worst.y_ns;
+        if i % k == 0 || (is_worst && !worst_in) {
+            worst_in |= is_worst;
+            out.push([s.x, s.y_ns]);
+        }
+    }
+    out
 }
 
 impl FitResult {
@@ -322,6 +352,7 @@ pub fn fit_target(
         piecewise,
         excess,
         residuals_ns,
+        points: Some(points_of(samples, &worst, POINTS_CAP)),
     };
     let mut figures = vec![
         r.least_squares.intercept_ns,
@@ -369,6 +400,40 @@ mod tests {
         assert!((r.r2 - 1.0).abs() < 1e-12);
         assert!((r.upper_bound.slope_ns - 5907.0).abs() < 1e-6);
         assert_eq!(r.worst_sample.row, 3);
+    }
+
+    #[test]
+    fn points_are_the_samples_up_to_the_cap_and_keep_the_worst() {
+        let few = s(&[(0.0, 5.0), (1.0, 9.0), (2.0, 7.0)]);
+        let r = fit(&few).unwrap();
+        assert_eq!(
+            r.points.as_deref(),
+            Some(&[[0.0, 5.0], [1.0, 9.0], [2.0, 7.0]][..])
+        );
+        // 25,001 samples, the worst at an index no stride of the thinning reaches.
+        let many: Vec<(f64, f64)> = (0..25_001)
+            .map(|i| {
+                (
+                    f64::from(i % 7),
+                    if i == 12_347 { 1e6 } else { f64::from(i % 13) },
+                )
+            })
+            .collect();
+        let many = s(&many);
+        let r = fit(&many).unwrap();
+        let p = r.points.unwrap();
+        assert!(p.len() <= POINTS_CAP, "{}", p.len());
+        assert!(p.len() > POINTS_CAP / 2, "{}", p.len());
+        assert_eq!(p[0], [many[0].x, many[0].y_ns]);
+        assert!(
+            p.contains(&[many[12_347].x, 1e6]),
+            "the worst sample is kept"
+        );
+        // Every point is a sample, in input order.
+        let mut at = 0;
+        for q in &p {
+            at += many[at..].iter().position(|m| [m.x, m.y_ns] == *q).unwrap() + 1;
+        }
     }
 
     #[test]

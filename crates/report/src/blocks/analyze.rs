@@ -1,13 +1,15 @@
-//! The section of a `latscope analyze` result: response times, breakdown, tick accounting
-//! modes, utilisation.
+//! The section of a `latscope analyze` result, read from its typed document: the verdict
+//! and the critical task first, then each task's slack against its deadline (both tick
+//! accounting modes), the table, the response-time breakdown, the tick modes and the
+//! utilisation figures.
 
-use super::layout::*;
 use super::{Block, Builder, Cell, Table};
-use crate::charts::{self, BarRow, BarScale};
-use crate::data::{self, arr, num, num_any, text, text_any, Tone};
-use crate::units::{dur, int, num as fnum, pct};
+use crate::charts::{self, BarRow, BarScale, Response, SlackRow};
+use crate::data::Tone;
+use crate::units::{dur, num as fnum, pct};
 use crate::ReportError;
-use serde_json::Value;
+use latscope_results::analyze::{AnalysisResult, AnalyzeResult, TaskResult as Task};
+use latscope_results::Labelled;
 
 /// Canonical order of response-time components; unknown ones come after, alphabetically.
 pub(super) fn component_rank(name: &str) -> (usize, String) {
@@ -33,248 +35,256 @@ pub(super) fn component_rank(name: &str) -> (usize, String) {
     (r, n)
 }
 
-pub(super) fn analyze(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportError> {
-    b.facts(settings(d));
-    for n in arr(d, "notes") {
-        if let Some(t) = n.as_str() {
-            b.note(t.to_string());
-        }
+/// The task that decides the verdict: the first (highest-priority) task that misses its
+/// deadline or is unbounded, else the one with the least slack.
+pub fn critical(tasks: &[Task]) -> Option<&Task> {
+    tasks.iter().find(|t| !t.schedulable).or_else(|| {
+        tasks
+            .iter()
+            .filter(|t| t.slack_ns.is_some_and(f64::is_finite))
+            .min_by(|a, b| {
+                let s = |t: &Task| t.slack_ns.unwrap_or(f64::INFINITY);
+                s(a).total_cmp(&s(b))
+            })
+    })
+}
+
+/// How a task's response reads in words: "2.529 ms", "unbounded past 6 ms", "unbounded".
+fn response_text(t: &Task) -> String {
+    match (t.wcrt_ns, t.wcrt_above_ns) {
+        (Some(w), _) => dur(w),
+        (None, Some(d)) => format!("unbounded past {}", dur(d)),
+        (None, None) => "unbounded".into(),
     }
-    if arr(d, "tasks").is_empty() {
-        // Several analyses in one file and no main one: render each.
-        for key in ["modes", "analyses", "tick_modes"] {
-            if let Some(Value::Array(items)) = d.get(key) {
-                for (i, sub) in items.iter().enumerate() {
-                    let name = text_any(sub, &["name", "mode", "tick_mode"])
-                        .unwrap_or_else(|| format!("#{}", i + 1));
-                    b.heading(level + 1, &format!("Analysis: {name}"), None);
-                    b.facts(data::scalars(sub, &[]));
-                    analyze_tasks(b, sub, level + 1)?;
-                }
-                return Ok(());
-            }
-        }
+}
+
+fn response(t: &Task) -> Response {
+    match (t.wcrt_ns, t.wcrt_above_ns) {
+        (Some(w), _) => Response::Bounded(w),
+        (None, Some(d)) => Response::Past(d),
+        (None, None) => Response::Unbounded,
     }
-    analyze_tasks(b, d, level)?;
-    tick_modes(b, d, level);
+}
+
+/// The critical task in one line, e.g. "critical task: C, least slack 1.2 ms (WCRT 3.8
+/// ms against a 5 ms deadline)" or "first miss: C, unbounded past 6 ms (deadline 6 ms)".
+pub fn critical_line(tasks: &[Task]) -> Option<String> {
+    let t = critical(tasks)?;
+    Some(if t.schedulable {
+        format!(
+            "critical task: {}, least slack {} (WCRT {} against a {} deadline)",
+            t.name,
+            dur(t.slack_ns.unwrap_or(0.0)),
+            response_text(t),
+            dur(t.deadline_ns)
+        )
+    } else {
+        let why = match t.wcrt_ns {
+            Some(w) => format!(
+                "WCRT {} misses its {} deadline by {}",
+                dur(w),
+                dur(t.deadline_ns),
+                dur(w - t.deadline_ns)
+            ),
+            None => format!("{} (deadline {})", response_text(t), dur(t.deadline_ns)),
+        };
+        format!("first miss: {}, {why}", t.name)
+    })
+}
+
+pub(super) fn analyze(
+    b: &mut Builder,
+    d: &Labelled<AnalyzeResult>,
+    level: u8,
+) -> Result<(), ReportError> {
+    let a = &d.analysis;
+    let tasks = &a.tasks;
+    let n_ok = tasks.iter().filter(|t| t.schedulable).count();
+    let (tone, msg) = if n_ok == tasks.len() {
+        (Tone::Good, format!("all {} tasks schedulable", tasks.len()))
+    } else {
+        (
+            Tone::Bad,
+            format!(
+                "{} of {} tasks miss their deadline or are unbounded",
+                tasks.len() - n_ok,
+                tasks.len()
+            ),
+        )
+    };
+    // The answer first: the verdict and the task that decides it.
+    let msg = match critical_line(tasks) {
+        Some(c) => format!("{msg}; {c}"),
+        None => msg,
+    };
+    b.out.push(Block::Verdict(tone, msg));
+    b.facts(settings(a));
+    for n in &a.notes {
+        b.note(n.to_string());
+    }
+    slack(b, a)?;
+    task_table(b, tasks, level);
+    breakdown(b, tasks)?;
+    tick_modes(b, a, level);
+    utilisation(b, a, level);
     Ok(())
 }
 
-/// The tasks of one analysis variant: `tick_modes.<mode>` as an array of tasks or an object
-/// with `tasks`.
-pub(super) fn mode_tasks(v: &Value) -> &[Value] {
-    match v {
-        Value::Array(a) => a.as_slice(),
-        _ => arr(v, "tasks"),
-    }
+fn settings(a: &AnalysisResult) -> Vec<(String, String)> {
+    let yes = |x: bool| if x { "yes" } else { "no" }.to_string();
+    vec![
+        ("source".into(), a.source.clone()),
+        ("model".into(), a.model.to_string()),
+        ("tick mode".into(), a.tick_mode.to_string()),
+        ("overheads".into(), yes(a.overheads)),
+        ("tick release delay".into(), yes(a.tick_release_delay)),
+        ("schedulable".into(), yes(a.schedulable)),
+    ]
 }
 
-/// WCRT of each task under each tick accounting mode, with the pessimism removed.
-pub(super) fn tick_modes(b: &mut Builder, d: &Value, level: u8) {
-    let Some(Value::Object(modes)) = d.get("tick_modes").or_else(|| d.get("modes")) else {
-        return;
+/// Each task's response bar against its deadline, in both tick accounting modes when
+/// they differ for some task (the reported mode alone otherwise).
+fn slack(b: &mut Builder, a: &AnalysisResult) -> Result<(), ReportError> {
+    let modes = [
+        ("pessimistic", &a.tick_modes.pessimistic),
+        ("partitioned", &a.tick_modes.partitioned),
+    ];
+    let by_name = |list: &[Task], name: &str| -> Option<Response> {
+        list.iter().find(|t| t.name == name).map(response)
     };
-    if modes.is_empty() {
+    let differ = a.tasks.iter().any(|t| {
+        let p = by_name(modes[0].1, &t.name);
+        let q = by_name(modes[1].1, &t.name);
+        p.is_some() && q.is_some() && p != q
+    });
+    let (names, rows): (Vec<String>, Vec<SlackRow>) = if differ {
+        let names = modes.iter().map(|m| format!("{} tick", m.0)).collect();
+        let rows = a
+            .tasks
+            .iter()
+            .map(|t| SlackRow {
+                label: t.name.clone(),
+                deadline_ns: t.deadline_ns,
+                responses: modes
+                    .iter()
+                    .map(|m| by_name(m.1, &t.name).unwrap_or_else(|| response(t)))
+                    .collect(),
+            })
+            .collect();
+        (names, rows)
+    } else {
+        let rows = a
+            .tasks
+            .iter()
+            .map(|t| SlackRow {
+                label: t.name.clone(),
+                deadline_ns: t.deadline_ns,
+                responses: vec![response(t)],
+            })
+            .collect();
+        (vec![format!("{} tick", a.tick_mode)], rows)
+    };
+    b.figure(
+        "Slack against the deadline",
+        "Each task's worst-case response time (bar) and its deadline (dark tick) on one axis, highest priority at the top; the gap is the slack. Red: past the deadline or unbounded (an arrow where the analysis stopped).",
+        || charts::slack(&rows, &names),
+    )
+}
+
+fn task_table(b: &mut Builder, tasks: &[Task], level: u8) {
+    if tasks.is_empty() {
         return;
     }
-    // Pessimistic first: it is the reference the partitioned mode improves on.
-    let mut names: Vec<&String> = modes.keys().collect();
-    names.sort_by_key(|n| if n.as_str() == "pessimistic" { 0 } else { 1 });
-    let mut tasks: Vec<String> = Vec::new();
-    for n in &names {
-        for t in mode_tasks(&modes[n.as_str()]) {
-            if let Some(x) = text(t, "name") {
-                if !tasks.contains(&x) {
-                    tasks.push(x);
-                }
-            }
-        }
+    b.heading(level + 1, "Response times", None);
+    let observed = tasks.iter().any(|t| t.observed_max_ns.is_some());
+    let mut headers: Vec<String> = [
+        "task", "priority", "period", "WCET", "jitter", "blocking", "WCRT", "deadline", "slack",
+    ]
+    .map(String::from)
+    .to_vec();
+    if observed {
+        headers.push("observed max".into());
     }
-    let reduction = arr(d, "pessimism_reduction");
-    let mut headers = vec!["task".to_string()];
-    headers.extend(names.iter().map(|n| format!("WCRT, {n}")));
-    if !reduction.is_empty() {
-        headers.push("reduction".into());
-    }
+    headers.push("verdict".into());
     let rows = tasks
         .iter()
-        .map(|task| {
-            let mut row = vec![Cell::t(task).bold()];
-            for n in &names {
-                let t = mode_tasks(&modes[n.as_str()])
-                    .iter()
-                    .find(|t| text(t, "name").as_deref() == Some(task.as_str()));
-                row.push(match t {
-                    Some(t) if t.get("wcrt_ns").is_some_and(Value::is_null) => {
-                        Cell::badge("unbounded", Tone::Bad)
-                    }
-                    Some(t) => {
-                        let c = Cell::n(num(t, "wcrt_ns").map(dur).unwrap_or_else(|| "–".into()));
-                        if data::flag(t, "schedulable") == Some(false) {
-                            Cell::badge(c.text, Tone::Bad)
-                        } else {
-                            c
-                        }
-                    }
-                    None => Cell::n("–"),
-                });
-            }
-            if !reduction.is_empty() {
-                let r = reduction
-                    .iter()
-                    .find(|r| text(r, "name").as_deref() == Some(task.as_str()));
+        .map(|t| {
+            let mut row = vec![
+                Cell::t(&t.name).bold(),
+                Cell::n(t.priority.to_string()),
+                Cell::n(dur(t.period_ns)),
+                Cell::n(dur(t.breakdown.wcet_ns)),
+                Cell::n(dur(t.jitter.total_ns)),
+                Cell::n(dur(t.blocking_ns)),
+                match t.wcrt_ns {
+                    Some(w) => Cell::n(dur(w)).bold(),
+                    None => Cell::badge(response_text(t), Tone::Bad),
+                },
+                Cell::n(dur(t.deadline_ns)),
+                Cell::n(t.slack_ns.map(dur).unwrap_or_else(|| "–".into())),
+            ];
+            if observed {
                 row.push(Cell::n(
-                    r.and_then(|r| {
-                        let ns = num(r, "reduction_ns")?;
-                        Some(match num(r, "reduction_pct") {
-                            Some(p) => format!("{} ({} %)", dur(ns), fnum(p, 3)),
-                            None => dur(ns),
-                        })
-                    })
-                    .unwrap_or_else(|| "–".into()),
+                    t.observed_max_ns.map(dur).unwrap_or_else(|| "–".into()),
                 ));
             }
+            row.push(if t.schedulable {
+                Cell::badge("schedulable", Tone::Good)
+            } else {
+                Cell::badge("misses deadline", Tone::Bad)
+            });
             row
         })
         .collect();
-    b.heading(level + 1, "Tick accounting modes", None);
-    b.note(
-        "Pessimistic: every tick pays for all releases; partitioned: one pseudo-task per task \
-         with that task's period (Miranda, de Oliveira, Carminati: Analysis of FreeRTOS Overheads on Periodic Tasks). The difference is pessimism removed.",
-    );
     b.table(Table { headers, rows });
 }
 
-pub(super) fn analyze_tasks(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportError> {
-    let tasks = arr(d, "tasks");
-    if !tasks.is_empty() {
-        b.heading(level + 1, "Response times", None);
-        let n_ok = tasks
-            .iter()
-            .filter(|t| data::flag(t, "schedulable") == Some(true))
-            .count();
-        let (tone, msg) = if n_ok == tasks.len() {
-            (Tone::Good, format!("all {} tasks schedulable", tasks.len()))
-        } else {
-            (
-                Tone::Bad,
-                format!(
-                    "{} of {} tasks miss their deadline or are unbounded",
-                    tasks.len() - n_ok,
-                    tasks.len()
-                ),
-            )
-        };
-        b.out.push(Block::Verdict(tone, msg));
-        let has = |k: &str| tasks.iter().any(|t| t.get(k).is_some());
-        let opt_cols: Vec<(&str, &str)> = [
-            ("period_ns", "period"),
-            ("wcet_ns", "WCET"),
-            ("jitter_ns", "jitter"),
-            ("blocking_ns", "blocking"),
-        ]
-        .into_iter()
-        .filter(|(k, _)| has(k))
-        .collect();
-        let mut headers = vec!["task".to_string(), "priority".to_string()];
-        headers.extend(opt_cols.iter().map(|c| c.1.to_string()));
-        let has_util = tasks
-            .iter()
-            .any(|t| num_any(t, &["utilisation", "utilization"]).is_some());
-        headers.extend(["WCRT", "deadline", "slack"].map(String::from));
-        if has_util {
-            headers.push("utilisation".into());
-        }
-        headers.push("verdict".into());
-        let rows = tasks
-            .iter()
-            .map(|t| {
-                let mut row = vec![
-                    Cell::t(text(t, "name").unwrap_or_default()).bold(),
-                    Cell::n(text(t, "priority").unwrap_or_default()),
-                ];
-                for (k, _) in &opt_cols {
-                    row.push(Cell::n(num(t, k).map(dur).unwrap_or_else(|| "–".into())));
-                }
-                let wcrt = num(t, "wcrt_ns");
-                let dl = num(t, "deadline_ns");
-                row.push(match (t.get("wcrt_ns"), wcrt) {
-                    (Some(Value::Null), _) => Cell::badge("unbounded", Tone::Bad),
-                    (_, Some(w)) => Cell::n(dur(w)).bold(),
-                    _ => Cell::n("–"),
-                });
-                row.push(Cell::n(dl.map(dur).unwrap_or_else(|| "–".into())));
-                let slack = num(t, "slack_ns").or(match (wcrt, dl) {
-                    (Some(w), Some(d)) => Some(d - w),
-                    _ => None,
-                });
-                row.push(Cell::n(slack.map(dur).unwrap_or_else(|| "–".into())));
-                if has_util {
-                    row.push(Cell::n(
-                        num_any(t, &["utilisation", "utilization"])
-                            .map(pct)
-                            .unwrap_or_else(|| "–".into()),
-                    ));
-                }
-                row.push(match data::flag(t, "schedulable") {
-                    Some(true) => Cell::badge("schedulable", Tone::Good),
-                    Some(false) => Cell::badge("misses deadline", Tone::Bad),
-                    None => Cell::t("–"),
-                });
-                row
-            })
-            .collect();
-        b.table(Table { headers, rows });
-        breakdown(b, tasks)?;
-    }
-    utilisation(b, d, tasks, level)?;
-    Ok(())
+/// The named parts of a task's response time (interference per interfering task summed
+/// into one component).
+fn parts(t: &Task) -> Vec<(String, f64)> {
+    let k = &t.breakdown;
+    let interference: f64 =
+        k.interference.iter().map(|s| s.ns).sum::<f64>() + k.interference_others_ns;
+    vec![
+        ("wcet".into(), k.wcet_ns),
+        ("own previous jobs".into(), k.own_previous_jobs_ns),
+        ("interference".into(), interference),
+        ("tick".into(), k.tick_ns),
+        ("context switch".into(), k.context_switch_ns),
+        ("interrupts".into(), k.interrupts_ns),
+        ("blocking".into(), k.blocking_ns),
+        ("jitter".into(), k.jitter_ns),
+    ]
 }
 
-pub(super) fn breakdown(b: &mut Builder, tasks: &[Value]) -> Result<(), ReportError> {
-    type TaskParts = (String, Vec<data::Part>, Option<f64>, Option<f64>);
-    let per_task: Vec<TaskParts> = tasks
-        .iter()
-        .map(|t| {
-            (
-                text(t, "name").unwrap_or_default(),
-                data::parts_grouped(t.get("breakdown")),
-                num(t, "deadline_ns"),
-                num(t, "wcrt_ns"),
-            )
-        })
-        .filter(|t| !t.1.is_empty())
-        .collect();
-    if per_task.is_empty() {
+pub(super) fn breakdown(b: &mut Builder, tasks: &[Task]) -> Result<(), ReportError> {
+    if tasks.is_empty() {
         return Ok(());
     }
+    let per_task: Vec<(&Task, Vec<(String, f64)>)> = tasks.iter().map(|t| (t, parts(t))).collect();
     let mut comps: Vec<String> = Vec::new();
-    for (_, parts, _, _) in &per_task {
-        for p in parts {
-            if !comps.contains(&p.name) {
-                comps.push(p.name.clone());
+    for (_, ps) in &per_task {
+        for (name, v) in ps {
+            // Only components that add something to some task.
+            if *v > 0.0 && !comps.contains(name) {
+                comps.push(name.clone());
             }
         }
     }
-    // Only components that add something to some task.
-    comps.retain(|c| {
-        per_task
-            .iter()
-            .any(|t| t.1.iter().any(|p| &p.name == c && p.value > 0.0))
-    });
     comps.sort_by_key(|c| component_rank(c));
     let rows: Vec<BarRow> = per_task
         .iter()
-        .map(|(name, parts, dl, wcrt)| BarRow {
-            label: name.clone(),
+        .map(|(t, ps)| BarRow {
+            label: t.name.clone(),
             values: comps
                 .iter()
-                .map(|c| parts.iter().filter(|p| &p.name == c).map(|p| p.value).sum())
+                .map(|c| ps.iter().filter(|p| &p.0 == c).map(|p| p.1).sum())
                 .collect(),
-            marker: *dl,
-            note: wcrt
-                .map(|w| format!("R = {}", dur(w)))
-                .unwrap_or_else(|| "unbounded".into()),
+            marker: Some(t.deadline_ns),
+            note: match t.wcrt_ns {
+                Some(w) => format!("R = {}", dur(w)),
+                None => response_text(t),
+            },
         })
         .collect();
     b.figure(
@@ -292,123 +302,100 @@ pub(super) fn breakdown(b: &mut Builder, tasks: &[Value]) -> Result<(), ReportEr
     )
 }
 
-pub(super) fn utilisation(
-    b: &mut Builder,
-    d: &Value,
-    tasks: &[Value],
-    level: u8,
-) -> Result<(), ReportError> {
-    let top = d.get("utilisation").or_else(|| d.get("utilization"));
-    let mut parts: Vec<data::Part> = match top {
-        Some(Value::Object(_)) => data::parts(top),
-        _ => Vec::new(),
+/// WCRT of each task under each tick accounting mode, with the pessimism removed.
+pub(super) fn tick_modes(b: &mut Builder, a: &AnalysisResult, level: u8) {
+    let m = &a.tick_modes;
+    if m.pessimistic.is_empty() && m.partitioned.is_empty() {
+        return;
+    }
+    let cell = |t: Option<&Task>| match t {
+        Some(t) if t.wcrt_ns.is_none() => Cell::badge(response_text(t), Tone::Bad),
+        Some(t) if !t.schedulable => Cell::badge(response_text(t), Tone::Bad),
+        Some(t) => Cell::n(response_text(t)),
+        None => Cell::n("–"),
     };
-    // Totals such as "total" or bounds are facts, not slices.
-    let mut facts = Vec::new();
-    parts.retain(|p| {
-        let n = p.name.to_ascii_lowercase();
-        let is_fact = n.contains("total")
-            || n.contains("bound")
-            || n.contains("liu")
-            || n.contains("hyperbolic")
-            || n.contains("sum");
-        if is_fact {
-            facts.push((
-                p.name.clone(),
-                if p.value <= 1.5 {
-                    pct(p.value)
-                } else {
-                    fnum(p.value, 4)
-                },
-            ));
+    let mut names: Vec<&str> = Vec::new();
+    for t in m.pessimistic.iter().chain(&m.partitioned) {
+        if !names.contains(&t.name.as_str()) {
+            names.push(&t.name);
         }
-        !is_fact
+    }
+    let rows = names
+        .iter()
+        .map(|name| {
+            let r = a.pessimism_reduction.iter().find(|r| &*r.name == *name);
+            vec![
+                Cell::t(*name).bold(),
+                cell(m.pessimistic.iter().find(|t| t.name == *name)),
+                cell(m.partitioned.iter().find(|t| t.name == *name)),
+                Cell::n(
+                    r.and_then(|r| {
+                        let ns = r.reduction_ns?;
+                        Some(match r.reduction_pct {
+                            Some(p) => format!("{} ({} %)", dur(ns), fnum(p, 3)),
+                            None => dur(ns),
+                        })
+                    })
+                    .unwrap_or_else(|| "–".into()),
+                ),
+            ]
+        })
+        .collect();
+    b.heading(level + 1, "Tick accounting modes", None);
+    b.note(
+        "Pessimistic: every tick pays for all releases; partitioned: one pseudo-task per task \
+         with that task's period (Miranda, de Oliveira, Carminati: Analysis of FreeRTOS Overheads on Periodic Tasks). The difference is pessimism removed.",
+    );
+    b.table(Table {
+        headers: [
+            "task",
+            "WCRT, pessimistic",
+            "WCRT, partitioned",
+            "reduction",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows,
     });
-    if parts.is_empty() {
-        if let Some(t) = d.get("totals") {
-            let (p, f) = totals_split(t, text(d, "tick_mode").as_deref());
-            parts = p;
-            facts.extend(f);
-        }
-    }
-    if parts.is_empty() {
-        parts = tasks
-            .iter()
-            .filter_map(|t| {
-                Some(data::Part {
-                    name: text(t, "name")?,
-                    value: num_any(t, &["utilisation", "utilization"])?,
-                })
-            })
-            .collect();
-    }
-    parts.sort_by_key(|p| share_rank(&p.name));
-    if let Some(Value::Number(n)) = top {
-        facts.push(("total utilisation".into(), pct(n.as_f64().unwrap_or(0.0))));
-    }
-    if parts.is_empty() && facts.is_empty() {
-        return Ok(());
+}
+
+/// The whole-system figures: utilisation by what takes it, the quick sufficient tests,
+/// the hyperperiod (a table; the per-task picture is the slack chart).
+pub(super) fn utilisation(b: &mut Builder, a: &AnalysisResult, level: u8) {
+    let t = &a.totals;
+    let tick = if a.tick_mode == "pessimistic" {
+        t.utilisation_tick_pessimistic
+    } else {
+        t.utilisation_tick_partitioned
+    };
+    let pass = |ok: bool| if ok { "pass" } else { "inconclusive" };
+    let mut facts = vec![
+        ("total utilisation".to_string(), pct(t.utilisation_total)),
+        ("tasks".into(), pct(t.utilisation_tasks)),
+        ("interrupts".into(), pct(t.utilisation_interrupts)),
+        (format!("tick ({})", a.tick_mode), pct(tick)),
+        ("context switches".into(), pct(t.utilisation_context_switch)),
+        ("time slicing".into(), pct(t.utilisation_time_slicing)),
+        (
+            "Liu & Layland bound".into(),
+            format!(
+                "{} → {}",
+                fnum(t.liu_layland_bound, 4),
+                pass(t.liu_layland_ok)
+            ),
+        ),
+        (
+            "hyperbolic product".into(),
+            format!(
+                "{} → {}",
+                fnum(t.hyperbolic_product, 4),
+                pass(t.hyperbolic_ok)
+            ),
+        ),
+    ];
+    if let Some(h) = t.hyperperiod_ns {
+        facts.push(("hyperperiod".into(), dur(h)));
     }
     b.heading(level + 1, "Utilisation", None);
     b.facts(facts);
-    split_chart(
-        b,
-        "Utilisation split",
-        "Share of the CPU taken by each task and each kernel overhead.",
-        parts,
-    )
-}
-
-/// `totals` of an analysis: `utilisation_<what>` fractions become the split (the tick in the
-/// file's own accounting mode), the rest become facts.
-pub(super) fn totals_split(
-    t: &Value,
-    mode: Option<&str>,
-) -> (Vec<data::Part>, Vec<(String, String)>) {
-    let mut parts = Vec::new();
-    let mut facts = Vec::new();
-    let Some(m) = t.as_object() else {
-        return (parts, facts);
-    };
-    for (k, v) in m {
-        if let Some(what) = k
-            .strip_prefix("utilisation_")
-            .or_else(|| k.strip_prefix("utilization_"))
-        {
-            let Some(x) = v.as_f64() else { continue };
-            if what == "total" {
-                facts.push(("total utilisation".to_string(), pct(x)));
-                continue;
-            }
-            let name = if let Some(tick_mode) = what.strip_prefix("tick_") {
-                if mode.is_some_and(|m| m != tick_mode) {
-                    facts.push((format!("tick utilisation, {tick_mode}"), pct(x)));
-                    continue;
-                }
-                "tick".to_string()
-            } else {
-                what.replace('_', " ")
-            };
-            if x > 0.0 {
-                parts.push(data::Part { name, value: x });
-            }
-        } else {
-            match v {
-                Value::Number(n) => {
-                    let x = n.as_f64().unwrap_or(f64::NAN);
-                    let val = if k.ends_with("_ns") {
-                        dur(x)
-                    } else if k.contains("bound") || k.contains("product") {
-                        fnum(x, 4)
-                    } else {
-                        int(x)
-                    };
-                    facts.push((data::clean_key(k), val));
-                }
-                Value::Bool(x) => facts.push((data::clean_key(k), x.to_string())),
-                _ => {}
-            }
-        }
-    }
-    (parts, facts)
 }

@@ -6,7 +6,6 @@ use crate::charts::{self, BarRow, BarScale};
 use crate::data::{self, Stats, Tone};
 use crate::units::{dur, int, pct};
 use crate::ReportError;
-use serde_json::Value;
 
 pub(super) struct StatsRow {
     pub label: String,
@@ -60,23 +59,6 @@ pub(super) fn stats_table(first: &str, rows: &[StatsRow]) -> Table {
         })
         .collect();
     Table { headers, rows }
-}
-
-/// Run settings: top-level scalars plus scalars of a few well-known nested objects.
-pub(super) fn settings(d: &Value) -> Vec<(String, String)> {
-    let mut f = data::scalars(d, &["kind", "schema_version", "started_unix_s"]);
-    for k in ["settings", "config", "parameters", "run", "host", "system"] {
-        if let Some(o) = d.get(k) {
-            f.extend(data::scalars(o, &["memory_lock_detail"]));
-        }
-    }
-    // "policy requested: fifo" next to "policy: fifo" says nothing.
-    let plain: Vec<(String, String)> = f.clone();
-    f.retain(|(k, v)| match k.strip_suffix(" requested") {
-        Some(base) => !plain.iter().any(|(k2, v2)| k2 == base && v2 == v),
-        None => true,
-    });
-    f
 }
 
 /// Order of CPU shares: the work first, kernel overheads next, idle and sleep last.

@@ -9,6 +9,7 @@
 
 mod analyze;
 mod compare;
+mod fit;
 mod layout;
 mod measure;
 mod noise;
@@ -341,7 +342,10 @@ fn render(b: &mut Builder, input: &View, level: u8, captures: &[&View]) -> Resul
             Some(Document::Trace(t)) => trace::trace(b, t, level),
             _ => Ok(()),
         },
-        Kind::Analyze => analyze::analyze(b, d, level),
+        Kind::Analyze => match input.result {
+            Some(Document::Analyze(a)) => analyze::analyze(b, a, level),
+            _ => Ok(()),
+        },
         Kind::Simulate => match input.result {
             Some(Document::Simulate(s)) => {
                 simulate::simulate(b, s, level, captures, input.attachments)
@@ -350,6 +354,10 @@ fn render(b: &mut Builder, input: &View, level: u8, captures: &[&View]) -> Resul
         },
         Kind::Scenario => scenario::scenario(b, input, level),
         Kind::Noise => noise::noise(b, d, level),
+        Kind::Fit => match input.result {
+            Some(Document::Fit(f)) => fit::fit(b, f, level),
+            _ => Ok(()),
+        },
         Kind::Series => simulate::series_input(b, d, level),
         Kind::Capture => simulate::capture_input(b, d, level),
         Kind::Samples => measure::samples(b, d, level),
@@ -466,6 +474,13 @@ fn headline(input: &View) -> (String, Option<Tone>) {
             (text, Some(tone))
         }
         Kind::Noise => noise::headline(d),
+        Kind::Fit => match input.result {
+            Some(Document::Fit(f)) => {
+                let (h, t) = fit::headline(f);
+                (h, Some(t))
+            }
+            _ => ("no fit".into(), None),
+        },
         Kind::Series => (format!("{} series", arr(d, "series").len()), None),
         Kind::Capture => (format!("{} tracks", arr(d, "tracks").len()), None),
         Kind::Samples => match data::samples_total(d) {

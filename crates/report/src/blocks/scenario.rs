@@ -1,43 +1,47 @@
-//! The section of a `latscope scenario` result: published against latscope, then each
+//! The section of a `latscope scenario` result, read from its typed document: the
+//! scenario's own verdict and predictions first, published against latscope, then each
 //! embedded result in its own section.
 
 use super::layout::*;
 use super::render;
 use super::{Block, Builder, Cell, Table, View};
 use crate::charts::{self, Deviation};
-use crate::data::{self, arr, num, text, text_any, Stats, Tone};
+use crate::data::{self, Tone};
 use crate::units::{dur, int, num as fnum, pct};
-use crate::{Input, Kind, ReportError};
+use crate::{Document, Input, Kind, ReportError};
+use latscope_results::scenario::{banner, Row, ScenarioResult, Verdict};
+use serde::Deserialize;
 use serde_json::Value;
 
-/// Embedded measure runs that differ only in their sleep length (the Python sleep-loop report's 10 ms, 100 ms,
-/// 1 s naive sleeps) shown together as latency against sleep length.
+/// The typed scenario document of a JSON value, or why it is not one.
+pub(super) fn typed(name: &str, d: &Value) -> Result<ScenarioResult, ReportError> {
+    ScenarioResult::deserialize(d).map_err(|e| ReportError::Invalid {
+        file: name.to_string(),
+        message: format!("not a valid scenario result: {e}"),
+    })
+}
+
+/// Embedded measure runs that differ only in their sleep length (the Python sleep-loop
+/// report's 10 ms, 100 ms, 1 s naive sleeps) shown together as latency against sleep length.
 pub(super) fn runs_as_sweep(
     b: &mut Builder,
-    results: &[Value],
+    results: &[Input],
     level: u8,
 ) -> Result<(), ReportError> {
     let mut groups: Vec<(String, Vec<data::SweepPoint>)> = Vec::new();
     for r in results {
-        if text(r, "kind").as_deref() != Some("measure") {
-            continue;
-        }
-        let Some(s) = r.get("settings") else { continue };
-        if text(s, "compare_load").is_some() || s.get("sweep").is_some_and(|v| !v.is_null()) {
-            continue;
-        }
-        let (Some(interval_ns), Some(stats)) = (
-            num(s, "interval_ns"),
-            r.get("total").and_then(Stats::from_value),
-        ) else {
+        let Some(Document::Measure(m)) = &r.result else {
             continue;
         };
-        let key = format!(
-            "{} sleep, SCHED_{}",
-            text(s, "timer_mode").unwrap_or_default(),
-            text(s, "policy").unwrap_or_default().to_uppercase()
-        );
-        let point = data::SweepPoint { interval_ns, stats };
+        let s = &m.settings;
+        if s.compare_load.is_some() || s.sweep.is_some() {
+            continue;
+        }
+        let key = format!("{} sleep, SCHED_{}", s.timer_mode, s.policy.to_uppercase());
+        let point = data::SweepPoint {
+            interval_ns: s.interval_ns as f64,
+            stats: super::measure::stats(&m.total),
+        };
         match groups.iter_mut().find(|g| g.0 == key) {
             Some(g) => g.1.push(point),
             None => groups.push((key, vec![point])),
@@ -72,260 +76,221 @@ pub(super) fn runs_as_sweep(
 }
 
 /// A short description of an embedded result from its settings, e.g.
-/// "relative sleep, 10 ms, SCHED_OTHER".
-pub(super) fn describe(r: &Value) -> Option<String> {
-    match text(r, "kind")?.as_str() {
-        "measure" => {
-            let s = r.get("settings")?;
-            let mut parts = Vec::new();
-            if let Some(m) = text(s, "timer_mode") {
-                parts.push(format!("{m} sleep"));
-            }
-            if let Some(i) = num(s, "interval_ns") {
-                parts.push(dur(i));
-            }
-            if let Some(p) = text(s, "policy") {
-                let prio = num(s, "priority").filter(|p| *p > 0.0);
-                parts.push(match prio {
-                    Some(x) => format!("SCHED_{} {}", p.to_uppercase(), int(x)),
-                    None => format!("SCHED_{}", p.to_uppercase()),
-                });
-            }
-            if let Some(l) = text(s, "compare_load") {
+/// "relative sleep, 10 ms, SCHED_OTHER", or the file it was made from.
+pub(super) fn describe(r: &Document) -> Option<String> {
+    let file = |s: &str| {
+        std::path::Path::new(s)
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_else(|| s.to_string())
+    };
+    let source = match r {
+        Document::Measure(m) => {
+            let s = &m.settings;
+            let mut parts = vec![format!("{} sleep", s.timer_mode), dur(s.interval_ns as f64)];
+            parts.push(if s.priority > 0 {
+                format!(
+                    "SCHED_{} {}",
+                    s.policy.to_uppercase(),
+                    int(f64::from(s.priority))
+                )
+            } else {
+                format!("SCHED_{}", s.policy.to_uppercase())
+            });
+            if let Some(l) = &s.compare_load {
                 parts.push(format!("idle vs {l}"));
             }
-            if s.get("sweep").is_some_and(|v| !v.is_null()) {
+            if s.sweep.is_some() {
                 parts.push("sweep".into());
             }
-            (!parts.is_empty()).then(|| parts.join(", "))
+            return Some(parts.join(", "));
         }
-        _ => text_any(r, &["source"]).map(|s| {
-            std::path::Path::new(&s)
-                .file_name()
-                .map(|f| f.to_string_lossy().into_owned())
-                .unwrap_or(s)
-        }),
+        Document::Trace(t) => &t.capture.source,
+        Document::Analyze(a) => &a.analysis.source,
+        Document::Simulate(s) => &s.source,
+        Document::Tasks(_) | Document::Fit(_) => return None,
+    };
+    (!source.is_empty()).then(|| file(source))
+}
+
+/// The genuine predictions of a scenario result: (within, genuine, misses without an
+/// explanation), as the scenario crate's one verdict function wrote them (the report
+/// never re-decides them); zeros when the value is not a scenario result.
+pub(super) fn scenario_score(d: &Value) -> (usize, usize, usize) {
+    match ScenarioResult::deserialize(d) {
+        Ok(s) => score(&s),
+        Err(_) => (0, 0, 0),
     }
 }
 
-/// The genuine predictions of a scenario result: (within, compared, misses without an
-/// explanation), read from the JSON's `predictions` and the rows' `verdict` words, which
-/// the scenario crate's one verdict function wrote (the report never re-decides them).
-pub(super) fn scenario_score(d: &Value) -> (usize, usize, usize) {
-    let p = d.get("predictions");
-    let get = |k: &str| p.and_then(|p| num(p, k)).unwrap_or(0.0) as usize;
-    let unexplained = arr(d, "rows")
+fn score(s: &ScenarioResult) -> (usize, usize, usize) {
+    let unexplained = s
+        .rows
         .iter()
-        .filter(|r| text(r, "verdict").as_deref() == Some("outside"))
+        .filter(|r| r.verdict == Verdict::Outside)
         .count();
-    (get("within"), get("genuine"), unexplained)
+    (s.predictions.within, s.predictions.genuine, unexplained)
 }
 
-/// The tone of a row's verdict word.
-fn verdict_tone(v: &str) -> Tone {
+/// The tone of the whole scenario: a miss without explanation is bad (the run exits 1),
+/// explained misses a warning, no genuine prediction neutral.
+pub fn tone(s: &ScenarioResult) -> Tone {
+    let (_, genuine, unexplained) = score(s);
+    if unexplained > 0 {
+        Tone::Bad
+    } else if s.predictions.outside > 0 {
+        Tone::Warn
+    } else if genuine == 0 {
+        Tone::Neutral
+    } else {
+        Tone::Good
+    }
+}
+
+/// The tone of a row's verdict.
+fn verdict_tone(v: Verdict) -> Tone {
     match v {
-        "within" | "finding agrees" => Tone::Good,
-        "outside" => Tone::Bad,
-        "outside (explained)" | "finding differs" => Tone::Warn,
+        Verdict::Within | Verdict::FindingAgrees => Tone::Good,
+        Verdict::Outside => Tone::Bad,
+        Verdict::OutsideExplained | Verdict::FindingDiffers => Tone::Warn,
         _ => Tone::Neutral,
     }
 }
 
-/// Whether a verdict word belongs to a compared prediction (drawn on the deviation chart).
-fn is_compared(v: &str) -> bool {
-    matches!(v, "within" | "outside" | "outside (explained)")
+/// A row's relative deviation: the one written, or (latscope − published) / published.
+fn deviation(r: &Row) -> Option<f64> {
+    r.deviation.or_else(|| {
+        (r.published.is_finite() && r.latscope.is_finite() && r.published != 0.0)
+            .then(|| (r.latscope - r.published) / r.published)
+    })
+}
+
+/// The predictions a scenario compared, for the deviation chart: rows that are not
+/// compared (inputs, findings, figures of other hardware) never go on it.
+pub fn compared(s: &ScenarioResult) -> Vec<Deviation> {
+    s.rows
+        .iter()
+        .filter(|r| r.verdict.is_compared())
+        .filter_map(|r| {
+            Some(Deviation {
+                label: r.figure.clone(),
+                deviation: deviation(r).filter(|d| d.is_finite())?,
+                tolerance: r.tolerance,
+                within: Some(r.verdict == Verdict::Within),
+            })
+        })
+        .collect()
+}
+
+fn table(b: &mut Builder, s: &ScenarioResult) {
+    let show = |x: f64| {
+        if x.is_finite() {
+            fnum(x, 5)
+        } else {
+            "–".into()
+        }
+    };
+    let has_source = s.rows.iter().any(|r| !r.source.is_empty());
+    let rows = s
+        .rows
+        .iter()
+        .map(|r| {
+            let tol = match (r.tolerance, r.tolerance_abs) {
+                (Some(t), _) => format!("±{}", pct(t)),
+                (None, Some(a)) => format!("±{} {}", fnum(a, 4), r.unit),
+                _ => "–".into(),
+            };
+            let mut row = vec![
+                Cell::t(&r.figure).bold(),
+                Cell::n(show(r.published)),
+                Cell::n(show(r.latscope)),
+                Cell::t(&r.unit),
+                Cell::n(
+                    deviation(r)
+                        .map(|x| format!("{}{}", if x > 0.0 { "+" } else { "" }, pct(x)))
+                        .unwrap_or_else(|| "–".into()),
+                ),
+                Cell::n(tol),
+                Cell::badge(r.verdict.word(), verdict_tone(r.verdict)),
+            ];
+            if has_source {
+                row.push(Cell::t(&r.source));
+            }
+            row
+        })
+        .collect();
+    let mut headers: Vec<String> = [
+        "figure",
+        "published",
+        "latscope",
+        "unit",
+        "deviation",
+        "tolerance",
+        "verdict",
+    ]
+    .map(String::from)
+    .to_vec();
+    if has_source {
+        headers.push("source".into());
+    }
+    b.table(Table { headers, rows });
 }
 
 pub(super) fn scenario(b: &mut Builder, input: &View, level: u8) -> Result<(), ReportError> {
-    let d = input.doc;
     let name = input.name.as_str();
-    let f = data::scalars(
-        d,
-        &[
-            "kind",
-            "schema_version",
-            "description",
-            "summary",
-            "title",
-            "readme",
-        ],
-    );
-    if let Some(t) = text(d, "title") {
-        b.out.push(Block::Verdict(Tone::Neutral, t));
-    }
-    b.facts(f);
-    if let Some(desc) = text_any(d, &["description", "summary"]) {
-        b.note(desc);
-    }
-    for n in arr(d, "notes") {
-        if let Some(t) = n.as_str() {
-            b.note(t.to_string());
-        }
-    }
-    let rows = arr(d, "rows");
-    if !rows.is_empty() {
+    let s = typed(name, input.doc)?;
+    b.out.push(Block::Verdict(Tone::Neutral, s.title.clone()));
+    b.facts(vec![
+        ("scenario".into(), s.name.clone()),
+        ("source".into(), s.source.clone()),
+        (
+            "quick run".into(),
+            if s.quick { "yes" } else { "no" }.into(),
+        ),
+    ]);
+    if !s.rows.is_empty() {
         b.heading(level + 1, "Published against latscope", None);
-        let (within, preds, unexplained) = scenario_score(d);
-        let outside = preds.saturating_sub(within);
-        let tone = match (outside, unexplained) {
-            (0, _) => Tone::Good,
-            (_, 0) => Tone::Warn,
-            _ => Tone::Bad,
-        };
-        let count = |v: &str| {
-            rows.iter()
-                .filter(|r| text(r, "verdict").as_deref() == Some(v))
-                .count()
-        };
-        let others: Vec<String> = [
-            ("finding agrees", "findings agreeing"),
-            ("finding differs", "findings differing"),
-            ("not compared", "not compared"),
-            ("input", "input"),
-            ("derived", "derived"),
-            ("check", "check"),
-        ]
-        .iter()
-        .filter_map(|(k, w)| {
-            let n = count(k);
-            (n > 0).then(|| format!("{n} {w}"))
-        })
-        .collect();
-        let head = if preds == 0 {
-            "no genuine prediction".to_string()
-        } else {
-            format!(
-                "{within} of {preds} predictions within tolerance ({outside} outside{})",
-                match (outside, outside - unexplained.min(outside)) {
-                    (0, _) => String::new(),
-                    (o, e) if o == e => ", explained".to_string(),
-                    (_, e) => format!(", {e} explained"),
-                }
-            )
-        };
-        b.out.push(Block::Verdict(
-            tone,
-            format!(
-                "{head}; {}",
-                if others.is_empty() {
-                    "no other rows".to_string()
-                } else {
-                    format!("{} rows shown, never counted", others.join(", "))
-                }
-            ),
-        ));
-        if let Some(h) = text(d, "headline") {
-            b.note(h);
+        // The scenario's own verdict, in the words the terminal prints.
+        b.out.push(Block::Verdict(tone(&s), banner(&s.summary)));
+        if !s.headline.is_empty() {
+            b.note(s.headline.clone());
         }
-        let show = |r: &Value, k: &str| -> String {
-            match r.get(k) {
-                Some(Value::Number(n)) => fnum(n.as_f64().unwrap_or(f64::NAN), 5),
-                Some(Value::Null) | None => "–".into(),
-                Some(Value::String(s)) => s.clone(),
-                Some(v) => v.to_string(),
-            }
-        };
-        let mut devs = Vec::new();
-        let has_source = rows
-            .iter()
-            .any(|r| text(r, "source").is_some_and(|s| !s.is_empty()));
-        let trows = rows
-            .iter()
-            .map(|r| {
-                let unit = text(r, "unit").unwrap_or_default();
-                let pubv = num(r, "published");
-                let lat = num(r, "latscope");
-                let dev = num(r, "deviation").or(match (pubv, lat) {
-                    (Some(p), Some(l)) if p != 0.0 => Some((l - p) / p),
-                    _ => None,
-                });
-                let tol = num(r, "tolerance");
-                let tol_text = match (tol, num(r, "tolerance_abs")) {
-                    (Some(t), _) => format!("±{}", pct(t)),
-                    (None, Some(a)) => format!("±{} {unit}", fnum(a, 4)),
-                    _ => "–".into(),
-                };
-                let word = text(r, "verdict").unwrap_or_default();
-                let verdict = if word.is_empty() {
-                    Cell::t("–")
-                } else {
-                    Cell::badge(word.clone(), verdict_tone(&word))
-                };
-                let figure = text(r, "figure").unwrap_or_default();
-                // Only compared predictions go on the deviation chart.
-                if is_compared(&word) {
-                    if let Some(dv) = dev {
-                        devs.push(Deviation {
-                            label: figure.clone(),
-                            deviation: dv,
-                            tolerance: tol,
-                            within: Some(word == "within"),
-                        });
-                    }
-                }
-                let mut row = vec![
-                    Cell::t(figure).bold(),
-                    Cell::n(show(r, "published")),
-                    Cell::n(show(r, "latscope")),
-                    Cell::t(unit),
-                    Cell::n(
-                        dev.map(|x| format!("{}{}", if x > 0.0 { "+" } else { "" }, pct(x)))
-                            .unwrap_or_else(|| "–".into()),
-                    ),
-                    Cell::n(tol_text),
-                    verdict,
-                ];
-                if has_source {
-                    row.push(Cell::t(text(r, "source").unwrap_or_default()));
-                }
-                row
-            })
-            .collect();
-        let mut headers: Vec<String> = [
-            "figure",
-            "published",
-            "latscope",
-            "unit",
-            "deviation",
-            "tolerance",
-            "verdict",
-        ]
-        .map(String::from)
-        .to_vec();
-        if has_source {
-            headers.push("source".into());
-        }
-        b.table(Table {
-            headers,
-            rows: trows,
-        });
+        table(b, &s);
         // Each explanation once, with the rows it explains.
-        let mut why: Vec<(String, Vec<String>)> = Vec::new();
-        for r in rows.iter() {
-            if let (Some(f), Some(e)) = (text(r, "figure"), text(r, "explanation")) {
+        let mut why: Vec<(&str, Vec<&str>)> = Vec::new();
+        for r in &s.rows {
+            if let Some(e) = r.explanation.as_deref() {
                 match why.iter_mut().find(|(x, _)| *x == e) {
-                    Some((_, fs)) => fs.push(f),
-                    None => why.push((e, vec![f])),
+                    Some((_, fs)) => fs.push(&r.figure),
+                    None => why.push((e, vec![&r.figure])),
                 }
             }
         }
         for (e, fs) in why {
             b.note(format!("Why ({}): {e}", fs.join("; ")));
         }
+        let devs = compared(&s);
         b.figure(
             "Predictions against published figures",
-            "Deviation of each latscope prediction from the document's figure; the green band is the tolerance stated in the scenario's README.",
+            "Deviation of each genuine prediction from the document's figure (rows not compared are not drawn); the green band is the tolerance stated in the scenario's README.",
             || charts::deviations(&devs),
         )?;
     }
+    for n in &s.notes {
+        b.note(n.clone());
+    }
     let mut focus = None;
     let mut seen: Vec<String> = Vec::new();
-    for (i, r) in arr(d, "results").iter().enumerate() {
-        let label = text_any(r, &["name", "title", "label"])
-            .or_else(|| describe(r))
-            .unwrap_or_else(|| format!("{name} · results[{i}]"));
-        match Input::from_value(&label, r.clone()) {
+    let mut subs: Vec<Input> = Vec::new();
+    for (i, r) in s.results.iter().enumerate() {
+        match Input::from_value(&format!("{name} · results[{i}]"), r.clone()) {
             Ok(mut sub) => {
+                let label = sub
+                    .result
+                    .as_ref()
+                    .and_then(describe)
+                    .unwrap_or_else(|| sub.name.clone());
+                sub.name = label.clone();
                 let mut title = format!("{}: {label}", sub.kind.name());
                 // Two results that describe alike get their position, never the same title.
                 if seen.contains(&title) {
@@ -355,11 +320,12 @@ pub(super) fn scenario(b: &mut Builder, input: &View, level: u8) -> Result<(), R
                     }
                 }
                 render(b, &View::of(&sub), level + 1, &[])?;
+                subs.push(sub);
             }
             Err(e) => b.note(format!("results[{i}] skipped: {e}")),
         }
     }
-    runs_as_sweep(b, arr(d, "results"), level)?;
+    runs_as_sweep(b, &subs, level)?;
     // The scenario's own captures (VCD, .lscap): a timeline around the simulation's worst
     // case (the tickless wake-up, the interrupt-to-actor path, the list-scan run).
     for cap in input.attachments.iter().filter(|a| a.kind == Kind::Capture) {
@@ -375,7 +341,7 @@ pub(super) fn scenario(b: &mut Builder, input: &View, level: u8) -> Result<(), R
             &format!("Timeline of the scenario's capture {file}"),
         )?;
     }
-    if input.attachments.is_empty() && !arr(d, "artifacts").is_empty() {
+    if input.attachments.is_empty() && !s.artifacts.is_empty() {
         b.note(
             "The scenario's artifacts (tick series, captures) were not found next to this \
              result; give them to latscope report together with it to draw the full series and \

@@ -701,18 +701,22 @@ pub(crate) fn short_labels<'a>(names: impl Iterator<Item = &'a str>, n: usize) -
 mod bars;
 mod cdf;
 mod deviation;
+mod fit;
 mod histogram;
 mod schedulability;
 mod series;
+mod slack;
 mod sweep;
 mod timeline;
 
 pub use bars::{stacked_bars, BarRow, BarScale};
 pub use cdf::cdf;
 pub use deviation::{deviations, Deviation};
+pub use fit::{fit_lines, residuals, FitLine};
 pub use histogram::{histogram, histogram_res, jitter_histogram};
 pub use schedulability::{schedulability, RatioCurve};
 pub use series::{envelope, series_chart, thin, time_series, Line, SeriesOpts, ValueUnit};
+pub use slack::{slack, Response, SlackRow};
 pub use sweep::sweep;
 pub use timeline::{timeline, timeline_at};
 
