@@ -22,6 +22,7 @@ pub mod blocks;
 pub mod charts;
 pub mod data;
 mod inputs;
+mod lenient;
 pub mod render;
 pub mod summaries;
 pub mod units;
@@ -39,6 +40,9 @@ pub enum Kind {
     Scenario,
     /// `latscope noise`: OS and hardware noise per CPU, by source.
     Noise,
+    /// `latscope compare --json`: two measure runs, per statistic the change with its
+    /// confidence interval and the gate's verdict.
+    Compare,
     /// A CSV time series (`time_ns,<value>,…`), e.g. `simulate --series` or `trace --series`.
     Series,
     /// A timeline: Perfetto / Chrome trace-event JSON (`simulate --perfetto`, `convert`) or
@@ -54,13 +58,14 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub const ALL: [Kind; 6] = [
+    pub const ALL: [Kind; 7] = [
         Kind::Measure,
         Kind::Trace,
         Kind::Analyze,
         Kind::Simulate,
         Kind::Scenario,
         Kind::Noise,
+        Kind::Compare,
     ];
 
     pub fn name(self) -> &'static str {
@@ -71,6 +76,7 @@ impl Kind {
             Kind::Simulate => "simulate",
             Kind::Scenario => "scenario",
             Kind::Noise => "noise",
+            Kind::Compare => "compare",
             Kind::Series => "series",
             Kind::Capture => "capture",
             Kind::Samples => "samples",
@@ -100,10 +106,10 @@ pub enum ReportError {
     )]
     NotObject { file: String },
     #[error(
-        "{file}: no \"kind\" member (expected one of measure, noise, trace, analyze, simulate, scenario); the file looks like {looks}"
+        "{file}: no \"kind\" member (expected one of measure, noise, compare, trace, analyze, simulate, scenario); the file looks like {looks}"
     )]
     MissingKind { file: String, looks: String },
-    #[error("{file}: unknown kind {kind:?} (expected one of measure, noise, trace, analyze, simulate, scenario); the file looks like {looks}")]
+    #[error("{file}: unknown kind {kind:?} (expected one of measure, noise, compare, trace, analyze, simulate, scenario); the file looks like {looks}")]
     UnknownKind {
         file: String,
         kind: String,

@@ -8,6 +8,7 @@
 //! and [`crate::charts`] the charts.
 
 mod analyze;
+mod change;
 mod compare;
 mod layout;
 mod measure;
@@ -334,6 +335,7 @@ fn render(b: &mut Builder, input: &View, level: u8, captures: &[&View]) -> Resul
         },
         Kind::Scenario => scenario::scenario(b, input, level),
         Kind::Noise => noise::noise(b, d, level),
+        Kind::Compare => compare::compare_document(b, input),
         Kind::Series => simulate::series_input(b, d, level),
         Kind::Capture => simulate::capture_input(b, d, level),
         Kind::Samples => measure::samples(b, d, level),
@@ -407,14 +409,15 @@ fn headline(input: &View) -> (String, Option<Tone>) {
             (text, Some(tone))
         }
         Kind::Noise => noise::headline(d),
+        Kind::Compare => compare::compare_headline(d),
         Kind::Series => (format!("{} series", arr(d, "series").len()), None),
         Kind::Capture => (format!("{} tracks", arr(d, "tracks").len()), None),
         Kind::Samples => match data::samples_total(d) {
             Some(s) => (
                 format!(
                     "{} samples, max {}",
-                    s.count.map(int).unwrap_or_default(),
-                    s.max.map(dur).unwrap_or_default()
+                    s.count().map(int).unwrap_or_default(),
+                    s.max().map(dur).unwrap_or_default()
                 ),
                 None,
             ),
