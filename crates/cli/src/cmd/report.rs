@@ -191,11 +191,11 @@ pub fn attach_artifacts(input: &mut Input, dir: Option<&Path>) {
             .map(|s| vec![s.to_string()])
             .unwrap_or_default(),
         // A comparison names the two measure results it compared: drawn overlaid.
-        Kind::Compare => {
-            serde_json::from_value::<latscope_results::compare::CompareResult>(input.doc.clone())
-                .map(|c| vec![c.a, c.b])
-                .unwrap_or_default()
-        }
+        Kind::Compare => serde_json::from_value::<latscope_measure::compare_doc::CompareResult>(
+            input.doc.clone(),
+        )
+        .map(|c| vec![c.a, c.b])
+        .unwrap_or_default(),
         _ => Vec::new(),
     };
     let compare = input.kind == Kind::Compare;

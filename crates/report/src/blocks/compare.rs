@@ -423,3 +423,62 @@ pub(super) fn task_matrix(
         .collect();
     Table { headers, rows }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{render_markdown, Input, Options};
+
+    fn md(docs: &[(&str, String)]) -> String {
+        let inputs: Vec<Input> = docs
+            .iter()
+            .map(|(n, d)| Input::parse(n, d).unwrap())
+            .collect();
+        render_markdown(&inputs, &Options::default()).unwrap()
+    }
+
+    /// The cells of the first table row whose first cell is `**first**`.
+    fn row(md: &str, first: &str) -> Vec<String> {
+        let start = format!("| **{first}** |");
+        let line = md
+            .lines()
+            .find(|l| l.starts_with(&start))
+            .unwrap_or_else(|| panic!("no row {first}:\n{md}"));
+        line.trim_matches('|')
+            .split(" | ")
+            .map(|c| c.trim().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn two_noise_runs_give_the_change_per_figure_and_the_settings_that_differ() {
+        let a = super::super::noise::tests::result();
+        let mut b = a.clone();
+        b.settings.window_ns = 2_000_000_000;
+        b.cpus[0].noise_pct = 0.05;
+        b.cpus[0].by_source.thread.total_ns = 300_000;
+        let text = md(&[
+            ("a.json", serde_json::to_string(&a).unwrap()),
+            ("b.json", serde_json::to_string(&b).unwrap()),
+        ]);
+        let r = row(&text, "CPU 1 noise");
+        let (x, y) = (a.cpus[0].noise_pct, b.cpus[0].noise_pct);
+        assert_eq!(r[3], format!("{:+.2} %", (y - x) * 100.0 / x), "{text}");
+        assert!(r[5].ends_with("regressed"), "{r:?}");
+        let r = row(&text, "CPU 1 thread");
+        let (x, y) = (350_000.0, 300_000.0);
+        assert_eq!(r[3], format!("{:+.2} %", (y - x) * 100.0 / x));
+        assert!(r[5].ends_with("improved"), "{r:?}");
+        // Unchanged figures are no change; only the window differs among the settings.
+        assert!(row(&text, "CPU 1 IRQ")[5].ends_with("no change"));
+        let w = row(&text, "window");
+        let dur = crate::units::dur;
+        assert_eq!((&w[1], &w[2]), (&dur(1e9), &dur(2e9)), "{text}");
+        for same in ["policy", "duration", "threshold", "kernel", "cpus"] {
+            let start = format!("| **{same}** |");
+            assert!(
+                !text.lines().any(|l| l.starts_with(&start)),
+                "{same}: {text}"
+            );
+        }
+    }
+}

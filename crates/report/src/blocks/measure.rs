@@ -600,3 +600,82 @@ fn environment(b: &mut Builder, items: &[Item], level: u8) {
         rows,
     });
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{render_markdown, Input, Options};
+    use latscope_results::measure::MeasureResult;
+
+    fn fixture() -> MeasureResult {
+        let text = include_str!("../../tests/fixtures/measure.json");
+        serde_json::from_str(text).unwrap()
+    }
+
+    fn md(d: &MeasureResult) -> String {
+        let input = Input::parse("run.json", &serde_json::to_string(d).unwrap()).unwrap();
+        render_markdown(&[input], &Options::default()).unwrap()
+    }
+
+    /// The cells of the first table row whose first cell is `first`.
+    fn row(md: &str, first: &str) -> Option<Vec<String>> {
+        let start = format!("| {first} |");
+        md.lines().find(|l| l.starts_with(&start)).map(|l| {
+            l.trim_matches('|')
+                .split(" | ")
+                .map(|c| c.trim().to_string())
+                .collect()
+        })
+    }
+
+    #[test]
+    fn a_sweep_is_split_per_sleep_length_and_its_pooled_row_says_so() {
+        let mut d = fixture();
+        d.compare = None;
+        let pts = d.sweep.as_mut().unwrap();
+        for (i, p) in pts.iter_mut().enumerate() {
+            p.total.overruns = 10 * (i as u64 + 1);
+        }
+        d.total.overruns = 60;
+        let text = md(&d);
+        let header = text
+            .lines()
+            .find(|l| l.starts_with("| sleep length |"))
+            .unwrap();
+        let col = header
+            .trim_matches('|')
+            .split(" | ")
+            .position(|h| h.trim() == "overruns")
+            .unwrap();
+        for p in d.sweep.as_ref().unwrap() {
+            let label = format!("sleep {}", crate::units::dur(p.interval_ns as f64));
+            let r = row(&text, &label).unwrap_or_else(|| panic!("{label}:\n{text}"));
+            assert!(r[col].ends_with(&p.total.overruns.to_string()), "{r:?}");
+        }
+        let pooled = row(&text, "all 3 sleep lengths, pooled").expect("pooled row labelled");
+        assert!(pooled[col].ends_with("60"), "{pooled:?}");
+        assert!(
+            row(&text, "all CPUs").is_none(),
+            "no unlabelled total:\n{text}"
+        );
+    }
+
+    #[test]
+    fn a_comparison_under_load_has_rows_per_phase() {
+        let mut d = fixture();
+        d.sweep = None;
+        let text = md(&d);
+        let c = d.compare.as_ref().unwrap();
+        for (phase, p) in [("idle", &c.idle), ("loaded", &c.loaded)] {
+            let r = row(&text, &format!("{phase}: all CPUs")).expect(phase);
+            assert!(
+                r.iter()
+                    .any(|x| *x == format!("**{}**", crate::units::dur(p.total.max_ns as f64))),
+                "{phase} max: {r:?}"
+            );
+        }
+        assert!(
+            row(&text, "all CPUs").is_none(),
+            "no unlabelled total:\n{text}"
+        );
+    }
+}

@@ -229,12 +229,12 @@ pub(super) fn headline(d: &Value) -> (String, Option<Tone>) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use crate::{render_markdown, Input, Options};
     use latscope_results::noise::*;
 
     /// A noise result as `latscope noise --json` writes it (through its type).
-    fn result() -> NoiseResult {
+    pub(in crate::blocks) fn result() -> NoiseResult {
         let row = |name: &str, pid, vector, count, total_ns| Row {
             name: name.into(),
             pid,
