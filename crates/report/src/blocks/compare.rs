@@ -356,7 +356,7 @@ pub(super) fn comparisons(b: &mut Builder, inputs: &[View]) -> Result<(), Report
             }
         }
     }
-    let an: Vec<(String, Vec<(String, Option<f64>)>)> = of(Kind::Analyze)
+    let an: Vec<TaskColumn> = of(Kind::Analyze)
         .into_iter()
         .filter_map(|v| {
             let a = AnalyzeResult::deserialize(v.doc).ok()?;
@@ -371,7 +371,7 @@ pub(super) fn comparisons(b: &mut Builder, inputs: &[View]) -> Result<(), Report
         b.heading(2, "Comparison of analyses", Some("compare"));
         b.table(task_matrix(&an, "WCRT", "unbounded"));
     }
-    let sims: Vec<(String, Vec<(String, Option<f64>)>)> = of(Kind::Simulate)
+    let sims: Vec<TaskColumn> = of(Kind::Simulate)
         .into_iter()
         .filter_map(|v| match v.result {
             Some(Document::Simulate(s)) => Some((
@@ -391,12 +391,11 @@ pub(super) fn comparisons(b: &mut Builder, inputs: &[View]) -> Result<(), Report
     Ok(())
 }
 
+/// One input's column of a task × input table: its name and (task, duration) pairs.
+type TaskColumn = (String, Vec<(String, Option<f64>)>);
+
 /// Task × input table of one duration per task (`None`: shown as `none`, a bad badge).
-pub(super) fn task_matrix(
-    inputs: &[(String, Vec<(String, Option<f64>)>)],
-    what: &str,
-    none: &str,
-) -> Table {
+pub(super) fn task_matrix(inputs: &[TaskColumn], what: &str, none: &str) -> Table {
     let mut names: Vec<&str> = Vec::new();
     for (_, tasks) in inputs {
         for (n, _) in tasks {

@@ -11,8 +11,11 @@ use latscope_results::noise::{BySource, CpuNoise, NoiseResult, SourceNoise};
 use serde::Deserialize;
 use serde_json::Value;
 
+/// One source of a CPU's noise, picked from its split.
+type Pick = fn(&BySource) -> &SourceNoise;
+
 /// Sources in the order of the table, with their words.
-const SOURCES: [(fn(&BySource) -> &SourceNoise, &str); 7] = [
+const SOURCES: [(Pick, &str); 7] = [
     (|b| &b.hw, "hardware / hypervisor"),
     (|b| &b.nmi, "NMI"),
     (|b| &b.irq, "IRQ"),
