@@ -480,3 +480,214 @@ fn a_failed_trace_reads_as_failed_in_the_overview() {
         "{w:?} vs {want_at}"
     );
 }
+
+/// One real short measure run on CPU 0 (loop counts: robust on a busy machine), with
+/// `extra` arguments; returns its result file and the JSON.
+fn measure_run(dir: &Path, name: &str, extra: &[&str]) -> (PathBuf, serde_json::Value) {
+    let p = dir.join(name);
+    let mut args = vec!["measure", "--allow-fallback", "-q", "--cpus", "0"];
+    args.extend_from_slice(extra);
+    args.extend(["--json", p.to_str().unwrap()]);
+    common::ok(&args);
+    let v = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+    (p, v)
+}
+
+/// The cells of the Markdown table row whose first cell is `**first**`.
+fn md_row(md: &str, first: &str) -> Option<Vec<String>> {
+    let start = format!("| **{first}** |");
+    md.lines().find(|l| l.starts_with(&start)).map(|l| {
+        l.trim_matches('|')
+            .split(" | ")
+            .map(|c| c.trim().replace("\\[", "[").replace("\\]", "]"))
+            .collect()
+    })
+}
+
+fn report_to(out: &Path, inputs: &[&Path]) -> String {
+    let mut args: Vec<&str> = vec!["report"];
+    args.extend(inputs.iter().map(|p| p.to_str().unwrap()));
+    args.extend(["-o", out.to_str().unwrap()]);
+    common::ok(&args);
+    std::fs::read_to_string(out).unwrap()
+}
+
+/// `report cmp.json` of a `compare --json` document, and `report a.json b.json` of the two
+/// runs it compared, show per statistic the change and its interval as the document has
+/// them, a verdict per statistic, and the settings that differ between the runs: here the
+/// one setting the two runs were given differently, found by comparing their settings.
+#[test]
+fn comparisons_show_the_change_its_interval_and_what_differs() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let common_args = ["--interval", "500us", "--rounds", "3"];
+    let (a, va) = measure_run(
+        d,
+        "a.json",
+        &[&common_args[..], &["--loops", "60"]].concat(),
+    );
+    let (b, vb) = measure_run(
+        d,
+        "b.json",
+        &[&common_args[..], &["--loops", "90"]].concat(),
+    );
+    let cmp = d.join("cmp.json");
+    let out = common::run(&[
+        "compare",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--json",
+        cmp.to_str().unwrap(),
+    ]);
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&cmp).unwrap()).unwrap();
+    assert_eq!(doc["method"], "rounds", "three rounds each give intervals");
+    // The settings that differ, from the two results themselves.
+    let (sa, sb) = (
+        va["settings"].as_object().unwrap(),
+        vb["settings"].as_object().unwrap(),
+    );
+    let differ: Vec<&String> = sa.keys().filter(|k| sa[*k] != sb[*k]).collect();
+    assert_eq!(differ, ["loops"], "the runs differ in the loops given");
+    let md_doc = report_to(&d.join("cmp.md"), &[&cmp]);
+    let md_pair = report_to(&d.join("ab.md"), &[&a, &b]);
+    for md in [&md_doc, &md_pair] {
+        let rows = doc["rows"].as_array().unwrap();
+        assert!(rows.len() >= 8, "{doc}");
+        for r in rows {
+            let metric = r["metric"].as_str().unwrap();
+            let cells = md_row(md, metric).unwrap_or_else(|| panic!("no row {metric}:\n{md}"));
+            let verdict = &cells[5];
+            if let Some(c) = r["change_pct"].as_f64() {
+                assert_eq!(cells[3], format!("{c:+.2} %"), "{metric}: change");
+            }
+            let (lo, hi) = (r["lower"].as_f64().unwrap(), r["upper"].as_f64().unwrap());
+            assert_eq!(
+                cells[4],
+                format!("[{lo:+.2} %, {hi:+.2} %]"),
+                "{metric}: interval"
+            );
+            let want = if lo > 0.0 {
+                "regressed"
+            } else if hi < 0.0 {
+                "improved"
+            } else {
+                "no change"
+            };
+            assert!(
+                verdict.ends_with(want),
+                "{metric}: {verdict} for [{lo}, {hi}]"
+            );
+        }
+        // Each setting that differs is listed with A's and B's value, and nothing else.
+        for k in &differ {
+            let cells = md_row(md, k).unwrap_or_else(|| panic!("{k} not listed:\n{md}"));
+            assert_eq!(cells[1], sa[*k].to_string(), "{k}");
+            assert_eq!(cells[2], sb[*k].to_string(), "{k}");
+        }
+        let listed = doc["settings_differ"].as_array().unwrap();
+        assert_eq!(listed.len(), differ.len(), "{listed:?}");
+        let verdict_line = if doc["verdict"] == "worse" {
+            "❌ **worse"
+        } else {
+            "✅ **not worse"
+        };
+        assert!(md.contains(verdict_line), "{md}");
+    }
+    // The comparison's HTML page overlays A and B, found where the document names them.
+    let html = report_to(&d.join("cmp.html"), &[&cmp]);
+    assert!(
+        html.contains("Latency histograms, overlaid"),
+        "A and B overlaid"
+    );
+    assert!(html.contains("Latency by percentile, overlaid"));
+}
+
+/// With `--overrun catch-up` the samples file holds a row per missed period: the latency
+/// chart marks them and the count it draws is the result's overruns; its worst sample is
+/// named at the same instant, in the same words, as the table's "max at".
+#[test]
+fn overrun_marks_and_the_worst_instant_agree_with_the_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let samples = d.join("run.csv");
+    let (r, v) = measure_run(
+        d,
+        "run.json",
+        &[
+            "--interval",
+            "20us",
+            "--loops",
+            "4000",
+            "--overrun",
+            "catch-up",
+            "--samples",
+            samples.to_str().unwrap(),
+        ],
+    );
+    let overruns = v["total"]["overruns"].as_u64().unwrap();
+    let dropped: u64 = v["cpus"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["dropped_samples"].as_u64().unwrap())
+        .sum();
+    assert_eq!(dropped, 0, "the samples file holds every sample");
+    let longest = v["total"]["longest_overrun_run"].as_u64().unwrap();
+    assert!(longest <= 1000, "every missed period has its row");
+    let html = report_to(&d.join("run.html"), &[&r]);
+    let svg = html
+        .split("<svg ")
+        .find(|s| s.contains("data-chart=\"series\""))
+        .expect("latency over time from the samples");
+    let svg = &svg[..svg.find("</svg>").unwrap()];
+    let texts: Vec<&str> = svg
+        .split("<text")
+        .skip(1)
+        .filter_map(|t| t.split('>').nth(1).and_then(|s| s.split('<').next()))
+        .map(str::trim)
+        .collect();
+    let marked = texts.iter().find_map(|t| {
+        t.strip_suffix(" marked: overrun (period missed)")
+            .map(|n| n.parse::<u64>().unwrap())
+    });
+    assert_eq!(marked.unwrap_or(0), overruns, "{texts:?}");
+    // The worst sample's instant in the chart and in the table, one origin and one rounding.
+    let worst_at = texts
+        .iter()
+        .find_map(|t| {
+            t.strip_prefix("worst ")
+                .and_then(|w| w.split(" at ").nth(1))
+        })
+        .expect("the worst sample is labelled");
+    let table = html
+        .split("<table")
+        .find(|t| t.contains(">max at</th>"))
+        .expect("the summary table");
+    let heads: Vec<&str> = table
+        .split("<th")
+        .skip(1)
+        .filter(|h| !h.starts_with("ead"))
+        .filter_map(|h| h.split('>').nth(1).and_then(|s| s.split('<').next()))
+        .collect();
+    let col = heads.iter().position(|h| *h == "max at").unwrap();
+    let body = table.split("<tbody>").nth(1).unwrap_or(table);
+    let first_row = body.split("<tr").nth(1).unwrap();
+    let cells: Vec<&str> = first_row
+        .split("<td")
+        .skip(1)
+        .map(|c| {
+            c.split('>')
+                .nth(1)
+                .and_then(|s| s.split('<').next())
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(cells[0], "all CPUs");
+    assert_eq!(cells[col], worst_at, "{heads:?} {cells:?}");
+}

@@ -49,7 +49,7 @@ pub mod rivals;
 pub mod samples;
 pub mod session;
 pub mod settings;
-mod stats_json;
+pub mod stats_json;
 pub mod underload;
 
 pub use output::Report;

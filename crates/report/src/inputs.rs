@@ -201,8 +201,12 @@ pub fn samples_bin(file: &str, b: &[u8]) -> Result<Value, ReportError> {
 /// there are more): memory stays bounded whatever the run length, and every peak is kept.
 const MAX_POINTS: usize = 200_000;
 
-/// Per-CPU series, overruns and exact statistics of raw samples.
+/// Per-CPU (and per-phase) series, overruns and exact statistics of raw samples. Times
+/// stay as measure writes them, from the phase's start (the origin of the result's
+/// `max_at_ns`), so the chart and the table name one instant the same way.
 fn samples_doc(file: &str, raw: Vec<Raw>) -> Result<Value, ReportError> {
+    use crate::data::{Samples, SamplesCpu, Stats};
+    use latscope_results::summary::{val, DurationSummary, HistogramBin};
     if raw.is_empty() {
         return Err(ReportError::Csv {
             file: file.into(),
@@ -210,58 +214,88 @@ fn samples_doc(file: &str, raw: Vec<Raw>) -> Result<Value, ReportError> {
             message: "no samples".into(),
         });
     }
-    let t0 = raw.iter().map(|r| r.2).fold(f64::INFINITY, f64::min);
-    let mut cpus: BTreeMap<u32, Vec<&Raw>> = BTreeMap::new();
+    let mut cpus: BTreeMap<(u32, u32), Vec<&Raw>> = BTreeMap::new();
     for r in &raw {
-        cpus.entry(r.0).or_default().push(r);
+        cpus.entry((r.1, r.0)).or_default().push(r);
     }
-    let stats_of = |lat: &mut Vec<f64>, over: f64| -> Value {
+    let stats_of = |lat: &mut Vec<f64>, over: f64| -> Stats {
         lat.sort_by(f64::total_cmp);
         let n = lat.len();
         // Nearest-rank percentiles of the exact samples.
         let q = |p: f64| lat[(((p * n as f64).ceil() as usize).max(1) - 1).min(n - 1)];
         let mean = lat.iter().sum::<f64>() / n as f64;
-        json!({
-            "count": n, "min_ns": lat[0], "mean_ns": mean, "p50_ns": q(0.5), "p90_ns": q(0.9),
-            "p99_ns": q(0.99), "p999_ns": q(0.999), "p9999_ns": q(0.9999), "max_ns": lat[n - 1],
-            "overruns": over, "histogram": log_buckets(lat),
-        })
+        Stats {
+            summary: DurationSummary {
+                count: n as u64,
+                min_ns: val(lat[0]),
+                mean_ns: val(mean),
+                p50_ns: val(q(0.5)),
+                p90_ns: val(q(0.9)),
+                p99_ns: val(q(0.99)),
+                p999_ns: val(q(0.999)),
+                p9999_ns: val(q(0.9999)),
+                max_ns: val(lat[n - 1]),
+                histogram: Some(
+                    log_buckets(lat)
+                        .into_iter()
+                        .map(|(low_ns, high_ns, count)| HistogramBin {
+                            low_ns,
+                            high_ns,
+                            count,
+                        })
+                        .collect(),
+                ),
+                ..DurationSummary::default()
+            },
+            overruns: Some(over),
+            resolution: None,
+        }
     };
+    let mut phases: Vec<u32> = cpus.keys().map(|k| k.0).collect();
+    phases.dedup();
     let mut out_cpus = Vec::new();
-    for (cpu, rs) in &cpus {
-        let pts: Vec<(f64, f64)> = rs.iter().map(|r| (r.2 - t0, r.3)).collect();
+    for ((phase, cpu), rs) in &cpus {
+        let pts: Vec<(f64, f64)> = rs.iter().map(|r| (r.2, r.3)).collect();
         let pts = if pts.len() > MAX_POINTS {
-            let hi = pts.iter().map(|p| p.0).fold(0.0, f64::max);
-            crate::charts::envelope(&pts, 0.0, hi, MAX_POINTS / 2)
+            let lo = pts.iter().map(|p| p.0).fold(f64::INFINITY, f64::min);
+            let hi = pts.iter().map(|p| p.0).fold(f64::NEG_INFINITY, f64::max);
+            crate::charts::envelope(&pts, lo, hi, MAX_POINTS / 2)
         } else {
             pts
         };
-        let missed: Vec<Value> = rs
+        let missed: Vec<(f64, f64)> = rs
             .iter()
             .filter(|r| r.4 > 0.0)
             .take(MAX_POINTS)
-            .map(|r| json!([r.2 - t0, r.4]))
+            .map(|r| (r.2, r.4))
             .collect();
         let over: f64 = rs.iter().map(|r| r.4).sum();
         let mut lat: Vec<f64> = rs.iter().map(|r| r.3).collect();
-        let mut st = stats_of(&mut lat, over);
-        st["cpu"] = json!(cpu);
-        st["points"] = json!(pts.iter().map(|p| [p.0, p.1]).collect::<Vec<_>>());
-        st["missed"] = Value::Array(missed);
-        out_cpus.push(st);
+        out_cpus.push(SamplesCpu {
+            cpu: *cpu,
+            phase: *phase,
+            stats: stats_of(&mut lat, over),
+            points: pts,
+            missed,
+        });
     }
     let mut all: Vec<f64> = raw.iter().map(|r| r.3).collect();
     let over: f64 = raw.iter().map(|r| r.4).sum();
-    Ok(json!({
-        "start_ns": t0,
-        "total": stats_of(&mut all, over),
-        "cpus": out_cpus,
-    }))
+    let doc = Samples {
+        total: stats_of(&mut all, over),
+        phases,
+        cpus: out_cpus,
+    };
+    serde_json::to_value(&doc).map_err(|e| ReportError::Csv {
+        file: file.into(),
+        line: 0,
+        message: e.to_string(),
+    })
 }
 
 /// Buckets of sorted latencies, 20 per decade (log spaced), for histogram and percentile
-/// charts; values ≤ 0 share one bucket below the first.
-fn log_buckets(sorted: &[f64]) -> Value {
+/// charts, as (low, high, count); values ≤ 0 share one bucket below the first.
+fn log_buckets(sorted: &[f64]) -> Vec<(f64, f64, u64)> {
     let edge = |k: i64| 10f64.powf(k as f64 / 20.0);
     let key = |v: f64| -> i64 {
         if v <= 1.0 {
@@ -270,7 +304,7 @@ fn log_buckets(sorted: &[f64]) -> Value {
             (v.log10() * 20.0).floor() as i64
         }
     };
-    let mut out: Vec<Value> = Vec::new();
+    let mut out = Vec::new();
     let mut i = 0;
     while i < sorted.len() {
         let k = key(sorted[i]);
@@ -283,10 +317,10 @@ fn log_buckets(sorted: &[f64]) -> Value {
         } else {
             (edge(k), edge(k + 1))
         };
-        out.push(json!({"low_ns": low, "high_ns": high, "count": j - i}));
+        out.push((low, high, (j - i) as u64));
         i = j;
     }
-    Value::Array(out)
+    out
 }
 
 /// A CSV time series with a header. Two layouts:

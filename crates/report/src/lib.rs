@@ -22,6 +22,7 @@ pub mod blocks;
 pub mod charts;
 pub mod data;
 mod inputs;
+mod lenient;
 pub mod render;
 pub mod summaries;
 pub mod units;
@@ -41,6 +42,9 @@ pub enum Kind {
     Noise,
     /// `latscope fit`: kernel costs fitted to measured samples.
     Fit,
+    /// `latscope compare --json`: two measure runs, per statistic the change with its
+    /// confidence interval and the gate's verdict.
+    Compare,
     /// A CSV time series (`time_ns,<value>,…`), e.g. `simulate --series` or `trace --series`.
     Series,
     /// A timeline: Perfetto / Chrome trace-event JSON (`simulate --perfetto`, `convert`) or
@@ -56,7 +60,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub const ALL: [Kind; 7] = [
+    pub const ALL: [Kind; 8] = [
         Kind::Measure,
         Kind::Trace,
         Kind::Analyze,
@@ -64,6 +68,7 @@ impl Kind {
         Kind::Scenario,
         Kind::Noise,
         Kind::Fit,
+        Kind::Compare,
     ];
 
     pub fn name(self) -> &'static str {
@@ -75,6 +80,7 @@ impl Kind {
             Kind::Scenario => "scenario",
             Kind::Noise => "noise",
             Kind::Fit => "fit",
+            Kind::Compare => "compare",
             Kind::Series => "series",
             Kind::Capture => "capture",
             Kind::Samples => "samples",
@@ -104,10 +110,10 @@ pub enum ReportError {
     )]
     NotObject { file: String },
     #[error(
-        "{file}: no \"kind\" member (expected one of measure, noise, trace, analyze, simulate, scenario, fit); the file looks like {looks}"
+        "{file}: no \"kind\" member (expected one of measure, noise, trace, analyze, simulate, scenario, fit, compare); the file looks like {looks}"
     )]
     MissingKind { file: String, looks: String },
-    #[error("{file}: unknown kind {kind:?} (expected one of measure, noise, trace, analyze, simulate, scenario, fit); the file looks like {looks}")]
+    #[error("{file}: unknown kind {kind:?} (expected one of measure, noise, trace, analyze, simulate, scenario, fit, compare); the file looks like {looks}")]
     UnknownKind {
         file: String,
         kind: String,

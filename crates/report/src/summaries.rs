@@ -1,127 +1,179 @@
 //! The typed summaries a result carries, checked when the result is read: every place
-//! a result writes the shared summary (`latscope_core::summary::ResultSummary`) is read
-//! as that type, and a value of the wrong type is an error naming the file and the key
-//! (`measurements[2].max_ns`) instead of a section silently left out.
+//! a result writes the one summary of durations (`latscope_results::summary::DurationSummary`)
+//! is read as that type, and a value of the wrong type is an error naming the file and the
+//! path to it (`measurements[2].max_ns`) instead of a section silently left out.
 //!
 //! The places, by kind: measure `total`, `cpus[]`, `rounds[]`, `sweep[].total`,
 //! `sweep[].cpus[]`, `compare.idle|loaded.total|cpus[]`; trace `measurements[]`;
 //! simulate `tasks[].response`, `tick`, `switches`, `interrupts[].response`; a scenario's
-//! nested `results[]` by their own kind.
+//! nested `results[]` by their own kind. Each kind's places are one small type below;
+//! `serde_path_to_error` names the path of the first value that does not read.
 
-use latscope_core::summary::ResultSummary;
+use latscope_results::compare::CompareResult;
+use latscope_results::noise::NoiseResult;
+use latscope_results::summary::DurationSummary;
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
 use serde_json::Value;
 
-/// The first summary of `doc` (a result of `kind`) that does not read: (key, message).
-pub fn first_bad(kind: &str, doc: &Value) -> Option<(String, String)> {
-    let mut places: Vec<(String, &Value)> = Vec::new();
-    let arr = |v: &Value, k: &str| -> Vec<usize> {
-        (0..v.get(k).and_then(Value::as_array).map_or(0, Vec::len)).collect()
-    };
-    match kind {
-        "measure" => {
-            fn phase<'a>(prefix: &str, p: &'a Value, out: &mut Vec<(String, &'a Value)>) {
-                if let Some(t) = p.get("total") {
-                    out.push((format!("{prefix}total"), t));
-                }
-                if let Some(cs) = p.get("cpus").and_then(Value::as_array) {
-                    for (i, c) in cs.iter().enumerate() {
-                        out.push((format!("{prefix}cpus[{i}]"), c));
-                    }
-                }
-            }
-            phase("", doc, &mut places);
-            for i in arr(doc, "rounds") {
-                places.push((format!("rounds[{i}]"), &doc["rounds"][i]));
-            }
-            for i in arr(doc, "sweep") {
-                phase(&format!("sweep[{i}]."), &doc["sweep"][i], &mut places);
-            }
-            if let Some(c) = doc.get("compare") {
-                for p in ["idle", "loaded"] {
-                    if let Some(x) = c.get(p) {
-                        phase(&format!("compare.{p}."), x, &mut places);
-                    }
-                }
-            }
-        }
-        "trace" => {
-            for i in arr(doc, "measurements") {
-                places.push((format!("measurements[{i}]"), &doc["measurements"][i]));
-            }
-        }
-        "simulate" => {
-            for i in arr(doc, "tasks") {
-                if let Some(r) = doc["tasks"][i].get("response") {
-                    places.push((format!("tasks[{i}].response"), r));
-                }
-            }
-            for i in arr(doc, "interrupts") {
-                if let Some(r) = doc["interrupts"][i].get("response") {
-                    places.push((format!("interrupts[{i}].response"), r));
-                }
-            }
-            for k in ["tick", "switches"] {
-                if let Some(t) = doc.get(k) {
-                    places.push((k.to_string(), t));
-                }
-            }
-        }
-        "scenario" => {
-            for i in arr(doc, "results") {
-                let r = &doc["results"][i];
-                if let Some((key, msg)) = r
-                    .get("kind")
-                    .and_then(Value::as_str)
-                    .and_then(|k| first_bad(k, r))
-                {
-                    return Some((format!("results[{i}].{key}"), msg));
-                }
-            }
-        }
-        _ => {}
+/// Measure: the summaries of the run, of its rounds, sweep points and compare phases.
+// The fields are read for their types only: a value that does not read is the error.
+#[allow(dead_code)]
+#[derive(Deserialize)]
+struct MeasurePlaces {
+    #[serde(default)]
+    total: Option<DurationSummary>,
+    #[serde(default)]
+    cpus: Option<Vec<DurationSummary>>,
+    #[serde(default)]
+    rounds: Option<Vec<DurationSummary>>,
+    #[serde(default)]
+    sweep: Option<Vec<Phase>>,
+    #[serde(default)]
+    compare: Option<ComparePhases>,
+}
+
+/// A phase's `total` and `cpus[]` (the run, a sweep point, a compare phase).
+// The fields are read for their types only: a value that does not read is the error.
+#[allow(dead_code)]
+#[derive(Deserialize)]
+struct Phase {
+    #[serde(default)]
+    total: Option<DurationSummary>,
+    #[serde(default)]
+    cpus: Option<Vec<DurationSummary>>,
+}
+
+// The fields are read for their types only: a value that does not read is the error.
+#[allow(dead_code)]
+#[derive(Deserialize)]
+struct ComparePhases {
+    #[serde(default)]
+    idle: Option<Phase>,
+    #[serde(default)]
+    loaded: Option<Phase>,
+}
+
+/// Trace: one summary per measurement.
+// The fields are read for their types only: a value that does not read is the error.
+#[allow(dead_code)]
+#[derive(Deserialize)]
+struct TracePlaces {
+    #[serde(default)]
+    measurements: Option<Vec<DurationSummary>>,
+}
+
+/// Simulate: the response times of tasks and interrupts, the tick and the switches.
+// The fields are read for their types only: a value that does not read is the error.
+#[allow(dead_code)]
+#[derive(Deserialize)]
+struct SimulatePlaces {
+    #[serde(default)]
+    tasks: Option<Vec<Responded>>,
+    #[serde(default)]
+    interrupts: Option<Vec<Responded>>,
+    #[serde(default)]
+    tick: Option<DurationSummary>,
+    #[serde(default)]
+    switches: Option<DurationSummary>,
+}
+
+// The fields are read for their types only: a value that does not read is the error.
+#[allow(dead_code)]
+#[derive(Deserialize)]
+struct Responded {
+    #[serde(default)]
+    response: Option<DurationSummary>,
+}
+
+/// Scenario: its embedded results, each checked by its own kind.
+// The fields are read for their types only: a value that does not read is the error.
+#[allow(dead_code)]
+#[derive(Deserialize)]
+struct ScenarioPlaces {
+    #[serde(default)]
+    results: Option<Vec<Value>>,
+}
+
+/// The `kind` of an embedded result.
+// The fields are read for their types only: a value that does not read is the error.
+#[allow(dead_code)]
+#[derive(Deserialize)]
+struct Kinded {
+    #[serde(default)]
+    kind: Option<String>,
+}
+
+/// The path and message of the first value of `doc` that does not read as `T`.
+fn check<T: DeserializeOwned>(doc: &Value) -> Option<(String, String)> {
+    match serde_path_to_error::deserialize::<_, T>(doc) {
+        Ok(_) => None,
+        Err(e) => Some((e.path().to_string(), e.into_inner().to_string())),
     }
-    places.into_iter().find_map(|(key, v)| {
-        if !v.is_object() {
-            return Some((key, format!("expected a summary object, found {v}")));
+}
+
+/// The first summary of `doc` (a result of `kind`) that does not read: (path, message).
+pub fn first_bad(kind: &str, doc: &Value) -> Option<(String, String)> {
+    match kind {
+        "measure" => check::<MeasurePlaces>(doc),
+        "trace" => check::<TracePlaces>(doc),
+        "simulate" => check::<SimulatePlaces>(doc),
+        // Read whole by their types: a noise or compare section reads nothing else.
+        "noise" => check::<NoiseResult>(doc),
+        "compare" => check::<CompareResult>(doc),
+        "scenario" => {
+            let places: ScenarioPlaces = serde_json::from_value(doc.clone()).ok()?;
+            places
+                .results
+                .unwrap_or_default()
+                .iter()
+                .enumerate()
+                .find_map(|(i, r)| {
+                    let kind = Kinded::deserialize(r).ok()?.kind?;
+                    first_bad(&kind, r).map(|(key, msg)| (format!("results[{i}].{key}"), msg))
+                })
         }
-        ResultSummary::from_json(v).err().map(|e| {
-            let key = if e.key.is_empty() {
-                key
-            } else {
-                format!("{key}.{}", e.key)
-            };
-            (key, e.message)
-        })
-    })
+        _ => None,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+
+    fn v(text: &str) -> Value {
+        serde_json::from_str(text).unwrap()
+    }
 
     #[test]
     fn names_the_key_at_fault() {
-        let t = json!({"kind": "trace", "measurements": [
+        let t = v(r#"{"kind": "trace", "measurements": [
             {"name": "a", "count": 1, "max_ns": 5},
-            {"name": "b", "count": 1, "max_ns": "big"}]});
+            {"name": "b", "count": 1, "max_ns": "big"}]}"#);
         let (k, m) = first_bad("trace", &t).unwrap();
         assert_eq!(k, "measurements[1].max_ns");
         assert!(m.contains("\"big\""), "{m}");
-        let m = json!({"total": {"count": 2, "p99_ns": 3}, "cpus": [{"count": 2, "histogram": 7}]});
+        let m =
+            v(r#"{"total": {"count": 2, "p99_ns": 3}, "cpus": [{"count": 2, "histogram": 7}]}"#);
         assert_eq!(first_bad("measure", &m).unwrap().0, "cpus[0].histogram");
-        let s =
-            json!({"tasks": [{"response": {"count": 1, "max_ns": null}}], "tick": {"count": true}});
+        let m = v(r#"{"sweep": [{"total": {"count": 2}}, {"cpus": [{"min_ns": "x"}]}]}"#);
+        assert_eq!(
+            first_bad("measure", &m).unwrap().0,
+            "sweep[1].cpus[0].min_ns"
+        );
+        let s = v(
+            r#"{"tasks": [{"response": {"count": 1, "max_ns": null}}], "tick": {"count": true}}"#,
+        );
         assert_eq!(first_bad("simulate", &s).unwrap().0, "tick.count");
         let sc =
-            json!({"results": [{"kind": "trace", "measurements": [{"name": "x", "min_ns": []}]}]});
+            v(r#"{"results": [{"kind": "trace", "measurements": [{"name": "x", "min_ns": []}]}]}"#);
         assert_eq!(
             first_bad("scenario", &sc).unwrap().0,
             "results[0].measurements[0].min_ns"
         );
         assert!(first_bad(
             "trace",
-            &json!({"measurements": [{"count": 0, "max_ns": null}]})
+            &v(r#"{"measurements": [{"count": 0, "max_ns": null}]}"#)
         )
         .is_none());
     }
@@ -131,9 +183,9 @@ mod tests {
         let text = r#"{"kind":"trace","schema_version":1,
             "measurements":[{"name":"a","count":1,"p99_ns":"x"}]}"#;
         let e = crate::Input::parse("t.json", text).unwrap_err().to_string();
-        assert_eq!(
-            e,
-            r#"t.json: `measurements[0].p99_ns`: "x" is not a number"#
+        assert!(
+            e.starts_with("t.json: `measurements[0].p99_ns`: invalid type: string \"x\""),
+            "{e}"
         );
     }
 }

@@ -11,6 +11,7 @@
 use latscope_report::charts::{self, Line, SeriesOpts, ValueUnit};
 use latscope_report::data::{Bucket, Stats};
 use latscope_report::{render_html, Input, Options};
+use latscope_results::summary::{val, DurationSummary};
 use serde_json::Value;
 use std::path::Path;
 
@@ -274,16 +275,16 @@ fn percentile_curve_passes_through_every_exact_percentile() {
     .iter()
     .map(|&(low, high, count)| Bucket { low, high, count })
     .collect();
-    let stats = Stats {
-        count: Some(249_999.0),
-        min: Some(1_642.857),
-        p50: Some(1_642.857),
-        p90: Some(13_456.857),
-        p99: Some(44_000.0),
-        p999: Some(48_898.857),
-        max: Some(60_712.857),
-        ..Stats::default()
-    };
+    let stats = Stats::from(DurationSummary {
+        count: 249_999,
+        min_ns: val(1_642.857),
+        p50_ns: val(1_642.857),
+        p90_ns: val(13_456.857),
+        p99_ns: val(44_000.0),
+        p999_ns: val(48_898.857),
+        max_ns: val(60_712.857),
+        ..DurationSummary::default()
+    });
     let chart = charts::cdf(&[("tick".into(), b, Some(stats))], "tick")
         .unwrap()
         .unwrap();
@@ -500,17 +501,17 @@ fn percentile_curve_ends_at_the_maximum() {
         high: 51_000_000.0,
         count: 1.0,
     });
-    let stats = Stats {
-        count: Some(10_000.0),
-        min: Some(40_000.0),
-        p50: Some(265_000.0),
-        p90: Some(445_000.0),
-        p99: Some(480_000.0),
-        p999: Some(484_000.0),
-        p9999: Some(484_900.0),
-        max: Some(max),
-        ..Stats::default()
-    };
+    let stats = Stats::from(DurationSummary {
+        count: 10_000,
+        min_ns: val(40_000.0),
+        p50_ns: val(265_000.0),
+        p90_ns: val(445_000.0),
+        p99_ns: val(480_000.0),
+        p999_ns: val(484_000.0),
+        p9999_ns: val(484_900.0),
+        max_ns: val(max),
+        ..DurationSummary::default()
+    });
     let chart = charts::cdf(&[("load".into(), b, Some(stats))], "wake-up latency")
         .unwrap()
         .unwrap();

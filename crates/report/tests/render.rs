@@ -719,9 +719,15 @@ fn measure_samples_csv_draws_latency_over_time() {
         !t.iter().any(|s| s.contains("cpu")),
         "not 'cpu over time': {t:?}"
     );
-    // The worst sample, with its time since the first intended wake-up.
-    assert!(t.iter().any(|s| s == "worst 250 µs at 1.5 s"), "{t:?}");
+    // The worst sample, at its intended wake time as the file gives it (from the phase's
+    // start, the origin of the result's `max_at_ns`).
+    assert!(t.iter().any(|s| s == "worst 250 µs at 1.501 s"), "{t:?}");
     assert!(page.contains("overrun (period missed)"), "overruns marked");
+    // One missed row, one mark, and the count drawn says so.
+    assert!(
+        t.iter().any(|s| s == "1 marked: overrun (period missed)"),
+        "{t:?}"
+    );
     assert!(page.contains("Latency CDF"));
 }
 
@@ -778,9 +784,12 @@ fn binary_samples_are_read() {
 /// them, instead of a chart that silently shows none.
 #[test]
 fn overruns_missing_from_the_samples_come_from_the_result() {
-    // A run that counted 3 overruns.
+    // A run that counted 3 overruns: the fixture compares idle with loaded, and the
+    // samples file holds both phases, so its count is both phases' (the top-level total
+    // of a comparison is its idle phase only).
     let mut v = fixture_json("measure.json");
-    v["total"]["overruns"] = json!(3);
+    v["compare"]["idle"]["total"]["overruns"] = json!(2);
+    v["compare"]["loaded"]["total"]["overruns"] = json!(1);
     let mut m = Input::parse("measure.json", &v.to_string()).unwrap();
     let counted = 3;
     let mut csv = String::from("phase,cpu,intended_ns,latency_ns,missed\n");

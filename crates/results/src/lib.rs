@@ -32,6 +32,28 @@ pub mod measure {
         CompareJson, CpuStats, Difference, Environment, HistBucket, PhaseJson, SamplesJson,
         SettingsJson, Stats, SweepPoint,
     };
+    /// A measure summary as written: the shared [`crate::summary::DurationSummary`] with
+    /// measure's own figures beside it.
+    pub use latscope_measure::stats_json::StatsJson;
+}
+
+/// `latscope noise --json`: OS and hardware noise per CPU, by source.
+pub mod noise {
+    /// The whole document.
+    pub use latscope_measure::noise::result::NoiseReport as NoiseResult;
+    pub use latscope_measure::noise::result::{
+        BySource, Classification, CpuNoise, NoiseSettingsJson, Row, SourceNoise,
+    };
+}
+
+/// `latscope compare --json`: two measure runs compared statistic by statistic.
+pub mod compare {
+    /// The comparison `latscope compare` computes, for a consumer that compares two
+    /// measure results itself (the report) and must get the same figures.
+    pub use latscope_measure::compare::{compare, conflicting_settings, Options, Threshold};
+    /// The whole document.
+    pub use latscope_measure::compare_doc::CompareResult;
+    pub use latscope_measure::compare_doc::{CompareRow, CpuRows, Differs};
 }
 
 /// `latscope trace --json` over a capture: the measurements.
@@ -67,12 +89,6 @@ pub mod simulate {
 pub mod fit {
     /// The whole document.
     pub use latscope_model::fit::FitDocument as FitResult;
-}
-
-/// `latscope noise --json` (not a [`Document`] kind yet: the report reads it itself).
-pub mod noise {
-    /// The whole document.
-    pub use latscope_measure::noise::NoiseReport as NoiseResult;
 }
 
 /// `latscope scenario run --json`: published figures against latscope's.

@@ -413,6 +413,18 @@ impl Verdict {
         }
     }
 
+    /// A scenario's verdict, as every output states it: the tally of its rows' verdicts
+    /// ([`latscope_scenario::Row::verdict_of`]).
+    pub fn of_scenario(o: &latscope_scenario::Outcome) -> Verdict {
+        let t = &o.summary;
+        Verdict::scenario(ScenarioTally {
+            predictions: t.predictions,
+            within: t.within,
+            outside: t.outside,
+            explained: t.explained,
+        })
+    }
+
     /// `scenario`: the predictions' tally as the scenario crate counts it with its one
     /// row verdict (`Row::verdict_of`): a miss without explanation fails (as the exit
     /// status does), misses that are all explained are information.

@@ -207,18 +207,6 @@ impl Outcome {
         self.headline = self.headline_text();
     }
 
-    /// The scenario's verdict, as every output states it: the tally of the rows'
-    /// verdicts ([`Row::verdict_of`]) read by the one verdict function.
-    pub fn verdict(&self) -> latscope_results::Verdict {
-        let t = &self.summary;
-        latscope_results::Verdict::scenario(latscope_results::ScenarioTally {
-            predictions: t.predictions,
-            within: t.within,
-            outside: t.outside,
-            explained: t.explained,
-        })
-    }
-
     /// The exit status of `scenario run`: 1 on a miss without explanation, or on any miss
     /// with `strict`; 0 otherwise.
     pub fn exit_status(&self, strict: bool) -> u8 {

@@ -6,7 +6,7 @@ use crate::markdown::{banner, num};
 use crate::Outcome;
 
 /// The whole terminal text; `color` paints verdicts with ANSI colours.
-pub fn text(out: &Outcome, color: bool) -> String {
+pub fn text(out: &Outcome, color: bool, verdict_line: &str) -> String {
     let paint = |s: &str, code: &str| {
         if color {
             format!("\x1b[{code}m{s}\x1b[0m")
@@ -72,8 +72,9 @@ pub fn text(out: &Outcome, color: bool) -> String {
         ));
     }
     s.push_str(&format!("{}\n", banner(&out.summary)));
-    // The verdict the report's first screen and overview show (latscope_results::Verdict).
-    s.push_str(&format!("{}\n", out.verdict().headline()));
+    // The verdict the report's first screen and overview show: `verdict_line`, from
+    // latscope_results::Verdict (the caller's, since results depends on this crate).
+    s.push_str(&format!("{verdict_line}\n"));
     s.push_str(&format!("{}\n", out.headline));
     // Each explanation once, with the rows it explains.
     let mut why: Vec<(&str, Vec<&str>)> = Vec::new();

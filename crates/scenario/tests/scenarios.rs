@@ -311,7 +311,11 @@ pub fn verdicts_agree(o: &Outcome) {
         .collect();
     assert_eq!(from_json, want, "{name}: JSON");
     // Terminal: the verdict column, its tolerance suffix dropped.
-    let term = latscope_scenario::terminal::text(o, false);
+    let term = latscope_scenario::terminal::text(
+        o,
+        false,
+        &latscope_results::Verdict::of_scenario(o).headline(),
+    );
     let lines: Vec<&str> = term.lines().collect();
     let header = lines[2];
     let col = header.chars().count() - "verdict".len();

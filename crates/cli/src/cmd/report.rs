@@ -192,8 +192,15 @@ pub fn attach_artifacts(input: &mut Input, dir: Option<&Path>) {
             .and_then(Value::as_str)
             .map(|s| vec![s.to_string()])
             .unwrap_or_default(),
+        // A comparison names the two measure results it compared: drawn overlaid.
+        Kind::Compare => serde_json::from_value::<latscope_measure::compare_doc::CompareResult>(
+            input.doc.clone(),
+        )
+        .map(|c| vec![c.a, c.b])
+        .unwrap_or_default(),
         _ => Vec::new(),
     };
+    let compare = input.kind == Kind::Compare;
     for n in named {
         let Some(p) = find_artifact(&n, dir) else {
             continue;
@@ -223,6 +230,7 @@ pub fn attach_artifacts(input: &mut Input, dir: Option<&Path>) {
             Ok(a) if matches!(a.kind, Kind::Series | Kind::Capture | Kind::Samples) => {
                 input.attachments.push(a)
             }
+            Ok(a) if compare && a.kind == Kind::Measure => input.attachments.push(a),
             Ok(_) => {}
             Err(e) => crate::ui::warn(format_args!("{}: artifact left out: {e:#}", input.name)),
         }

@@ -191,7 +191,14 @@ fn run_one(a: RunArgs) -> anyhow::Result<ExitCode> {
 
 fn print_table(out: &Outcome) {
     let color = crate::ui::color_stdout();
-    print!("{}", latscope_scenario::terminal::text(out, color));
+    print!(
+        "{}",
+        latscope_scenario::terminal::text(
+            out,
+            color,
+            &latscope_results::Verdict::of_scenario(out).headline()
+        )
+    );
 }
 
 /// The scenario's HTML report next to its artifacts.

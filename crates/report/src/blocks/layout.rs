@@ -14,24 +14,24 @@ pub(super) struct StatsRow {
 
 /// A latency summary table; columns that no row has are left out.
 pub(super) fn stats_table(first: &str, rows: &[StatsRow]) -> Table {
-    type Get = fn(&Stats) -> Option<f64>;
-    let cols: [(&str, Get, bool); 12] = [
-        ("count", |s| s.count, false),
-        ("min", |s| s.min, true),
-        ("mean", |s| s.mean, true),
-        ("stdev", |s| s.stdev, true),
-        ("p50", |s| s.p50, true),
-        ("p90", |s| s.p90, true),
-        ("p99", |s| s.p99, true),
-        ("p99.9", |s| s.p999, true),
-        ("p99.99", |s| s.p9999, true),
-        ("max", |s| s.max, true),
-        ("max at", |s| s.max_at, true),
-        ("overruns", |s| s.overruns, false),
+    // (column, whether it is a duration); `Stats::get` reads each by its column name.
+    let cols: [(&str, bool); 12] = [
+        ("count", false),
+        ("min", true),
+        ("mean", true),
+        ("stdev", true),
+        ("p50", true),
+        ("p90", true),
+        ("p99", true),
+        ("p99.9", true),
+        ("p99.99", true),
+        ("max", true),
+        ("max at", true),
+        ("overruns", false),
     ];
-    let used: Vec<&(&str, Get, bool)> = cols
+    let used: Vec<&(&str, bool)> = cols
         .iter()
-        .filter(|c| rows.iter().any(|r| (c.1)(&r.stats).is_some()))
+        .filter(|c| rows.iter().any(|r| r.stats.stat(c.0).is_some()))
         .collect();
     let mut headers = vec![first.to_string()];
     headers.extend(used.iter().map(|c| c.0.to_string()));
@@ -39,8 +39,8 @@ pub(super) fn stats_table(first: &str, rows: &[StatsRow]) -> Table {
         .iter()
         .map(|r| {
             let mut row = vec![Cell::t(&r.label)];
-            for (name, get, is_time) in &used {
-                let v = get(&r.stats);
+            for (name, is_time) in &used {
+                let v = r.stats.stat(name);
                 let s = match v {
                     None => "–".to_string(),
                     Some(v) if *is_time => dur(v),

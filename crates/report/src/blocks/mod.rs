@@ -8,6 +8,7 @@
 //! and [`crate::charts`] the charts.
 
 mod analyze;
+mod change;
 mod compare;
 mod fit;
 mod layout;
@@ -358,6 +359,7 @@ fn render(b: &mut Builder, input: &View, level: u8, captures: &[&View]) -> Resul
             Some(Document::Fit(f)) => fit::fit(b, f, level),
             _ => Ok(()),
         },
+        Kind::Compare => compare::compare_document(b, input),
         Kind::Series => simulate::series_input(b, d, level),
         Kind::Capture => simulate::capture_input(b, d, level),
         Kind::Samples => measure::samples(b, d, level),
@@ -481,14 +483,15 @@ fn headline(input: &View) -> (String, Option<Tone>) {
             }
             _ => ("no fit".into(), None),
         },
+        Kind::Compare => compare::compare_headline(d),
         Kind::Series => (format!("{} series", arr(d, "series").len()), None),
         Kind::Capture => (format!("{} tracks", arr(d, "tracks").len()), None),
         Kind::Samples => match data::samples_total(d) {
             Some(s) => (
                 format!(
                     "{} samples, max {}",
-                    s.count.map(int).unwrap_or_default(),
-                    s.max.map(dur).unwrap_or_default()
+                    s.count().map(int).unwrap_or_default(),
+                    s.max().map(dur).unwrap_or_default()
                 ),
                 None,
             ),

@@ -4,50 +4,62 @@
 
 use super::{Block, Builder, Cell, Table};
 use crate::charts;
-use crate::data::{arr, num, text, Tone};
+use crate::data::Tone;
 use crate::units::{dur, int};
 use crate::ReportError;
+use latscope_results::noise::{BySource, CpuNoise, NoiseResult, SourceNoise};
+use serde::Deserialize;
 use serde_json::Value;
 
-/// Sources in the order of the table; the first five are the contract's.
-const SOURCES: [(&str, &str); 7] = [
-    ("hw", "hardware / hypervisor"),
-    ("nmi", "NMI"),
-    ("irq", "IRQ"),
-    ("softirq", "softirq"),
-    ("thread", "thread"),
-    ("unaccounted", "unaccounted"),
-    ("unclassified", "unclassified"),
+/// One source of a CPU's noise, picked from its split.
+type Pick = fn(&BySource) -> &SourceNoise;
+
+/// Sources in the order of the table, with their words.
+const SOURCES: [(Pick, &str); 7] = [
+    (|b| &b.hw, "hardware / hypervisor"),
+    (|b| &b.nmi, "NMI"),
+    (|b| &b.irq, "IRQ"),
+    (|b| &b.softirq, "softirq"),
+    (|b| &b.thread, "thread"),
+    (|b| &b.unaccounted, "unaccounted"),
+    (|b| &b.unclassified, "unclassified"),
 ];
 
-fn cpu_name(c: &Value) -> String {
-    num(c, "cpu").map_or("CPU ?".into(), |n| format!("CPU {}", int(n)))
+/// The noise document an input holds (`Input::from_value` has checked that it reads).
+fn typed(d: &Value) -> Option<NoiseResult> {
+    NoiseResult::deserialize(d).ok()
+}
+
+fn cpu_name(c: &CpuNoise) -> String {
+    format!("CPU {}", c.cpu)
 }
 
 /// The source with the most time, its share and its top row.
-fn dominant(c: &Value) -> Option<(&'static str, f64, Option<String>)> {
-    let noise = num(c, "noise_ns")?;
-    let b = c.get("by_source")?;
-    let (key, label, ns) = SOURCES
+fn dominant(c: &CpuNoise) -> Option<(&'static str, f64, Option<String>)> {
+    let (src, label) = SOURCES
         .iter()
-        .filter_map(|(k, l)| Some((*k, *l, num(b.get(*k)?, "total_ns")?)))
-        .filter(|s| s.2 > 0.0)
-        .max_by(|a, b| a.2.total_cmp(&b.2))?;
-    let who = arr(&b[key], "rows").first().map(|r| {
-        let name = text(r, "name").unwrap_or_default();
-        match num(r, "pid") {
-            Some(p) => format!("{name} (pid {})", p as i64),
-            None => name,
-        }
+        .map(|(get, l)| (get(&c.by_source), *l))
+        .filter(|s| s.0.total_ns > 0)
+        .max_by_key(|s| s.0.total_ns)?;
+    let who = src.rows.first().map(|r| match r.pid {
+        Some(p) => format!("{} (pid {p})", r.name),
+        None => r.name.clone(),
     });
-    Some((label, if noise > 0.0 { ns / noise } else { 0.0 }, who))
+    let share = if c.noise_ns > 0 {
+        src.total_ns as f64 / c.noise_ns as f64
+    } else {
+        0.0
+    };
+    Some((label, share, who))
 }
 
 pub(super) fn noise(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportError> {
-    let cpus = arr(d, "cpus");
+    let Some(d) = typed(d) else {
+        return Ok(());
+    };
+    let cpus = &d.cpus;
     for c in cpus {
-        let pct = num(c, "noise_pct").unwrap_or(0.0);
-        let max = num(c, "max_single_ns").unwrap_or(0.0);
+        let pct = c.noise_pct;
         let (tone, what) = match dominant(c) {
             None => (Tone::Good, "no noise above the threshold".to_string()),
             Some((label, share, who)) => (
@@ -64,58 +76,47 @@ pub(super) fn noise(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportE
             format!(
                 "{}: {pct:.3} % noise, largest single {} — {what}",
                 cpu_name(c),
-                dur(max)
+                dur(c.max_single_ns as f64)
             ),
         ));
     }
-    if d.pointer("/classification/method").and_then(Value::as_str) == Some("none") {
+    if d.classification.method == "none" {
         b.out.push(Block::Verdict(
             Tone::Warn,
             format!(
                 "unclassified (no tracer): {}",
-                d.pointer("/classification/reason")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
+                d.classification.reason.as_deref().unwrap_or("")
             ),
         ));
     }
-    for n in arr(d, "notes") {
-        if let Some(s) = n.as_str() {
-            b.note(s);
-        }
+    for n in &d.notes {
+        b.note(n);
     }
-    let s = d.get("settings").cloned().unwrap_or(Value::Null);
-    let mut facts = Vec::new();
-    if let Some(p) = text(&s, "policy") {
-        facts.push((
-            "policy".into(),
-            format!("{p} {}", num(&s, "priority").map(int).unwrap_or_default()),
-        ));
-    }
-    for (k, label) in [
-        ("threshold_ns", "threshold"),
-        ("window_ns", "window"),
-        ("duration_ns", "duration"),
-    ] {
-        if let Some(v) = num(&s, k) {
-            facts.push((label.into(), dur(v)));
-        }
-    }
-    if let Some(m) = d.pointer("/classification/method").and_then(Value::as_str) {
-        facts.push(("classification".into(), m.to_string()));
-    }
-    b.facts(facts);
+    let s = &d.settings;
+    b.facts(vec![
+        ("policy".into(), format!("{} {}", s.policy, s.priority)),
+        ("threshold".into(), dur(s.threshold_ns as f64)),
+        ("window".into(), dur(s.window_ns as f64)),
+        ("duration".into(), dur(s.duration_ns as f64)),
+        ("classification".into(), d.classification.method.clone()),
+    ]);
 
-    let window = num(&s, "window_ns").unwrap_or(1e9);
+    let window = if s.window_ns > 0 {
+        s.window_ns as f64
+    } else {
+        1e9
+    };
     b.heading(level + 1, "Noise per window", None);
     let lines: Vec<charts::Line> = cpus
         .iter()
         .map(|c| charts::Line {
             name: cpu_name(c),
-            points: arr(c, "windows")
+            points: c
+                .windows
                 .iter()
                 .enumerate()
-                .filter_map(|(k, w)| Some((k as f64 * window, w.as_f64()?)))
+                .map(|(k, w)| (k as f64 * window, *w))
+                .filter(|p| p.1.is_finite())
                 .collect(),
         })
         .filter(|l| !l.points.is_empty())
@@ -129,11 +130,7 @@ pub(super) fn noise(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportE
         ),
         || charts::series_chart(&lines, &o),
     )?;
-    let wmax = cpus
-        .iter()
-        .map(|c| arr(c, "windows").len())
-        .max()
-        .unwrap_or(0);
+    let wmax = cpus.iter().map(|c| c.windows.len()).max().unwrap_or(0);
     if wmax <= 30 {
         let mut headers = vec!["window".to_string()];
         for c in cpus {
@@ -144,10 +141,10 @@ pub(super) fn noise(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportE
             .map(|k| {
                 let mut row = vec![Cell::t(dur(k as f64 * window))];
                 for c in cpus {
-                    let w = arr(c, "windows").get(k).and_then(Value::as_f64);
+                    let w = c.windows.get(k);
                     row.push(Cell::n(w.map_or("–".into(), |p| format!("{p:.3} %"))));
-                    let st = arr(c, "window_steal_ns").get(k).and_then(Value::as_f64);
-                    row.push(Cell::n(st.map_or("–".into(), dur)));
+                    let st = c.window_steal_ns.get(k);
+                    row.push(Cell::n(st.map_or("–".into(), |x| dur(*x as f64))));
                 }
                 row
             })
@@ -163,40 +160,41 @@ pub(super) fn noise(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportE
     }
     let rows = SOURCES
         .iter()
-        .map(|(k, label)| {
+        .map(|(get, label)| {
             let mut row = vec![Cell::t(*label)];
             for c in cpus {
-                let s = c.get("by_source").and_then(|b| b.get(*k));
-                let count = s.and_then(|s| num(s, "count")).unwrap_or(0.0);
-                let ns = s.and_then(|s| num(s, "total_ns")).unwrap_or(0.0);
-                row.push(Cell::n(int(count)));
-                row.push(Cell::n(dur(ns)));
+                let s = get(&c.by_source);
+                row.push(Cell::n(int(s.count as f64)));
+                row.push(Cell::n(dur(s.total_ns as f64)));
             }
             row
         })
         .collect();
     b.table(Table { headers, rows });
     for c in cpus {
-        for (k, word) in [
-            ("irq", "Interrupts"),
-            ("thread", "Threads"),
-            ("softirq", "Softirqs"),
+        for (src, word, idh) in [
+            (&c.by_source.irq, "Interrupts", "irq / vector"),
+            (&c.by_source.thread, "Threads", "pid"),
+            (&c.by_source.softirq, "Softirqs", "vec"),
         ] {
-            let rows: Vec<Vec<Cell>> = arr(&c["by_source"][k], "rows")
+            let rows: Vec<Vec<Cell>> = src
+                .rows
                 .iter()
                 .take(10)
                 .map(|r| {
                     // Ids are names, not quantities: no digit grouping.
-                    let id = num(r, "pid")
-                        .or_else(|| num(r, "irq"))
-                        .or_else(|| num(r, "vector"))
-                        .map(|n| (n as i64).to_string())
+                    let id = r
+                        .pid
+                        .map(i64::from)
+                        .or(r.irq.map(i64::from))
+                        .or(r.vector.map(i64::from))
+                        .map(|n| n.to_string())
                         .unwrap_or_default();
                     vec![
-                        Cell::t(text(r, "name").unwrap_or_default()),
+                        Cell::t(&r.name),
                         Cell::n(id),
-                        Cell::n(int(num(r, "count").unwrap_or(0.0))),
-                        Cell::n(dur(num(r, "total_ns").unwrap_or(0.0))),
+                        Cell::n(int(r.count as f64)),
+                        Cell::n(dur(r.total_ns as f64)),
                     ]
                 })
                 .collect();
@@ -204,11 +202,6 @@ pub(super) fn noise(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportE
                 continue;
             }
             b.heading(level + 2, &format!("{word} on {}", cpu_name(c)), None);
-            let idh = match k {
-                "thread" => "pid",
-                "softirq" => "vec",
-                _ => "irq / vector",
-            };
             b.table(Table {
                 headers: vec!["name".into(), idh.into(), "count".into(), "time".into()],
                 rows,
@@ -220,40 +213,107 @@ pub(super) fn noise(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportE
 
 /// The overview line: the noisiest CPU.
 pub(super) fn headline(d: &Value) -> (String, Option<Tone>) {
-    let worst = arr(d, "cpus")
+    let d = typed(d);
+    let worst = d
         .iter()
-        .filter_map(|c| Some((num(c, "noise_pct")?, c)))
-        .max_by(|a, b| a.0.total_cmp(&b.0));
+        .flat_map(|d| d.cpus.iter())
+        .max_by(|a, b| a.noise_pct.total_cmp(&b.noise_pct));
     match worst {
         None => ("no CPUs".into(), None),
-        Some((p, c)) => (
-            format!("{p:.3} % noise at most ({})", cpu_name(c)),
-            Some(if p >= 1.0 { Tone::Warn } else { Tone::Good }),
+        Some(c) => (
+            format!("{:.3} % noise at most ({})", c.noise_pct, cpu_name(c)),
+            Some(if c.noise_pct >= 1.0 {
+                Tone::Warn
+            } else {
+                Tone::Good
+            }),
         ),
     }
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use crate::{render_markdown, Input, Options};
+    use latscope_results::noise::*;
+
+    /// A noise result as `latscope noise --json` writes it (through its type).
+    pub(in crate::blocks) fn result() -> NoiseResult {
+        let row = |name: &str, pid, vector, count, total_ns| Row {
+            name: name.into(),
+            pid,
+            irq: None,
+            vector,
+            count,
+            total_ns,
+        };
+        let src = |count, total_ns, rows| SourceNoise {
+            count,
+            total_ns,
+            rows,
+        };
+        NoiseResult {
+            kind: "noise".into(),
+            schema_version: 1,
+            tool: "latscope test".into(),
+            started_unix_s: 0.0,
+            kernel: "6.1".into(),
+            labels: Default::default(),
+            settings: NoiseSettingsJson {
+                cpus: vec![1],
+                policy: "fifo".into(),
+                priority: 10,
+                fallback_reason: None,
+                duration_ns: 2_000_000_000,
+                threshold_ns: 1000,
+                window_ns: 1_000_000_000,
+                trace_events: vec![],
+                memory_locked: true,
+                rt_runtime_us: None,
+                rt_period_us: None,
+            },
+            interrupted: false,
+            elapsed_ns: 2_000_000_000,
+            started_mono_ns: 0,
+            classification: Classification {
+                method: "tracepoints".into(),
+                reason: None,
+                lost_events: 0,
+                mounted_tracefs: false,
+            },
+            notes: vec![],
+            cpus: vec![CpuNoise {
+                cpu: 1,
+                noise_ns: 400_000,
+                noise_pct: 0.02,
+                noise_count: 10,
+                max_single_ns: 210_000,
+                max_single_at_ns: 5,
+                max_single_source: None,
+                windows: vec![0.01, 0.03],
+                window_steal_ns: vec![0, 10_000_000],
+                loops: 1000,
+                by_source: BySource {
+                    hw: src(3, 30_000, vec![]),
+                    irq: src(
+                        5,
+                        20_000,
+                        vec![row("local_timer", None, Some(236), 5, 20_000)],
+                    ),
+                    thread: src(
+                        2,
+                        350_000,
+                        vec![row("burster", Some(4242), None, 2, 350_000)],
+                    ),
+                    ..BySource::default()
+                },
+            }],
+        }
+    }
 
     #[test]
     fn the_verdict_names_the_dominant_source_and_the_tables_show_it() {
-        let doc = r#"{"kind":"noise","schema_version":1,
-          "settings":{"policy":"fifo","priority":10,"threshold_ns":1000,"window_ns":1000000000,"duration_ns":2000000000},
-          "classification":{"method":"tracepoints","lost_events":0,"mounted_tracefs":false},
-          "notes":[],
-          "cpus":[{"cpu":1,"noise_ns":400000,"noise_pct":0.02,"max_single_ns":210000,"max_single_at_ns":5,
-            "windows":[0.01,0.03],"window_steal_ns":[0,10000000],
-            "by_source":{
-              "hw":{"count":3,"total_ns":30000,"rows":[]},
-              "nmi":{"count":0,"total_ns":0,"rows":[]},
-              "irq":{"count":5,"total_ns":20000,"rows":[{"name":"local_timer","vector":236,"count":5,"total_ns":20000}]},
-              "softirq":{"count":0,"total_ns":0,"rows":[]},
-              "thread":{"count":2,"total_ns":350000,"rows":[{"name":"burster","pid":4242,"count":2,"total_ns":350000}]},
-              "unaccounted":{"count":0,"total_ns":0,"rows":[]},
-              "unclassified":{"count":0,"total_ns":0,"rows":[]}}}]}"#;
-        let input = Input::parse("n.json", doc).unwrap();
+        let doc = serde_json::to_string(&result()).unwrap();
+        let input = Input::parse("n.json", &doc).unwrap();
         let md = render_markdown(&[input], &Options::default()).unwrap();
         // 350 of 400 us: 88 %, named with its pid.
         assert!(
@@ -266,6 +326,21 @@ mod tests {
         assert!(
             md.contains("10.0 ms") || md.contains("10 ms"),
             "steal beside the window: {md}"
+        );
+    }
+
+    #[test]
+    fn a_noise_result_that_does_not_read_is_an_error_naming_the_member() {
+        let mut v = serde_json::to_value(result()).unwrap();
+        if let Some(c) = v.pointer_mut("/cpus/0/noise_pct") {
+            *c = serde_json::Value::String("lots".into());
+        }
+        let e = Input::parse("n.json", &v.to_string())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("n.json: `cpus[0].noise_pct`: invalid type"),
+            "{e}"
         );
     }
 }

@@ -7,6 +7,7 @@ use crate::charts::{self};
 use crate::data::{self, Bucket, Stats, Tone};
 use crate::units::{dur, int, num as fnum};
 use crate::ReportError;
+use latscope_results::summary::{val, DurationSummary};
 use latscope_results::trace::{LimitOutcome, Measurement, TraceResult};
 
 /// Whether a trace measurement's values are durations (ns) rather than counts.
@@ -19,21 +20,25 @@ fn fin(x: f64) -> Option<f64> {
     x.is_finite().then_some(x)
 }
 
-/// A measurement's statistics as the report's tables and charts take them.
+/// A measurement's statistics as the report's tables and charts take them: the shared
+/// summary (NaN, no instance, is null), with the resolution beside it.
 pub(super) fn stats(m: &Measurement) -> Stats {
     Stats {
-        count: Some(m.count as f64),
-        min: fin(m.min_ns),
-        mean: fin(m.mean_ns),
-        stdev: fin(m.stdev_ns),
-        p50: fin(m.p50_ns),
-        p90: fin(m.p90_ns),
-        p99: fin(m.p99_ns),
-        p999: fin(m.p999_ns),
-        p9999: fin(m.p9999_ns),
-        max: fin(m.max_ns),
+        summary: DurationSummary {
+            count: m.count,
+            min_ns: val(m.min_ns),
+            max_ns: val(m.max_ns),
+            max_at_ns: val(m.max_at_ns),
+            mean_ns: val(m.mean_ns),
+            stdev_ns: val(m.stdev_ns),
+            p50_ns: val(m.p50_ns),
+            p90_ns: val(m.p90_ns),
+            p99_ns: val(m.p99_ns),
+            p999_ns: val(m.p999_ns),
+            p9999_ns: val(m.p9999_ns),
+            ..DurationSummary::default()
+        },
         overruns: None,
-        max_at: fin(m.max_at_ns),
         resolution: m.resolution_ns.filter(|r| r.is_finite() && *r > 0.0),
     }
 }

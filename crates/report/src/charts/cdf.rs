@@ -54,8 +54,8 @@ pub(crate) fn curve(b: &[Bucket], stats: Option<&Stats>, end: f64) -> Option<Cur
     // The stretch of ranks below the maximum; beyond `cap` nines it is squeezed (more samples
     // than the axis shows decades for) so that the maximum keeps its own stretch.
     let cap = total.log10().max(1.0).min(end - MAX_STRETCH);
-    let max_v = stats.and_then(|s| s.max).filter(|v| v.is_finite());
-    let min_v = stats.and_then(|s| s.min).filter(|v| v.is_finite());
+    let max_v = stats.and_then(|s| s.max()).filter(|v| v.is_finite());
+    let min_v = stats.and_then(|s| s.min()).filter(|v| v.is_finite());
     let vals: Vec<(f64, f64, f64)> = match data::quantised(b, stats.and_then(|s| s.resolution)) {
         Some(q) => q,
         None => nonempty(b)

@@ -250,6 +250,13 @@ pub fn series_chart(lines: &[Line], o: &SeriesOpts) -> Result<Option<Chart>, Rep
                         ALERT.stroke_width(2),
                     )
                 }))?;
+                // Ticks merge where marks share a pixel column: the count is written, so
+                // the chart says how many it marks (the result's overruns).
+                chart.draw_series(std::iter::once(Text::new(
+                    format!("{} marked: {}", o.marks.len(), o.mark_word),
+                    (x.hi - (x.hi - x.lo) * 0.01, top_y - tick * 1.3),
+                    text_style(11.0, &ALERT, HPos::Right, VPos::Top),
+                )))?;
             }
             if let Some((wt, wv)) = worst {
                 let p = (x.at(wt), y.at(wv));

@@ -8,20 +8,14 @@ pub fn sweep(points: &[SweepPoint]) -> Result<Option<Chart>, ReportError> {
     if rows.is_empty() {
         return Ok(None);
     }
-    type Get = fn(&Stats) -> Option<f64>;
-    let stats: [(&str, Get); 4] = [
-        ("min", |s| s.min),
-        ("p50", |s| s.p50),
-        ("p99", |s| s.p99),
-        ("max", |s| s.max),
-    ];
+    let stats = ["min", "p50", "p99", "max"];
     let lines: Vec<(&str, Vec<(f64, f64)>)> = stats
         .iter()
-        .map(|(n, g)| {
+        .map(|n| {
             (
                 *n,
                 rows.iter()
-                    .filter_map(|p| g(&p.stats).map(|v| (p.interval_ns, v)))
+                    .filter_map(|p| p.stats.stat(n).map(|v| (p.interval_ns, v)))
                     .filter(|(_, v)| *v > 0.0)
                     .collect::<Vec<_>>(),
             )
