@@ -58,6 +58,7 @@ fn add_irq(sys: &mut System, rng: &mut ChaCha8Rng, releases: usize, periodic: bo
         releases: Some(releases),
         offset: Picos::from_us(rng.gen_range(0..=t.0 / 1_000_000)),
         periodic,
+        core: 0,
     });
     sys.tasks[releases].released_by = Some(sys.interrupts.len() - 1);
     let t = sys.tasks[releases].period();
