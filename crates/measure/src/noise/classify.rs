@@ -152,7 +152,7 @@ pub fn classify(gap: Gap, events: &[NoiseEvent], own_tid: i32) -> Vec<Part> {
                     },
                 }),
             )),
-            What::IrqExit { irq, name } => points.push((
+            What::IrqExit { irq, vector, name } => points.push((
                 e.ts,
                 2,
                 Act::Pop(
@@ -160,6 +160,7 @@ pub fn classify(gap: Gap, events: &[NoiseEvent], own_tid: i32) -> Vec<Part> {
                     Who {
                         name: name.clone(),
                         irq: *irq,
+                        vector: *vector,
                         ..Who::default()
                     },
                 ),
@@ -367,6 +368,7 @@ mod tests {
             ts,
             What::IrqExit {
                 irq: Some(irq),
+                vector: None,
                 name: String::new(),
             },
         )

@@ -28,6 +28,9 @@ pub enum What {
     },
     IrqExit {
         irq: Option<u32>,
+        /// x86 vector (`vector=` of the vector exit events): a handler whose entry fell
+        /// before the events kept is still named by its number.
+        vector: Option<u32>,
         name: String,
     },
     SoftirqEntry {
@@ -72,6 +75,7 @@ pub fn parse(line: &str) -> Option<NoiseEvent> {
             },
             Kind::IrqExit { irq } => What::IrqExit {
                 irq: Some(irq),
+                vector: None,
                 name: String::new(),
             },
             Kind::SoftirqEntry { vec, name } => What::SoftirqEntry { vec, name },
@@ -118,6 +122,7 @@ pub fn parse(line: &str) -> Option<NoiseEvent> {
         let v = VECTORS.iter().find(|x| **x == v)?;
         What::IrqExit {
             irq: None,
+            vector: fields.strip_prefix("vector=").and_then(|x| x.parse().ok()),
             name: (*v).to_string(),
         }
     } else {
@@ -157,6 +162,7 @@ mod tests {
             e.what,
             What::IrqExit {
                 irq: None,
+                vector: Some(236),
                 name: "local_timer".into()
             }
         );

@@ -23,7 +23,7 @@ use crate::charts::Chart;
 use crate::data::{self, arr, Tone};
 use crate::units::{dur, int};
 use crate::{Document, Input, Kind, ReportError};
-use latscope_results::{ScenarioTally, Status, Verdict};
+use latscope_results::{Status, Verdict};
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -385,8 +385,9 @@ pub(crate) fn verdict_for(kind: Kind, d: &Value, result: Option<&Document>) -> O
             .ok()
             .map(|r| Verdict::of(&r)),
         (Kind::Scenario, _) => {
-            let t: ScenarioTally = serde_json::from_value(d.get("summary")?.clone()).ok()?;
-            Some(Verdict::scenario(t))
+            serde_json::from_value::<latscope_results::scenario::ScenarioResult>(d.clone())
+                .ok()
+                .map(|o| Verdict::of_scenario(&o))
         }
         (Kind::Noise, _) => {
             serde_json::from_value::<latscope_results::noise::NoiseResult>(d.clone())
