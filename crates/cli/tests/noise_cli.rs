@@ -593,7 +593,10 @@ fn gaps_called_hardware_hold_no_event_another_recorder_saw() {
             .any(|x| x == "irq" || x == "softirq" || x == "thread")
         {
             covered += 1;
-            let from = seen.partition_point(|&t| t <= s - 1_000);
+            // The two recorders stamp one handler entry at different points of its
+            // entry path (seen: up to ~2 us apart on a loaded guest), and ftrace's
+            // text stamps lose the sub-microsecond part: look 3 us before the gap.
+            let from = seen.partition_point(|&t| t <= s - 3_000);
             if seen.partition_point(|&t| t <= *e) == from {
                 bad.push(format!("{src:?} gap {s}..{e} holds no event"));
             }
