@@ -65,6 +65,7 @@ td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 tbody tr:hover td{background:#fafbfc}
 td strong{font-weight:600}
 .badge{display:inline-block;padding:1px 9px;border-radius:999px;font-size:12.5px;font-weight:600;white-space:nowrap}
+td .badge{white-space:normal;border-radius:10px}
 .good{color:var(--good);background:var(--good-bg)}.warn{color:var(--warn);background:var(--warn-bg)}
 .bad{color:var(--bad);background:var(--bad-bg)}.neutral{color:var(--neutral);background:var(--neutral-bg)}
 div.answer{margin:4px 0 14px}div.answer p.worst{margin:2px 0 0;font-size:14px}
