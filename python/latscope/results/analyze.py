@@ -76,6 +76,101 @@ class Candidate(Doc):
 
 
 @dataclass(frozen=True)
+class ChainPart(Doc):
+    """One term of a chain's bound."""
+
+    step: str
+    #: `period`: waiting for the step's next release (a sampled read, or the first
+    #: step's read of the stimulus); `response`: the step's worst response beyond its
+    #: predecessor's (the first step's: from its release).
+    part: str
+    ns: float
+
+
+@dataclass(frozen=True)
+class ChainResult(Doc):
+    """One chain's bound, as `analyze --json` writes it."""
+
+    name: str
+    #: `event` (every link an event link) or `sampled` (at least one sampled link).
+    kind: str
+    steps: List[str]
+    links: List[str]
+    #: Each step's contribution to the bound (reaction time); they add up to it.
+    composition: List[ChainPart]
+    #: Sampled chain: maximum data age (null when unbounded).
+    age_ns: Optional[float] = None
+    age_ps: Optional[int] = None
+    #: Event chain: worst time from the first step's release to the last step's
+    #: completion (null when unbounded).
+    bound_ns: Optional[float] = None
+    #: Exact value of `bound_ns` or `reaction_ns` in picoseconds.
+    bound_ps: Optional[int] = None
+    deadline_ns: Optional[float] = None
+    #: Bound (reaction time for a sampled chain) within the deadline; null without one.
+    meets_deadline: Optional[bool] = None
+    #: Sampled chain: maximum reaction time (null when unbounded).
+    reaction_ns: Optional[float] = None
+    #: Why there is no bound (or no age bound), if so.
+    unbounded_reason: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class CoreResult(Doc):
+    """One core's share of `analyze --json` (present only when `platform.cores > 1`)."""
+
+    core: int
+    #: The tasks pinned to the core, in descending priority order.
+    tasks: List[str]
+    #: The interrupts the core takes: its own and the inter-core interrupts
+    #: (`ipi<NAME>`) that relay a release from another core.
+    interrupts: List[str]
+    #: Task utilisation (WCET / period) of the core.
+    utilisation_tasks: float
+    #: Tasks, interrupts and kernel overheads in the reported tick mode.
+    utilisation: float
+    #: Every task on the core meets its deadline.
+    schedulable: bool
+
+
+@dataclass(frozen=True)
+class EdfResult(Doc):
+    """The EDF analysis of a system."""
+
+    #: Every deadline met: the processor-demand test passed.
+    schedulable: bool
+    #: Utilisation of the tasks with their overheads plus ticks and interrupt handlers.
+    utilisation: float
+    #: Points QPA examined.
+    qpa_steps: int
+    tasks: List[EdfTask]
+    #: The synchronous busy period (ns); null when it has none within the horizon.
+    busy_period_ns: Optional[float] = None
+    #: A window length at which the demand exceeds the window (ns): a deadline is missed
+    #: by then.
+    demand_exceeded_at_ns: Optional[float] = None
+    #: Why the set was not shown schedulable, in words.
+    reason: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class EdfTask(Doc):
+    """One task under EDF."""
+
+    name: str
+    deadline_ns: float
+    period_ns: float
+    #: Release jitter charged (the fixed-priority analysis's), in ns.
+    jitter_ns: float
+    #: WCET plus two context switches per job, in ns.
+    charged_wcet_ns: float
+    schedulable: bool
+    #: Response-time bound from the nominal arrival (Spuri 1996), in ns; null when
+    #: none was found within the horizon.
+    bound_ns: Optional[float] = None
+
+
+@dataclass(frozen=True)
 class Failure(Doc):
     """The level no unassigned task can take."""
 
@@ -353,6 +448,15 @@ class AnalyzeDocument(Doc):
     assignment: Optional[List[Assigned]] = None
     #: `--assign-priorities`: the whole outcome.
     assignment_detail: Optional[Assignment] = None
+    #: End-to-end chains in file order (absent without `[[chain]]`).
+    chains: Optional[List[ChainResult]] = None
+    #: Per core, with `platform.cores > 1` only (absent on one core, so one-core
+    #: documents are unchanged).
+    cores: Optional[List[CoreResult]] = None
+    #: `kernel.scheduler = "edf"`: the processor-demand verdict and the EDF bound per
+    #: task (docs/analysis.md, EDF); `schedulable` is then this verdict and `tasks` the
+    #: fixed-priority analysis of the same set, for comparison.
+    edf: Optional[EdfResult] = None
     #: `--observed TRACE`: the bound checked against a recording.
     observed: Optional[ObservedCheck] = None
     #: The offset-aware worst responses (null when no task has an offset).

@@ -101,6 +101,11 @@ class FitDocument(Doc):
     excess: List[ExcessAt]
     #: The piecewise tick fit (target tick, when determined).
     piecewise: Optional[PiecewiseReport] = None
+    #: The samples fitted, `[x, y_ns]` in input order, so that a report can draw the
+    #: lines over them: all of them up to [`POINTS_CAP`], else every k-th one (evenly
+    #: spread, the first included) plus the worst sample. Absent in results written
+    #: before it existed.
+    points: Optional[List[List[float]]] = None
     #: Least-squares residual of each sample of the written model, in input order; only
     #: when asked for (`--residuals`), else null.
     residuals_ns: Optional[List[float]] = None

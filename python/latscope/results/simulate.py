@@ -29,6 +29,38 @@ class BlockEpisode(Doc):
 
 
 @dataclass(frozen=True)
+class ChainReport(Doc):
+    """One chain's observed latencies, as `simulate --json` writes them."""
+
+    name: str
+    #: `event` or `sampled`.
+    kind: str
+    #: Latencies (reaction times) observed.
+    count: int
+    age_count: Optional[int] = None
+    age_max_at_ns: Optional[float] = None
+    #: Sampled chain: the longest data age and the token's release.
+    age_max_ns: Optional[float] = None
+    #: The first step's nominal release (ns) of the instance with that latency (for a
+    #: reaction time: the output's token).
+    max_at_ns: Optional[float] = None
+    #: Event chain: the longest latency; sampled chain: the longest reaction time
+    #: (null when nothing was observed).
+    max_ns: Optional[float] = None
+
+
+@dataclass(frozen=True)
+class CoreReport(Doc):
+    """One core of a partitioned multicore simulation."""
+
+    core: int
+    #: The tasks pinned to the core, in file order.
+    tasks: List[str]
+    events: int
+    cpu: CpuSplit
+
+
+@dataclass(frozen=True)
 class CpuSplit(Doc):
     """Where the CPU's time went (nanoseconds; `fraction` of the simulated duration)."""
 
@@ -280,6 +312,11 @@ class SimulateDocument(Doc):
     interrupts: List[IrqReport]
     cpu: CpuSplit
     sleep: SleepReport
+    #: End-to-end chains observed (`[[chain]]`, docs/simulator.md); absent without.
+    chains: Optional[List[ChainReport]] = None
+    #: Per core, with `platform.cores > 1` only (then `tick`, `switches` and `sleep`
+    #: are core 0's and `cpu` the sum over the cores; docs/simulator.md, Multicore).
+    cores: Optional[List[CoreReport]] = None
     hyperperiod_ns: Optional[float] = None
     list_scan: Optional[ListScanReport] = None
     #: Shared resources, in file order (empty without `[[resource]]`).
