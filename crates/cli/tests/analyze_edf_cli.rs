@@ -130,7 +130,11 @@ fn overheads_are_charged_and_simulate_stays_within_the_bounds() {
         assert!(seen <= bound, "{name}: simulated {seen} > bound {bound}");
     }
     // Under fixed priority the same set misses B's deadline in simulation too.
-    let fp = write(dir.path(), "fp.toml", &text.replace("scheduler = \"edf\"\n", ""));
+    let fp = write(
+        dir.path(),
+        "fp.toml",
+        &text.replace("scheduler = \"edf\"\n", ""),
+    );
     ok(&["simulate", &fp, "-D", "1s", "--json", s(&sj)]);
     let sim = read_json(&sj);
     assert!(task_named(&sim, "B")["deadline_misses"].as_u64().unwrap() > 0);
@@ -192,27 +196,38 @@ fn one_fixed_priority_core_and_one_edf_core() {
     let out = run(&["analyze", &fp, "--no-overheads", "--check"]);
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
     let out = run(&["analyze", &edf, "--no-overheads", "--check"]);
-    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
     // With the overheads: the EDF core's tasks have EDF bounds, ctl its RTA bound.
     let aj = dir.path().join("a.json");
     let out = ok(&["analyze", &edf, "--check", "--json", s(&aj)]);
-    assert!(stdout(&out).contains("schedulable under EDF"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("schedulable under EDF"),
+        "{}",
+        stdout(&out)
+    );
     let a = read_json(&aj);
     assert_eq!(a["cores"][1]["schedulable"], true, "{a}");
     let edf_tasks = a["edf"]["tasks"].as_array().unwrap();
-    let names: Vec<&str> = edf_tasks.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> = edf_tasks
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
     assert_eq!(names, ["A", "B", "proc"]);
     // proc is released across cores: its jitter holds adc's response on core 0, and
     // the inter-core interrupt (L + ipi = 20 us) preempts core 1's jobs.
     let proc_jitter = edf_tasks[2]["jitter_ns"].as_f64().unwrap();
     assert!(proc_jitter >= 30_000.0, "{proc_jitter}");
     let bound = |n: &str| {
-        edf_tasks
-            .iter()
-            .find(|t| t["name"] == n)
-            .map_or_else(|| task_named(&a, n)["wcrt_ns"].as_f64().unwrap(), |t| {
-                t["bound_ns"].as_f64().unwrap()
-            })
+        edf_tasks.iter().find(|t| t["name"] == n).map_or_else(
+            || task_named(&a, n)["wcrt_ns"].as_f64().unwrap(),
+            |t| t["bound_ns"].as_f64().unwrap(),
+        )
     };
     let sj = dir.path().join("s.json");
     ok(&["simulate", &edf, "-D", "2s", "--json", s(&sj)]);
@@ -222,11 +237,20 @@ fn one_fixed_priority_core_and_one_edf_core() {
         let t = task_named(&sim, name);
         assert_eq!(t["deadline_misses"], 0, "{t}");
         let seen = t["max_response_ns"].as_f64().unwrap();
-        assert!(seen <= bound(name), "{name}: simulated {seen} > bound {}", bound(name));
+        assert!(
+            seen <= bound(name),
+            "{name}: simulated {seen} > bound {}",
+            bound(name)
+        );
     }
     assert_eq!(task_named(&sim, "proc")["jobs"], 40);
     // The same file by priority on both cores misses B's deadline in simulation.
     let sjf = dir.path().join("sf.json");
     ok(&["simulate", &fp, "-D", "2s", "--json", s(&sjf)]);
-    assert!(task_named(&read_json(&sjf), "B")["deadline_misses"].as_u64().unwrap() > 0);
+    assert!(
+        task_named(&read_json(&sjf), "B")["deadline_misses"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
 }

@@ -80,12 +80,15 @@ fn multicore(
         m.tasks.extend(r.tasks);
     }
     res.schedulable = res.cores.iter().all(|c| c.schedulable);
-    res.notes.push(format!(
-        "EDF on core(s) {}: their verdicts in `cores` are the EDF processor-demand verdicts \
+    res.notes.push(
+        format!(
+            "EDF on core(s) {}: their verdicts in `cores` are the EDF processor-demand verdicts \
          (QPA) and `edf.tasks` their EDF bounds (Spuri), each core analysed with its own \
          tasks, interrupts and overheads; `tasks` are the fixed-priority bounds, for comparison",
-        edf_cores.join(", ")
-    ));
+            edf_cores.join(", ")
+        )
+        .into(),
+    );
     Ok(m)
 }
 
