@@ -157,6 +157,13 @@ pub struct TickKernel {
     pub tick_cost: Vec<Picos>,
     pub switch_cost: SwitchCost,
     pub time_slicing: bool,
+    /// Earliest deadline first (`kernel.scheduler = "edf"`): the ready job with the
+    /// earliest absolute deadline (arrival + relative deadline) runs; ties go to the
+    /// earlier arrival, then to the lower task index. Priorities then order nothing
+    /// but the interrupts. Every kernel overhead is charged as under fixed priority; a
+    /// switch costs what the selection over every task costs (`switch_cost` at as many
+    /// levels as there are tasks), as the EDF analysis charges it.
+    pub edf: bool,
 }
 
 /// A kernel-v1-like cooperative list-scan scheduler (KernelPerf).
@@ -435,6 +442,21 @@ impl SimConfig {
                         return Err(ConfigError::Other("negative switch cost".into()))
                     }
                     _ => {}
+                }
+                if k.edf {
+                    // Inheritance and ceilings raise priorities, which order nothing
+                    // under EDF (the deadline-based protocols are not modelled).
+                    if let Some(r) = self
+                        .resources
+                        .iter()
+                        .find(|r| r.protocol != SimProtocol::Critical)
+                    {
+                        return Err(ConfigError::Other(format!(
+                            "resource '{}': under EDF only kernel critical sections \
+                             (protocol = \"critical\") are simulated",
+                            r.name
+                        )));
+                    }
                 }
             }
             Kernel::ListScan(k) => {

@@ -17,7 +17,8 @@
 //! This file holds the state ([`Sim`]) and its small types; each concept's methods live
 //! in a module of their own: `setup` (sizing and time 0), `event_loop` (the loop above),
 //! `arrivals`, `dispatch`, `frames` (entering and leaving interrupt frames), `tick`,
-//! `tick_grid`, `switch` (PendSV and switch statistics), `ready` (ready lists), `jobs`,
+//! `tick_grid`, `switch` (PendSV and switch statistics), `ready` (ready lists), `edf`
+//! (selection by absolute deadline), `jobs`,
 //! `list_scan`, `tickless`, `resources`, `devices`, `channels` (the virtual capture) and
 //! `summary` (series and report).
 
@@ -25,6 +26,7 @@ mod arrivals;
 mod channels;
 mod devices;
 mod dispatch;
+mod edf;
 mod event_loop;
 mod frames;
 mod jobs;
@@ -182,6 +184,8 @@ pub struct Sim {
     sw_table: Vec<i64>,
     sw_const: Option<i64>,
     time_slicing: bool,
+    /// Earliest-deadline-first selection (`engine/edf.rs`) instead of the ready lists'.
+    edf: bool,
     // ready lists (FreeRTOS xLIST emulation: circular, with an index and an end marker),
     // one per distinct priority present (dense levels, idle's 0 is level 0)
     prio: Vec<u32>,

@@ -9,7 +9,7 @@ use crate::config::*;
 use latscope_core::time::parse_duration;
 use latscope_core::Picos;
 use latscope_model::resource::Protocol;
-use latscope_model::system::{Arrival, KernelCosts, System, TaskSelection};
+use latscope_model::system::{Arrival, KernelCosts, Scheduler, System, TaskSelection};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::path::Path;
@@ -92,9 +92,17 @@ pub fn from_system(sys: &System, o: &FromSystemOptions) -> Result<SimConfig, Fro
     let mut irq_entry = sys.platform.irq_entry();
     let mut irq_extra = Picos::ZERO;
     let mut normal_switch = Picos::ZERO;
+    // A one-core system (or a core's view, which carries its core's policy as core 0's).
+    let edf = sys.kernel.scheduler_of(0) == Scheduler::Edf;
     let kernel = match &sys.kernel.costs {
         KernelCosts::Tick(c) => {
             let switch_cost = match sys.kernel.task_selection {
+                // EDF: the deadline-ordered choice costs what the generic selection's
+                // walk over every task costs, the figure the EDF analysis charges.
+                TaskSelection::Generic if edf => {
+                    normal_switch = c.switch_cost(n as u32);
+                    SwitchCost::Constant(normal_switch)
+                }
                 TaskSelection::Generic => {
                     // The table has one entry per priority number the selection loop can
                     // walk past, so the priorities must stay in a realistic range.
@@ -126,8 +134,16 @@ pub fn from_system(sys: &System, o: &FromSystemOptions) -> Result<SimConfig, Fro
             Kernel::Tick(TickKernel {
                 tick_cost: (0..=n as u32).map(|r| c.tick_cost(r)).collect(),
                 switch_cost,
-                time_slicing: sys.kernel.time_slicing,
+                time_slicing: sys.kernel.time_slicing && !edf,
+                edf,
             })
+        }
+        KernelCosts::Listscan(_) if edf => {
+            return Err(FromSystemError::Unsupported(
+                "kernel.scheduler = \"edf\" is simulated with the tick kernel only \
+                 (the list-scan kernel runs its threads by priority)"
+                    .into(),
+            ))
         }
         KernelCosts::Listscan(c) => Kernel::ListScan(ListScanKernel {
             check_cost: c.check_per_thread,
@@ -146,7 +162,8 @@ pub fn from_system(sys: &System, o: &FromSystemOptions) -> Result<SimConfig, Fro
             Kernel::Tick(TickKernel {
                 tick_cost: vec![c.tick],
                 switch_cost: SwitchCost::Constant(c.switch),
-                time_slicing: sys.kernel.time_slicing,
+                time_slicing: sys.kernel.time_slicing && !edf,
+                edf,
             })
         }
     };

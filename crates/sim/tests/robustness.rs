@@ -70,6 +70,7 @@ fn random_cfg(rng: &mut ChaCha8Rng, k: usize) -> SimConfig {
                     SwitchCost::Constant(Picos(1_500_000))
                 },
                 time_slicing: !k.is_multiple_of(3),
+                edf: false,
             })
         },
         tasks,

@@ -267,7 +267,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if !to_stdout {
         let mut out = std::io::stdout().lock();
         match &edf {
-            Some(e) => super::analyze_edf::print(&mut out, e)?,
+            Some(e) => {
+                // Several cores: the per-core lines and the fixed-priority cores' tasks
+                // come from the table, the EDF cores' bounds from the EDF table below.
+                if multicore {
+                    print_table(&mut out, &res, args.breakdown)?;
+                }
+                super::analyze_edf::print(&mut out, e)?
+            }
             None => print_table(&mut out, &res, args.breakdown)?,
         }
         super::analyze_chains::print(&mut out, &res)?;

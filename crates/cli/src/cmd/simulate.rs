@@ -130,15 +130,6 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         }
     }
     let sys = System::from_path(&a.file)?;
-    if (0..sys.platform.cores)
-        .any(|c| sys.kernel.scheduler_of(c) != latscope_model::system::Scheduler::Fp)
-    {
-        anyhow::bail!(
-            "{}: kernel.scheduler = \"edf\": the simulator schedules by fixed priority only \
-             so far; `latscope analyze` gives the EDF bounds (docs/analysis.md, EDF)",
-            a.file.display()
-        );
-    }
     let fso = FromSystemOptions {
         exec,
         irq,

@@ -8,13 +8,16 @@
 //!   deadline point (the reference QPA is tested against);
 //! * [`qpa`]: Quick Processor-demand Analysis (Zhang & Burns 2009);
 //! * [`spuri`]: response-time bounds per task (Spuri 1996);
-//! * [`result`]: what `analyze` reports.
+//! * [`result`]: what `analyze` reports;
+//! * [`cores`]: each EDF core of a partitioned multicore.
 
+pub mod cores;
 pub mod demand;
 pub mod qpa;
 pub mod result;
 pub mod spuri;
 pub mod workload;
 
+pub use cores::{analyze_edf_cores, EdfCore};
 pub use result::{analyze_edf, EdfResult, EdfTask};
 pub use workload::Workload;

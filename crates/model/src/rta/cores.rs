@@ -140,6 +140,21 @@ fn release_paths(sys: &System, opts: &AnalysisOptions) -> Paths {
     paths
 }
 
+/// Every core's view with the cross-core release paths found by the fixed point (the
+/// views [`analyze_cores`] analyses), and per interrupt of the system whether its
+/// cross-core release has no bounded path. The EDF analysis of a partitioned system
+/// reads the same views (`crate::edf::cores`).
+pub fn core_views(
+    sys: &System,
+    opts: &AnalysisOptions,
+) -> (Vec<crate::system::cores::CoreView>, Vec<bool>) {
+    let paths = release_paths(sys, opts);
+    let views = (0..sys.platform.cores)
+        .map(|c| sys.core_view(c, &paths.jitter, &paths.delay))
+        .collect();
+    (views, paths.unbounded)
+}
+
 fn unbounded(r: &mut TaskResult, why: String) {
     r.wcrt_ns = None;
     r.wcrt_ps = None;

@@ -55,6 +55,15 @@ impl System {
         }
         let mut sys = self.clone();
         sys.platform.cores = 1;
+        // The view is core 0 of a one-core system: it carries its core's policy there.
+        sys.kernel.scheduler = self.kernel.scheduler_of(core);
+        sys.kernel.cores = self
+            .kernel
+            .cores
+            .iter()
+            .filter(|c| c.id == core)
+            .map(|c| super::model::CoreSettings { id: 0, ..*c })
+            .collect();
         sys.tasks = tasks.iter().map(|&i| self.tasks[i].clone()).collect();
         for t in &mut sys.tasks {
             t.core = 0;

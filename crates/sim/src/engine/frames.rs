@@ -86,18 +86,17 @@ impl Sim {
     pub(super) fn end_frame(&mut self, f: Frame) {
         match f.kind {
             FrameKind::Tick => {
-                let cur_p = self.prio[self.cur];
                 let mut switch = false;
                 for k in 0..self.tick_released.len() {
                     let i = self.tick_released[k] as usize;
                     let a = self.pending_arrival[i];
                     self.release_job(i, a);
                     self.ready_add(i);
-                    if self.prio[i] > cur_p {
+                    if self.outranks(i, self.cur) {
                         switch = true;
                     }
                 }
-                if self.time_slicing && self.len[self.level[self.cur] as usize] > 1 {
+                if self.time_slicing && !self.edf && self.len[self.level[self.cur] as usize] > 1 {
                     switch = true;
                 }
                 if switch {
@@ -131,7 +130,7 @@ impl Sim {
                         if i == self.cur {
                             self.cur_blocked = false;
                         }
-                        if self.prio[i] > self.prio[self.cur] || self.cur_blocked {
+                        if self.outranks(i, self.cur) || self.cur_blocked {
                             self.pendsv_pending = true;
                         }
                     } else if self.irq_queue[i].len() < IRQ_QUEUE_CAP {

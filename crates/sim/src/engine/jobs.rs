@@ -110,7 +110,7 @@ impl Sim {
                 if b == self.cur {
                     self.cur_blocked = false;
                 }
-                if self.prio[b] > self.prio[self.cur] || self.cur_blocked {
+                if self.outranks(b, self.cur) || self.cur_blocked {
                     self.pendsv_pending = true;
                 }
             } else if self.irq_queue[b].len() < IRQ_QUEUE_CAP {

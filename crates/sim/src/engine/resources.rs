@@ -352,6 +352,12 @@ impl Sim {
             self.pendsv_pending = true;
             return;
         }
+        if self.edf {
+            if self.outranks(self.edf_pick(), self.cur) {
+                self.pendsv_pending = true;
+            }
+            return;
+        }
         for w in (0..self.bitmap.len()).rev() {
             if self.bitmap[w] != 0 {
                 let p = w * 64 + 63 - self.bitmap[w].leading_zeros() as usize;

@@ -18,6 +18,7 @@ impl Sim {
         level_prio.dedup();
         let levels = level_prio.len();
         let nodes = n + 1 + levels;
+        let edf = matches!(&cfg.kernel, Kernel::Tick(k) if k.edf);
         let (tick_mode, tick_cost, sw_table, sw_const, time_slicing) = match &cfg.kernel {
             Kernel::Tick(k) => {
                 let (t, c) = match &k.switch_cost {
@@ -146,6 +147,7 @@ impl Sim {
             sw_table,
             sw_const,
             time_slicing,
+            edf,
             prio,
             level,
             level_prio,
@@ -319,8 +321,12 @@ impl Sim {
                 self.schedule_periodic(i, 0, true);
             }
             self.ready_add(self.idle);
-            let (p, _) = self.select_level();
-            self.cur = self.next_owner(p);
+            if self.edf {
+                self.cur = self.edf_pick();
+            } else {
+                let (p, _) = self.select_level();
+                self.cur = self.next_owner(p);
+            }
         } else {
             // The kernel starts with the tick flag set: the first scheduler run is at 0.
             self.tick_flag = Some(0);

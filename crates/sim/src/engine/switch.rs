@@ -12,11 +12,15 @@ impl Sim {
 
     pub(super) fn start_pendsv(&mut self) {
         self.pendsv_pending = false;
-        let (p, skipped) = self.select_level();
-        let to = self.next_owner(p);
+        let (to, skipped) = if self.edf {
+            (self.edf_pick(), 0)
+        } else {
+            let (p, skipped) = self.select_level();
+            (self.next_owner(p), skipped)
+        };
         self.pendsv_to = to;
         self.pendsv_levels = skipped;
-        let mut cost = self.l + self.switch_cost(skipped);
+        let mut cost = self.l + self.switch_cost(if self.edf { self.n as u32 } else { skipped });
         if self.wake_extra_pending {
             self.wake_extra_pending = false;
             cost += self.cfg.tickless.as_ref().map_or(0, |t| t.switch_extra.0);

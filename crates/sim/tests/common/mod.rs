@@ -49,6 +49,7 @@ pub fn tick_cfg(
                 (0..64).map(|k| Picos(sw_base.0 + sw_per.0 * k)).collect(),
             ),
             time_slicing: true,
+            edf: false,
         }),
         tasks,
         interrupts: vec![],
