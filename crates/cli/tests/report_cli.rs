@@ -543,7 +543,13 @@ fn measure_noise_compare_and_fit_state_the_one_verdict() {
         (measure("a.json", "60"), j("a.json")),
         (measure("b.json", "90"), j("b.json")),
         (
-            s(&["compare", &j("a.json"), &j("b.json"), "--json", &j("cmp.json")]),
+            s(&[
+                "compare",
+                &j("a.json"),
+                &j("b.json"),
+                "--json",
+                &j("cmp.json"),
+            ]),
             j("cmp.json"),
         ),
         (

@@ -292,12 +292,14 @@ impl Input {
             | Kind::Analyze
             | Kind::Fit
             | Kind::Noise
-            | Kind::Compare => Some(
-                Document::from_value(doc.clone()).map_err(|e| ReportError::Invalid {
-                    file: file.clone(),
-                    message: e.to_string(),
-                })?,
-            ),
+            | Kind::Compare => {
+                Some(
+                    Document::from_value(doc.clone()).map_err(|e| ReportError::Invalid {
+                        file: file.clone(),
+                        message: e.to_string(),
+                    })?,
+                )
+            }
             _ => None,
         };
         let mut input = Input::new(name, kind, doc);

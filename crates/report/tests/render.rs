@@ -824,10 +824,13 @@ fn capture_only_markdown_names_the_longest_interval_per_track() {
             .iter()
             .map(|p| (p[0].as_f64().unwrap(), p[1].as_f64().unwrap()))
             .collect();
-        let Some(&(at, _)) = iv.iter().fold(None, |best: Option<&(f64, f64)>, p| match best {
-            Some(q) if q.1 - q.0 >= p.1 - p.0 => Some(q),
-            _ => Some(p),
-        }) else {
+        let Some(&(at, _)) = iv
+            .iter()
+            .fold(None, |best: Option<&(f64, f64)>, p| match best {
+                Some(q) if q.1 - q.0 >= p.1 - p.0 => Some(q),
+                _ => Some(p),
+            })
+        else {
             continue;
         };
         let longest = iv.iter().map(|p| p.1 - p.0).fold(f64::MIN, f64::max);

@@ -463,10 +463,7 @@ impl Verdict {
                 .collect();
             (
                 Status::Fail,
-                format!(
-                    "B is worse than A beyond {thr}{how} in {}",
-                    rows.join(", ")
-                ),
+                format!("B is worse than A beyond {thr}{how} in {}", rows.join(", ")),
             )
         } else {
             let gated: Vec<&str> = c

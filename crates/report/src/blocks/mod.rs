@@ -19,8 +19,8 @@ mod simulate;
 pub mod sweep;
 mod trace;
 
-use crate::charts::Chart;
 use crate::artifacts::{SeriesDoc, SweepDoc, Timeline};
+use crate::charts::Chart;
 use crate::data::{self, Tone};
 use crate::units::{dur, int};
 use crate::{Document, Input, Kind, ReportError};
@@ -475,10 +475,7 @@ fn headline(input: &View) -> (String, Option<Tone>) {
             _ => ("no fit".into(), None),
         },
         Kind::Compare => compare::compare_headline(d),
-        Kind::Series => (
-            format!("{} series", SeriesDoc::of(d).series.len()),
-            None,
-        ),
+        Kind::Series => (format!("{} series", SeriesDoc::of(d).series.len()), None),
         Kind::Capture => (format!("{} tracks", Timeline::of(d).len()), None),
         Kind::Samples => match data::samples_total(d) {
             Some(s) => (

@@ -3,8 +3,8 @@
 
 use super::layout::*;
 use super::{Block, Builder, Cell, Table, View};
-use crate::charts::{self};
 use crate::artifacts::{SeriesDoc, Timeline};
+use crate::charts::{self};
 use crate::data::{self, Tone};
 use crate::units::{dur, int, num as fnum};
 use crate::{Input, Kind, ReportError};

@@ -6,8 +6,8 @@
 //! "sets": 100, "schedulable": 37}, …]}, …]}`. The ratio is `schedulable / sets`.
 
 use super::{Builder, Cell, Table};
-use crate::charts::{self, RatioCurve};
 use crate::artifacts::SweepDoc;
+use crate::charts::{self, RatioCurve};
 use crate::ReportError;
 use serde_json::Value;
 
