@@ -512,8 +512,11 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             t.max_at_ns as f64 / 1e9,
             t.overruns
         );
-        // The verdict (its line is the bottom line's summary when there is one).
-        crate::verdict::print(&latscope_results::Verdict::measure(report));
+        // -q keeps its two lines (docs/measure.md): the figures and the bottom line's
+        // summary, which is the verdict's line (latscope_results::Verdict::measure).
+        if let Some(b) = &report.bottom_line {
+            println!("{}", b.summary);
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
