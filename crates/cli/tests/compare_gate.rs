@@ -144,10 +144,10 @@ fn the_rounds_decide_with_their_spread() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(
-        text.contains("WORSE") && text.contains("p50 (+25.0%"),
+        text.contains("WORSE") && text.contains("p50 (+25.0 %"),
         "{text}"
     );
-    assert!(text.contains("with 95% confidence"), "{text}");
+    assert!(text.contains("with 95 % confidence"), "{text}");
     // The better run is never worse.
     assert_eq!(run(&["compare", s(&b_slow), s(&a)]).status.code(), Some(0));
     // A threshold above the shift passes it.
@@ -179,13 +179,13 @@ fn the_rounds_decide_with_their_spread() {
     let diff = p50["diff"].as_f64().unwrap();
     let a_p50 = p50["a"].as_f64().unwrap();
     assert!((diff - a_p50 * pct / 100.0).abs() < 1e-6 * a_p50, "{p50}");
-    assert!(String::from_utf8_lossy(&out.stdout).contains("p50 (+25.0%"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("p50 (+25.0 %"));
     // `--json -`: the document alone on stdout, the verdict on stderr.
     let out = run(&["compare", s(&a), s(&b_same), "--json", "-"]);
     assert_eq!(out.status.code(), Some(0));
     let c: Value = serde_json::from_slice(&out.stdout).expect("stdout is the JSON alone");
     assert_eq!(c["verdict"], "not worse");
-    assert!(String::from_utf8_lossy(&out.stderr).contains("verdict: B is not worse"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("PASS: B is not worse"));
 
     let out = run(&["compare", s(&wild_a), s(&wild_b)]);
     let text = String::from_utf8_lossy(&out.stdout);

@@ -320,6 +320,99 @@ fn capture(dir: &Path) -> PathBuf {
     p
 }
 
+/// The status a result's own JSON members state, read without the verdict function:
+/// trace's limit outcomes, analyze's `schedulable`, simulate's deadline misses, the
+/// scenario's tally, the comparison's `verdict`; the kinds without a limit are information.
+fn json_status(v: &serde_json::Value) -> latscope_results::Status {
+    use latscope_results::Status;
+    let n = |x: &serde_json::Value| x.as_u64().unwrap_or(0);
+    match v["kind"].as_str().unwrap_or_default() {
+        "trace" => {
+            let limits = v["limits"].as_array().cloned().unwrap_or_default();
+            if limits.is_empty() {
+                Status::Info
+            } else if limits.iter().any(|l| l["pass"] == false) {
+                Status::Fail
+            } else {
+                Status::Pass
+            }
+        }
+        "analyze" if v["schedulable"] == true => Status::Pass,
+        "analyze" => Status::Fail,
+        "simulate" => {
+            let misses: u64 = v["tasks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| n(&t["deadline_misses"]))
+                .sum();
+            if misses > 0 {
+                Status::Fail
+            } else {
+                Status::Pass
+            }
+        }
+        "scenario" => {
+            let s = &v["summary"];
+            let (p, o, e) = (n(&s["predictions"]), n(&s["outside"]), n(&s["explained"]));
+            match (p, o) {
+                (0, _) => Status::Info,
+                (_, 0) => Status::Pass,
+                _ if o == e => Status::Info,
+                _ => Status::Fail,
+            }
+        }
+        "compare" if v["verdict"] == "worse" => Status::Fail,
+        "compare" => Status::Pass,
+        _ => Status::Info,
+    }
+}
+
+/// Runs `latscope ARGS` (which writes `json`) and checks that its terminal output, the
+/// JSON's own members, the HTML and the Markdown report state one verdict: the terminal
+/// holds the verdict's lines, the JSON's members give its status, and both reports open
+/// on its headline. Returns the status.
+fn one_verdict_everywhere(args: &[String], json: &Path, d: &Path) -> latscope_results::Status {
+    let out = latscope().args(args).output().unwrap();
+    let term = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "latscope {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = verdict_of(json);
+    assert!(
+        term.lines().any(|l| l.trim() == v.headline()),
+        "latscope {args:?}: the terminal does not say {:?}:\n{term}",
+        v.headline()
+    );
+    if let Some(w) = &v.worst {
+        assert!(
+            term.contains(&w.line()),
+            "{args:?}: no worst line {:?}:\n{term}",
+            w.line()
+        );
+    }
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
+    assert_eq!(
+        json_status(&doc),
+        v.status,
+        "{args:?}: the JSON's members and the verdict disagree"
+    );
+    // A failing gate exits 1, as its verdict says (trace limits, compare).
+    if matches!(doc["kind"].as_str(), Some("trace" | "compare")) {
+        assert_eq!(
+            out.status.code() == Some(1),
+            v.status == latscope_results::Status::Fail,
+            "{args:?}: exit status against {:?}",
+            v.status
+        );
+    }
+    report_says(json, &v.headline(), d);
+    v.status
+}
+
 #[test]
 fn terminal_html_and_markdown_state_the_one_verdict() {
     let dir = tempfile::tempdir().unwrap();
@@ -401,23 +494,7 @@ fn terminal_html_and_markdown_state_the_one_verdict() {
     ];
     let mut statuses = Vec::new();
     for (args, json) in &runs {
-        let out = latscope().args(args).output().unwrap();
-        let term = String::from_utf8_lossy(&out.stdout);
-        let v = verdict_of(Path::new(json));
-        statuses.push(v.status);
-        assert!(
-            term.lines().any(|l| l == v.headline()),
-            "latscope {args:?}: the terminal does not say {:?}:\n{term}",
-            v.headline()
-        );
-        if let Some(w) = &v.worst {
-            assert!(
-                term.contains(&w.line()),
-                "{args:?}: no worst line {:?}",
-                w.line()
-            );
-        }
-        report_says(Path::new(json), &v.headline(), d);
+        statuses.push(one_verdict_everywhere(args, Path::new(json), d));
     }
     // The limits decide: a 1.2 µs pulse fails 1 µs, passes 5 µs; no limit is information.
     use latscope_results::Status;
@@ -429,6 +506,107 @@ fn terminal_html_and_markdown_state_the_one_verdict() {
         let v = verdict_of(&fixture(f));
         report_says(&fixture(f), &v.headline(), d);
     }
+}
+
+/// The kinds the test above does not produce: measure, noise, compare and fit, each run
+/// for real, state one verdict in the terminal, the JSON, the HTML and the Markdown. (A
+/// sweep file and a merge have no verdict of their own: a sweep's report draws counts, a
+/// merge writes a measure result, covered as measure.)
+#[test]
+fn measure_noise_compare_and_fit_state_the_one_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let j = |n: &str| d.join(n).to_string_lossy().into_owned();
+    let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<String>>();
+    let measure = |name: &str, loops: &str| {
+        s(&[
+            "measure",
+            "--allow-fallback",
+            "--cpus",
+            "0",
+            "--interval",
+            "500us",
+            "--rounds",
+            "3",
+            "--loops",
+            loops,
+            "--json",
+            &j(name),
+        ])
+    };
+    let csv = d.join("ins.csv");
+    let rows: String = (0..12)
+        .map(|i| format!("{i},{}\n", 400 + 35 * i + (i * 7) % 11))
+        .collect();
+    std::fs::write(&csv, format!("position,time\n{rows}")).unwrap();
+    let runs: Vec<(Vec<String>, String)> = vec![
+        (measure("a.json", "60"), j("a.json")),
+        (measure("b.json", "90"), j("b.json")),
+        (
+            s(&[
+                "compare",
+                &j("a.json"),
+                &j("b.json"),
+                "--json",
+                &j("cmp.json"),
+            ]),
+            j("cmp.json"),
+        ),
+        (
+            s(&[
+                "compare",
+                &j("a.json"),
+                &j("b.json"),
+                "--threshold",
+                "1000%",
+                "--json",
+                &j("cmp2.json"),
+            ]),
+            j("cmp2.json"),
+        ),
+        (
+            s(&[
+                "fit",
+                csv.to_str().unwrap(),
+                "--target",
+                "insert",
+                "--x",
+                "position",
+                "--y",
+                "time",
+                "--unit",
+                "ns",
+                "--json",
+                &j("fit.json"),
+            ]),
+            j("fit.json"),
+        ),
+        (
+            s(&[
+                "noise",
+                "--cpus",
+                "0",
+                "-D",
+                "200ms",
+                "--window",
+                "100ms",
+                "--trace-events",
+                "none",
+                "--json",
+                &j("noise.json"),
+            ]),
+            j("noise.json"),
+        ),
+    ];
+    let mut statuses = Vec::new();
+    for (args, json) in &runs {
+        statuses.push(one_verdict_everywhere(args, Path::new(json), d));
+    }
+    use latscope_results::Status;
+    assert_eq!(&statuses[..2], &[Status::Info, Status::Info], "measure");
+    // A 1000 % threshold is not exceeded by two short runs of one machine.
+    assert_eq!(statuses[3], Status::Pass, "compare within 1000 %");
+    assert_eq!(&statuses[4..], &[Status::Info, Status::Info], "fit, noise");
 }
 
 #[test]

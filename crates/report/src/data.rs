@@ -7,17 +7,22 @@
 //! (`latscope_results`); the raw samples of `measure --samples` are the typed [`Samples`]
 //! that `Input::parse_bytes` fills. A section a result does not carry yields an empty vector
 //! or `None` (the section is skipped).
-//!
-//! The lenient `serde_json::Value` readers that the sections not yet typed still use live
-//! in `crate::lenient` and are re-exported here, so their callers are unchanged.
+//! The CSV series, timelines and sweep counts that are not results are read through
+//! [`crate::artifacts`].
 
-pub use crate::lenient::*;
 use latscope_results::summary::{DurationSummary, HistogramBin};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// A point of a time series: (time ns, value).
 pub type Point = (f64, f64);
+
+/// One named component of a response time or of a utilisation split.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Part {
+    pub name: String,
+    pub value: f64,
+}
 
 /// The summary of one latency population as a table row or a chart takes it: the one
 /// summary type of the results ([`DurationSummary`]: count, min/max and when, mean,

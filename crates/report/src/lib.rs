@@ -1,10 +1,10 @@
 //! latscope-report: self-contained HTML reports and Markdown summaries of latscope results.
 //!
 //! Input: the JSON written by `latscope measure`, `trace`, `analyze`, `simulate` and
-//! `scenario` (top-level `"kind"` and `"schema_version": 1`). Measure, trace and simulate results are
-//! read into their typed documents ([`latscope_results`]); the other kinds are still read
-//! leniently through `serde_json::Value` (see [`data`]): sections that a file lacks are
-//! skipped.
+//! `scenario`, `noise`, `fit` and `compare` (top-level `"kind"` and `"schema_version": 1`),
+//! read into their typed documents ([`latscope_results`]); the CSV series, timelines and
+//! sweep counts beside them through the types of [`artifacts`]. Sections that a file lacks
+//! are skipped.
 //!
 //! Output: one HTML string that works offline (inline CSS, inline SVG charts drawn with
 //! `plotters`, no script needed and no external reference), or a compact Markdown string for a
@@ -18,11 +18,11 @@
 //! assert!(html.contains("<table"));
 //! ```
 
+pub mod artifacts;
 pub mod blocks;
 pub mod charts;
 pub mod data;
 mod inputs;
-mod lenient;
 pub mod render;
 pub mod summaries;
 pub mod units;
@@ -236,12 +236,13 @@ impl Input {
     /// Checks `kind` and `schema_version` of an already parsed document.
     pub fn from_value(name: &str, doc: Value) -> Result<Input, ReportError> {
         let file = name.to_string();
+        let head = artifacts::Head::of(&doc);
         // A timeline already in the report's own form (what the command line makes of a
         // capture file): `{"tracks": [{name, intervals: [[start_ns, end_ns]]}]}`.
-        if doc.get("kind").is_none() && doc.get("tracks").is_some_and(Value::is_array) {
+        if head.kind.is_none() && head.tracks.as_ref().is_some_and(Value::is_array) {
             return Ok(Input::new(name, Kind::Capture, doc));
         }
-        if doc.get("kind").is_none() {
+        if head.kind.is_none() {
             if let Some(tracks) = inputs::capture_from(&doc) {
                 return Ok(Input::new(name, Kind::Capture, tracks));
             }
@@ -249,7 +250,7 @@ impl Input {
         if !doc.is_object() {
             return Err(ReportError::NotObject { file });
         }
-        let kind = match doc.get("kind") {
+        let kind = match &head.kind {
             Some(Value::String(k)) => {
                 Kind::from_name(k).ok_or_else(|| ReportError::UnknownKind {
                     file: file.clone(),
@@ -271,7 +272,7 @@ impl Input {
                 })
             }
         };
-        match doc.get("schema_version") {
+        match &head.schema_version {
             None => {}
             Some(v) if v.as_u64() == Some(SCHEMA_VERSION) => {}
             Some(v) => {
@@ -285,12 +286,20 @@ impl Input {
             return Err(ReportError::Summary { file, key, message });
         }
         let result = match kind {
-            Kind::Trace | Kind::Measure | Kind::Simulate | Kind::Analyze | Kind::Fit => Some(
-                Document::from_value(doc.clone()).map_err(|e| ReportError::Invalid {
-                    file: file.clone(),
-                    message: e.to_string(),
-                })?,
-            ),
+            Kind::Trace
+            | Kind::Measure
+            | Kind::Simulate
+            | Kind::Analyze
+            | Kind::Fit
+            | Kind::Noise
+            | Kind::Compare => {
+                Some(
+                    Document::from_value(doc.clone()).map_err(|e| ReportError::Invalid {
+                        file: file.clone(),
+                        message: e.to_string(),
+                    })?,
+                )
+            }
             _ => None,
         };
         let mut input = Input::new(name, kind, doc);

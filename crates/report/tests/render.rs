@@ -806,3 +806,41 @@ fn overruns_missing_from_the_samples_come_from_the_result() {
     );
     assert!(page.contains(&said), "the result's count is said");
 }
+
+/// A capture alone in Markdown names, per track, its longest interval and when it began
+/// (issue 26: it said "tracks: 13 · intervals: 2 889" and nothing else): each row is
+/// checked against the longest interval found in the track's own intervals here.
+#[test]
+fn capture_only_markdown_names_the_longest_interval_per_track() {
+    let input = fixture("simulate.perfetto.json");
+    let md = render_markdown(std::slice::from_ref(&input), &Options::default()).unwrap();
+    let tracks = input.doc["tracks"].as_array().unwrap();
+    assert!(!tracks.is_empty());
+    for t in tracks {
+        let name = t["name"].as_str().unwrap();
+        let iv: Vec<(f64, f64)> = t["intervals"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| (p[0].as_f64().unwrap(), p[1].as_f64().unwrap()))
+            .collect();
+        let Some(&(at, _)) = iv
+            .iter()
+            .fold(None, |best: Option<&(f64, f64)>, p| match best {
+                Some(q) if q.1 - q.0 >= p.1 - p.0 => Some(q),
+                _ => Some(p),
+            })
+        else {
+            continue;
+        };
+        let longest = iv.iter().map(|p| p.1 - p.0).fold(f64::MIN, f64::max);
+        let row = md
+            .lines()
+            .find(|l| l.starts_with(&format!("| {name} |")))
+            .unwrap_or_else(|| panic!("no row for track {name}:\n{md}"));
+        let cells: Vec<&str> = row.trim_matches('|').split(" | ").map(str::trim).collect();
+        assert_eq!(cells[1], units::int(iv.len() as f64), "{row}");
+        assert_eq!(cells[2], format!("**{}**", units::dur(longest)), "{row}");
+        assert_eq!(cells[3], units::dur(at), "{row}");
+    }
+}

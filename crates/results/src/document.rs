@@ -1,15 +1,17 @@
 //! Any latscope result, told apart by its top-level `"kind"` and read into its typed
 //! document.
 
-use crate::{analyze, fit, measure, simulate, tasks, trace};
+use crate::{analyze, compare, fit, measure, noise, simulate, tasks, trace};
 use latscope_core::labels::Labels;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// The kinds [`Document`] reads, as the `"kind"` member spells them.
-pub const KINDS: [&str; 6] = ["measure", "trace", "tasks", "analyze", "simulate", "fit"];
+pub const KINDS: [&str; 8] = [
+    "measure", "trace", "tasks", "analyze", "simulate", "fit", "noise", "compare",
+];
 
-/// A result document of any kind. Measure's type holds its `labels`; the others get
+/// A result document of any kind. Measure's and noise's types hold their `labels`; the others get
 /// theirs from the command line beside the result ([`Labelled`]).
 #[derive(Debug, Clone)]
 pub enum Document {
@@ -19,6 +21,10 @@ pub enum Document {
     Analyze(Box<Labelled<analyze::AnalyzeResult>>),
     Simulate(Box<Labelled<simulate::SimulateResult>>),
     Fit(Box<Labelled<fit::FitResult>>),
+    /// `latscope noise --json`.
+    Noise(Box<noise::NoiseResult>),
+    /// `latscope compare --json`: the gate's verdict over two measure runs.
+    Compare(Box<Labelled<compare::CompareResult>>),
 }
 
 /// A result with the top-level `labels` object the command writes beside it
@@ -78,6 +84,8 @@ impl Document {
             "tasks" => Document::Tasks(serde_json::from_value(v).map_err(bad)?),
             "analyze" => Document::Analyze(serde_json::from_value(v).map_err(bad)?),
             "simulate" => Document::Simulate(serde_json::from_value(v).map_err(bad)?),
+            "noise" => Document::Noise(serde_json::from_value(v).map_err(bad)?),
+            "compare" => Document::Compare(serde_json::from_value(v).map_err(bad)?),
             _ => Document::Fit(serde_json::from_value(v).map_err(bad)?),
         })
     }
@@ -98,6 +106,8 @@ impl Document {
             "tasks" => Document::Tasks(serde_json::from_str(text).map_err(bad)?),
             "analyze" => Document::Analyze(serde_json::from_str(text).map_err(bad)?),
             "simulate" => Document::Simulate(serde_json::from_str(text).map_err(bad)?),
+            "noise" => Document::Noise(serde_json::from_str(text).map_err(bad)?),
+            "compare" => Document::Compare(serde_json::from_str(text).map_err(bad)?),
             _ => Document::Fit(serde_json::from_str(text).map_err(bad)?),
         })
     }
@@ -106,11 +116,13 @@ impl Document {
     pub fn labels(&self) -> Labels {
         let l = match self {
             Document::Measure(d) => return d.labels.clone(),
+            Document::Noise(d) => return d.labels.clone(),
             Document::Trace(d) => &d.labels,
             Document::Tasks(d) => &d.labels,
             Document::Analyze(d) => &d.labels,
             Document::Simulate(d) => &d.labels,
             Document::Fit(d) => &d.labels,
+            Document::Compare(d) => &d.labels,
         };
         l.clone().unwrap_or_default()
     }
@@ -124,6 +136,8 @@ impl Document {
             Document::Analyze(_) => "analyze",
             Document::Simulate(_) => "simulate",
             Document::Fit(_) => "fit",
+            Document::Noise(_) => "noise",
+            Document::Compare(_) => "compare",
         }
     }
 
@@ -139,6 +153,8 @@ impl Document {
             Document::Analyze(d) => v(d),
             Document::Simulate(d) => v(d),
             Document::Fit(d) => v(d),
+            Document::Noise(d) => v(d),
+            Document::Compare(d) => v(d),
         }
     }
 }
@@ -157,7 +173,7 @@ mod tests {
         let e = Document::from_value(json!({"kind": "weather"})).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "unknown kind \"weather\" (expected one of measure, trace, tasks, analyze, simulate, fit)"
+            "unknown kind \"weather\" (expected one of measure, trace, tasks, analyze, simulate, fit, noise, compare)"
         );
         let e = Document::from_value(json!({"kind": "trace", "schema_version": 1})).unwrap_err();
         assert!(

@@ -8,7 +8,7 @@
 //! verdict out on its own.
 
 use crate::document::Document;
-use crate::{analyze, fit, measure, noise, simulate, tasks, trace};
+use crate::{analyze, compare, fit, measure, noise, simulate, tasks, trace};
 use latscope_core::time;
 use serde::{Deserialize, Serialize};
 
@@ -95,6 +95,8 @@ impl Verdict {
             Document::Analyze(a) => Verdict::analyze(a),
             Document::Simulate(s) => Verdict::simulate(s),
             Document::Fit(f) => Verdict::fit(f),
+            Document::Noise(n) => Verdict::noise(n),
+            Document::Compare(c) => Verdict::compare(c),
         }
     }
 
@@ -410,6 +412,78 @@ impl Verdict {
             status: Status::Info,
             line,
             worst,
+        }
+    }
+
+    /// `compare`: the gate's verdict. B worse than A beyond the threshold in a gated
+    /// statistic fails (as `latscope compare` exits 1), else passes; the line names the
+    /// threshold, the confidence when rounds decided, and the statistics that are worse
+    /// (with their change and the interval's near end) or that were gated.
+    pub fn compare(c: &compare::CompareResult) -> Verdict {
+        let pct = c.threshold_pct.is_some();
+        let thr = match (c.threshold_pct, c.threshold_ns) {
+            (Some(p), _) => format!("{p} %"),
+            (None, Some(n)) => format_ns_f64(n as f64),
+            (None, None) => "the threshold".to_string(),
+        };
+        let how = if c.method == "rounds" {
+            format!(" with {:.0} % confidence", c.confidence * 100.0)
+        } else {
+            String::new()
+        };
+        // A change in the threshold's unit: percent of A, or a duration.
+        let change = |v: f64| {
+            if pct {
+                format!("{v:+.1} %")
+            } else {
+                let s = format_ns_f64(v.abs());
+                if v < 0.0 {
+                    format!("-{s}")
+                } else {
+                    format!("+{s}")
+                }
+            }
+        };
+        let worse = c.verdict == "worse";
+        let (status, line) = if worse {
+            let rows: Vec<String> = c
+                .rows
+                .iter()
+                .filter(|r| r.worse)
+                .map(|r| {
+                    let shift = if pct { r.change_pct } else { Some(r.diff) };
+                    match (shift, r.lower) {
+                        (Some(x), Some(lo)) => {
+                            format!("{} ({}, at least {})", r.metric, change(x), change(lo))
+                        }
+                        (Some(x), None) => format!("{} ({})", r.metric, change(x)),
+                        _ => r.metric.clone(),
+                    }
+                })
+                .collect();
+            (
+                Status::Fail,
+                format!("B is worse than A beyond {thr}{how} in {}", rows.join(", ")),
+            )
+        } else {
+            let gated: Vec<&str> = c
+                .rows
+                .iter()
+                .filter(|r| r.gated)
+                .map(|r| r.metric.as_str())
+                .collect();
+            (
+                Status::Pass,
+                format!(
+                    "B is not worse than A beyond {thr}{how} ({})",
+                    gated.join(", ")
+                ),
+            )
+        };
+        Verdict {
+            status,
+            line,
+            worst: None,
         }
     }
 

@@ -191,13 +191,13 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         confidence,
     };
     let c = compare::compare(&ra, &rb, &opts);
+    let doc = latscope_measure::compare_doc::CompareResult::new(
+        &c,
+        threshold,
+        &a.a.display().to_string(),
+        &a.b.display().to_string(),
+    );
     if let Some(path) = &a.json {
-        let doc = latscope_measure::compare_doc::CompareResult::new(
-            &c,
-            threshold,
-            &a.a.display().to_string(),
-            &a.b.display().to_string(),
-        );
         crate::out::write(path, "--json", serde_json::to_string_pretty(&doc)? + "\n")?;
     }
     let to_stdout = a.json.as_deref().is_some_and(crate::out::is_stdio);
@@ -245,59 +245,13 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             println!("Note: at least one run was interrupted early.");
         }
     }
-    let names: Vec<&str> = c
-        .rows
-        .iter()
-        .filter(|r| r.gated)
-        .map(|r| r.metric.name())
-        .collect();
-    let thr = match threshold {
-        compare::Threshold::Percent(p) => format!("{p}%"),
-        compare::Threshold::Nanos(n) => super::measure::fmt_ns(n as f64),
-    };
-    let how = match c.method {
-        compare::Method::Rounds { .. } => {
-            format!(" with {:.0}% confidence", c.confidence * 100.0)
-        }
-        compare::Method::Single => String::new(),
-    };
-    if c.worse {
-        let worse: Vec<String> = c
-            .rows
-            .iter()
-            .filter(|r| r.worse)
-            .map(|r| match &r.estimate {
-                Some(e) => format!(
-                    "{} ({:+.1}{u}, at least {:+.1}{u})",
-                    r.metric.name(),
-                    e.change,
-                    e.lower,
-                    u = if matches!(threshold, compare::Threshold::Percent(_)) {
-                        "%"
-                    } else {
-                        ""
-                    }
-                ),
-                None => r.metric.name().to_string(),
-            })
-            .collect();
-        // With `--json -` the verdict goes to standard error, keeping stdout JSON.
-        say(
-            to_stdout,
-            format!(
-                "verdict: B is WORSE than A beyond {thr}{how} in {}",
-                worse.join(", ")
-            ),
-        );
-        Ok(ExitCode::from(1))
+    // The verdict as the report of the comparison states it (latscope_results::Verdict);
+    // with `--json -` it goes to standard error, keeping stdout JSON.
+    let v = latscope_results::Verdict::compare(&doc);
+    say(to_stdout, v.headline());
+    Ok(if c.worse {
+        ExitCode::from(1)
     } else {
-        say(
-            to_stdout,
-            format!(
-                "verdict: B is not worse than A beyond {thr}{how} ({})",
-                names.join(", ")
-            ),
-        );
-        Ok(ExitCode::SUCCESS)
-    }
+        ExitCode::SUCCESS
+    })
 }

@@ -384,6 +384,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             entry_note(target, recording.is_some(), system.as_ref())
         );
     }
+    let doc = latscope_model::fit::FitDocument::new(r.clone(), name.clone(), target);
+    if !to_stdout {
+        // The verdict the report of this fit opens on (latscope_results::Verdict).
+        crate::verdict::print(&latscope_results::Verdict::fit(&doc));
+    }
     if let (Some(path), Some(mut sys)) = (&args.write, system) {
         let model: Fitted = match args.line {
             LineArg::Upper => r.safe_model(),
@@ -414,7 +419,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     if let Some(path) = &args.json {
-        let doc = latscope_model::fit::FitDocument::new(r.clone(), name.clone(), target);
         let text = serde_json::to_string_pretty(&doc)?;
         if to_stdout {
             println!("{text}");

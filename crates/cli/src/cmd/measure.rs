@@ -512,6 +512,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             t.max_at_ns as f64 / 1e9,
             t.overruns
         );
+        // -q keeps its two lines (docs/measure.md): the figures and the bottom line's
+        // summary, which is the verdict's line (latscope_results::Verdict::measure).
         if let Some(b) = &report.bottom_line {
             println!("{}", b.summary);
         }
@@ -686,13 +688,18 @@ pub fn print_summary(r: &Report, color: bool) {
 
 /// The verdict after the figures: what dominates the tail and the fix per cause.
 fn print_bottom_line(r: &Report, ui: &Ui) {
+    println!();
+    println!("{}", ui.paint("1", "Bottom line"));
+    // The verdict (latscope_results::Verdict) and the worst sample with its cause, as the
+    // report's first screen states them.
+    let v = latscope_results::Verdict::measure(r);
+    println!("  {}", v.headline());
+    if let Some(w) = &v.worst {
+        println!("  {}", w.line());
+    }
     let Some(b) = &r.bottom_line else {
         return;
     };
-    println!();
-    println!("{}", ui.paint("1", "Bottom line"));
-    // The verdict's line (latscope_results::Verdict), as the report shows it.
-    println!("  {}", latscope_results::Verdict::measure(r).line);
     for c in b.causes.iter().take(5) {
         let share = match (c.spikes, c.share_pct) {
             (Some(n), Some(p)) => format!("{n} spikes ({p:.0} %): "),

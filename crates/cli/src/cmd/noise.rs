@@ -266,6 +266,8 @@ fn print_report(r: &NoiseReport) {
     for c in &r.cpus {
         println!("{}", verdict(c));
     }
+    // The one verdict, as the report's first screen states it.
+    crate::verdict::print(&latscope_results::Verdict::noise(r));
 }
 
 fn rows(c: &CpuNoise, what: &str, s: &SourceNoise) {

@@ -2,7 +2,7 @@
 //! system file receives (the safe model) and how well it follows the samples, then the
 //! fitted lines over the samples and the residuals.
 
-use super::{Block, Builder, Cell, Table};
+use super::{Builder, Cell, Table};
 use crate::charts::{self, FitLine};
 use crate::data::Tone;
 use crate::units::{dur, int, num as fnum};
@@ -51,8 +51,10 @@ pub(super) fn headline(d: &FitResult) -> (String, Tone) {
 
 pub(super) fn fit(b: &mut Builder, d: &Labelled<FitResult>, level: u8) -> Result<(), ReportError> {
     let r = &d.result.result;
-    let (line, tone) = headline(d);
-    b.out.push(Block::Verdict(tone, line));
+    // The first screen holds the verdict (Verdict::fit); this line adds the model's
+    // parts (a piecewise tick's four figures) that the verdict abbreviates.
+    let (line, _) = headline(d);
+    b.note(line);
     b.facts(vec![
         ("source".into(), d.source.clone()),
         ("target".into(), d.target.clone()),

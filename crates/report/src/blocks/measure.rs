@@ -397,7 +397,11 @@ pub(super) fn measure(
     level: u8,
     attached: &[Input],
 ) -> Result<(), ReportError> {
-    b.facts(settings(d));
+    // The answer first (the verdict and the worst case are above, from the one verdict
+    // function), with the environment's diagnosis beside it; the charts next; the
+    // settings and the environment table last (issue 26: the page opened on settings and
+    // kept the environment's verdict at its bottom).
+    environment_verdict(b, &d.environment.items);
     b.heading(level + 1, "Wake-up latency", None);
     latency_table(b, d);
     let t = &d.total;
@@ -474,6 +478,8 @@ pub(super) fn measure(
     if let Some(c) = &d.compare {
         compare_load(b, c, level)?;
     }
+    b.heading(level + 1, "Settings", None);
+    b.facts(settings(d));
     environment(b, &d.environment.items, level);
     Ok(())
 }
@@ -511,6 +517,39 @@ fn compare_load(b: &mut Builder, c: &CompareJson, level: u8) -> Result<(), Repor
     t.rows.push(diff);
     b.table(t);
     Ok(())
+}
+
+/// The environment's diagnosis in one line ("2 item(s) distort latency badly…"), for the
+/// first screen; only for the first run of a page (later runs of one machine say what
+/// differs beside their table, see [`environment`]).
+fn environment_verdict(b: &mut Builder, items: &[Item]) {
+    if items.is_empty() || b.last_env.is_some() {
+        return;
+    }
+    let count = |t: Tone| {
+        items
+            .iter()
+            .filter(|i| tone_of(i.status.as_str()) == t)
+            .count()
+    };
+    let (bad, warn) = (count(Tone::Bad), count(Tone::Warn));
+    let (tone, msg) = if bad > 0 {
+        (
+            Tone::Bad,
+            format!("environment: {bad} item(s) distort latency badly, {warn} may distort it"),
+        )
+    } else if warn > 0 {
+        (
+            Tone::Warn,
+            format!("environment: {warn} item(s) may distort latency"),
+        )
+    } else {
+        (
+            Tone::Good,
+            "environment: nothing found that distorts latency".to_string(),
+        )
+    };
+    b.out.push(Block::Verdict(tone, msg));
 }
 
 fn environment(b: &mut Builder, items: &[Item], level: u8) {
@@ -563,22 +602,6 @@ fn environment(b: &mut Builder, items: &[Item], level: u8) {
             items
         }
     };
-    let count = |t: Tone| items.iter().filter(|i| tone_of(&i.status) == t).count();
-    let (bad, warn) = (count(Tone::Bad), count(Tone::Warn));
-    let (tone, msg) = if bad > 0 {
-        (
-            Tone::Bad,
-            format!("{bad} item(s) distort latency badly, {warn} may distort it"),
-        )
-    } else if warn > 0 {
-        (Tone::Warn, format!("{warn} item(s) may distort latency"))
-    } else {
-        (
-            Tone::Good,
-            "nothing found that distorts latency".to_string(),
-        )
-    };
-    b.out.push(Block::Verdict(tone, msg));
     let rows = items
         .iter()
         .map(|i| {

@@ -19,8 +19,9 @@ mod simulate;
 pub mod sweep;
 mod trace;
 
+use crate::artifacts::{SeriesDoc, SweepDoc, Timeline};
 use crate::charts::Chart;
-use crate::data::{self, arr, Tone};
+use crate::data::{self, Tone};
 use crate::units::{dur, int};
 use crate::{Document, Input, Kind, ReportError};
 use latscope_results::{Status, Verdict};
@@ -373,27 +374,16 @@ fn verdict_of(input: &View) -> Option<Verdict> {
     verdict_for(input.kind, input.doc, input.result)
 }
 
-/// The verdict of a parsed input (see [`crate::verdict`]).
+/// The verdict of a parsed input: the scenario's tally, or [`Verdict::of`] its typed
+/// document (every result kind but the scenario's reads into one).
 pub(crate) fn verdict_for(kind: Kind, d: &Value, result: Option<&Document>) -> Option<Verdict> {
     match (kind, result) {
-        (Kind::Measure | Kind::Trace | Kind::Simulate | Kind::Analyze, Some(r)) => {
-            Some(Verdict::of(r))
-        }
-        // Analyze results are read leniently by their section; the verdict needs the
-        // typed document.
-        (Kind::Analyze, None) => Document::from_value(d.clone())
-            .ok()
-            .map(|r| Verdict::of(&r)),
         (Kind::Scenario, _) => {
             serde_json::from_value::<latscope_results::scenario::ScenarioResult>(d.clone())
                 .ok()
                 .map(|o| Verdict::of_scenario(&o))
         }
-        (Kind::Noise, _) => {
-            serde_json::from_value::<latscope_results::noise::NoiseResult>(d.clone())
-                .ok()
-                .map(|n| Verdict::noise(&n))
-        }
+        (_, Some(r)) => Some(Verdict::of(r)),
         _ => None,
     }
 }
@@ -430,22 +420,22 @@ fn headline(input: &View) -> (String, Option<Tone>) {
             Some(Document::Trace(t)) => (format!("{} measurements", t.measurements.len()), None),
             _ => ("no measurements".into(), None),
         },
-        Kind::Analyze => {
-            let tasks = arr(d, "tasks");
-            let ok = tasks
-                .iter()
-                .filter(|t| data::flag(t, "schedulable") == Some(true))
-                .count();
-            let tone = if ok == tasks.len() {
-                Tone::Good
-            } else {
-                Tone::Bad
-            };
-            (
-                format!("{ok} of {} tasks schedulable", tasks.len()),
-                Some(tone),
-            )
-        }
+        Kind::Analyze => match input.result {
+            Some(Document::Analyze(a)) => {
+                let tasks = &a.analysis.tasks;
+                let ok = tasks.iter().filter(|t| t.schedulable).count();
+                let tone = if ok == tasks.len() {
+                    Tone::Good
+                } else {
+                    Tone::Bad
+                };
+                (
+                    format!("{ok} of {} tasks schedulable", tasks.len()),
+                    Some(tone),
+                )
+            }
+            _ => ("no analysis".into(), None),
+        },
         Kind::Simulate => {
             let misses: u64 = match input.result {
                 Some(Document::Simulate(s)) => s.tasks.iter().map(|t| t.deadline_misses).sum(),
@@ -485,8 +475,8 @@ fn headline(input: &View) -> (String, Option<Tone>) {
             _ => ("no fit".into(), None),
         },
         Kind::Compare => compare::compare_headline(d),
-        Kind::Series => (format!("{} series", arr(d, "series").len()), None),
-        Kind::Capture => (format!("{} tracks", arr(d, "tracks").len()), None),
+        Kind::Series => (format!("{} series", SeriesDoc::of(d).series.len()), None),
+        Kind::Capture => (format!("{} tracks", Timeline::of(d).len()), None),
         Kind::Samples => match data::samples_total(d) {
             Some(s) => (
                 format!(
@@ -498,7 +488,10 @@ fn headline(input: &View) -> (String, Option<Tone>) {
             ),
             None => ("no samples".into(), None),
         },
-        Kind::Sweep => (format!("{} configurations", arr(d, "curves").len()), None),
+        Kind::Sweep => (
+            format!("{} configurations", SweepDoc::of(d).curves.len()),
+            None,
+        ),
     }
 }
 

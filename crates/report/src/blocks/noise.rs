@@ -93,13 +93,6 @@ pub(super) fn noise(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportE
         b.note(n);
     }
     let s = &d.settings;
-    b.facts(vec![
-        ("policy".into(), format!("{} {}", s.policy, s.priority)),
-        ("threshold".into(), dur(s.threshold_ns as f64)),
-        ("window".into(), dur(s.window_ns as f64)),
-        ("duration".into(), dur(s.duration_ns as f64)),
-        ("classification".into(), d.classification.method.clone()),
-    ]);
 
     let window = if s.window_ns > 0 {
         s.window_ns as f64
@@ -208,6 +201,15 @@ pub(super) fn noise(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportE
             });
         }
     }
+    // The settings after the figures: the page opens on its answer (issue 26).
+    b.heading(level + 1, "Settings", None);
+    b.facts(vec![
+        ("policy".into(), format!("{} {}", s.policy, s.priority)),
+        ("threshold".into(), dur(s.threshold_ns as f64)),
+        ("window".into(), dur(s.window_ns as f64)),
+        ("duration".into(), dur(s.duration_ns as f64)),
+        ("classification".into(), d.classification.method.clone()),
+    ]);
     Ok(())
 }
 

@@ -108,7 +108,7 @@ pub(super) fn describe(r: &Document) -> Option<String> {
         Document::Trace(t) => &t.capture.source,
         Document::Analyze(a) => &a.analysis.source,
         Document::Simulate(s) => &s.source,
-        Document::Tasks(_) | Document::Fit(_) => return None,
+        _ => return None,
     };
     (!source.is_empty()).then(|| file(source))
 }

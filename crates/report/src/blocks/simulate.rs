@@ -3,8 +3,9 @@
 
 use super::layout::*;
 use super::{Block, Builder, Cell, Table, View};
+use crate::artifacts::{SeriesDoc, Timeline};
 use crate::charts::{self};
-use crate::data::{self, arr, num, text, Tone};
+use crate::data::{self, Tone};
 use crate::units::{dur, int, num as fnum};
 use crate::{Input, Kind, ReportError};
 use latscope_results::simulate::{SimulateResult, SwitchGroup, TaskReport, TickReport};
@@ -173,7 +174,7 @@ pub(super) fn simulate(
     let full: Vec<data::Point> = attached
         .iter()
         .filter(|a| a.kind == Kind::Series)
-        .find_map(|a| data::named_series(&a.doc, "duration_ns"))
+        .find_map(|a| SeriesDoc::of(&a.doc).named("duration_ns"))
         .unwrap_or_default();
     if !full.is_empty() {
         b.figure(
@@ -405,7 +406,7 @@ pub(super) fn timeline_from_capture_at(
         Some(p) if p > 0.0 => p,
         _ => 1000.0,
     };
-    let start = num(cap, "start_ns").unwrap_or(f64::NEG_INFINITY);
+    let start = Timeline::of(cap).start_ns.unwrap_or(f64::NEG_INFINITY);
     let w0 = (t - span / 3.0).max(start);
     let window = (w0, w0 + span);
     b.heading(level + 1, heading, None);
@@ -423,27 +424,7 @@ pub(super) fn timeline_from_capture_at(
 
 /// Tracks of a capture input (see `Input::parse`): `[(name, [(start_ns, end_ns)])]`.
 pub(super) fn capture_tracks(cap: &Value) -> Vec<(String, Vec<(f64, f64)>)> {
-    arr(cap, "tracks")
-        .iter()
-        .filter_map(|t| {
-            let name = text(t, "name")?;
-            let raw = arr(t, "intervals");
-            let iv: Vec<(f64, f64)> = if raw.first().is_some_and(Value::is_number) {
-                // Flat `[start, end, start, end, …]` (captures read by the command line).
-                raw.chunks_exact(2)
-                    .filter_map(|p| Some((p[0].as_f64()?, p[1].as_f64()?)))
-                    .collect()
-            } else {
-                raw.iter()
-                    .filter_map(|p| {
-                        let p = p.as_array()?;
-                        Some((p.first()?.as_f64()?, p.get(1)?.as_f64()?))
-                    })
-                    .collect()
-            };
-            Some((name, iv))
-        })
-        .collect()
+    Timeline::of(cap).tracks()
 }
 
 pub(super) fn capture_input(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportError> {
@@ -507,10 +488,9 @@ pub(super) fn capture_input(b: &mut Builder, d: &Value, level: u8) -> Result<(),
 pub(super) fn series_input(b: &mut Builder, d: &Value, _level: u8) -> Result<(), ReportError> {
     let mut rows = Vec::new();
     let mut figures = Vec::new();
-    for sr in arr(d, "series") {
-        let pts = data::points_of(sr);
-        let name = text(sr, "name").unwrap_or_default();
-        let unit = text(sr, "unit").unwrap_or_default();
+    for sr in SeriesDoc::of(d).series {
+        let pts = sr.points();
+        let (name, unit) = (sr.name, sr.unit);
         let timed = unit == "ns";
         let f = |v: f64| {
             if timed {
@@ -541,10 +521,9 @@ pub(super) fn series_input(b: &mut Builder, d: &Value, _level: u8) -> Result<(),
         ]);
         // Channel and measurement names exactly as given; a CSV column such as
         // `duration_ns` reads "duration".
-        let word = if name.ends_with("_ns") {
-            data::clean_key(&name)
-        } else {
-            name.clone()
+        let word = match name.strip_suffix("_ns") {
+            Some(w) => w.replace('_', " "),
+            None => name.clone(),
         };
         figures.push((word, pts, timed, unit));
     }

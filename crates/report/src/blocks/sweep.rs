@@ -6,8 +6,8 @@
 //! "sets": 100, "schedulable": 37}, …]}, …]}`. The ratio is `schedulable / sets`.
 
 use super::{Builder, Cell, Table};
+use crate::artifacts::SweepDoc;
 use crate::charts::{self, RatioCurve};
-use crate::data::{arr, num, text};
 use crate::ReportError;
 use serde_json::Value;
 
@@ -16,21 +16,17 @@ pub type Counts = Vec<(f64, f64, f64)>;
 
 /// (configuration, points) in the document's order.
 pub fn curves(d: &Value) -> Vec<(String, Counts)> {
-    arr(d, "curves")
-        .iter()
+    SweepDoc::of(d)
+        .curves
+        .into_iter()
         .map(|c| {
-            let pts = arr(c, "points")
+            let pts = c
+                .points
                 .iter()
-                .filter_map(|p| {
-                    Some((
-                        num(p, "utilisation")?,
-                        num(p, "sets")?,
-                        num(p, "schedulable")?,
-                    ))
-                })
+                .map(|p| (p.utilisation, p.sets, p.schedulable))
                 .filter(|p| p.1 > 0.0)
                 .collect();
-            (text(c, "config").unwrap_or_default(), pts)
+            (c.config, pts)
         })
         .collect()
 }
