@@ -347,4 +347,14 @@ impl Sim {
             ))
         });
     }
+
+    /// Installs a chain observer as it is (multicore: a core's recorder).
+    pub(crate) fn set_chain_observer(&mut self, o: crate::chains::ChainObserver) {
+        self.chains = Some(Box::new(o));
+    }
+
+    /// The chain observer, if any.
+    pub(crate) fn chain_observer_mut(&mut self) -> Option<&mut crate::chains::ChainObserver> {
+        self.chains.as_deref_mut()
+    }
 }
