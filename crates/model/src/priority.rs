@@ -118,7 +118,8 @@ pub fn with_priorities(sys: &System, prio: &[u32]) -> System {
 pub fn assign_priorities(sys: &System, opts: &AnalysisOptions, mode: TickMode) -> Assignment {
     let n = sys.tasks.len();
     let values = priority_values(sys);
-    let chains = crate::chain::margins::needs_chains(sys);
+    let chains = !sys.chains.is_empty();
+    let whole = crate::chain::margins::needs_whole(sys);
     let compatible = opa_compatible(sys, opts) && !chains;
     let o = AnalysisOptions {
         stop_at_deadline: true,
@@ -183,7 +184,7 @@ pub fn assign_priorities(sys: &System, opts: &AnalysisOptions, mode: TickMode) -
             }
             let s = with_priorities(sys, &p);
             // Past the analysis range nothing is proven: the candidate does not fit.
-            let r = if chains {
+            let r = if whole {
                 crate::chain::margins::analyze_mode_chains(&s, &o, mode)
                     .map(|(t, _)| t)
                     .unwrap_or_default()
@@ -239,7 +240,7 @@ pub fn assign_priorities(sys: &System, opts: &AnalysisOptions, mode: TickMode) -
     }
     // The whole order, analysed again (needed where the test is not OPA-compatible).
     let s = with_priorities(sys, &prio);
-    let (full, chain_miss) = if chains {
+    let (full, chain_miss) = if whole {
         match crate::chain::margins::analyze_mode_chains(&s, &o, mode) {
             Ok((t, c)) => (Ok(t), c),
             Err(e) => (Err(e), None),

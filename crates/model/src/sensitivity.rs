@@ -100,7 +100,7 @@ pub fn first_miss(sys: &System, opts: &AnalysisOptions, mode: TickMode) -> Optio
         stop_at_deadline: true,
         ..opts.clone()
     };
-    if crate::chain::margins::needs_chains(sys) {
+    if crate::chain::margins::needs_whole(sys) {
         // Chains: the holistic analysis, and a chain past its end-to-end deadline misses.
         return match crate::chain::margins::analyze_mode_chains(sys, &o, mode) {
             Ok((tasks, chain)) => tasks
@@ -319,11 +319,11 @@ pub fn sensitivity(
             .into_iter()
             .map(Into::into)
             .collect();
-            if crate::chain::margins::needs_chains(sys) {
+            if crate::chain::margins::needs_whole(sys) {
                 n.push(
-                    "with chains: every task within its deadline with the holistic release \
-                     jitter, and every chain with a deadline within it (a chain that misses \
-                     first is named chain \"NAME\")"
+                    "judged with the whole analysis (chains, cores): every task within its \
+                     deadline with the holistic release jitter, and every chain with a \
+                     deadline within it (a chain that misses first is named chain \"NAME\")"
                         .into(),
                 );
             }

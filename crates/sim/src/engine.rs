@@ -348,8 +348,14 @@ impl Sim {
         });
     }
 
-    /// Installs a chain observer as it is (multicore: a core's recorder).
-    pub(crate) fn set_chain_observer(&mut self, o: crate::chains::ChainObserver) {
+    /// Installs a chain observer (multicore: a core's recorder), telling it the jobs
+    /// already released (those the scheduler start made ready at time 0).
+    pub(crate) fn set_chain_observer(&mut self, mut o: crate::chains::ChainObserver) {
+        for i in 0..self.cfg.tasks.len() {
+            if self.has_job[i] {
+                o.task_release(i, self.job_arrival[i]);
+            }
+        }
         self.chains = Some(Box::new(o));
     }
 

@@ -3,7 +3,9 @@
 //! its predecessor's (holistic release jitter, on one core or across cores), and a chain
 //! with a `deadline` is a requirement of its own. Both searches then judge a system with
 //! the whole analysis (chains, cores) in the tick mode asked for, and a chain past its
-//! end-to-end deadline counts as a miss like a task past its deadline.
+//! end-to-end deadline counts as a miss like a task past its deadline. A partitioned
+//! multicore system is judged the same way (its per-core analysis), so both searches
+//! answer for more than one core too.
 
 use crate::range::AnalysisError;
 use crate::rta::{analyze, AnalysisOptions, TaskResult};
@@ -35,7 +37,9 @@ pub fn analyze_mode_chains(
     Ok((r.tasks, miss))
 }
 
-/// Whether the searches must use the chain-aware analysis (a system with chains).
-pub fn needs_chains(sys: &System) -> bool {
-    !sys.chains.is_empty()
+/// Whether the searches must use the whole analysis: a system with chains, or with
+/// more than one core (each core analysed with its own view, the cross-core releases'
+/// jitter settled).
+pub fn needs_whole(sys: &System) -> bool {
+    !sys.chains.is_empty() || sys.platform.cores > 1
 }
