@@ -27,7 +27,7 @@ fn sets() -> usize {
     std::env::var("LATSCOPE_CHAIN_MC_SETS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(1000)
+        .unwrap_or(2000)
 }
 
 /// Makes task `b` released by a source of period `t`: sporadic at that period.
@@ -93,7 +93,7 @@ fn system(k: usize) -> Option<System> {
         let [a, b, c] = pick_across(&sys, &mut rng, &used)?;
         let three = rng.gen_bool(0.5);
         let periodic = rng.gen_bool(0.5);
-        let mut add_irq = |sys: &mut System, rng: &mut ChaCha8Rng, releases: usize| {
+        let add_irq = |sys: &mut System, rng: &mut ChaCha8Rng, releases: usize| {
             let t = sys.tasks[releases].period();
             // On another core than the task half of the time (a cross-core release).
             let core = if rng.gen_bool(0.5) {
