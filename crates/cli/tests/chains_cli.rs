@@ -138,8 +138,14 @@ fn chains_across_two_cores_through_the_cli() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("sys.toml");
     let two = SYS
-        .replace("irq_entry_cycles = 12\n", "irq_entry_cycles = 12\ncores = 2\n")
-        .replace("switch_base = \"1us\"\n", "switch_base = \"1us\"\nipi = \"4us\"\n")
+        .replace(
+            "irq_entry_cycles = 12\n",
+            "irq_entry_cycles = 12\ncores = 2\n",
+        )
+        .replace(
+            "switch_base = \"1us\"\n",
+            "switch_base = \"1us\"\nipi = \"4us\"\n",
+        )
         .replace("wcet = \"200us\"\n", "wcet = \"200us\"\ncore = 1\n")
         .replace("wcet = \"500us\"\n", "wcet = \"500us\"\ncore = 1\n");
     std::fs::write(&p, two.replace("DEADLINE", "10ms")).unwrap();

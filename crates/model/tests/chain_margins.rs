@@ -38,7 +38,8 @@ fn all_met(sys: &System, opts: &AnalysisOptions) -> bool {
         ..opts.clone()
     };
     let r = analyze(sys, &o).expect("analysed");
-    r.tasks.iter().all(|t| t.schedulable) && r.chains.iter().all(|c| c.meets_deadline != Some(false))
+    r.tasks.iter().all(|t| t.schedulable)
+        && r.chains.iter().all(|c| c.meets_deadline != Some(false))
 }
 
 #[test]
@@ -49,8 +50,14 @@ fn scaling_factor_stops_at_the_chain_deadline() {
     let s = sensitivity(&with, &opts, TickMode::Partitioned).expect("margins");
     let f = s.scaling_exact.expect("a factor");
     // Exact on the grid: x passes, x + 1 misses, by the whole analysis.
-    assert!(all_met(&scale_wcets(&with, f.numerator, f.denominator), &opts));
-    assert!(!all_met(&scale_wcets(&with, f.numerator + 1, f.denominator), &opts));
+    assert!(all_met(
+        &scale_wcets(&with, f.numerator, f.denominator),
+        &opts
+    ));
+    assert!(!all_met(
+        &scale_wcets(&with, f.numerator + 1, f.denominator),
+        &opts
+    ));
     assert_eq!(s.critical_task.as_deref(), Some("chain \"ab\""));
     // The chain binds: without its deadline the tasks alone allow more.
     let free = sensitivity(&without, &opts, TickMode::Partitioned).expect("margins");
@@ -93,7 +100,13 @@ fn assignment_keeps_the_chain_within_its_deadline_or_names_it() {
     let prio: Vec<u32> = sys
         .tasks
         .iter()
-        .map(|t| order.iter().find(|o| o.name == t.name).expect("named").priority)
+        .map(|t| {
+            order
+                .iter()
+                .find(|o| o.name == t.name)
+                .expect("named")
+                .priority
+        })
         .collect();
     assert!(all_met(&with_priorities(&sys, &prio), &opts));
     // A deadline below the two WCETs together: no order can keep it.
@@ -136,6 +149,12 @@ fn event_link_across_cores_worked_by_hand() {
     // The scaling factor on two cores is bounded by the chain's 10 ms.
     let s = sensitivity(&sys, &plain(), TickMode::Partitioned).expect("margins");
     let f = s.scaling_exact.expect("factor");
-    assert!(all_met(&scale_wcets(&sys, f.numerator, f.denominator), &plain()));
-    assert!(!all_met(&scale_wcets(&sys, f.numerator + 1, f.denominator), &plain()));
+    assert!(all_met(
+        &scale_wcets(&sys, f.numerator, f.denominator),
+        &plain()
+    ));
+    assert!(!all_met(
+        &scale_wcets(&sys, f.numerator + 1, f.denominator),
+        &plain()
+    ));
 }
