@@ -207,5 +207,5 @@ fn chains_across_two_cores_through_the_cli() {
         "{m}"
     );
     let f = m["sensitivity"]["scaling_factor"].as_f64().unwrap();
-    assert!(f >= 1.0 && f < 1.01, "{f}");
+    assert!((1.0..1.01).contains(&f), "{f}");
 }
