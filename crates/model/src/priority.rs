@@ -118,12 +118,24 @@ pub fn with_priorities(sys: &System, prio: &[u32]) -> System {
 pub fn assign_priorities(sys: &System, opts: &AnalysisOptions, mode: TickMode) -> Assignment {
     let n = sys.tasks.len();
     let values = priority_values(sys);
-    let compatible = opa_compatible(sys, opts);
+    let chains = !sys.chains.is_empty();
+    let whole = crate::chain::margins::needs_whole(sys);
+    let compatible = opa_compatible(sys, opts) && !chains;
     let o = AnalysisOptions {
         stop_at_deadline: true,
         ..opts.clone()
     };
     let mut notes = Vec::new();
+    if chains {
+        notes.push(
+            "chains: a task released by another's completion has that task's response as \
+             release jitter, which depends on the order of the tasks above it, so Audsley's \
+             assignment is not guaranteed to find an order when one exists; every candidate \
+             is judged with the chains' jitter and the final order with every chain's \
+             end-to-end deadline too"
+                .to_string(),
+        );
+    }
     if crate::resource::nested::intermediate_floor(sys).is_some() {
         notes.push(
             "nested inheritance mutexes: a task waiting on a chain is bounded as if at the \
@@ -172,7 +184,13 @@ pub fn assign_priorities(sys: &System, opts: &AnalysisOptions, mode: TickMode) -
             }
             let s = with_priorities(sys, &p);
             // Past the analysis range nothing is proven: the candidate does not fit.
-            let r = analyze_mode(&s, &o, mode).unwrap_or_default();
+            let r = if whole {
+                crate::chain::margins::analyze_mode_chains(&s, &o, mode)
+                    .map(|(t, _)| t)
+                    .unwrap_or_default()
+            } else {
+                analyze_mode(&s, &o, mode).unwrap_or_default()
+            };
             let me = r.iter().find(|t| t.name == sys.tasks[c].name);
             if me.is_some_and(|t| t.schedulable) {
                 found = Some(ci);
@@ -222,7 +240,14 @@ pub fn assign_priorities(sys: &System, opts: &AnalysisOptions, mode: TickMode) -
     }
     // The whole order, analysed again (needed where the test is not OPA-compatible).
     let s = with_priorities(sys, &prio);
-    let full = analyze_mode(&s, &o, mode);
+    let (full, chain_miss) = if whole {
+        match crate::chain::margins::analyze_mode_chains(&s, &o, mode) {
+            Ok((t, c)) => (Ok(t), c),
+            Err(e) => (Err(e), None),
+        }
+    } else {
+        (analyze_mode(&s, &o, mode), None)
+    };
     let miss = match &full {
         Ok(v) => v.iter().find(|t| !t.schedulable),
         Err(_) => None,
@@ -264,6 +289,49 @@ pub fn assign_priorities(sys: &System, opts: &AnalysisOptions, mode: TickMode) -
             tick_mode: mode.name(),
             notes,
         };
+    }
+    if let Some(c) = chain_miss {
+        // Every task fits but a chain does not: try deadline-monotonic order (shortest
+        // deadline on the highest number), which favours a chain's short-deadline steps.
+        let mut dm: Vec<usize> = (0..n).collect();
+        dm.sort_by(|&a, &b| {
+            let (x, y) = (&sys.tasks[a], &sys.tasks[b]);
+            y.deadline
+                .cmp(&x.deadline)
+                .then(y.period().cmp(&x.period()))
+                .then(a.cmp(&b))
+        });
+        let mut p = vec![0u32; n];
+        for (k, &i) in dm.iter().enumerate() {
+            p[i] = values.get(k).copied().unwrap_or(k as u32 + 1);
+        }
+        let fits = crate::chain::margins::analyze_mode_chains(&with_priorities(sys, &p), &o, mode)
+            .is_ok_and(|(t, c)| c.is_none() && t.iter().all(|t| t.schedulable));
+        if fits {
+            prio = p;
+            notes.push(
+                "Audsley's order kept every task within its deadline but not every chain; \
+                 the deadline-monotonic order keeps both and is the one given"
+                    .to_string(),
+            );
+        } else {
+            return Assignment {
+                order: None,
+                failure: Some(Failure {
+                    priority: values.last().copied().unwrap_or(0),
+                    levels_filled: n,
+                    candidates: Vec::new(),
+                    message: format!(
+                        "no assignment found that keeps every chain within its deadline: \
+                         Audsley's order places every task, but chain \"{c}\" misses its \
+                         end-to-end deadline in it, and in deadline-monotonic order too"
+                    ),
+                }),
+                opa_compatible: compatible,
+                tick_mode: mode.name(),
+                notes,
+            };
+        }
     }
     let mut order: Vec<Assigned> = (0..n)
         .map(|i| Assigned {

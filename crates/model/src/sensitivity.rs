@@ -26,6 +26,12 @@
 //! (the answer to "how far can I raise the tick from here"); `notes` say so.
 //! Interrupt handlers' WCETs and the kernel costs are not scaled: they are the platform's,
 //! not the application's.
+//!
+//! With `[[chain]]` tables the predicate is the whole analysis with the chains
+//! ([`crate::chain::margins`]): every task within its deadline with the holistic
+//! jitter, and every chain with a `deadline` within it (its event bound or maximum
+//! reaction time). A bound grows with every WCET, so the bisections stay exact; a
+//! chain that misses first is named `chain "NAME"` where a task name would stand.
 
 use crate::rta::{analyze_mode, AnalysisOptions};
 use crate::system::{System, TickMode};
@@ -94,6 +100,17 @@ pub fn first_miss(sys: &System, opts: &AnalysisOptions, mode: TickMode) -> Optio
         stop_at_deadline: true,
         ..opts.clone()
     };
+    if crate::chain::margins::needs_whole(sys) {
+        // Chains: the holistic analysis, and a chain past its end-to-end deadline misses.
+        return match crate::chain::margins::analyze_mode_chains(sys, &o, mode) {
+            Ok((tasks, chain)) => tasks
+                .into_iter()
+                .find(|t| !t.schedulable)
+                .map(|t| t.name)
+                .or_else(|| chain.map(|c| crate::chain::margins::chain_label(&c))),
+            Err(e) => Some(out_of_range_task(sys, &e)),
+        };
+    }
     match analyze_mode(sys, &o, mode) {
         Ok(tasks) => tasks.into_iter().find(|t| !t.schedulable).map(|t| t.name),
         // Past the analysis range nothing is proven: the set counts as missing, charged to
@@ -290,16 +307,27 @@ pub fn sensitivity(
         max_tick_hz,
         max_tick_critical_task,
         max_tick_note,
-        notes: vec![
-            "exact on the picosecond grid: each answer passes and one picosecond (or one hertz) \
-             more misses",
-            "task WCETs only: interrupt handlers and kernel costs are not scaled",
-            "schedulability is not monotone in the tick rate (the tick-driven release delay \
-             is smaller for periods on the tick grid): max_tick_hz is the first boundary \
-             from the file's rate",
-        ]
-        .into_iter()
-        .map(Into::into)
-        .collect(),
+        notes: {
+            let mut n: Vec<std::borrow::Cow<'static, str>> = vec![
+                "exact on the picosecond grid: each answer passes and one picosecond (or one \
+                 hertz) more misses",
+                "task WCETs only: interrupt handlers and kernel costs are not scaled",
+                "schedulability is not monotone in the tick rate (the tick-driven release delay \
+                 is smaller for periods on the tick grid): max_tick_hz is the first boundary \
+                 from the file's rate",
+            ]
+            .into_iter()
+            .map(Into::into)
+            .collect();
+            if crate::chain::margins::needs_whole(sys) {
+                n.push(
+                    "judged with the whole analysis (chains, cores): every task within its \
+                     deadline with the holistic release jitter, and every chain with a \
+                     deadline within it (a chain that misses first is named chain \"NAME\")"
+                        .into(),
+                );
+            }
+            n
+        },
     })
 }

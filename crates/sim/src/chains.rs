@@ -117,9 +117,28 @@ struct State {
     age: Max,
 }
 
+/// One core's chain event, in the whole system's indices (multicore: each core's
+/// engine records them, [`crate::MultiSim`] feeds them to one observer in order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Hook {
+    Release { task: usize, arrival: i64 },
+    Complete { task: usize, arrival: i64, now: i64 },
+    IrqEnd { irq: usize, arrival: i64, now: i64 },
+}
+
+/// A core's recorder: its tasks' and own interrupts' indices in the whole system.
+#[derive(Clone, Debug)]
+struct Forward {
+    tasks: Vec<usize>,
+    irqs: Vec<Option<usize>>,
+    log: Vec<Hook>,
+}
+
 /// The chains' state while the engine runs.
 #[derive(Clone, Debug)]
 pub struct ChainObserver {
+    /// Multicore: record the hooks instead of observing (no chains of its own).
+    forward: Option<Forward>,
     chains: Vec<State>,
     /// Per task: (chain, step position).
     of_task: Vec<Vec<(usize, usize)>>,
@@ -159,14 +178,53 @@ impl ChainObserver {
             })
             .collect();
         ChainObserver {
+            forward: None,
             chains,
             of_task,
             of_irq,
         }
     }
 
+    /// A recorder for one core of a multicore run: `tasks[k]` and `irqs[k]` are the
+    /// whole system's indices of the core's task and interrupt `k` (None: an
+    /// inter-core interrupt, which starts no chain).
+    pub(crate) fn forwarding(tasks: Vec<usize>, irqs: Vec<Option<usize>>) -> ChainObserver {
+        ChainObserver {
+            forward: Some(Forward {
+                tasks,
+                irqs,
+                log: Vec::new(),
+            }),
+            chains: Vec::new(),
+            of_task: Vec::new(),
+            of_irq: Vec::new(),
+        }
+    }
+
+    /// The hooks recorded since the last call (a recorder; empty otherwise).
+    pub(crate) fn take_hooks(&mut self) -> Vec<Hook> {
+        self.forward
+            .as_mut()
+            .map_or_else(Vec::new, |f| std::mem::take(&mut f.log))
+    }
+
+    /// Observes one recorded hook.
+    pub(crate) fn apply(&mut self, h: Hook) {
+        match h {
+            Hook::Release { task, arrival } => self.task_release(task, arrival),
+            Hook::Complete { task, arrival, now } => self.task_complete(task, arrival, now),
+            Hook::IrqEnd { irq, arrival, now } => self.irq_complete(irq, arrival, now),
+        }
+    }
+
     /// A job of task `i` with nominal arrival `arrival` is released.
     pub fn task_release(&mut self, i: usize, arrival: i64) {
+        if let Some(f) = &mut self.forward {
+            if let Some(&task) = f.tasks.get(i) {
+                f.log.push(Hook::Release { task, arrival });
+            }
+            return;
+        }
         let Some(list) = self.of_task.get(i) else {
             return;
         };
@@ -201,6 +259,12 @@ impl ChainObserver {
 
     /// The job of task `i` with nominal arrival `arrival` completes at `now`.
     pub fn task_complete(&mut self, i: usize, arrival: i64, now: i64) {
+        if let Some(f) = &mut self.forward {
+            if let Some(&task) = f.tasks.get(i) {
+                f.log.push(Hook::Complete { task, arrival, now });
+            }
+            return;
+        }
         let Some(list) = self.of_task.get(i) else {
             return;
         };
@@ -215,6 +279,12 @@ impl ChainObserver {
 
     /// The handler of interrupt `q` that arrived at `arrival` ends at `now`.
     pub fn irq_complete(&mut self, q: usize, arrival: i64, now: i64) {
+        if let Some(f) = &mut self.forward {
+            if let Some(&Some(irq)) = f.irqs.get(q) {
+                f.log.push(Hook::IrqEnd { irq, arrival, now });
+            }
+            return;
+        }
         let Some(list) = self.of_irq.get(q) else {
             return;
         };

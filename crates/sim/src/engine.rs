@@ -351,4 +351,20 @@ impl Sim {
             ))
         });
     }
+
+    /// Installs a chain observer (multicore: a core's recorder), telling it the jobs
+    /// already released (those the scheduler start made ready at time 0).
+    pub(crate) fn set_chain_observer(&mut self, mut o: crate::chains::ChainObserver) {
+        for i in 0..self.cfg.tasks.len() {
+            if self.has_job[i] {
+                o.task_release(i, self.job_arrival[i]);
+            }
+        }
+        self.chains = Some(Box::new(o));
+    }
+
+    /// The chain observer, if any.
+    pub(crate) fn chain_observer_mut(&mut self) -> Option<&mut crate::chains::ChainObserver> {
+        self.chains.as_deref_mut()
+    }
 }

@@ -10,6 +10,7 @@
 //! inter-core interrupt releases counts its response from the arrival of the interrupt
 //! that started the path on the other core, as the analysis does.
 
+use crate::chains::{ChainObserver, Hook};
 use crate::engine::{Sim, SimOptions};
 use crate::from_system::{from_system, FromSystemError, FromSystemOptions};
 use crate::report::{CoreReport, SimReport};
@@ -30,6 +31,12 @@ pub struct MultiSim {
     order: Vec<(usize, usize)>,
     source: String,
     seed: u64,
+    /// The chains, observed over all cores from the cores' recorded hooks (more than
+    /// one core with chains).
+    chains: Option<ChainObserver>,
+    /// Per task of the system: the inter-core interrupts its completions raise (core,
+    /// interrupt of that core's view), a chain's event links across cores.
+    task_routes: Vec<Vec<(usize, usize)>>,
 }
 
 /// Each core's seed: the run's seed mixed with the core id, so that cores draw
@@ -90,6 +97,39 @@ impl MultiSim {
                 cores[src].notify_on_end(sq);
             }
         }
+        // Chains: each core records its hooks; one observer sees them all in order, and a
+        // completion whose successor sits on another core raises that core's
+        // inter-core interrupt.
+        let mut task_routes = vec![Vec::new(); sys.tasks.len()];
+        let mut chains = None;
+        if views.len() == 1 {
+            cores[0].observe_chains(crate::chains::from_system(sys));
+        } else if !sys.chains.is_empty() {
+            for (d, v) in views.iter().enumerate() {
+                for (dq, origin) in v.interrupts.iter().enumerate() {
+                    if let CoreIrq::TaskIpi(a) = *origin {
+                        if let Some(r) = task_routes.get_mut(a) {
+                            r.push((d, dq));
+                            cores[d].make_external(dq);
+                        }
+                    }
+                }
+                let irqs = v
+                    .interrupts
+                    .iter()
+                    .map(|o| match *o {
+                        CoreIrq::Own(q) => Some(q),
+                        _ => None,
+                    })
+                    .collect();
+                cores[d].set_chain_observer(ChainObserver::forwarding(v.tasks.clone(), irqs));
+            }
+            chains = Some(ChainObserver::new(
+                crate::chains::from_system(sys),
+                sys.tasks.len(),
+                sys.interrupts.len(),
+            ));
+        }
         let mut order = vec![(0, 0); sys.tasks.len()];
         for (c, v) in views.iter().enumerate() {
             for (k, &i) in v.tasks.iter().enumerate() {
@@ -103,6 +143,8 @@ impl MultiSim {
             order,
             source: opts.source.clone(),
             seed: opts.seed,
+            chains,
+            task_routes,
         })
     }
 
@@ -115,8 +157,9 @@ impl MultiSim {
                 t = t.min(s.next_instant());
             }
             if t >= until {
-                for s in &mut self.cores {
-                    s.run_until(Picos(until));
+                for c in 0..self.cores.len() {
+                    self.cores[c].run_until(Picos(until));
+                    self.pass_hooks(c, None);
                 }
                 return;
             }
@@ -127,6 +170,28 @@ impl MultiSim {
                     if let Some(&Some((d, dq))) = self.routes[c].get(q) {
                         self.cores[d].raise(dq, at, origin);
                         todo.insert(d);
+                    }
+                }
+                self.pass_hooks(c, Some(&mut todo));
+            }
+        }
+    }
+
+    /// Feeds core `c`'s recorded chain hooks to the observer; a completion with a
+    /// successor on another core raises that core's inter-core interrupt (its job
+    /// keeps the completed job's arrival) and, with `todo`, schedules that core.
+    fn pass_hooks(&mut self, c: usize, mut todo: Option<&mut BTreeSet<usize>>) {
+        let Some(g) = &mut self.chains else { return };
+        let hooks = self.cores[c]
+            .chain_observer_mut()
+            .map_or_else(Vec::new, ChainObserver::take_hooks);
+        for h in hooks {
+            g.apply(h);
+            if let Hook::Complete { task, arrival, now } = h {
+                for &(d, dq) in self.task_routes.get(task).map_or(&[][..], |r| &r[..]) {
+                    self.cores[d].raise(dq, now, arrival);
+                    if let Some(t) = todo.as_deref_mut() {
+                        t.insert(d);
                     }
                 }
             }
@@ -155,6 +220,10 @@ impl MultiSim {
             .collect();
         out.interrupts = reports.iter().flat_map(|r| r.interrupts.clone()).collect();
         out.resources = reports.iter().flat_map(|r| r.resources.clone()).collect();
+        out.chains = self
+            .chains
+            .as_ref()
+            .map_or_else(Vec::new, ChainObserver::report);
         out.events = reports.iter().map(|r| r.events).sum();
         out.duration_ns = reports.iter().map(|r| r.duration_ns).fold(0.0, f64::max);
         let mut cpu = reports[0].cpu.clone();

@@ -163,9 +163,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         ..Default::default()
     };
     let multicore = sys.platform.cores > 1;
-    if multicore && (args.sensitivity || args.assign_priorities || args.observed.is_some()) {
+    if multicore && args.observed.is_some() {
         anyhow::bail!(
-            "{}: --sensitivity, --assign-priorities and --observed analyse one core; \
+            "{}: --observed analyses one core; \
              this system has platform.cores = {} (docs/analysis.md, Multicore)",
             args.system.display(),
             sys.platform.cores

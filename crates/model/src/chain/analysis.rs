@@ -187,12 +187,12 @@ pub(crate) fn analyze_with_chains(
     res.chains = sys
         .chains
         .iter()
-        .map(|c| chain_bound(&cur, opts, &res, c))
+        .map(|c| chain_bound(&cur, &res, c, &|q| irq_response(&cur, opts, q)))
         .collect();
     Ok(res)
 }
 
-fn mark_unbounded(t: &mut TaskResult, why: &str) {
+pub(super) fn mark_unbounded(t: &mut TaskResult, why: &str) {
     t.wcrt_ns = None;
     t.wcrt_ps = None;
     t.slack_ns = None;
@@ -200,7 +200,7 @@ fn mark_unbounded(t: &mut TaskResult, why: &str) {
     t.unbounded_reason = Some(why.to_string());
 }
 
-fn wcrt_ps(res: &AnalysisResult, name: &str) -> Option<i64> {
+pub(super) fn wcrt_ps(res: &AnalysisResult, name: &str) -> Option<i64> {
     res.tasks
         .iter()
         .find(|t| t.name == name)
@@ -230,7 +230,7 @@ fn segments(c: &Chain) -> Vec<(usize, usize)> {
 /// segment (None for a segment's first step).
 fn step_response(
     sys: &System,
-    opts: &AnalysisOptions,
+    irq: &dyn Fn(usize) -> Option<i64>,
     res: &AnalysisResult,
     s: Step,
 ) -> Result<i64, String> {
@@ -245,7 +245,7 @@ fn step_response(
                     |w| format!("task \"{}\": {w}", sys.tasks[i].name),
                 )
         }),
-        Step::Interrupt(q) => irq_response(sys, opts, q).ok_or_else(|| {
+        Step::Interrupt(q) => irq(q).ok_or_else(|| {
             format!(
                 "interrupt \"{}\": its handler's response does not settle within its \
                  minimum inter-arrival time",
@@ -279,11 +279,13 @@ fn tick_released(sys: &System, s: Step) -> bool {
     }
 }
 
-fn chain_bound(
+/// One chain's bound from the final task responses `res`; `irq(q)` is interrupt `q`'s
+/// worst handler response (on its own core).
+pub(super) fn chain_bound(
     sys: &System,
-    opts: &AnalysisOptions,
     res: &AnalysisResult,
     c: &Chain,
+    irq: &dyn Fn(usize) -> Option<i64>,
 ) -> ChainResult {
     let event = c.is_event();
     let name = |s: Step| sys.step_name(s).to_string();
@@ -345,10 +347,10 @@ fn chain_bound(
                     };
                     match j {
                         Some(j) => Ok(j),
-                        None => step_response(sys, opts, res, s),
+                        None => step_response(sys, irq, res, s),
                     }
                 }
-                _ => step_response(sys, opts, res, s),
+                _ => step_response(sys, irq, res, s),
             };
             let r = match r {
                 Ok(r) => r,

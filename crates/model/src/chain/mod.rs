@@ -10,6 +10,8 @@
 //! and writing of the tables in `system::chains`.
 
 pub mod analysis;
+pub(crate) mod cores;
+pub mod margins;
 
 use latscope_core::time::Picos;
 use serde::Serialize;
@@ -75,6 +77,23 @@ impl crate::system::System {
                 }
             })
         })
+    }
+
+    /// Every event link between two tasks as `(successor, predecessor)`, successors in
+    /// task order.
+    pub fn event_links(&self) -> Vec<(usize, usize)> {
+        (0..self.tasks.len())
+            .filter_map(|b| self.activator(b).map(|a| (b, a)))
+            .collect()
+    }
+
+    /// The event links whose two tasks sit on different cores, as
+    /// `(successor, predecessor)`.
+    pub fn cross_core_links(&self) -> Vec<(usize, usize)> {
+        self.event_links()
+            .into_iter()
+            .filter(|&(b, a)| self.tasks[b].core != self.tasks[a].core)
+            .collect()
     }
 
     /// The name of a step.

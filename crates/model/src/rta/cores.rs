@@ -92,7 +92,34 @@ struct Paths {
     unbounded: Vec<bool>,
 }
 
-fn release_paths(sys: &System, opts: &AnalysisOptions) -> Paths {
+/// The chains' event links across cores, per predecessor task (index into the
+/// system's tasks; empty: none): how much its completions vary (shortening the
+/// inter-core interrupt's minimum inter-arrival time) and its worst completion after
+/// its chain segment's first release (added to the successor's release jitter).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct TaskIpis {
+    pub jitter: Vec<Picos>,
+    pub delay: Vec<Picos>,
+}
+
+impl TaskIpis {
+    fn view(&self, sys: &System, c: u32, paths: &Paths) -> crate::system::cores::CoreView {
+        sys.core_view_with(c, &paths.jitter, &paths.delay, &self.jitter, &self.delay)
+    }
+}
+
+/// Core `c`'s view with the cross-core release paths settled (as
+/// [`analyze_cores_with`] analyses it).
+pub(crate) fn settled_view(
+    sys: &System,
+    opts: &AnalysisOptions,
+    tl: &TaskIpis,
+    c: u32,
+) -> crate::system::cores::CoreView {
+    tl.view(sys, c, &release_paths(sys, opts, tl))
+}
+
+fn release_paths(sys: &System, opts: &AnalysisOptions, tl: &TaskIpis) -> Paths {
     let n = sys.interrupts.len();
     let mut paths = Paths {
         delay: vec![Picos::ZERO; n],
@@ -108,7 +135,7 @@ fn release_paths(sys: &System, opts: &AnalysisOptions) -> Paths {
     for round in 0..=MAX_ROUNDS {
         let mut changed = false;
         for c in 0..sys.platform.cores {
-            let v = sys.core_view(c, &paths.jitter, &paths.delay);
+            let v = tl.view(sys, c, &paths);
             for (k, origin) in v.interrupts.iter().enumerate() {
                 let CoreIrq::Own(q) = *origin else { continue };
                 if !crossing.contains(&q) || paths.unbounded[q] {
@@ -170,11 +197,24 @@ pub(super) fn analyze_cores(
     sys: &System,
     opts: &AnalysisOptions,
 ) -> Result<AnalysisResult, AnalysisError> {
-    let paths = release_paths(sys, opts);
+    if !sys.chains.is_empty() {
+        return crate::chain::cores::analyze_cores_with_chains(sys, opts);
+    }
+    analyze_cores_with(sys, opts, &TaskIpis::default())
+}
+
+/// [`analyze_cores`] with given inter-core interrupts for the chains' event links
+/// across cores (the chains' own bounds are [`crate::chain::cores`]'s).
+pub(crate) fn analyze_cores_with(
+    sys: &System,
+    opts: &AnalysisOptions,
+    tl: &TaskIpis,
+) -> Result<AnalysisResult, AnalysisError> {
+    let paths = release_paths(sys, opts, tl);
     let mut merged: Option<AnalysisResult> = None;
     let mut cores = Vec::new();
     for c in 0..sys.platform.cores {
-        let v = sys.core_view(c, &paths.jitter, &paths.delay);
+        let v = tl.view(sys, c, &paths);
         let interrupts: Vec<String> = v.sys.interrupts.iter().map(|x| x.name.clone()).collect();
         if v.sys.tasks.is_empty() {
             cores.push(CoreResult {

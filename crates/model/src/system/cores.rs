@@ -18,6 +18,10 @@ pub enum CoreIrq {
     /// The inter-core interrupt raised when the system's interrupt at this index, on
     /// another core, finishes its handler.
     Ipi(usize),
+    /// The inter-core interrupt raised when a job of the system's task at this index,
+    /// on another core, completes and releases its successor here (a chain's event
+    /// link across cores).
+    TaskIpi(usize),
 }
 
 /// One core's tasks and interrupts as a one-core system.
@@ -46,6 +50,26 @@ impl System {
     /// releasing handler's worst response on its core, which the task's core does not
     /// see).
     pub fn core_view(&self, core: u32, ipi_jitter: &[Picos], release_delay: &[Picos]) -> CoreView {
+        self.core_view_with(core, ipi_jitter, release_delay, &[], &[])
+    }
+
+    /// [`System::core_view`] with the chains' event links across cores: a task `b` on
+    /// this core released by the completion of task `a` on another is released by an
+    /// inter-core interrupt (`ipi<a`, cost `ipi`, the lowest interrupt priority, as
+    /// kernels send their cross-core yield) whose minimum inter-arrival time is `a`'s
+    /// period shortened by `task_ipi_jitter[a]` (how much `a`'s completions vary), and
+    /// `task_release_delay[a]` (`a`'s worst completion after the nominal release of its
+    /// chain segment's first step) is added to `b`'s release jitter. The view keeps the
+    /// event links whose two tasks are both on this core as two-step chains, so that the
+    /// one-core analysis and simulator treat them as on one core.
+    pub fn core_view_with(
+        &self,
+        core: u32,
+        ipi_jitter: &[Picos],
+        release_delay: &[Picos],
+        task_ipi_jitter: &[Picos],
+        task_release_delay: &[Picos],
+    ) -> CoreView {
         let tasks: Vec<usize> = (0..self.tasks.len())
             .filter(|&i| self.tasks[i].core == core)
             .collect();
@@ -110,6 +134,37 @@ impl System {
             origin.push(CoreIrq::Ipi(q));
             res_irqs.push(Vec::new());
         }
+        let mut chains = Vec::new();
+        for (b, a) in self.event_links() {
+            let Some(kb) = new_task[b] else { continue };
+            if let Some(ka) = new_task[a] {
+                chains.push(crate::chain::Chain {
+                    name: format!("{}->{}", self.tasks[a].name, self.tasks[b].name),
+                    steps: vec![crate::chain::Step::Task(ka), crate::chain::Step::Task(kb)],
+                    links: vec![crate::chain::Link::Event],
+                    deadline: None,
+                });
+                continue;
+            }
+            let jit = task_ipi_jitter.get(a).copied().unwrap_or(Picos::ZERO);
+            let delay = task_release_delay.get(a).copied().unwrap_or(Picos::ZERO);
+            sys.tasks[kb].jitter += delay;
+            let ta = self.tasks[a].period();
+            irqs.push(Interrupt {
+                name: ipi_name(&self.tasks[a].name),
+                min_interarrival: Picos(ta.0.saturating_sub(jit.0).max(1)),
+                wcet: self.kernel.ipi,
+                priority: 0,
+                above_kernel: false,
+                releases: Some(kb),
+                offset: Picos::ZERO,
+                periodic: false,
+                core: 0,
+            });
+            origin.push(CoreIrq::TaskIpi(a));
+            res_irqs.push(Vec::new());
+        }
+        sys.chains = chains;
         for (n, x) in irqs.iter().enumerate() {
             if let Some(k) = x.releases {
                 sys.tasks[k].released_by = Some(n);

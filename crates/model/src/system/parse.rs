@@ -129,14 +129,6 @@ fn build(ctx: &Ctx, raw: &RawFile) -> Result<System, SystemError> {
     let resources = super::resources::build(ctx, raw, &tasks, &interrupts, hz)?;
     same_core_resources(ctx, raw, &resources, &tasks, &interrupts)?;
     let chains = super::chains::build(ctx, raw, &tasks, &interrupts, &kernel, hz)?;
-    if platform.cores > 1 && !chains.is_empty() {
-        return Err(ctx.err(
-            None,
-            "chain[0]",
-            None,
-            "chains are analysed and simulated on one core only so far (platform.cores is above 1)",
-        ));
-    }
 
     Ok(System {
         source: ctx.file.to_string(),
