@@ -175,7 +175,9 @@ pub fn core_views(
     sys: &System,
     opts: &AnalysisOptions,
 ) -> (Vec<crate::system::cores::CoreView>, Vec<bool>) {
-    let paths = release_paths(sys, opts);
+    // Chains are analysed by the fixed-priority bounds (chain/cores.rs); the EDF cores'
+    // views carry no task-sent inter-core interrupts.
+    let paths = release_paths(sys, opts, &TaskIpis::default());
     let views = (0..sys.platform.cores)
         .map(|c| sys.core_view(c, &paths.jitter, &paths.delay))
         .collect();
