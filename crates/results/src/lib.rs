@@ -64,6 +64,8 @@ pub mod trace {
     /// The whole document.
     pub use latscope_trace::report::Report as TraceResult;
     pub use latscope_trace::report::{CaptureInfo, Range};
+    /// `chains[]`: chains measured with `--chain`.
+    pub use latscope_trace::chain::{ChainLink, ChainResult};
 }
 
 /// `latscope trace --tasks --json` over an event recording: per-task timing.

@@ -18,6 +18,7 @@ mod scenario;
 mod simulate;
 pub mod sweep;
 mod trace;
+mod trace_chains;
 
 use crate::charts::Chart;
 use crate::data::{self, arr, Tone};
