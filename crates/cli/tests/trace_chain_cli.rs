@@ -111,7 +111,10 @@ fn known_delays_json_text_and_limits() {
     ]);
     assert_eq!(pass.status.code(), Some(0), "{pass:?}");
     let text = String::from_utf8_lossy(&pass.stdout);
-    assert!(text.contains("path [chain: IRQ->ISR->Task:fall,name=path]"), "{text}");
+    assert!(
+        text.contains("path [chain: IRQ->ISR->Task:fall,name=path]"),
+        "{text}"
+    );
     assert!(text.contains("ISR:rise -> Task:fall"), "{text}");
     assert!(text.contains("unmatched: 1 instances"), "{text}");
     let fail = run(&[
@@ -125,7 +128,12 @@ fn known_delays_json_text_and_limits() {
         "path.unmatched<=0",
     ]);
     assert_eq!(fail.status.code(), Some(1), "{fail:?}");
-    assert!(String::from_utf8_lossy(&fail.stdout).matches("FAIL").count() >= 2);
+    assert!(
+        String::from_utf8_lossy(&fail.stdout)
+            .matches("FAIL")
+            .count()
+            >= 2
+    );
 }
 
 #[test]
@@ -167,7 +175,10 @@ fn freertos_recording_interrupt_to_task_by_events() {
     let c = &v["chains"][0];
     // 271 interrupts in the harness's own log (isr-events.csv), each one handler job
     let log = std::fs::read_to_string(svdat.replace("isr.SVDat", "isr-events.csv")).unwrap();
-    let isrs = log.lines().filter(|l| l.ends_with(",isr_start,Periph")).count();
+    let isrs = log
+        .lines()
+        .filter(|l| l.ends_with(",isr_start,Periph"))
+        .count();
     assert_eq!(c["count"].as_u64().unwrap() as usize, isrs);
     assert_eq!(c["unmatched"], 0);
     let total = c["total"]["max_ns"].as_f64().unwrap();
@@ -257,8 +268,14 @@ fn simulated_capture_chain_within_the_simulators_maximum() {
     let c = &tv["chains"][0];
     let measured = c["total"]["max_ns"].as_f64().unwrap();
     let count = c["count"].as_u64().unwrap();
-    assert!(count + 2 >= sim_count && count <= sim_count + 1, "{count} vs {sim_count}");
-    assert!(measured <= sim_max, "measured {measured} ns > simulated {sim_max} ns");
+    assert!(
+        count + 2 >= sim_count && count <= sim_count + 1,
+        "{count} vs {sim_count}"
+    );
+    assert!(
+        measured <= sim_max,
+        "measured {measured} ns > simulated {sim_max} ns"
+    );
     // and not trivially: the control task (higher priority, 900 us) delays the chain
     assert!(measured > 300_000.0, "{measured}");
 }

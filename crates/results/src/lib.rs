@@ -58,14 +58,14 @@ pub mod compare {
 
 /// `latscope trace --json` over a capture: the measurements.
 pub mod trace {
+    /// `chains[]`: chains measured with `--chain`.
+    pub use latscope_trace::chain::{ChainLink, ChainResult};
     pub use latscope_trace::measure::{
         Bin, Instance, Jitter, LimitOutcome, Measurement, PercentStats, WindowPoint,
     };
     /// The whole document.
     pub use latscope_trace::report::Report as TraceResult;
     pub use latscope_trace::report::{CaptureInfo, Range};
-    /// `chains[]`: chains measured with `--chain`.
-    pub use latscope_trace::chain::{ChainLink, ChainResult};
 }
 
 /// `latscope trace --tasks --json` over an event recording: per-task timing.

@@ -72,8 +72,7 @@ fn interrupt_to_task_chain_matches_the_ground_truth() {
         worst: 5,
         bins: 20,
     };
-    let spec =
-        parse_chain("Periph:enter->Handler:ready->Handler:switch->Handler:block").unwrap();
+    let spec = parse_chain("Periph:enter->Handler:ready->Handler:switch->Handler:block").unwrap();
     let r = measure(&spec, &src).unwrap();
     let t = truth();
     assert!(t.len() > 200, "{} interrupts in the log", t.len());
@@ -83,8 +82,16 @@ fn interrupt_to_task_chain_matches_the_ground_truth() {
     let max_of = |k: usize| ns(*t.iter().map(|x| &x[k]).max().unwrap());
     let min_of = |k: usize| ns(*t.iter().map(|x| &x[k]).min().unwrap());
     let total = (nan(r.total.max_ns), nan(r.total.min_ns));
-    assert!((total.0 - max_of(2)).abs() <= tol, "{total:?} vs {}", max_of(2));
-    assert!((total.1 - min_of(2)).abs() <= tol, "{total:?} vs {}", min_of(2));
+    assert!(
+        (total.0 - max_of(2)).abs() <= tol,
+        "{total:?} vs {}",
+        max_of(2)
+    );
+    assert!(
+        (total.1 - min_of(2)).abs() <= tol,
+        "{total:?} vs {}",
+        min_of(2)
+    );
     // hops: enter->switch (the release inside the handler is between, stamped where the
     // recorder and the harness differ most) and switch->block
     let hops = [
@@ -151,7 +158,10 @@ fn event_steps_name_the_actor_and_kind_clearly() {
     let e = measure(&parse_chain("Handler:enter->Handler:switch").unwrap(), &src)
         .unwrap_err()
         .to_string();
-    assert!(e.contains("'Handler' is a task") && e.contains("enter"), "{e}");
+    assert!(
+        e.contains("'Handler' is a task") && e.contains("enter"),
+        "{e}"
+    );
     let e = measure(&parse_chain("Periph:switch->Handler:switch").unwrap(), &src)
         .unwrap_err()
         .to_string();

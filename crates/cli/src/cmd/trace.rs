@@ -3,8 +3,8 @@
 use anyhow::{Context, Result};
 use latscope_core::frequency::Hz;
 use latscope_core::time::{parse_nonneg_duration, Picos};
-use latscope_trace::import::{self, Format, Options};
 use latscope_trace::chain;
+use latscope_trace::import::{self, Format, Options};
 use latscope_trace::measure::{self, Limit, Per, Request, Settings};
 use latscope_trace::report::{self, Report};
 use std::path::PathBuf;

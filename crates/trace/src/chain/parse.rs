@@ -87,11 +87,7 @@ pub fn parse_chain(s: &str) -> Result<ChainSpec> {
              latency; for the period of one channel use --period)"
         )));
     }
-    let default = steps
-        .iter()
-        .map(Step::label)
-        .collect::<Vec<_>>()
-        .join("->");
+    let default = steps.iter().map(Step::label).collect::<Vec<_>>().join("->");
     Ok(ChainSpec {
         name: name.unwrap_or(default),
         definition: s.to_string(),

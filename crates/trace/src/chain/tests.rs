@@ -125,7 +125,10 @@ fn a_missing_response_is_unmatched_and_range_applies() {
 
 #[test]
 fn unknown_channel_and_event_word_on_a_capture() {
-    let cap = capture(vec![pulses("IRQ", &[0], US), pulses("T", &[US], US)], 10 * US);
+    let cap = capture(
+        vec![pulses("IRQ", &[0], US), pulses("T", &[US], US)],
+        10 * US,
+    );
     let e = measure(&parse_chain("IRQ->Nope").unwrap(), &src(&cap))
         .unwrap_err()
         .to_string();

@@ -41,7 +41,11 @@ pub fn text(chains: &[ChainResult]) -> String {
                 s += &stats(&l.summary);
             }
             if l.lost > 0 {
-                s += &format!("{}{} unmatched here", if c.count > 0 { "; " } else { "" }, l.lost);
+                s += &format!(
+                    "{}{} unmatched here",
+                    if c.count > 0 { "; " } else { "" },
+                    l.lost
+                );
             }
             s.push('\n');
         }
