@@ -20,8 +20,8 @@ fn vcd(channels: &[(&str, Vec<(i64, i64)>)], end: i64) -> String {
         s += &format!("$var wire 1 {} {name} $end\n", ids[k]);
     }
     s += "$upscope $end\n$enddefinitions $end\n#0\n";
-    for k in 0..channels.len() {
-        s += &format!("0{}\n", ids[k]);
+    for id in ids.iter().take(channels.len()) {
+        s += &format!("0{id}\n");
     }
     let mut ev: Vec<(i64, usize, u8)> = Vec::new();
     for (k, (_, p)) in channels.iter().enumerate() {

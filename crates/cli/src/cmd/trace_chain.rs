@@ -10,12 +10,12 @@ use latscope_trace::import;
 use latscope_trace::measure::Settings;
 use std::path::PathBuf;
 
+/// What [`InputArgs::load`] gives: the capture, the format's name, the decoded flags.
+pub type Loaded = (Capture, String, Vec<bool>);
+
 /// The event recording and its capture (`to_capture`, as every other measurement sees
 /// it), the format's name and the decoded flags (all channels).
-pub fn load_events(
-    files: &[PathBuf],
-    input: &InputArgs,
-) -> Result<(Option<EventTrace>, (Capture, String, Vec<bool>))> {
+pub fn load_events(files: &[PathBuf], input: &InputArgs) -> Result<(Option<EventTrace>, Loaded)> {
     let [file] = files else {
         anyhow::bail!(
             "--chain with an actor's event (ready, switch, block, enter, exit) reads one \
