@@ -58,6 +58,8 @@ pub mod compare {
 
 /// `latscope trace --json` over a capture: the measurements.
 pub mod trace {
+    /// `chains[]`: chains measured with `--chain`.
+    pub use latscope_trace::chain::{ChainLink, ChainResult};
     pub use latscope_trace::measure::{
         Bin, Instance, Jitter, LimitOutcome, Measurement, PercentStats, WindowPoint,
     };

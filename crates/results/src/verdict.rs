@@ -137,17 +137,20 @@ impl Verdict {
     /// duration), at its `max_at_ns`.
     pub fn trace(t: &trace::TraceResult) -> Verdict {
         let failed: Vec<&trace::LimitOutcome> = t.limits.iter().filter(|l| !l.pass).collect();
+        // a chain (`--chain`) counts by its end-to-end figure, as its limits read it
+        let chains: Vec<trace::Measurement> = t.chains.iter().map(|c| c.as_measurement()).collect();
         let named = |limit: &str| {
             let name = limit
                 .split(['<', '>'])
                 .next()
                 .and_then(|l| l.trim().rsplit_once('.'))
                 .map(|(n, _)| n.trim().to_string());
-            name.and_then(|n| t.measurements.iter().find(|m| m.name == n))
+            name.and_then(|n| t.measurements.iter().chain(&chains).find(|m| m.name == n))
         };
         let durations = || {
             t.measurements
                 .iter()
+                .chain(&chains)
                 .filter(|m| m.unit == "ns" && m.count > 0 && m.max_ns.is_finite())
                 .max_by(|a, b| a.max_ns.total_cmp(&b.max_ns))
         };
@@ -168,8 +171,12 @@ impl Verdict {
             (
                 Status::Info,
                 format!(
-                    "{} measurement(s), no limit set (--limit NAME.STAT<VALUE gates them)",
-                    t.measurements.len()
+                    "{} measurement(s){}, no limit set (--limit NAME.STAT<VALUE gates them)",
+                    t.measurements.len(),
+                    match t.chains.len() {
+                        0 => String::new(),
+                        k => format!(" and {k} chain(s)"),
+                    }
                 ),
             )
         } else if let Some(l) = failed.first() {

@@ -8,6 +8,7 @@
 //! * [`spec`]: the TOML spec file naming channels by role;
 //! * [`tasks`]: task timing from an event recording (jobs, response, start latency).
 
+pub mod chain;
 pub mod error;
 pub mod export;
 pub mod import;

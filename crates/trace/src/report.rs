@@ -89,6 +89,9 @@ pub struct Report {
     pub capture: CaptureInfo,
     pub range: Range,
     pub measurements: Vec<Measurement>,
+    /// End-to-end chains measured with `--chain`; absent when none was asked for.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub chains: Vec<crate::chain::ChainResult>,
     pub limits: Vec<LimitOutcome>,
     /// False when any limit failed.
     pub pass: bool,
@@ -118,6 +121,7 @@ impl Report {
                 to_ns: to.map(|p| p.as_ns_f64()),
             },
             measurements,
+            chains: Vec::new(),
             limits,
             pass,
         }
@@ -218,6 +222,7 @@ impl Report {
                 }
             }
         }
+        s += &crate::chain::text(&self.chains);
         for l in &self.limits {
             s += &format!(
                 "\nlimit {}: {} ({})\n",

@@ -24,6 +24,7 @@ pub mod set_shape;
 pub mod simulate;
 pub mod sweep;
 pub mod trace;
+pub mod trace_chain;
 pub mod trace_draft;
 pub mod trace_tasks;
 

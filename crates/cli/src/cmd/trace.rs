@@ -3,6 +3,7 @@
 use anyhow::{Context, Result};
 use latscope_core::frequency::Hz;
 use latscope_core::time::{parse_nonneg_duration, Picos};
+use latscope_trace::chain;
 use latscope_trace::import::{self, Format, Options};
 use latscope_trace::measure::{self, Limit, Per, Request, Settings};
 use latscope_trace::report::{self, Report};
@@ -145,6 +146,14 @@ pub struct Args {
     /// next A event (or within the window) counts as unmatched
     #[arg(long, value_name = "A->B")]
     pub latency: Vec<String>,
+    /// End-to-end chain, step by step: 'IRQ:rise->Task:rise->Out:fall[,name=NAME]'; each
+    /// first-step edge starts an instance, matched FIFO to the next step's first edge at
+    /// or after it (an instance whose next step comes only after the following instance
+    /// reached its step is unmatched). Event recordings also take an actor's events:
+    /// ready, switch, block (tasks), enter, exit (handlers). Repeatable; limits as for
+    /// any measurement: --limit 'NAME.max<5ms' (docs/trace.md, "Chains")
+    #[arg(long, value_name = "A->B->C")]
+    pub chain: Vec<String>,
     /// Period between consecutive edges: CH[:EDGE][,nominal=1ms]; reports frequency and
     /// jitter against the nominal period
     #[arg(long, value_name = "CH[:EDGE]")]
@@ -232,6 +241,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
             && a.period.is_empty()
             && a.busy.is_empty()
             && a.count.is_empty()
+            && a.chain.is_empty()
             && a.limit.is_empty()
             && a.spec.is_none()
             && a.perfetto.is_none()
@@ -239,7 +249,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
         anyhow::ensure!(
             !capture_flags,
             "--tasks and --system-out take no capture measurement (--pulse, --latency, \
-             --period, --busy, --count, --spec, --limit, --perfetto, --list): run those \
+             --chain, --period, --busy, --count, --spec, --limit, --perfetto, --list): run those \
              separately on the same recording"
         );
         return super::trace_tasks::run(&a);
@@ -311,21 +321,36 @@ pub fn run(a: Args) -> Result<ExitCode> {
     for l in &a.limit {
         limits.push(Limit::parse(l)?);
     }
+    let chains = a
+        .chain
+        .iter()
+        .map(|c| chain::parse_chain(c))
+        .collect::<Result<Vec<_>, _>>()?;
     // Decode only the channels the measurements read (sigrok, VCD, CSV), unless
     // the whole capture is exported.
-    let only = if reqs.is_empty() || a.perfetto.is_some() {
+    let only = if (reqs.is_empty() && chains.is_empty()) || a.perfetto.is_some() {
         None
     } else {
         Some(
             reqs.iter()
                 .flat_map(|r| r.channels())
+                .chain(chains.iter().flat_map(|c| c.channels()))
                 .map(str::to_string)
                 .collect::<Vec<_>>(),
         )
     };
-    let (mut cap, format, mut decoded) = a.input.load(&a.files, only)?;
+    // a chain step on an actor's event (ready, switch, …) reads the event recording
+    let (events, (mut cap, format, mut decoded)) = if chains.iter().any(|c| c.needs_events()) {
+        super::trace_chain::load_events(&a.files, &a.input)?
+    } else {
+        (None, a.input.load(&a.files, only)?)
+    };
     // analog channels named in a measurement are measured through a threshold
-    let names: Vec<&str> = reqs.iter().flat_map(|r| r.channels()).collect();
+    let names: Vec<&str> = reqs
+        .iter()
+        .flat_map(|r| r.channels())
+        .chain(chains.iter().flat_map(|c| c.channels()))
+        .collect();
     let added =
         import::analog::add_thresholded(&mut cap, &names, a.input.threshold, a.input.hysteresis);
     decoded.extend(added.iter().map(|_| true));
@@ -340,8 +365,14 @@ pub fn run(a: Args) -> Result<ExitCode> {
         // every value with its time only when written out (16 bytes per instance)
         series: a.series.is_some() || a.perfetto.is_some(),
     };
-    let ms = measure::run(&cap, &reqs, &set)?;
-    let outcomes = measure::check_limits(&limits, &ms)?;
+    let mut ms = measure::run(&cap, &reqs, &set)?;
+    let chained = super::trace_chain::measure(&chains, &cap, events.as_ref(), &set)?;
+    // a chain's limit reads its end-to-end figure as a measurement's
+    let plain = ms.len();
+    ms.extend(chained.iter().map(|c| c.as_measurement()));
+    let outcomes = measure::check_limits(&limits, &ms);
+    ms.truncate(plain);
+    let outcomes = outcomes?;
     if let Some(p) = &a.series {
         crate::out::stream(p, "--series", |w| Ok(report::write_series(&ms, w)?))?;
     }
@@ -353,15 +384,16 @@ pub fn run(a: Args) -> Result<ExitCode> {
     }
     let mut rep = Report::new(&cap, &format, from, to, ms, outcomes);
     rep.set_decoded_flags(&cap, &decoded);
+    rep.chains = chained;
     let json_stdout = a.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
     if let Some(p) = &a.json {
         crate::labels::write_json(p, &rep, &labels)?;
     }
     if !json_stdout {
-        if reqs.is_empty() {
+        if reqs.is_empty() && rep.chains.is_empty() {
             print!("{}", rep.text());
             println!("\nchannels: {}", cap.channel_list());
-            println!("(no measurement asked for: see --pulse, --latency, --period, --busy, --count, --spec)");
+            println!("(no measurement asked for: see --pulse, --latency, --chain, --period, --busy, --count, --spec)");
         } else {
             print!("{}", rep.text());
         }

@@ -18,6 +18,7 @@ mod scenario;
 mod simulate;
 pub mod sweep;
 mod trace;
+mod trace_chains;
 
 use crate::artifacts::{SeriesDoc, SweepDoc, Timeline};
 use crate::charts::Chart;

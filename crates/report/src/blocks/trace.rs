@@ -132,7 +132,13 @@ pub(super) fn trace(b: &mut Builder, d: &TraceResult, level: u8) -> Result<(), R
         b.heading(level + 1, "Limits", None);
         b.table(limits_table(&d.limits));
     }
+    super::trace_chains::chains(b, &d.chains, level);
     let ms = &d.measurements;
+    if ms.is_empty() && !d.chains.is_empty() {
+        b.heading(level + 1, "Capture", None);
+        b.facts(capture_facts(d));
+        return Ok(());
+    }
     if ms.is_empty() {
         b.note("This result holds no measurements.");
         b.facts(capture_facts(d));
