@@ -117,7 +117,21 @@ pub(crate) fn workload(l: i128, e: i128, r: i128, t: i128) -> i128 {
     n * e + e.min(x - n * t).max(0)
 }
 
-/// What is known of a higher-priority task once analysed.
+/// The analysis's time unit (100 ns). Bertogna & Cirinei's test is stated in integer
+/// time, where the limited interference `w - C + 1` grows by one unit per step; in
+/// picoseconds the fixed point would creep one picosecond at a time. Costs, WCETs and
+/// jitters are rounded up to whole units and periods down, so the bound in units is an
+/// upper bound on the one in picoseconds (at most a unit per term of pessimism).
+pub const UNIT_PS: i64 = 100_000;
+
+fn up(ps: i64) -> i128 {
+    ceil_div(ps.max(0) as i128, UNIT_PS as i128)
+}
+fn down(ps: i64) -> i128 {
+    (ps.max(0) as i128 / UNIT_PS as i128).max(1)
+}
+
+/// What is known of a higher-priority task once analysed (in units).
 struct Done {
     /// Execution bound of one job (`E_i`).
     exec: i128,
@@ -127,7 +141,7 @@ struct Done {
     jitter: i128,
 }
 
-/// Where one task's bound comes from (picoseconds).
+/// Where one task's bound comes from (units).
 struct Parts {
     w: i128,
     hp: i128,
@@ -137,50 +151,87 @@ struct Parts {
     resumes: i128,
 }
 
-/// Largest window tried before giving up (about 10^6 s, far past any deadline).
-const LIMIT: i128 = 1_000_000_000_000_000_000;
+/// Largest window tried before giving up (10^16 units, about 30 years).
+const LIMIT: i128 = 10_000_000_000_000_000;
 
-/// The fixed point for one task; `None` when it passes `stop`.
-#[allow(clippy::too_many_arguments)]
+/// What the recurrence needs besides the higher-priority tasks (units).
+struct Env {
+    m: i128,
+    switch: i128,
+    tick: i128,
+    /// Tick work of all cores at one tick instant.
+    tick_all: i128,
+    /// Per interrupt: minimum inter-arrival and handler time.
+    irqs: Vec<(i128, i128)>,
+    irq_jitter: i128,
+}
+
+/// The first window at or after `w` where `d` no longer fills the limited interference
+/// `w - c + 1` (`W(w) <= w - c`); `W(w) - w` never increases, so that holds from there
+/// on. [`LIMIT`] + 1 when never.
+fn exit_point(d: &Done, c: i128, w: i128) -> i128 {
+    let free = |x: i128| workload(x, d.exec, d.resp, d.period) <= x - c;
+    if free(w) {
+        return w;
+    }
+    if !free(LIMIT) {
+        return LIMIT + 1;
+    }
+    let (mut lo, mut hi) = (w, LIMIT);
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if free(mid) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    hi
+}
+
+/// The fixed point for one task (`own`, `c` in units); `None` when it passes `stop`.
 fn window(
     own: i128,
     c: i128,
     hp: &[Done],
-    m: i128,
-    costs: &GlobalCosts,
-    sys: &System,
-    cores: i128,
-    tick: i128,
-    irq_jitter: i128,
+    env: &Env,
     stop: i128,
     iterations: &mut u64,
 ) -> Option<Parts> {
-    let s = costs.switch.0 as i128;
     let mut w = own;
     loop {
         *iterations += 1;
+        let cap = w - c + 1;
+        // With m or more tasks filling the limited interference, f(w) >= w + 1: no
+        // fixed point until enough of them stop filling it (each stops for good).
+        let binding: Vec<i128> = hp
+            .iter()
+            .filter(|d| workload(w, d.exec, d.resp, d.period) >= cap)
+            .map(|d| exit_point(d, c, w))
+            .collect();
+        let jump = if binding.len() as i128 >= env.m {
+            let mut exits = binding;
+            exits.sort_unstable();
+            exits[exits.len() - env.m as usize]
+        } else {
+            w
+        };
         let resumes: i128 = hp
             .iter()
             .map(|d| ceil_div(w + d.jitter, d.period))
             .sum::<i128>();
-        let cap = w - c + 1;
         let hp_sum: i128 = hp
             .iter()
             .map(|d| workload(w, d.exec, d.resp, d.period).min(cap).max(0))
             .sum();
-        let hp_part = hp_sum / m;
-        let ticks = ceil_div(w, tick) + 1;
-        let tick_part = ticks
-            * (costs.tick_release.0 as i128 + (cores - 1) * costs.tick_other.0 as i128);
-        let irq_part: i128 = sys
-            .interrupts
+        let hp_part = hp_sum / env.m;
+        let tick_part = (ceil_div(w, env.tick) + 1) * env.tick_all;
+        let irq_part: i128 = env
+            .irqs
             .iter()
-            .zip(&costs.interrupt)
-            .map(|(x, e)| {
-                (ceil_div(w + irq_jitter, x.min_interarrival.0 as i128) + 1) * e.0 as i128
-            })
+            .map(|&(t, e)| (ceil_div(w + env.irq_jitter, t) + 1) * e)
             .sum();
-        let next = own + s * resumes + hp_part + tick_part + irq_part;
+        let next = (own + env.switch * resumes + hp_part + tick_part + irq_part).max(jump);
         if next > stop || next > LIMIT {
             return None;
         }
@@ -188,7 +239,7 @@ fn window(
             return Some(Parts {
                 w,
                 hp: hp_part,
-                switches: s * resumes,
+                switches: env.switch * resumes,
                 tick: tick_part,
                 irq: irq_part,
                 resumes,
@@ -215,12 +266,25 @@ pub(super) fn analyze_global(
     let p = prepare(sys, opts);
     let costs = GlobalCosts::of(sys, opts);
     let m = sys.platform.cores.max(1) as i128;
-    let tick = sys.kernel.tick_period().0 as i128;
+    let env = Env {
+        m,
+        switch: up(costs.switch.0),
+        tick: down(sys.kernel.tick_period().0),
+        tick_all: up(costs.tick_release.0) + (m - 1) * up(costs.tick_other.0),
+        irqs: sys
+            .interrupts
+            .iter()
+            .zip(&costs.interrupt)
+            .map(|(x, e)| (down(x.min_interarrival.0), up(e.0)))
+            .collect(),
+        irq_jitter: up(p.irq_jitter.0),
+    };
     let blocking_cs = if opts.overheads {
         sys.critical_sections.longest()
     } else {
         sys.critical_sections.application
     };
+    let unit_ns = |u: i128| (u * UNIT_PS as i128) as f64 / 1000.0;
     let mut done: Vec<Done> = Vec::new();
     let mut broken: Option<String> = None;
     let mut results: Vec<TaskResult> = Vec::with_capacity(sys.tasks.len());
@@ -235,63 +299,47 @@ pub(super) fn analyze_global(
         r.jobs_examined = 1;
         r.critical_job = 0;
         r.iterations = 0;
-        let jitter = p.jitter_ps[i] as i128;
-        let blocking = t.blocking.max(blocking_cs).0 as i128;
-        r.blocking_ns = blocking as f64 / 1000.0;
+        let jitter = up(p.jitter_ps[i]);
+        let blocking = up(t.blocking.max(blocking_cs).0);
+        r.blocking_ns = unit_ns(blocking);
         r.blocking_from = Vec::new();
-        let c = t.wcet.0 as i128;
-        let own = c + (costs.switch.0 + costs.ipi.0) as i128 + blocking;
-        let limit = (t.deadline.0.min(t.period().0) as i128 - jitter).max(0);
-        let stop = if opts.stop_at_deadline {
-            limit
-        } else {
-            LIMIT
-        };
+        let c = up(t.wcet.0);
+        let dispatch = env.switch + up(costs.ipi.0);
+        let own = c + dispatch + blocking;
+        let period = down(t.period().0);
+        // The bound must stay within the deadline and the period (in whole units).
+        let limit = (t.deadline.0.min(t.period().0) as i128 / UNIT_PS as i128 - jitter).max(0);
+        let stop = if opts.stop_at_deadline { limit } else { LIMIT };
         let found = match &broken {
             Some(_) => None,
-            None => window(
-                own,
-                c,
-                &done,
-                m,
-                &costs,
-                sys,
-                m,
-                tick,
-                p.irq_jitter.0 as i128,
-                stop,
-                &mut r.iterations,
-            ),
+            None => window(own, c, &done, &env, stop, &mut r.iterations),
         };
         match found {
             Some(x) => {
                 let resp = jitter + x.w;
-                let wcrt = i64::try_from(resp).unwrap_or(i64::MAX);
+                let wcrt = i64::try_from(resp * UNIT_PS as i128).unwrap_or(i64::MAX);
                 r.wcrt_ps = Some(wcrt);
                 r.wcrt_ns = Some(wcrt as f64 / 1000.0);
                 r.slack_ns = Some((t.deadline.0 as f64 - wcrt as f64) / 1000.0);
-                r.schedulable = resp <= t.deadline.0 as i128;
+                r.schedulable = wcrt <= t.deadline.0;
                 r.unbounded_reason = None;
                 let b = &mut r.breakdown;
-                b.wcet_ns = c as f64 / 1000.0;
-                b.interference_others_ns = x.hp as f64 / 1000.0;
-                b.tick_ns = x.tick as f64 / 1000.0;
-                b.context_switch_ns = (x.switches + (costs.switch.0 + costs.ipi.0) as i128)
-                    as f64
-                    / 1000.0;
-                b.interrupts_ns = x.irq as f64 / 1000.0;
-                b.blocking_ns = blocking as f64 / 1000.0;
-                b.jitter_ns = jitter as f64 / 1000.0;
-                if resp <= t.period().0 as i128 && broken.is_none() {
+                b.wcet_ns = unit_ns(c);
+                b.interference_others_ns = unit_ns(x.hp);
+                b.tick_ns = unit_ns(x.tick);
+                b.context_switch_ns = unit_ns(x.switches + dispatch);
+                b.interrupts_ns = unit_ns(x.irq);
+                b.blocking_ns = unit_ns(blocking);
+                b.jitter_ns = unit_ns(jitter);
+                if resp <= period && r.schedulable {
                     done.push(Done {
-                        exec: c + (costs.switch.0 + costs.ipi.0) as i128
-                            + costs.switch.0 as i128 * x.resumes,
+                        exec: c + dispatch + env.switch * x.resumes,
                         resp,
-                        period: t.period().0 as i128,
+                        period,
                         jitter,
                     });
                 } else {
-                    broken = Some(t.name.clone());
+                    broken.get_or_insert_with(|| t.name.clone());
                 }
             }
             None => {
@@ -301,12 +349,12 @@ pub(super) fn analyze_global(
                 r.schedulable = false;
                 r.unbounded_reason = Some(match &broken {
                     Some(n) => format!(
-                        "the higher-priority task \"{n}\" has no bound within its period, \
-                         which the global bound needs"
+                        "the higher-priority task \"{n}\" has no bound within its deadline \
+                         and period, which the global bound needs"
                     ),
                     None => {
                         if opts.stop_at_deadline {
-                            r.wcrt_above_ns = Some(((jitter + limit) as f64) / 1000.0);
+                            r.wcrt_above_ns = Some(unit_ns(jitter + limit));
                         }
                         "the global fixed-priority bound (sufficient) exceeds the deadline \
                          or the period"
