@@ -136,7 +136,8 @@ fn bertogna_cirinei_worked_example() {
     // t3 waits for t1 (2 ms) then runs 5 ms: 7 ms and a few microseconds of kernel.
     assert!(seen("t3") >= 7_000_000.0 && seen("t3") < 7_200_000.0, "{}", seen("t3"));
     let g = rep.global.expect("global figures");
-    assert!(g.dispatches >= 4 * 4);
+    // 4 jobs each of t1, t2, t3 and 2 of t4, each dispatched at least once.
+    assert!(g.dispatches >= 14, "{}", g.dispatches);
     assert_eq!(rep.cores.len(), 2);
 }
 
@@ -215,11 +216,18 @@ fn global_simulation_never_exceeds_the_bound() {
         bounded += bounds.iter().filter(|b| b.is_some()).count();
         let mut rng = ChaCha8Rng::seed_from_u64(k as u64);
         let mut worst = vec![0f64; sys.tasks.len()];
+        let tick = sys.kernel.tick_period().0;
         for run in 0..3 {
             let offsets = (run > 0).then(|| {
                 sys.tasks
                     .iter()
-                    .map(|t| Picos(rng.gen_range(0..t.period().0)))
+                    // On the tick grid, as the file's offsets are: a phase off the
+                    // grid delays the first release by up to a tick, which the
+                    // analysis charges only to tasks whose offset is off the grid.
+                    .map(|t| {
+                        let ticks = (t.period().0 / tick).max(1);
+                        Picos(rng.gen_range(0..ticks) * tick)
+                    })
                     .collect()
             });
             let mut sim = GlobalSim::new(

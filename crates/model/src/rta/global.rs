@@ -8,7 +8,7 @@
 //! For task `k`, in priority order, with `w` the window from its release:
 //!
 //! ```text
-//! w = own_k + S * P(w) + floor( sum_{i in hp(k)} min(W_i(w), w - C_k + 1) / m ) + I(w)
+//! w = own_k + (S + ipi) P(w) + floor( sum_{i in hp(k)} min(W_i(w), w - C_k + 1) / m ) + I(w)
 //! R_k = J_k + w
 //! W_i(L) = N_i(L) E_i + min(E_i, L + R_i - E_i - N_i(L) T_i),
 //! N_i(L) = floor((L + R_i - E_i) / T_i)                      (carry-in workload)
@@ -21,11 +21,12 @@
 //!   (`own_k = C_k + S + ipi + B_k`): each job is dispatched once (`S`, the worst switch
 //!   cost, charged in the simulator at every dispatch) and its dispatch on another core
 //!   than the one that took the release pays the inter-core interrupt (`ipi = L +
-//!   kernel.costs.ipi`). A preempted job is dispatched again when it resumes: `k` pays
-//!   `S` for each higher-priority release in its window (`P(w) = sum ceil((w + J_i) /
-//!   T_i)`, each release preempts at most one job), and a higher-priority task's jobs
-//!   execute at most `E_i = C_i + S + ipi + S P_i(w_i)` each, which is what its
-//!   workload charges.
+//!   kernel.costs.ipi`). A preempted job is dispatched again when it resumes, possibly
+//!   on an idle core that must be interrupted: `k` pays `S + ipi` for each
+//!   higher-priority release in its window (`P(w) = sum ceil((w + J_i) / T_i)`, each
+//!   release preempts at most one job), and a higher-priority task's jobs execute at
+//!   most `E_i = C_i + (S + ipi)(1 + P_i(w_i))` each, which is what its workload
+//!   charges.
 //! * The tick and the interrupts stop whatever runs on their core: all of their work in
 //!   the window on every core is charged in full (`I(w)`; a tick or handler started
 //!   before the window counts once more). Time they take while `k` waits would be
@@ -157,7 +158,9 @@ const LIMIT: i128 = 10_000_000_000_000_000;
 /// What the recurrence needs besides the higher-priority tasks (units).
 struct Env {
     m: i128,
-    switch: i128,
+    /// One resumption: a switch, and the inter-core interrupt when the core it resumes
+    /// on was idle or preempted.
+    resume: i128,
     tick: i128,
     /// Tick work of all cores at one tick instant.
     tick_all: i128,
@@ -231,7 +234,7 @@ fn window(
             .iter()
             .map(|&(t, e)| (ceil_div(w + env.irq_jitter, t) + 1) * e)
             .sum();
-        let next = (own + env.switch * resumes + hp_part + tick_part + irq_part).max(jump);
+        let next = (own + env.resume * resumes + hp_part + tick_part + irq_part).max(jump);
         if next > stop || next > LIMIT {
             return None;
         }
@@ -239,7 +242,7 @@ fn window(
             return Some(Parts {
                 w,
                 hp: hp_part,
-                switches: env.switch * resumes,
+                switches: env.resume * resumes,
                 tick: tick_part,
                 irq: irq_part,
                 resumes,
@@ -268,7 +271,7 @@ pub(super) fn analyze_global(
     let m = sys.platform.cores.max(1) as i128;
     let env = Env {
         m,
-        switch: up(costs.switch.0),
+        resume: up(costs.switch.0) + up(costs.ipi.0),
         tick: down(sys.kernel.tick_period().0),
         tick_all: up(costs.tick_release.0) + (m - 1) * up(costs.tick_other.0),
         irqs: sys
@@ -304,7 +307,7 @@ pub(super) fn analyze_global(
         r.blocking_ns = unit_ns(blocking);
         r.blocking_from = Vec::new();
         let c = up(t.wcet.0);
-        let dispatch = env.switch + up(costs.ipi.0);
+        let dispatch = up(costs.switch.0) + up(costs.ipi.0);
         let own = c + dispatch + blocking;
         let period = down(t.period().0);
         // The bound must stay within the deadline and the period (in whole units).
@@ -333,7 +336,7 @@ pub(super) fn analyze_global(
                 b.jitter_ns = unit_ns(jitter);
                 if resp <= period && r.schedulable {
                     done.push(Done {
-                        exec: c + dispatch + env.switch * x.resumes,
+                        exec: c + dispatch + env.resume * x.resumes,
                         resp,
                         period,
                         jitter,
@@ -371,6 +374,9 @@ pub(super) fn analyze_global(
     base.tick_modes.pessimistic = results.clone();
     base.tick_modes.partitioned = results;
     base.pessimism_reduction = Vec::new();
+    // The one-core quick checks say nothing about global scheduling on m cores.
+    base.totals.liu_layland_ok = false;
+    base.totals.hyperbolic_ok = false;
     base.method = Some(METHOD.into());
     base.notes = vec![format!(
         "global fixed priority on {m} cores: {METHOD}. Each job is charged one dispatch \
