@@ -114,7 +114,11 @@ fn bertogna_cirinei_worked_example() {
     // costs zeroed by checking the analysis with overheads on is no smaller.
     let with = analyze(&sys, &AnalysisOptions::default()).expect("analysed");
     for (a, b) in r.tasks.iter().zip(&with.tasks) {
-        assert!(b.wcrt_ps.unwrap_or(i64::MAX) >= a.wcrt_ps.unwrap_or(0), "{}", a.name);
+        assert!(
+            b.wcrt_ps.unwrap_or(i64::MAX) >= a.wcrt_ps.unwrap_or(0),
+            "{}",
+            a.name
+        );
     }
     let mut sim = GlobalSim::new(&sys, &GlobalOptions::default());
     sim.run_until(Picos::from_ms(40));
@@ -132,9 +136,17 @@ fn bertogna_cirinei_worked_example() {
     }
     // t1 and t2 start together on the two cores: t2 finishes after its own WCET plus a
     // dispatch (and the inter-core interrupt on core 1), not after t1.
-    assert!(seen("t2") < 3_100_000.0 && seen("t2") >= 3_000_000.0, "{}", seen("t2"));
+    assert!(
+        seen("t2") < 3_100_000.0 && seen("t2") >= 3_000_000.0,
+        "{}",
+        seen("t2")
+    );
     // t3 waits for t1 (2 ms) then runs 5 ms: 7 ms and a few microseconds of kernel.
-    assert!(seen("t3") >= 7_000_000.0 && seen("t3") < 7_200_000.0, "{}", seen("t3"));
+    assert!(
+        seen("t3") >= 7_000_000.0 && seen("t3") < 7_200_000.0,
+        "{}",
+        seen("t3")
+    );
     let g = rep.global.expect("global figures");
     // 4 jobs each of t1, t2, t3 and 2 of t4, each dispatched at least once.
     assert!(g.dispatches >= 14, "{}", g.dispatches);
@@ -290,7 +302,10 @@ fn refusals_name_the_task() {
     let e = System::from_toml_str(&mixed, "mixed.toml")
         .expect_err("mix refused")
         .to_string();
-    assert!(e.contains("mixed.toml") && e.contains("\"t1\"") && e.contains("pinned"), "{e}");
+    assert!(
+        e.contains("mixed.toml") && e.contains("\"t1\"") && e.contains("pinned"),
+        "{e}"
+    );
     let one = HAND.replace("cores = 2", "cores = 1");
     let e = System::from_toml_str(&one, "one.toml")
         .expect_err("one core refused")

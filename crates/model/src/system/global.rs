@@ -81,7 +81,10 @@ pub(super) fn task_cores(
     if let Some(p) = first_pinned {
         let t = raw.task[p].get_ref();
         return Err(ctx.err(
-            t.core.as_ref().map(|c| c.span()).or(Some(raw.task[p].span())),
+            t.core
+                .as_ref()
+                .map(|c| c.span())
+                .or(Some(raw.task[p].span())),
             &task_label(p, t.name.get_ref()),
             Some("core"),
             format!(
@@ -135,7 +138,10 @@ pub(super) fn check_supported(ctx: &Ctx, raw: &RawFile, sys: &System) -> Result<
             return refuse(
                 label,
                 Some("critical"),
-                &format!("task \"{}\" has critical sections on resources: a shared resource", t.name),
+                &format!(
+                    "task \"{}\" has critical sections on resources: a shared resource",
+                    t.name
+                ),
             );
         }
     }
