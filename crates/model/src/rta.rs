@@ -24,6 +24,7 @@ mod breakdown;
 pub mod cores;
 mod demand;
 mod fixed_point;
+pub mod global;
 mod interference;
 pub(crate) mod json;
 mod listscan;

@@ -13,6 +13,7 @@ pub mod chains;
 pub mod config;
 pub mod engine;
 pub mod from_system;
+pub mod global;
 pub mod length;
 pub mod multicore;
 pub mod observed;

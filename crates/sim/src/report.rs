@@ -542,6 +542,10 @@ pub struct SimReport {
     /// End-to-end chains observed (`[[chain]]`, docs/simulator.md); absent without.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub chains: Vec<crate::chains::ChainReport>,
+    /// Global fixed priority (`task.core = "any"`): dispatches, migrations and
+    /// inter-core interrupts (docs/simulator.md, Multicore (global)); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub global: Option<crate::global::GlobalReport>,
 }
 
 /// One core of a partitioned multicore simulation.

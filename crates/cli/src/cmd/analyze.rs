@@ -569,6 +569,9 @@ fn print_table(out: &mut impl Write, r: &AnalysisResult, breakdown: bool) -> any
         if x.hyperbolic_ok { "pass" } else { "inconclusive" },
         x.hyperperiod_ns.map_or_else(|| "too large".into(), t)
     )?;
+    if let Some(m) = &r.method {
+        writeln!(out, "method: {m}")?;
+    }
     for c in &r.cores {
         writeln!(
             out,

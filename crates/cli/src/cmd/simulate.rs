@@ -160,8 +160,30 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     // (docs/simulator.md, Multicore); the series is core 0's tick.
     let mut multi = None;
     let mut single = None;
+    let mut global = None;
     let t0 = std::time::Instant::now();
-    if sys.platform.cores > 1 {
+    if sys.platform.placement == latscope_model::system::Placement::Global {
+        // Unpinned tasks: global fixed priority (docs/simulator.md, Multicore (global)).
+        if a.series.is_some() {
+            anyhow::bail!(
+                "{}: --series: the per-tick series is not recorded for unpinned tasks                  (core = \"any\") so far",
+                a.file.display()
+            );
+        }
+        let mut g = latscope_sim::global::GlobalSim::new(
+            &sys,
+            &latscope_sim::global::GlobalOptions {
+                exec,
+                irq,
+                seed: a.seed,
+                offsets: None,
+                capture: want_capture,
+                source: a.file.display().to_string(),
+            },
+        );
+        g.run_until(until);
+        global = Some(g);
+    } else if sys.platform.cores > 1 {
         let mut m = latscope_sim::MultiSim::new(&sys, &fso, sim_opts)
             .with_context(|| format!("{}", a.file.display()))?;
         m.run_until(until);
@@ -173,10 +195,11 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         single = Some(sim);
     }
     let wall = t0.elapsed();
-    let (report, sim) = match (&multi, &single) {
-        (Some(m), _) => (m.report(), &m.cores()[0]),
-        (None, Some(s)) => (s.report(), s),
-        (None, None) => anyhow::bail!("no simulation ran"),
+    let (report, sim) = match (&global, &multi, &single) {
+        (Some(g), _, _) => (g.report(), None),
+        (None, Some(m), _) => (m.report(), Some(&m.cores()[0])),
+        (None, None, Some(s)) => (s.report(), Some(s)),
+        (None, None, None) => anyhow::bail!("no simulation ran"),
     };
 
     if let Some(p) = &a.json {
@@ -189,13 +212,15 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             crate::out::write(p, "--json", text)?;
         }
     }
-    if let Some(p) = &a.series {
+    if let (Some(p), Some(sim)) = (&a.series, sim) {
         crate::out::stream(p, "--series", |w| Ok(sim.write_series_csv(w)?))?;
     }
     if want_capture {
-        let cap = match &multi {
-            Some(m) => m.capture(),
-            None => sim.capture(),
+        let cap = match (&global, &multi, sim) {
+            (Some(g), _, _) => g.capture(),
+            (None, Some(m), _) => m.capture(),
+            (None, None, Some(s)) => s.capture(),
+            (None, None, None) => anyhow::bail!("no simulation ran"),
         };
         if let Some(p) = &a.vcd {
             crate::out::stream(p, "--vcd", |w| {
@@ -211,10 +236,13 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             let counters = vec![latscope_trace::export::perfetto::CounterTrack {
                 name: "tick duration (us)".into(),
                 points: sim
-                    .series()
-                    .iter()
-                    .map(|r| (r.time, r.duration.as_us_f64()))
-                    .collect(),
+                    .map(|s| {
+                        s.series()
+                            .iter()
+                            .map(|r| (r.time, r.duration.as_us_f64()))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
             }];
             crate::out::stream(p, "--perfetto", |w| {
                 Ok(latscope_trace::export::perfetto::write(&cap, &counters, w)?)

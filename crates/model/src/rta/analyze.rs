@@ -117,6 +117,10 @@ pub(super) fn analyze_mode_bounds(
 /// task's worst response as release jitter, iterated to a fixed point (holistic
 /// analysis, [`crate::chain::analysis`]), and `chains` holds each chain's bound.
 pub fn analyze(sys: &System, opts: &AnalysisOptions) -> Result<AnalysisResult, AnalysisError> {
+    if sys.platform.placement == crate::system::Placement::Global {
+        // Unpinned tasks: global fixed priority (docs/analysis.md, Multicore (global)).
+        return super::global::analyze_global(sys, opts);
+    }
     if sys.platform.cores > 1 {
         // Partitioned multicore: each core on its own (docs/analysis.md, Multicore).
         return super::cores::analyze_cores(sys, opts);
@@ -205,6 +209,7 @@ pub(crate) fn analyze_tasks(
         notes,
         cores: Vec::new(),
         chains: Vec::new(),
+        method: None,
     })
 }
 

@@ -35,6 +35,11 @@ pub struct AnalysisResult {
     /// End-to-end chains in file order (absent without `[[chain]]`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub chains: Vec<crate::chain::analysis::ChainResult>,
+    /// The test behind the bounds when it is not the exact one-core analysis (global
+    /// fixed priority: `"global-fp (Bertogna & Cirinei 2007), sufficient"`); absent
+    /// otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, serde::Deserialize, schemars::JsonSchema)]

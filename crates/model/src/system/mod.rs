@@ -23,6 +23,7 @@ mod chains;
 mod context;
 pub mod cores;
 mod error;
+pub mod global;
 mod json;
 pub mod model;
 mod parse;

@@ -42,6 +42,30 @@ pub struct Platform {
     /// affinity do); each core runs its own tick and scheduler.
     #[serde(skip_serializing_if = "is_one")]
     pub cores: u32,
+    /// How tasks are placed on the cores: pinned (`task.core` a number, the default) or
+    /// every task unpinned (`task.core = "any"`, global fixed priority).
+    #[serde(skip_serializing_if = "Placement::is_partitioned")]
+    pub placement: Placement,
+}
+
+/// Where tasks run on a multicore platform (`task.core`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Placement {
+    /// Each task is pinned to one core (`task.core` a number); each core schedules its
+    /// own tasks (docs/analysis.md, Multicore (partitioned)).
+    #[default]
+    Partitioned,
+    /// No task is pinned (`task.core = "any"` on every task): the `m` highest-priority
+    /// ready jobs run on the `m` cores and a job may migrate (global fixed priority,
+    /// docs/analysis.md, Multicore (global)). Interrupts stay on their `interrupt.core`.
+    Global,
+}
+
+impl Placement {
+    pub fn is_partitioned(&self) -> bool {
+        *self == Placement::Partitioned
+    }
 }
 
 fn is_one(v: &u32) -> bool {

@@ -106,13 +106,11 @@ fn build(ctx: &Ctx, raw: &RawFile) -> Result<System, SystemError> {
     // Task and interrupt names share one namespace.
     let mut names: HashMap<String, String> = HashMap::new();
     let mut tasks = build_tasks(ctx, &raw.task, &kernel, hz, &mut names)?;
-    for (i, (t, rt)) in tasks.iter_mut().zip(&raw.task).enumerate() {
-        t.core = core_of(
-            ctx,
-            &rt.get_ref().core,
-            &task_label(i, &t.name),
-            platform.cores,
-        )?;
+    let mut platform = platform;
+    let (placement, task_cores) = super::global::task_cores(ctx, raw, platform.cores)?;
+    platform.placement = placement;
+    for (t, c) in tasks.iter_mut().zip(task_cores) {
+        t.core = c;
     }
     let mut interrupts = build_interrupts(ctx, &raw.interrupt, &mut tasks, hz, &mut names)?;
     for (i, (x, rx)) in interrupts.iter_mut().zip(&raw.interrupt).enumerate() {
@@ -130,7 +128,7 @@ fn build(ctx: &Ctx, raw: &RawFile) -> Result<System, SystemError> {
     same_core_resources(ctx, raw, &resources, &tasks, &interrupts)?;
     let chains = super::chains::build(ctx, raw, &tasks, &interrupts, &kernel, hz)?;
 
-    Ok(System {
+    let sys = System {
         source: ctx.file.to_string(),
         platform,
         kernel,
@@ -139,7 +137,9 @@ fn build(ctx: &Ctx, raw: &RawFile) -> Result<System, SystemError> {
         critical_sections,
         resources,
         chains,
-    })
+    };
+    super::global::check_supported(ctx, raw, &sys)?;
+    Ok(sys)
 }
 
 /// A resource shared across cores needs a multiprocessor protocol (MPCP, MSRP) that the
@@ -262,6 +262,7 @@ fn build_platform(ctx: &Ctx, p: &RawPlatform) -> Result<Platform, SystemError> {
         irq_entry_cycles,
         cache,
         cores,
+        placement: Placement::Partitioned,
     })
 }
 

@@ -175,7 +175,15 @@ pub(super) struct RawTask {
     #[serde(default)]
     pub(super) critical: Vec<Spanned<super::resources::RawSection>>,
     #[serde(default)]
-    pub(super) core: Option<Spanned<i64>>,
+    pub(super) core: Option<Spanned<RawTaskCore>>,
+}
+
+/// A task's `core`: a core number (pinned) or a word (`"any"`: unpinned, global).
+#[derive(Deserialize, Debug)]
+#[serde(untagged)]
+pub(super) enum RawTaskCore {
+    Id(i64),
+    Word(String),
 }
 
 #[derive(Deserialize)]

@@ -181,7 +181,9 @@ impl System {
                     tt.insert(key.into(), d(v));
                 }
             }
-            if t.core != 0 {
+            if self.platform.placement == super::Placement::Global {
+                tt.insert("core".into(), V::String(super::global::ANY.into()));
+            } else if t.core != 0 {
                 tt.insert("core".into(), V::Integer(t.core as i64));
             }
             if let Some(f) = &t.exec_time_file {

@@ -252,6 +252,7 @@ impl Sim {
             sleep,
             list_scan,
             cores: Vec::new(),
+            global: None,
         }
     }
 }
