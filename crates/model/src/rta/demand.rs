@@ -54,6 +54,9 @@ impl Fold {
     };
 }
 
+/// How many folds past its first changed entity [`Demand::begin`] keeps.
+const FOLDS_AHEAD: usize = 8;
+
 /// What [`Demand::begin`] derives for the start of a task's iteration.
 pub(super) struct Started {
     /// Long-run utilisation of the interference (tick parts capped at one per tick).
@@ -121,6 +124,9 @@ pub(super) struct Demand {
     pub(super) snap_w: i64,
     pub(super) snap_ticks: i64,
     pub(super) snap_sum: i128,
+    /// `first_n` and `pre_n` at the snapshot (the flags do not change between a
+    /// snapshot and the next restore: `set_pre` runs after it).
+    pub(super) snap_groups: (i64, i64),
     pub(super) snap_valid: bool,
     /// `sum (work + switch)_e` over all entities.
     pub(super) first: i128,
@@ -157,6 +163,76 @@ pub(super) struct Demand {
     /// offset-based bound, [`offsets`]): it may have no release in a short window, so
     /// one release of everything is no lower bound.
     pub(super) negative_jitter: bool,
+    /// The entities `0..queued`, ordered by their next release boundary (`next`): an
+    /// evaluation visits only the entities that release again in its window, not every
+    /// active one (most tasks' periods are longer than a window, and every evaluation
+    /// of the same task's iteration would pass over them). See [`Queue`].
+    pub(super) queue: Queue,
+    pub(super) snap_queue: Queue,
+}
+
+/// A binary min-heap of entities keyed by their next release boundary, with the keys
+/// held in the heap itself so that sifting reads one array. Only which entities are
+/// visited depends on it: the counts and sums are the same integers whatever the order
+/// of the visits.
+#[derive(Default, Clone)]
+pub(super) struct Queue {
+    /// `(next[k], k)`, heap-ordered by the key.
+    heap: Vec<(i64, u32)>,
+    /// Entities `0..queued` are in `heap`; `None`: no valid queue (after a reset of the
+    /// counts, or when fewer entities became active), rebuilt by the next evaluation.
+    queued: Option<usize>,
+}
+
+impl Queue {
+    /// Restores the heap property below `at` after its key grew.
+    #[inline]
+    fn sift_down(&mut self, mut at: usize) {
+        let h = &mut self.heap;
+        let len = h.len();
+        let item = h[at];
+        loop {
+            let l = 2 * at + 1;
+            if l >= len {
+                break;
+            }
+            let r = l + 1;
+            let c = if r < len && h[r].0 < h[l].0 { r } else { l };
+            if h[c].0 >= item.0 {
+                break;
+            }
+            h[at] = h[c];
+            at = c;
+        }
+        h[at] = item;
+    }
+
+    /// Adds an entry (sifting it up).
+    fn push(&mut self, item: (i64, u32)) {
+        let h = &mut self.heap;
+        let mut at = h.len();
+        h.push(item);
+        while at > 0 {
+            let parent = (at - 1) / 2;
+            if h[parent].0 <= item.0 {
+                break;
+            }
+            h[at] = h[parent];
+            at = parent;
+        }
+        h[at] = item;
+    }
+
+    /// Builds the heap of entities `0..len` from their boundaries.
+    fn rebuild(&mut self, next: &[i64]) {
+        self.heap.clear();
+        self.heap
+            .extend(next.iter().enumerate().map(|(k, &b)| (b, k as u32)));
+        for at in (0..self.heap.len() / 2).rev() {
+            self.sift_down(at);
+        }
+        self.queued = Some(next.len());
+    }
 }
 
 impl Demand {
@@ -199,6 +275,8 @@ impl Demand {
         self.negative_jitter = false;
         self.folds.clear();
         self.folds_valid = 0;
+        self.queue.queued = None;
+        self.snap_queue.queued = None;
     }
 
     pub(super) fn with_capacity(n: usize) -> Demand {
@@ -249,6 +327,7 @@ impl Demand {
         self.folds_valid = self.folds_valid.min(k);
         self.w_eval = i64::MIN;
         self.snap_valid = false;
+        self.queue.queued = None;
     }
 
     /// Sets an entity's work and switch charges per release (keeping `sum` and `first`
@@ -286,6 +365,7 @@ impl Demand {
         self.sum_pre = 0;
         self.first_n = 0;
         self.pre_n = 0;
+        self.queue.queued = None;
     }
 
     /// Sets whether entity `k` counts towards the preemption switches (keeping `pre_n`).
@@ -298,7 +378,9 @@ impl Demand {
         }
     }
 
-    /// Recomputes `first_n` and `pre_n` from the counts.
+    /// Recomputes `first_n` and `pre_n` from the counts (the unit test's check of the
+    /// kept ones).
+    #[cfg(test)]
     pub(super) fn recount_groups(&mut self) {
         let (mut f, mut p) = (0i64, 0i64);
         for k in 0..self.n.len() {
@@ -321,8 +403,9 @@ impl Demand {
             self.w_eval = self.snap_w;
             self.ticks = self.snap_ticks;
             self.sum = self.snap_sum;
+            self.queue.clone_from(&self.snap_queue);
             self.snap_valid = false;
-            self.recount_groups();
+            (self.first_n, self.pre_n) = self.snap_groups;
         }
     }
 
@@ -357,6 +440,10 @@ impl Demand {
             &self.pre_flag[from..active],
             &self.tick[from..active],
         );
+        // The next task resumes a few entities further on (the previous task's own
+        // entity is the one whose charge changes), so only the folds just ahead are
+        // kept; a resume further on starts from the last one kept (still exact).
+        let kept = (active - from).min(FOLDS_AHEAD);
         for k in 0..active - from {
             u_int += rate[k];
             jitter_work += jterm[k];
@@ -367,15 +454,17 @@ impl Demand {
                 pre_rate += inv[k];
             }
             tick_first += tick[k] as i128;
-            self.folds.push(Fold {
-                u_int,
-                jitter_work,
-                first_rate,
-                pre_rate,
-                tick_first,
-            });
+            if k < kept {
+                self.folds.push(Fold {
+                    u_int,
+                    jitter_work,
+                    first_rate,
+                    pre_rate,
+                    tick_first,
+                });
+            }
         }
-        self.folds_valid = active;
+        self.folds_valid = from + kept;
         for &k in self.capped_idx.iter().filter(|&&k| k < active) {
             u_int += self.tick[k] as f64 / self.period[k].max(tick_p) as f64;
         }
@@ -405,6 +494,8 @@ impl Demand {
         self.snap_w = self.w_eval;
         self.snap_ticks = self.ticks;
         self.snap_sum = self.sum;
+        self.snap_queue.clone_from(&self.queue);
+        self.snap_groups = (self.first_n, self.pre_n);
         self.snap_valid = true;
     }
 
@@ -418,46 +509,67 @@ impl Demand {
             return self.advance(w, tick_p, tick_inv);
         }
         let a = self.active;
-        let (period, jitter, inv) = (&self.period[..a], &self.jitter[..a], &self.inv[..a]);
-        let (cost, n, next) = (&self.cost[..a], &mut self.n[..a], &mut self.next[..a]);
-        let (fr, pf) = (&self.first_rel[..a], &self.pre_flag[..a]);
-        let (mut first_n, mut pre_n) = (self.first_n, self.pre_n);
-        let mut sum = self.sum;
-        for k in 0..a {
-            if w > next[k] {
-                let d;
-                if n[k] > 0 && w.saturating_sub(next[k]) <= period[k] {
-                    // Within one period past the boundary: exactly one more release.
-                    sum += cost[k] as i128;
-                    n[k] += 1;
-                    d = 1;
-                    next[k] = next[k].saturating_add(period[k]);
-                } else {
-                    // Recount (exact integers).
-                    let c = ceil_div_fast(w.saturating_add(jitter[k]), period[k], inv[k]);
-                    sum += (c - n[k]) as i128 * cost[k] as i128;
-                    d = c - n[k];
-                    n[k] = c;
-                    // `c T - J`, saturated (i64 arithmetic unless it overflows).
-                    next[k] = match c
-                        .checked_mul(period[k])
-                        .and_then(|x| x.checked_sub(jitter[k]))
-                    {
-                        Some(x) => x,
-                        None => (c as i128 * period[k] as i128 - jitter[k] as i128)
-                            .clamp(i64::MIN as i128, i64::MAX as i128)
-                            as i64,
-                    };
+        match self.queue.queued {
+            Some(q) if q <= a => {
+                // Entities that became active join the queue with their boundaries
+                // (stale counts of an entity inactive for a while are still exact up to
+                // their boundary: windows only grew since they were computed).
+                for k in q..a {
+                    self.queue.push((self.next[k], k as u32));
                 }
-                // Branch-free: the flags are 0 or 1.
-                first_n += d * fr[k] as i64;
-                pre_n += d * pf[k] as i64;
+                self.queue.queued = Some(a);
+                // Visit only the entities whose boundary the window passes.
+                while let Some(&(b, k)) = self.queue.heap.first() {
+                    if w <= b {
+                        break;
+                    }
+                    let k = k as usize;
+                    self.release(k, w);
+                    self.queue.heap[0].0 = self.next[k];
+                    self.queue.sift_down(0);
+                }
+            }
+            _ => {
+                for k in 0..a {
+                    if w > self.next[k] {
+                        self.release(k, w);
+                    }
+                }
+                self.queue.rebuild(&self.next[..a]);
             }
         }
-        self.first_n = first_n;
-        self.pre_n = pre_n;
-        self.sum = sum;
         self.advance(w, tick_p, tick_inv)
+    }
+
+    /// Brings entity `k`'s count up to a window `w` past its boundary (exact integers),
+    /// with the running sums.
+    #[inline]
+    fn release(&mut self, k: usize, w: i64) {
+        let (period, next, n) = (self.period[k], self.next[k], self.n[k]);
+        let d;
+        if n > 0 && w.saturating_sub(next) <= period {
+            // Within one period past the boundary: exactly one more release.
+            self.sum += self.cost[k] as i128;
+            self.n[k] = n + 1;
+            d = 1;
+            self.next[k] = next.saturating_add(period);
+        } else {
+            // Recount.
+            let jitter = self.jitter[k];
+            let c = ceil_div_fast(w.saturating_add(jitter), period, self.inv[k]);
+            self.sum += (c - n) as i128 * self.cost[k] as i128;
+            d = c - n;
+            self.n[k] = c;
+            // `c T - J`, saturated (i64 arithmetic unless it overflows).
+            self.next[k] = match c.checked_mul(period).and_then(|x| x.checked_sub(jitter)) {
+                Some(x) => x,
+                None => (c as i128 * period as i128 - jitter as i128)
+                    .clamp(i64::MIN as i128, i64::MAX as i128) as i64,
+            };
+        }
+        // Branch-free: the flags are 0 or 1.
+        self.first_n += d * self.first_rel[k] as i64;
+        self.pre_n += d * self.pre_flag[k] as i64;
     }
 
     /// Moves the counts' window to `w` (at or above `w_eval`, with no entity releasing
@@ -620,6 +732,11 @@ mod tests {
             } else {
                 0
             };
+            d.pre_cost = if rng.gen_bool(0.5) {
+                rng.gen_range(0..300)
+            } else {
+                0
+            };
             // Entities past `active` carry no charges (`begin`'s precondition).
             let mut active = rng.gen_range(1..=len);
             for k in active..len {
@@ -629,6 +746,10 @@ mod tests {
             for task in 0..6 {
                 if task > 0 {
                     d.restore();
+                    // The group counts restored are those of the restored counts.
+                    let kept = (d.first_n, d.pre_n);
+                    d.recount_groups();
+                    assert_eq!(kept, (d.first_n, d.pre_n));
                     for _ in 0..rng.gen_range(0..4) {
                         let k = rng.gen_range(0..active);
                         let (work, switch) = (rng.gen_range(0..1000), rng.gen_range(0..100));
@@ -640,6 +761,11 @@ mod tests {
                         d.set(k, work, switch);
                     }
                     active = grown;
+                    // Preemption-group flags change after the restore (`set_charges`).
+                    for _ in 0..rng.gen_range(0..3) {
+                        let k = rng.gen_range(0..active);
+                        d.set_pre(k, rng.gen_bool(0.5));
+                    }
                     if rng.gen_bool(0.3) {
                         w = rng.gen_range(0..w.max(1)); // below the counts: a reset
                     }
@@ -671,7 +797,8 @@ mod tests {
                                 .map(|k| d.counts(k, w, ticks).0)
                                 .sum();
                             rel.min(ticks) as i128 * d.first_excess as i128
-                        };
+                        }
+                        + d.pre_charge(w, ticks);
                     assert_eq!(d.at(w, tick_p, tick_inv), direct, "w {w}");
                     if step == 3 {
                         d.snapshot();
@@ -693,7 +820,8 @@ mod tests {
                                     + nt as i128 * d.tick[k] as i128
                             })
                             .sum::<i128>()
-                            + d.first_charge(w, ticks);
+                            + d.first_charge(w, ticks)
+                            + d.pre_charge(w, ticks);
                         assert_eq!(d.at(w, tick_p, tick_inv), direct, "again at w {w}");
                     }
                     w += rng.gen_range(0..3_000_000);
