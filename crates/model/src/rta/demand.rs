@@ -163,76 +163,6 @@ pub(super) struct Demand {
     /// offset-based bound, [`offsets`]): it may have no release in a short window, so
     /// one release of everything is no lower bound.
     pub(super) negative_jitter: bool,
-    /// The entities `0..queued`, ordered by their next release boundary (`next`): an
-    /// evaluation visits only the entities that release again in its window, not every
-    /// active one (most tasks' periods are longer than a window, and every evaluation
-    /// of the same task's iteration would pass over them). See [`Queue`].
-    pub(super) queue: Queue,
-    pub(super) snap_queue: Queue,
-}
-
-/// A binary min-heap of entities keyed by their next release boundary, with the keys
-/// held in the heap itself so that sifting reads one array. Only which entities are
-/// visited depends on it: the counts and sums are the same integers whatever the order
-/// of the visits.
-#[derive(Default, Clone)]
-pub(super) struct Queue {
-    /// `(next[k], k)`, heap-ordered by the key.
-    heap: Vec<(i64, u32)>,
-    /// Entities `0..queued` are in `heap`; `None`: no valid queue (after a reset of the
-    /// counts, or when fewer entities became active), rebuilt by the next evaluation.
-    queued: Option<usize>,
-}
-
-impl Queue {
-    /// Restores the heap property below `at` after its key grew.
-    #[inline]
-    fn sift_down(&mut self, mut at: usize) {
-        let h = &mut self.heap;
-        let len = h.len();
-        let item = h[at];
-        loop {
-            let l = 2 * at + 1;
-            if l >= len {
-                break;
-            }
-            let r = l + 1;
-            let c = if r < len && h[r].0 < h[l].0 { r } else { l };
-            if h[c].0 >= item.0 {
-                break;
-            }
-            h[at] = h[c];
-            at = c;
-        }
-        h[at] = item;
-    }
-
-    /// Adds an entry (sifting it up).
-    fn push(&mut self, item: (i64, u32)) {
-        let h = &mut self.heap;
-        let mut at = h.len();
-        h.push(item);
-        while at > 0 {
-            let parent = (at - 1) / 2;
-            if h[parent].0 <= item.0 {
-                break;
-            }
-            h[at] = h[parent];
-            at = parent;
-        }
-        h[at] = item;
-    }
-
-    /// Builds the heap of entities `0..len` from their boundaries.
-    fn rebuild(&mut self, next: &[i64]) {
-        self.heap.clear();
-        self.heap
-            .extend(next.iter().enumerate().map(|(k, &b)| (b, k as u32)));
-        for at in (0..self.heap.len() / 2).rev() {
-            self.sift_down(at);
-        }
-        self.queued = Some(next.len());
-    }
 }
 
 impl Demand {
@@ -275,8 +205,6 @@ impl Demand {
         self.negative_jitter = false;
         self.folds.clear();
         self.folds_valid = 0;
-        self.queue.queued = None;
-        self.snap_queue.queued = None;
     }
 
     pub(super) fn with_capacity(n: usize) -> Demand {
@@ -327,7 +255,6 @@ impl Demand {
         self.folds_valid = self.folds_valid.min(k);
         self.w_eval = i64::MIN;
         self.snap_valid = false;
-        self.queue.queued = None;
     }
 
     /// Sets an entity's work and switch charges per release (keeping `sum` and `first`
@@ -365,7 +292,6 @@ impl Demand {
         self.sum_pre = 0;
         self.first_n = 0;
         self.pre_n = 0;
-        self.queue.queued = None;
     }
 
     /// Sets whether entity `k` counts towards the preemption switches (keeping `pre_n`).
@@ -403,7 +329,6 @@ impl Demand {
             self.w_eval = self.snap_w;
             self.ticks = self.snap_ticks;
             self.sum = self.snap_sum;
-            self.queue.clone_from(&self.snap_queue);
             self.snap_valid = false;
             (self.first_n, self.pre_n) = self.snap_groups;
         }
@@ -494,7 +419,6 @@ impl Demand {
         self.snap_w = self.w_eval;
         self.snap_ticks = self.ticks;
         self.snap_sum = self.sum;
-        self.snap_queue.clone_from(&self.queue);
         self.snap_groups = (self.first_n, self.pre_n);
         self.snap_valid = true;
     }
@@ -509,67 +433,46 @@ impl Demand {
             return self.advance(w, tick_p, tick_inv);
         }
         let a = self.active;
-        match self.queue.queued {
-            Some(q) if q <= a => {
-                // Entities that became active join the queue with their boundaries
-                // (stale counts of an entity inactive for a while are still exact up to
-                // their boundary: windows only grew since they were computed).
-                for k in q..a {
-                    self.queue.push((self.next[k], k as u32));
+        let (period, jitter, inv) = (&self.period[..a], &self.jitter[..a], &self.inv[..a]);
+        let (cost, n, next) = (&self.cost[..a], &mut self.n[..a], &mut self.next[..a]);
+        let (fr, pf) = (&self.first_rel[..a], &self.pre_flag[..a]);
+        let (mut first_n, mut pre_n) = (self.first_n, self.pre_n);
+        let mut sum = self.sum;
+        for k in 0..a {
+            if w > next[k] {
+                let d;
+                if n[k] > 0 && w.saturating_sub(next[k]) <= period[k] {
+                    // Within one period past the boundary: exactly one more release.
+                    sum += cost[k] as i128;
+                    n[k] += 1;
+                    d = 1;
+                    next[k] = next[k].saturating_add(period[k]);
+                } else {
+                    // Recount (exact integers).
+                    let c = ceil_div_fast(w.saturating_add(jitter[k]), period[k], inv[k]);
+                    sum += (c - n[k]) as i128 * cost[k] as i128;
+                    d = c - n[k];
+                    n[k] = c;
+                    // `c T - J`, saturated (i64 arithmetic unless it overflows).
+                    next[k] = match c
+                        .checked_mul(period[k])
+                        .and_then(|x| x.checked_sub(jitter[k]))
+                    {
+                        Some(x) => x,
+                        None => (c as i128 * period[k] as i128 - jitter[k] as i128)
+                            .clamp(i64::MIN as i128, i64::MAX as i128)
+                            as i64,
+                    };
                 }
-                self.queue.queued = Some(a);
-                // Visit only the entities whose boundary the window passes.
-                while let Some(&(b, k)) = self.queue.heap.first() {
-                    if w <= b {
-                        break;
-                    }
-                    let k = k as usize;
-                    self.release(k, w);
-                    self.queue.heap[0].0 = self.next[k];
-                    self.queue.sift_down(0);
-                }
-            }
-            _ => {
-                for k in 0..a {
-                    if w > self.next[k] {
-                        self.release(k, w);
-                    }
-                }
-                self.queue.rebuild(&self.next[..a]);
+                // Branch-free: the flags are 0 or 1.
+                first_n += d * fr[k] as i64;
+                pre_n += d * pf[k] as i64;
             }
         }
+        self.first_n = first_n;
+        self.pre_n = pre_n;
+        self.sum = sum;
         self.advance(w, tick_p, tick_inv)
-    }
-
-    /// Brings entity `k`'s count up to a window `w` past its boundary (exact integers),
-    /// with the running sums.
-    #[inline]
-    fn release(&mut self, k: usize, w: i64) {
-        let (period, next, n) = (self.period[k], self.next[k], self.n[k]);
-        let d;
-        if n > 0 && w.saturating_sub(next) <= period {
-            // Within one period past the boundary: exactly one more release.
-            self.sum += self.cost[k] as i128;
-            self.n[k] = n + 1;
-            d = 1;
-            self.next[k] = next.saturating_add(period);
-        } else {
-            // Recount.
-            let jitter = self.jitter[k];
-            let c = ceil_div_fast(w.saturating_add(jitter), period, self.inv[k]);
-            self.sum += (c - n) as i128 * self.cost[k] as i128;
-            d = c - n;
-            self.n[k] = c;
-            // `c T - J`, saturated (i64 arithmetic unless it overflows).
-            self.next[k] = match c.checked_mul(period).and_then(|x| x.checked_sub(jitter)) {
-                Some(x) => x,
-                None => (c as i128 * period as i128 - jitter as i128)
-                    .clamp(i64::MIN as i128, i64::MAX as i128) as i64,
-            };
-        }
-        // Branch-free: the flags are 0 or 1.
-        self.first_n += d * self.first_rel[k] as i64;
-        self.pre_n += d * self.pre_flag[k] as i64;
     }
 
     /// Moves the counts' window to `w` (at or above `w_eval`, with no entity releasing

@@ -282,14 +282,14 @@ impl Serialize for Interference {
 
 /// Whether kept share `a` goes out before `b`: the smaller, or of equal ones the later
 /// pushed (as [`Interference::find_min`] picks).
-#[inline]
+#[inline(always)]
 fn before(items: &[Share], seq: &[u32], a: usize, b: usize) -> bool {
     let (x, y) = (items[a].ns, items[b].ns);
     x < y || (x == y && seq[a] > seq[b])
 }
 
 /// Restores the min-heap order (by [`before`]) of `items` below slot `at`.
-#[inline]
+#[inline(always)]
 fn sift_down(items: &mut [Share], seq: &mut [u32], mut at: usize) {
     let len = items.len();
     loop {
