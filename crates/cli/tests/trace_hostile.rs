@@ -268,13 +268,24 @@ fn a_fifo_without_a_writer_is_a_clear_error_not_a_hang() {
         .success());
     let out = dir.path().join("never.json");
     let f = fifo.display().to_string();
-    // `timeout` is the hang detector: before, open() waited for a writer forever
+    // `timeout` is the hang detector: before, open() waited for a writer forever. The
+    // wait is shortened through LATSCOPE_FIFO_WAIT; the message names the wait it used.
     let o = Command::new("timeout")
         .args(["120", exe(), "trace", &f, "--pulse", "D0", "--json"])
         .arg(&out)
+        .env("LATSCOPE_FIFO_WAIT", "0.5")
         .output()
         .unwrap();
-    refused(&o, &f, &["a FIFO with no writer", "within 10 s"], &out);
+    refused(&o, &f, &["a FIFO with no writer", "within 0.5 s"], &out);
+    // a wait that is not a number of seconds is refused, naming the variable
+    let o = Command::new("timeout")
+        .args(["120", exe(), "trace", &f, "--pulse", "D0"])
+        .env("LATSCOPE_FIFO_WAIT", "soon")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("LATSCOPE_FIFO_WAIT=soon"), "{err}");
 }
 
 #[test]

@@ -42,6 +42,21 @@ pub struct InputArgs {
     pub hysteresis: Option<f64>,
 }
 
+/// `LATSCOPE_FIFO_WAIT` (seconds): how long a FIFO input may stay without a writer before
+/// the import gives up (default 10 s); the tests of that error set it short.
+fn fifo_wait() -> Result<Option<std::time::Duration>> {
+    let Some(v) = std::env::var_os("LATSCOPE_FIFO_WAIT") else {
+        return Ok(None);
+    };
+    let s = v.to_string_lossy();
+    match s.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && (0.0..=86_400.0).contains(&x) => {
+            Ok(Some(std::time::Duration::from_secs_f64(x)))
+        }
+        _ => anyhow::bail!("LATSCOPE_FIFO_WAIT={s}: not a number of seconds between 0 and 86400"),
+    }
+}
+
 impl InputArgs {
     pub fn options(&self) -> Result<Options> {
         // Typed by clap through the library's FromStr (Format, Hz): nothing to parse here.
@@ -53,6 +68,7 @@ impl InputArgs {
             hysteresis: self.hysteresis,
             only_channels: None,
             max_edges: self.max_edges,
+            fifo_wait: fifo_wait()?,
             warnings: Default::default(),
         })
     }

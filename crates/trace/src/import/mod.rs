@@ -204,6 +204,9 @@ pub struct Options {
     /// Most edges kept over all decoded channels of one file before the import is refused
     /// (None: [`limits::DEFAULT_MAX_EDGES`]).
     pub max_edges: Option<u64>,
+    /// How long a FIFO may stay without a writer before the import gives up (None:
+    /// [`FIFO_WAIT`]); tests shorten it.
+    pub fifo_wait: Option<std::time::Duration>,
     /// Where importers leave warnings (an overridden sample rate, skipped lines) for the
     /// caller to print; libraries do not print.
     pub warnings: Warnings,
@@ -411,7 +414,11 @@ pub(crate) fn stream_input(path: &Path, opts: &Options) -> Result<StreamInput> {
     let mut r: Box<dyn Read> = if path.as_os_str() == "-" {
         Box::new(std::io::stdin().lock())
     } else {
-        Box::new(stream_open::open_stream_path(path, &name, FIFO_WAIT)?)
+        Box::new(stream_open::open_stream_path(
+            path,
+            &name,
+            opts.fifo_wait.unwrap_or(FIFO_WAIT),
+        )?)
     };
     let head = read_head(&mut r, &name)?;
     let format = detect_or_forced(&head, &name, opts.format)?;

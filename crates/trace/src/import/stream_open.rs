@@ -65,7 +65,7 @@ fn wait_readable(f: &File, name: &str, wait: Duration) -> Result<()> {
                 format!(
                     "a FIFO with no writer: nothing wrote to it (or opened it for writing) \
                      within {} s",
-                    wait.as_secs()
+                    wait.as_secs_f64()
                 ),
             ));
         }
