@@ -12,6 +12,7 @@
 //! * analog channels become `real` variables, one change per sample;
 //! * a final bare `#time` marks the capture end.
 
+use latscope_core::arith::gcd;
 use latscope_core::capture::Capture;
 use latscope_core::time::Picos;
 use std::cmp::Reverse;
@@ -74,14 +75,6 @@ pub fn references<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
         out.push(r);
     }
     out
-}
-
-fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
-    }
 }
 
 /// Picoseconds per VCD time unit and its `$timescale` text.
