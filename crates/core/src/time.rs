@@ -135,6 +135,22 @@ pub fn format_ns_f64(ns: f64) -> String {
     human::ns(ns)
 }
 
+/// Machine form for CSV columns in nanoseconds: picoseconds as an exact decimal number
+/// of nanoseconds, no unit, no float rounding (`1500`, `1500.25`, `-0.001`). The
+/// `simulate --series` and `trace --tick-series` files are written with it so that one
+/// tool's series reads like the other's.
+pub fn ns_decimal(ps: i64) -> String {
+    let sign = if ps < 0 { "-" } else { "" };
+    let a = ps.unsigned_abs();
+    let (i, f) = (a / 1000, a % 1000);
+    if f == 0 {
+        format!("{sign}{i}")
+    } else {
+        let frac = format!("{f:03}");
+        format!("{sign}{i}.{}", frac.trim_end_matches('0'))
+    }
+}
+
 /// Why a duration or frequency string was rejected.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum UnitError {
@@ -559,6 +575,14 @@ mod tests {
         assert_eq!(a, Picos::MAX);
         assert_eq!(Nanos(i64::MAX) + Nanos(1), Nanos(i64::MAX));
         assert_eq!(Picos(3) + Picos(4), Picos(7));
+    }
+
+    #[test]
+    fn nanosecond_decimals() {
+        assert_eq!(ns_decimal(1_500_000), "1500");
+        assert_eq!(ns_decimal(1_500_250), "1500.25");
+        assert_eq!(ns_decimal(-1), "-0.001");
+        assert_eq!(ns_decimal(i64::MIN), "-9223372036854775.808");
     }
 
     #[test]

@@ -77,7 +77,7 @@ pub struct Verdict {
 }
 
 impl Verdict {
-    /// "FAIL: 1 of 2 limits exceeded: IRQ.max<5us (actual 81150 ns)".
+    /// "FAIL: 1 of 2 limits exceeded: IRQ.max<5us (actual 81.15 µs)".
     pub fn headline(&self) -> String {
         time::micro(&format!("{}: {}", self.status.word(), self.line))
     }

@@ -601,7 +601,7 @@ fn print_header(plan: &Plan, eff: &latscope_measure::engine::Effective, ui: &Ui)
     }
     if let Some(q) = plan.pm_qos_us {
         println!(
-            "  PM QoS: holding /dev/cpu_dma_latency at {q} us for the run (affects the whole machine)"
+            "  PM QoS: holding /dev/cpu_dma_latency at {q} µs for the run (affects the whole machine)"
         );
     }
 }
