@@ -330,7 +330,7 @@ pub fn cpuidle(p: &Probe) -> Item {
         .map(|(n, l, d)| {
             let l = l
                 .map(|v| format!("{v} µs"))
-                .unwrap_or_else(|| "? us".into());
+                .unwrap_or_else(|| "? µs".into());
             format!("{n} {l}{}", if *d { " (disabled)" } else { "" })
         })
         .collect::<Vec<_>>()
