@@ -243,7 +243,7 @@ pub fn write_series<W: Write>(ms: &[Measurement], w: W) -> io::Result<()> {
         };
         for (t, v) in &m.values {
             let (t, v) = (t.to_string(), v.to_string());
-            out.write_record([m.name.as_str(), m.kind, &t, &v, unit])?;
+            out.write_record([m.name.as_str(), m.kind, t.as_str(), v.as_str(), unit])?;
         }
     }
     out.flush()

@@ -161,10 +161,9 @@ pub fn samples_from_csv(
         .trim(::csv::Trim::All)
         .from_reader(text.as_bytes())
         .into_records()
-        .filter(|r| {
-            r.as_ref().map_or(true, |r| {
-                !r.iter().all(str::is_empty) && !r.get(0).is_some_and(|c| c.starts_with('#'))
-            })
+        .filter(|r| match r {
+            Ok(r) => !r.iter().all(str::is_empty) && !r.get(0).is_some_and(|c| c.starts_with('#')),
+            Err(_) => true,
         });
     let read_err = |e: ::csv::Error| CsvError::Encoding {
         file: file.to_string(),
