@@ -88,6 +88,15 @@ pub fn not_tabular(text: &str) -> Option<String> {
     None
 }
 
+/// The 1-based line of byte offset `at` in `text`.
+fn line_of(text: &str, at: u64) -> usize {
+    let at = usize::try_from(at).unwrap_or(usize::MAX).min(text.len());
+    1 + text.as_bytes()[..at]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+}
+
 /// The rows of a CSV text through the `csv` crate: (1-based line, trimmed cells), rows of
 /// only empty cells left out, quoted cells unquoted. No comment syntax (trace names
 /// channels `#0`, `#1`). A row that cannot be read is an error naming the file and line.
@@ -103,13 +112,14 @@ fn csv_rows<'a>(
         .into_records()
         .filter_map(move |r| match r {
             Ok(r) if r.iter().all(str::is_empty) => None,
+            // The line from the byte offset: the csv crate counts a CRLF line end as two.
             Ok(r) => Some(Ok((
-                r.position().map_or(0, |p| p.line() as usize),
+                r.position().map_or(0, |p| line_of(text, p.byte())),
                 r.iter().map(str::to_string).collect(),
             ))),
             Err(e) => Some(Err(ReportError::Csv {
                 file: file.into(),
-                line: e.position().map_or(0, |p| p.line() as usize),
+                line: e.position().map_or(0, |p| line_of(text, p.byte())),
                 message: e.to_string(),
             })),
         })

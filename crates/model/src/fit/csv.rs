@@ -52,6 +52,15 @@ pub enum CsvError {
     },
 }
 
+/// The 1-based line of byte offset `at` in `text`.
+fn line_of(text: &str, at: u64) -> usize {
+    let at = usize::try_from(at).unwrap_or(usize::MAX).min(text.len());
+    1 + text.as_bytes()[..at]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+}
+
 fn find_col(header: &[String], want: &str, file: &str) -> Result<usize, CsvError> {
     if let Some(i) = want.strip_prefix('#').and_then(|n| n.parse::<usize>().ok()) {
         if i < header.len() {
@@ -189,9 +198,8 @@ pub fn samples_from_csv(
     let mut out = Vec::new();
     for row in rows {
         let cells = row.map_err(read_err)?;
-        let ln = cells
-            .position()
-            .map_or(0, |p| (p.line() as usize).saturating_sub(1));
+        // The line from the byte offset: the csv crate counts a CRLF line end as two.
+        let ln = cells.position().map_or(0, |p| line_of(text, p.byte()) - 1);
         let bad = |i: usize, m: String| CsvError::Cell {
             file: file.to_string(),
             line: ln + 1,
