@@ -55,7 +55,7 @@ fn encode(s: &RawSample, out: &mut [u8; RECORD_BYTES]) {
 /// `csv` crate (`phase,cpu,intended_ns,latency_ns,missed`).
 enum Sink {
     Binary(BufWriter<OutputFile>),
-    Csv(csv::Writer<OutputFile>),
+    Csv(Box<csv::Writer<OutputFile>>),
 }
 
 impl Sink {
@@ -72,7 +72,7 @@ impl Sink {
                     .buffer_capacity(1 << 20)
                     .from_writer(f);
                 w.write_record(["phase", "cpu", "intended_ns", "latency_ns", "missed"])?;
-                Sink::Csv(w)
+                Sink::Csv(Box::new(w))
             }
         })
     }
@@ -93,7 +93,7 @@ impl Sink {
     fn into_file(self) -> std::io::Result<OutputFile> {
         match self {
             Sink::Binary(w) => w.into_inner().map_err(|e| e.into_error()),
-            Sink::Csv(w) => w
+            Sink::Csv(w) => (*w)
                 .into_inner()
                 .map_err(|e| std::io::Error::new(e.error().kind(), e.error().to_string())),
         }

@@ -37,7 +37,7 @@ fn vm_guest() {
     assert_eq!(idle.status, Status::Ok);
     assert_eq!(
         idle.value,
-        "driver haltpoll: POLL 0 us, haltpoll 0 us (cpu0)"
+        "driver haltpoll: POLL 0 µs, haltpoll 0 µs (cpu0)"
     );
     let q = find(&items, "pm_qos");
     assert_eq!(q.status, Status::Info);
