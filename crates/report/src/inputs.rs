@@ -88,13 +88,20 @@ pub fn not_tabular(text: &str) -> Option<String> {
     None
 }
 
-/// The 1-based line of byte offset `at` in `text`.
+/// The 1-based line of the record the csv crate reports at byte `at`: its position is
+/// where the previous record ended, so line ends before the record are passed over
+/// first (its own line count takes a CRLF for two lines).
 fn line_of(text: &str, at: u64) -> usize {
-    let at = usize::try_from(at).unwrap_or(usize::MAX).min(text.len());
-    1 + text.as_bytes()[..at]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
+    let b = text.as_bytes();
+    let mut at = usize::try_from(at).unwrap_or(usize::MAX).min(b.len());
+    while at < b.len() {
+        if b[at] == b'\r' || b[at] == b'\n' {
+            at += 1;
+        } else {
+            break;
+        }
+    }
+    1 + b[..at].iter().filter(|&&c| c == b'\n').count()
 }
 
 /// The rows of a CSV text through the `csv` crate: (1-based line, trimmed cells), rows of
@@ -112,7 +119,6 @@ fn csv_rows<'a>(
         .into_records()
         .filter_map(move |r| match r {
             Ok(r) if r.iter().all(str::is_empty) => None,
-            // The line from the byte offset: the csv crate counts a CRLF line end as two.
             Ok(r) => Some(Ok((
                 r.position().map_or(0, |p| line_of(text, p.byte())),
                 r.iter().map(str::to_string).collect(),

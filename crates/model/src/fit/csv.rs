@@ -52,13 +52,25 @@ pub enum CsvError {
     },
 }
 
-/// The 1-based line of byte offset `at` in `text`.
+/// The 1-based line of the record the csv crate reports at byte `at`: its position is
+/// where the previous record ended, so line ends and comment lines before the record are passed over
+/// first (its own line count takes a CRLF for two lines).
 fn line_of(text: &str, at: u64) -> usize {
-    let at = usize::try_from(at).unwrap_or(usize::MAX).min(text.len());
-    1 + text.as_bytes()[..at]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
+    let b = text.as_bytes();
+    let mut at = usize::try_from(at).unwrap_or(usize::MAX).min(b.len());
+    while at < b.len() {
+        if b[at] == b'\r' || b[at] == b'\n' {
+            at += 1;
+        } else if b[at] == b'#' {
+            // A comment line the reader skipped before the record.
+            while at < b.len() && b[at] != b'\n' {
+                at += 1;
+            }
+        } else {
+            break;
+        }
+    }
+    1 + b[..at].iter().filter(|&&c| c == b'\n').count()
 }
 
 fn find_col(header: &[String], want: &str, file: &str) -> Result<usize, CsvError> {
@@ -198,7 +210,6 @@ pub fn samples_from_csv(
     let mut out = Vec::new();
     for row in rows {
         let cells = row.map_err(read_err)?;
-        // The line from the byte offset: the csv crate counts a CRLF line end as two.
         let ln = cells.position().map_or(0, |p| line_of(text, p.byte()) - 1);
         let bad = |i: usize, m: String| CsvError::Cell {
             file: file.to_string(),
