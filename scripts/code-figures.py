@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Code figures for latscope: lines per file, longest functions, `Result<_, String>`
-count, release binary size, and (on request) cold build and test-suite wall time.
+count, the copies of shared helpers (human duration formatters, gcd/lcm/hyperperiod,
+hand-written CSV), release binary size, and (on request) cold build and test-suite wall
+time.
 
 Why a script: issue 24 asks for before/after figures anyone can rerun. The function
 lengths come from a small brace matcher over `fn` items (strings, chars and comments
@@ -153,6 +155,33 @@ def result_string_types(src):
     return total, returned
 
 
+UNIT_RE = re.compile(r'"(ps|ns|us|µs|ms|s)"|\{[^{}"]*\}\s?(ps|ns|us|µs|ms)\b')
+CSV_WRITE_RE = re.compile(r'writeln!\([^;]*"[^"\n]*\{[^"\n]*\},\{[^"\n]*"', re.S)
+CSV_READ_RE = re.compile(r"\.split\(('[,;]'|sep|\[',', ';'[^)]*)\)")
+
+
+def helper_copies(path, text):
+    """Functions of the file that re-implement a shared helper: (duration formatters,
+    gcd/lcm/hyperperiod, hand-written CSV writers or readers). A duration formatter
+    returns a String and names two or more time units in its literals (it picks one);
+    gcd/lcm/hyperperiod count by name; a CSV writer formats `{},{}` rows itself and a
+    reader splits the lines of a text on a separator itself."""
+    lines = text.split("\n")
+    fmt = arith = csv = 0
+    for name, first, count in functions(path):
+        body = "\n".join(lines[first - 1 : first - 1 + count])
+        head = body.split("{", 1)[0]
+        units = {m.group(1) or m.group(2) for m in UNIT_RE.finditer(body)}
+        units = {"µs" if u == "us" else u for u in units}
+        if "-> String" in head and len(units) >= 2:
+            fmt += 1
+        if name in ("gcd", "lcm", "lcm_all", "hyperperiod"):
+            arith += 1
+        if CSV_WRITE_RE.search(body) or (".lines()" in body and CSV_READ_RE.search(body)):
+            csv += 1
+    return fmt, arith, csv
+
+
 def rel(path):
     return os.path.relpath(path, ROOT)
 
@@ -189,6 +218,7 @@ def main():
     lines = []
     fns = []
     result_string = [0, 0]
+    copies = [0, 0, 0]
     for p in files:
         with open(p, encoding="utf-8") as f:
             text = f.read()
@@ -201,6 +231,8 @@ def main():
             total_rs, returned_rs = result_string_types(blank_literals(text))
             result_string[0] += total_rs
             result_string[1] += returned_rs
+            for i, n in enumerate(helper_copies(p, text)):
+                copies[i] += n
 
     total = sum(n for n, _ in lines)
     print(f"Rust files: {len(files)}, lines: {total}")
@@ -214,6 +246,9 @@ def main():
     print(f"Functions of 100+ lines: {sum(1 for n, _, _ in fns if n >= 100)}")
     print(f"`Result<_, String>` outside tests: {result_string[0]} mentions, "
           f"{result_string[1]} as a return type")
+    print(f"Human duration formatters (fn -> String naming 2+ time units) outside tests: {copies[0]}")
+    print(f"gcd/lcm/hyperperiod functions outside tests: {copies[1]}")
+    print(f"Hand-written CSV writers/readers outside tests: {copies[2]}")
 
     binary = os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target")),
                           "release", "latscope")

@@ -178,7 +178,7 @@ fn blocking_from_in_json_and_breakdown() {
     let out = latscope(&["analyze", p, "--breakdown"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("blocking 305us = lo holding uart 300us + given 5us"),
+        text.contains("blocking 305 µs = lo holding uart 300 µs + given 5 µs"),
         "{text}"
     );
 }

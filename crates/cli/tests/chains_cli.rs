@@ -93,7 +93,7 @@ fn chain_deadline_decides_check_and_simulation_stays_within_bounds() {
         text.contains("adc -> handler -> filter ~> control"),
         "{text}"
     );
-    assert!(text.contains("deadline 10ms met"), "{text}");
+    assert!(text.contains("deadline 10 ms met"), "{text}");
 
     // One picosecond under the bound: the chain misses, the tasks still meet theirs.
     let tight = format!("{}ps", (bound * 1000.0) as i64 - 1);

@@ -701,7 +701,7 @@ fn tick_fit_says_whether_interrupt_entry_is_charged() {
     // Without --write the note still names the double count.
     let o = fit_csv(&csv, &[]);
     let out = String::from_utf8_lossy(&o.stdout);
-    assert!(out.contains("1.642857 us"), "{out}");
+    assert!(out.contains("1.642857 µs"), "{out}");
 }
 
 #[test]

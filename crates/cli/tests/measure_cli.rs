@@ -503,7 +503,7 @@ fn measure_probe_idle_reports_the_measured_idle_state_cost() {
     if root && std::path::Path::new("/dev/cpu_dma_latency").exists() {
         assert!(it["status"] == "ok" || it["status"] == "warn", "{it}");
         assert!(
-            value.contains("with idle states forbidden (PM QoS 0 us)"),
+            value.contains("with idle states forbidden (PM QoS 0 µs)"),
             "{value}"
         );
     } else {

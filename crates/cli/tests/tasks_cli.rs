@@ -281,7 +281,10 @@ fn tasks_table_names_tasks_handlers_and_lost_events() {
         s(&write_trace(dir.path(), &trace)),
         "--tasks",
     ]));
-    assert!(o.contains("17 events lost between 3ms and 3.001ms"), "{o}");
+    assert!(
+        o.contains("17 events lost between 3 ms and 3.001 ms"),
+        "{o}"
+    );
 }
 
 /// A hole on a CPU none of the tasks ran on flags nothing but is printed; the same hole
@@ -308,7 +311,7 @@ fn holes_are_printed_per_cpu_and_flag_only_jobs_there() {
         s(&json),
     ]));
     assert!(
-        o.contains("hole inferred on CPU 1 between 4.1ms and 4.2ms (test reported no loss)"),
+        o.contains("hole inferred on CPU 1 between 4.1 ms and 4.2 ms (test reported no loss)"),
         "{o}"
     );
     assert!(!o.contains("flagged suspect (touch"), "{o}");
@@ -357,7 +360,7 @@ fn holes_are_printed_per_cpu_and_flag_only_jobs_there() {
         "the window spans too few jobs to check anything"
     );
     assert!(
-        o.contains("hole inferred on CPU 0 between 4.1ms and 4.2ms"),
+        o.contains("hole inferred on CPU 0 between 4.1 ms and 4.2 ms"),
         "{o}"
     );
 }

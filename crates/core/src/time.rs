@@ -8,6 +8,8 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+pub mod human;
+
 /// A time or duration in nanoseconds.
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
@@ -112,7 +114,7 @@ impl std::ops::Sub for Nanos {
 }
 
 impl fmt::Display for Nanos {
-    /// Human form with a unit chosen for readability: `850 ns`, `12.3 us`, `4.05 ms`.
+    /// Human form with a unit chosen for readability: `850 ns`, `12.3 µs`, `4.05 ms`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&format_ps(self.0 as i128 * 1000))
     }
@@ -123,34 +125,30 @@ impl fmt::Display for Picos {
     }
 }
 
-/// Formats picoseconds with three significant digits in a fitting unit.
+/// Picoseconds in the human form ([`human::ps`]); kept under this name for its callers.
 pub fn format_ps(ps: i128) -> String {
-    let a = ps.unsigned_abs();
-    let (div, unit) = if a >= PS_PER_S as u128 {
-        (PS_PER_S as f64, "s")
-    } else if a >= PS_PER_MS as u128 {
-        (PS_PER_MS as f64, "ms")
-    } else if a >= PS_PER_US as u128 {
-        (PS_PER_US as f64, "us")
-    } else if a >= PS_PER_NS as u128 {
-        (PS_PER_NS as f64, "ns")
-    } else {
-        (1.0, "ps")
-    };
-    let v = ps as f64 / div;
-    let s = if v.abs() >= 100.0 || v.fract() == 0.0 {
-        format!("{:.0}", v)
-    } else if v.abs() >= 10.0 {
-        format!("{:.1}", v)
-    } else {
-        format!("{:.2}", v)
-    };
-    format!("{s} {unit}")
+    human::ps(ps)
 }
 
-/// Formats a nanosecond float (as found in JSON outputs) like [`format_ps`].
+/// A nanosecond float (as found in JSON outputs) in the human form ([`human::ns`]).
 pub fn format_ns_f64(ns: f64) -> String {
-    format_ps((ns * 1000.0).round() as i128)
+    human::ns(ns)
+}
+
+/// Machine form for CSV columns in nanoseconds: picoseconds as an exact decimal number
+/// of nanoseconds, no unit, no float rounding (`1500`, `1500.25`, `-0.001`). The
+/// `simulate --series` and `trace --tick-series` files are written with it so that one
+/// tool's series reads like the other's.
+pub fn ns_decimal(ps: i64) -> String {
+    let sign = if ps < 0 { "-" } else { "" };
+    let a = ps.unsigned_abs();
+    let (i, f) = (a / 1000, a % 1000);
+    if f == 0 {
+        format!("{sign}{i}")
+    } else {
+        let frac = format!("{f:03}");
+        format!("{sign}{i}.{}", frac.trim_end_matches('0'))
+    }
 }
 
 /// Why a duration or frequency string was rejected.
@@ -580,9 +578,17 @@ mod tests {
     }
 
     #[test]
+    fn nanosecond_decimals() {
+        assert_eq!(ns_decimal(1_500_000), "1500");
+        assert_eq!(ns_decimal(1_500_250), "1500.25");
+        assert_eq!(ns_decimal(-1), "-0.001");
+        assert_eq!(ns_decimal(i64::MIN), "-9223372036854775.808");
+    }
+
+    #[test]
     fn formatting() {
         assert_eq!(Picos(142_857).to_string(), "143 ns");
-        assert_eq!(Nanos(12_345).to_string(), "12.3 us");
+        assert_eq!(Nanos(12_345).to_string(), "12.3 µs");
         assert_eq!(Nanos(4_050_000).to_string(), "4.05 ms");
         assert_eq!(Nanos(850).to_string(), "850 ns");
         assert_eq!(Picos::from_cycles(26, 125_000_000), Picos(208_000));

@@ -184,7 +184,7 @@ fn candidates(r: &Report) -> Vec<Cause> {
 }
 
 fn fmt(ns: i64) -> String {
-    crate::ftrace::attribute::fmt_dur(ns)
+    latscope_core::time::human::ns(ns as f64)
 }
 
 /// The bottom line of a result.

@@ -33,7 +33,7 @@ pub struct MergeInfo {
 /// The settings that define what a run measured, with their values as text.
 fn defining_settings(r: &Report) -> Vec<(&'static str, String)> {
     let s = &r.settings;
-    let opt = |v: Option<i32>| v.map(|x| format!("{x} us")).unwrap_or("none".into());
+    let opt = |v: Option<i32>| v.map(|x| format!("{x} µs")).unwrap_or("none".into());
     vec![
         ("policy", s.policy.clone()),
         ("priority", s.priority.to_string()),

@@ -413,8 +413,8 @@ pub fn compare(a: &Report, b: &Report, o: &Options) -> Comparison {
     sd("load", sa.load.join(","), sb.load.join(","));
     sd(
         "pm_qos_us",
-        opt(sa.pm_qos_us.map(|q| format!("{q} us"))),
-        opt(sb.pm_qos_us.map(|q| format!("{q} us"))),
+        opt(sa.pm_qos_us.map(|q| format!("{q} µs"))),
+        opt(sb.pm_qos_us.map(|q| format!("{q} µs"))),
     );
     sd("kernel", a.kernel.clone(), b.kernel.clone());
 

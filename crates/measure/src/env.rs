@@ -329,8 +329,8 @@ pub fn cpuidle(p: &Probe) -> Item {
         .iter()
         .map(|(n, l, d)| {
             let l = l
-                .map(|v| format!("{v} us"))
-                .unwrap_or_else(|| "? us".into());
+                .map(|v| format!("{v} µs"))
+                .unwrap_or_else(|| "? µs".into());
             format!("{n} {l}{}", if *d { " (disabled)" } else { "" })
         })
         .collect::<Vec<_>>()
@@ -382,13 +382,13 @@ pub fn pm_qos(p: &Probe) -> Item {
             Some(PM_QOS_DEFAULT) => item(
                 "pm_qos",
                 Status::Info,
-                "no limit (2000000000 us, the default): the machine's normal idle behaviour",
+                "no limit (2000000000 µs, the default): the machine's normal idle behaviour",
                 EFFECT,
             ),
             Some(v) => item(
                 "pm_qos",
                 Status::Warn,
-                format!("limited to {v} us by some process: idle states are restricted machine-wide, results look better than normal"),
+                format!("limited to {v} µs by some process: idle states are restricted machine-wide, results look better than normal"),
                 EFFECT,
             ),
         },
@@ -524,7 +524,7 @@ pub fn rt_throttling(p: &Probe) -> Item {
             "rt_throttling",
             Status::Info,
             format!(
-                "RT tasks limited to {r} us per {pd} us ({:.0} %)",
+                "RT tasks limited to {r} µs per {pd} µs ({:.0} %)",
                 r as f64 * 100.0 / pd as f64
             ),
             EFFECT,

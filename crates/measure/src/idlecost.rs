@@ -13,7 +13,7 @@ pub const PROBE_NS: i64 = 300_000_000;
 /// The `idle_state_cost` item from the p50 without and with the PM QoS hold (ns), or the
 /// reason the probe could not run.
 pub fn item(result: Result<(i64, i64), String>) -> Item {
-    const EFFECT: &str = "When a CPU sleeps in an idle state, a wake-up first pays the state's exit (and, in a guest, the host scheduling the halted vCPU again). The two probe runs of 0.3 s differ only in a PM QoS request of 0 us held during the second; --pm-qos 0 holds it for a whole run (a machine-wide effect).";
+    const EFFECT: &str = "When a CPU sleeps in an idle state, a wake-up first pays the state's exit (and, in a guest, the host scheduling the halted vCPU again). The two probe runs of 0.3 s differ only in a PM QoS request of 0 µs held during the second; --pm-qos 0 holds it for a whole run (a machine-wide effect).";
     let (status, value) = match result {
         Err(why) => (Status::Unknown, format!("not measured: {why}")),
         Ok((free, held)) => {
@@ -23,7 +23,7 @@ pub fn item(result: Result<(i64, i64), String>) -> Item {
             (
                 st,
                 format!(
-                    "p50 {:.1} us as the machine is, {:.1} us with idle states forbidden (PM QoS 0 us): idle states cost {:+.1} us ({pct:+.0} %) per wake-up",
+                    "p50 {:.1} µs as the machine is, {:.1} µs with idle states forbidden (PM QoS 0 µs): idle states cost {:+.1} µs ({pct:+.0} %) per wake-up",
                     free as f64 / 1e3,
                     held as f64 / 1e3,
                     cost as f64 / 1e3
@@ -47,7 +47,7 @@ mod tests {
     fn the_measured_difference_decides() {
         let it = item(Ok((40_000, 32_800)));
         assert_eq!(it.status, Status::Warn);
-        assert!(it.value.contains("+7.2 us (+18 %)"), "{}", it.value);
+        assert!(it.value.contains("+7.2 µs (+18 %)"), "{}", it.value);
         let it = item(Ok((30_000, 29_500)));
         assert_eq!(it.status, Status::Ok);
         let it = item(Err("cannot open dev/cpu_dma_latency".into()));

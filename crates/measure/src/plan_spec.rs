@@ -421,7 +421,7 @@ mod tests {
     fn refuses_an_interval_below_one_microsecond() {
         let m = refusal(|s| s.interval = "999ns".into());
         assert!(
-            m.starts_with("interval 999 ns is below the smallest accepted, 1 us"),
+            m.starts_with("interval 999 ns is below the smallest accepted, 1 µs"),
             "{m}"
         );
     }

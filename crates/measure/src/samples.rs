@@ -51,18 +51,52 @@ fn encode(s: &RawSample, out: &mut [u8; RECORD_BYTES]) {
     out[16..24].copy_from_slice(&s.latency_ns.to_le_bytes());
 }
 
-fn write_one(w: &mut impl Write, fmt: SampleFormat, s: &RawSample) -> std::io::Result<()> {
-    match fmt {
-        SampleFormat::Binary => {
-            let mut b = [0u8; RECORD_BYTES];
-            encode(s, &mut b);
-            w.write_all(&b)
+/// Where the writer thread puts samples: the binary layout above, or CSV through the
+/// `csv` crate (`phase,cpu,intended_ns,latency_ns,missed`).
+enum Sink {
+    Binary(BufWriter<OutputFile>),
+    Csv(Box<csv::Writer<OutputFile>>),
+}
+
+impl Sink {
+    fn open(f: OutputFile, fmt: SampleFormat) -> std::io::Result<Sink> {
+        Ok(match fmt {
+            SampleFormat::Binary => {
+                let mut w = BufWriter::with_capacity(1 << 20, f);
+                w.write_all(MAGIC)?;
+                w.write_all(&(RECORD_BYTES as u32).to_le_bytes())?;
+                Sink::Binary(w)
+            }
+            SampleFormat::Csv => {
+                let mut w = csv::WriterBuilder::new()
+                    .buffer_capacity(1 << 20)
+                    .from_writer(f);
+                w.write_record(["phase", "cpu", "intended_ns", "latency_ns", "missed"])?;
+                Sink::Csv(Box::new(w))
+            }
+        })
+    }
+
+    fn write(&mut self, s: &RawSample) -> std::io::Result<()> {
+        match self {
+            Sink::Binary(w) => {
+                let mut b = [0u8; RECORD_BYTES];
+                encode(s, &mut b);
+                w.write_all(&b)
+            }
+            Sink::Csv(w) => {
+                Ok(w.serialize((s.phase, s.cpu, s.intended_ns, s.latency_ns, s.missed))?)
+            }
         }
-        SampleFormat::Csv => writeln!(
-            w,
-            "{},{},{},{},{}",
-            s.phase, s.cpu, s.intended_ns, s.latency_ns, s.missed
-        ),
+    }
+
+    fn into_file(self) -> std::io::Result<OutputFile> {
+        match self {
+            Sink::Binary(w) => w.into_inner().map_err(|e| e.into_error()),
+            Sink::Csv(w) => (*w)
+                .into_inner()
+                .map_err(|e| std::io::Error::new(e.error().kind(), e.error().to_string())),
+        }
     }
 }
 
@@ -97,21 +131,7 @@ impl SampleWriter {
             .spawn(move || -> WriterResult {
                 let io = |e: std::io::Error| e.to_string();
                 let mut w = match file {
-                    Some(f) => {
-                        let mut w = BufWriter::with_capacity(1 << 20, f);
-                        match fmt {
-                            SampleFormat::Binary => {
-                                w.write_all(MAGIC).map_err(io)?;
-                                w.write_all(&(RECORD_BYTES as u32).to_le_bytes())
-                                    .map_err(io)?;
-                            }
-                            SampleFormat::Csv => {
-                                w.write_all(b"phase,cpu,intended_ns,latency_ns,missed\n")
-                                    .map_err(io)?;
-                            }
-                        }
-                        Some(w)
-                    }
+                    Some(f) => Some(Sink::open(f, fmt).map_err(io)?),
                     None => None,
                 };
                 let mut written = 0u64;
@@ -122,7 +142,7 @@ impl SampleWriter {
                     for c in consumers.iter_mut() {
                         while let Ok(s) = c.pop() {
                             if let Some(w) = w.as_mut() {
-                                write_one(w, fmt, &s).map_err(io)?;
+                                w.write(&s).map_err(io)?;
                                 written += 1;
                             }
                             if let Some(f) = &forward {
@@ -139,7 +159,7 @@ impl SampleWriter {
                     }
                 }
                 let file = match w {
-                    Some(w) => Some(w.into_inner().map_err(|e| e.error().to_string())?),
+                    Some(w) => Some(w.into_file().map_err(io)?),
                     None => None,
                 };
                 Ok((written, file))

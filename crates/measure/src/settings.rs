@@ -381,7 +381,7 @@ impl Settings {
         }
         if self.interval_ns < MIN_INTERVAL_NS {
             return Err(MeasureError::Input(format!(
-                "interval {} ns is below the smallest accepted, 1 us (no timer wakes a thread that often: every period would be missed)",
+                "interval {} ns is below the smallest accepted, 1 µs (no timer wakes a thread that often: every period would be missed)",
                 self.interval_ns
             )));
         }
@@ -512,7 +512,7 @@ mod tests {
         assert!(s.validate(&online).is_err());
         s.interval_ns = 999;
         let e = s.validate(&online).unwrap_err().to_string();
-        assert!(e.contains("1 us"), "{e}");
+        assert!(e.contains("1 µs"), "{e}");
         s.interval_ns = 1000;
         s.validate(&online).unwrap();
         let mut s = ok.clone();

@@ -28,7 +28,7 @@ pub fn explain(p50s: (i64, i64), steal: (f64, f64), idle_states: &str, freq: &st
         name: "faster_under_load".into(),
         status: Status::Info,
         value: format!(
-            "loaded p50 {:.1} us is {:.0} % below idle p50 {:.1} us: {}",
+            "loaded p50 {:.1} µs is {:.0} % below idle p50 {:.1} µs: {}",
             pl as f64 / 1e3,
             (pi - pl) as f64 * 100.0 / pi.max(1) as f64,
             pi as f64 / 1e3,
@@ -54,7 +54,7 @@ mod tests {
         let it = explain(
             (40_000, 30_000),
             (5.0, 1.0),
-            "haltpoll: POLL, haltpoll (exit 0 us)",
+            "haltpoll: POLL, haltpoll (exit 0 µs)",
             "not exposed",
         )
         .unwrap();

@@ -37,7 +37,7 @@ fn vm_guest() {
     assert_eq!(idle.status, Status::Ok);
     assert_eq!(
         idle.value,
-        "driver haltpoll: POLL 0 us, haltpoll 0 us (cpu0)"
+        "driver haltpoll: POLL 0 µs, haltpoll 0 µs (cpu0)"
     );
     let q = find(&items, "pm_qos");
     assert_eq!(q.status, Status::Info);
@@ -78,13 +78,13 @@ fn rt_host() {
     let idle = find(&items, "cpuidle");
     assert_eq!(idle.status, Status::Ok, "{}", idle.value);
     assert!(
-        idle.value.contains("C6 133 us (disabled)"),
+        idle.value.contains("C6 133 µs (disabled)"),
         "{}",
         idle.value
     );
     let q = find(&items, "pm_qos");
     assert_eq!(q.status, Status::Warn);
-    assert!(q.value.contains("limited to 0 us"));
+    assert!(q.value.contains("limited to 0 µs"));
     assert_eq!(find(&items, "clocksource").status, Status::Warn);
     assert!(find(&items, "rt_throttling").value.starts_with("off"));
     // cpu0 is not isolated (only 2-3 are).
@@ -115,7 +115,7 @@ fn dynamic_with_debugfs() {
     assert_eq!(pre.value, "PREEMPT_DYNAMIC, current mode 'full'");
     let idle = find(&items, "cpuidle");
     assert_eq!(idle.status, Status::Warn, "C3 80 us is deep");
-    assert!(find(&items, "pm_qos").value.contains("limited to 20 us"));
+    assert!(find(&items, "pm_qos").value.contains("limited to 20 µs"));
     let hv = find(&items, "hypervisor");
     assert_eq!(hv.status, Status::Warn);
     assert!(hv.value.contains("QEMU"), "{}", hv.value);

@@ -69,7 +69,7 @@ fn the_fifo_kworker_and_the_softirq_are_named() {
     );
     assert_eq!(
         s.explanation,
-        "cpu 1, 2.31 ms [interrupt 2.0 us, thread 2.31 ms]: 2.10 ms ran 'kworker/1:2' tid 4194077 RT 90; 200.0 us softirq NET_RX; 2.0 us timer interrupt entry"
+        "cpu 1, 2.31 ms [interrupt 2 µs, thread 2.31 ms]: 2.1 ms ran 'kworker/1:2' tid 4194077 RT 90; 200 µs softirq NET_RX; 2 µs timer interrupt entry"
     );
 }
 
@@ -94,7 +94,7 @@ fn a_wake_up_from_idle_is_charged_to_idle() {
     assert_eq!(s.blockers[0].kind, "idle");
     assert_eq!(s.blockers[0].duration_ns, 8_000);
     assert!(
-        s.explanation.contains("8.0 us idle exit"),
+        s.explanation.contains("8 µs idle exit"),
         "{}",
         s.explanation
     );
@@ -153,7 +153,7 @@ fn a_task_woken_from_idle_without_a_switch_event_is_named() {
     assert_eq!(unknown.duration_ns, 4_000);
     assert_eq!(unknown.name, UNTRACED_CHANGE);
     assert!(
-        s.explanation.contains("4.0 us unknown (no event"),
+        s.explanation.contains("4 µs unknown (no event"),
         "{}",
         s.explanation
     );

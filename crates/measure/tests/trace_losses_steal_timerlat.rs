@@ -146,7 +146,7 @@ fn steal_is_given_to_a_spike_only_where_the_readings_place_it() {
     assert!(
         r.spikes[1]
             .explanation
-            .contains("steal at least 30.00 ms of it"),
+            .contains("steal at least 30 ms of it"),
         "{}",
         r.spikes[1].explanation
     );

@@ -557,7 +557,7 @@ mod tests {
         // Not a multiple of the granularity: refused, naming the period.
         s.periods = PeriodDist::Choice(vec![Picos::from_ms(10), Picos::from_us(2500)]);
         let e = generate(&t, &s, 1).unwrap_err();
-        assert!(e.to_string().contains("2.50 ms"), "{e}");
+        assert!(e.to_string().contains("2.5 ms"), "{e}");
         s.periods = PeriodDist::Choice(vec![]);
         assert!(generate(&t, &s, 1).is_err());
     }

@@ -13,7 +13,8 @@
 
 use crate::overheads::tick::levels_scanned;
 use crate::rta::{switch_at, AnalysisOptions};
-use crate::system::{format_exact, KernelCosts, System};
+use crate::system::{KernelCosts, System};
+use latscope_core::time::human;
 use latscope_core::Picos;
 
 /// The largest single term or one-release total the analysis accepts (2^58 ps).
@@ -36,14 +37,6 @@ pub enum AnalysisError {
     },
 }
 
-fn human(ps: i128) -> String {
-    if ps.unsigned_abs() <= i64::MAX as u128 {
-        format_exact(Picos(ps as i64))
-    } else {
-        format!("{:.4e} s", ps as f64 / 1e12)
-    }
-}
-
 fn within(place: impl Fn() -> String, what: &str, ps: i128) -> Result<i128, AnalysisError> {
     if ps.abs() < LIMIT_PS {
         Ok(ps)
@@ -51,8 +44,8 @@ fn within(place: impl Fn() -> String, what: &str, ps: i128) -> Result<i128, Anal
         Err(AnalysisError::OutOfRange {
             place: place(),
             what: what.to_string(),
-            value: human(ps),
-            limit: human(LIMIT_PS),
+            value: human::ps(ps),
+            limit: human::ps(LIMIT_PS),
         })
     }
 }

@@ -88,6 +88,49 @@ pub fn not_tabular(text: &str) -> Option<String> {
     None
 }
 
+/// The 1-based line of the record the csv crate reports at byte `at`: its position is
+/// where the previous record ended, so line ends before the record are passed over
+/// first (its own line count takes a CRLF for two lines).
+fn line_of(text: &str, at: u64) -> usize {
+    let b = text.as_bytes();
+    let mut at = usize::try_from(at).unwrap_or(usize::MAX).min(b.len());
+    while at < b.len() {
+        if b[at] == b'\r' || b[at] == b'\n' {
+            at += 1;
+        } else {
+            break;
+        }
+    }
+    1 + b[..at].iter().filter(|&&c| c == b'\n').count()
+}
+
+/// The rows of a CSV text through the `csv` crate: (1-based line, trimmed cells), rows of
+/// only empty cells left out, quoted cells unquoted. No comment syntax (trace names
+/// channels `#0`, `#1`). A row that cannot be read is an error naming the file and line.
+fn csv_rows<'a>(
+    file: &'a str,
+    text: &'a str,
+) -> impl Iterator<Item = Result<(usize, Vec<String>), ReportError>> + 'a {
+    csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .trim(csv::Trim::All)
+        .from_reader(text.as_bytes())
+        .into_records()
+        .filter_map(move |r| match r {
+            Ok(r) if r.iter().all(str::is_empty) => None,
+            Ok(r) => Some(Ok((
+                r.position().map_or(0, |p| line_of(text, p.byte())),
+                r.iter().map(str::to_string).collect(),
+            ))),
+            Err(e) => Some(Err(ReportError::Csv {
+                file: file.into(),
+                line: e.position().map_or(0, |p| line_of(text, p.byte())),
+                message: e.to_string(),
+            })),
+        })
+}
+
 /// The header of `measure --samples x.csv`.
 pub fn is_samples_csv(text: &str) -> bool {
     text.lines().next().is_some_and(|h| {
@@ -101,10 +144,9 @@ type Raw = (u32, u32, f64, f64, f64);
 
 /// Raw samples of `measure --samples x.csv` (`phase,cpu,intended_ns,latency_ns,missed`).
 pub fn samples_csv(file: &str, text: &str) -> Result<Value, ReportError> {
-    let mut lines = text.lines().enumerate();
-    let header = lines.next().map(|l| l.1).unwrap_or("");
-    let cols: Vec<&str> = header.split(',').map(str::trim).collect();
-    let col = |n: &str| cols.iter().position(|c| *c == n);
+    let mut rows = csv_rows(file, text);
+    let cols: Vec<String> = rows.next().transpose()?.map(|r| r.1).unwrap_or_default();
+    let col = |n: &str| cols.iter().position(|c| c == n);
     let (ci, ii, li) = match (col("cpu"), col("intended_ns"), col("latency_ns")) {
         (Some(c), Some(i), Some(l)) => (c, i, l),
         _ => {
@@ -117,22 +159,19 @@ pub fn samples_csv(file: &str, text: &str) -> Result<Value, ReportError> {
     };
     let (pi, mi) = (col("phase"), col("missed"));
     let mut raw: Vec<Raw> = Vec::new();
-    for (i, l) in lines {
-        if l.trim().is_empty() {
-            continue;
-        }
-        let f: Vec<&str> = l.split(',').map(str::trim).collect();
+    for row in rows {
+        let (line, f) = row?;
         let get = |k: usize| -> Result<f64, ReportError> {
             f.get(k)
                 .and_then(|s| s.parse::<f64>().ok())
                 .filter(|x| x.is_finite())
                 .ok_or_else(|| ReportError::Csv {
                     file: file.into(),
-                    line: i + 1,
+                    line,
                     message: format!(
                         "column {:?} is not a number: {:?}",
                         cols[k],
-                        f.get(k).copied().unwrap_or("")
+                        f.get(k).map_or("", String::as_str)
                     ),
                 })
         };
@@ -331,19 +370,15 @@ fn log_buckets(sorted: &[f64]) -> Vec<(f64, f64, u64)> {
 ///
 /// Returns `{"series": [{"name", "unit", "points": [[t, v]]}]}`.
 pub fn csv_series(file: &str, text: &str) -> Result<Value, ReportError> {
-    let mut lines = text
-        .lines()
-        .enumerate()
-        // Rows may start with '#' (trace names channels `#0`, `#1`), so no comment syntax.
-        .filter(|(_, l)| !l.trim().is_empty());
-    let Some((_, header)) = lines.next() else {
+    // Rows may start with '#' (trace names channels `#0`, `#1`), so no comment syntax.
+    let mut rows = csv_rows(file, text);
+    let Some((_, cols)) = rows.next().transpose()? else {
         return Err(ReportError::Csv {
             file: file.into(),
             line: 1,
             message: "empty file".into(),
         });
     };
-    let cols: Vec<String> = header.split(',').map(|c| c.trim().to_string()).collect();
     if cols.len() < 2 {
         return Err(ReportError::Csv {
             file: file.into(),
@@ -366,29 +401,29 @@ pub fn csv_series(file: &str, text: &str) -> Result<Value, ReportError> {
     })?;
     // (name, unit, points) in order of first appearance.
     let mut series: Vec<(String, String, Vec<Value>)> = Vec::new();
-    for (i, l) in lines {
-        let f: Vec<&str> = l.split(',').map(str::trim).collect();
+    for row in rows {
+        let (line, f) = row?;
         let parse = |k: usize| -> Result<f64, ReportError> {
             f.get(k)
                 .and_then(|s| s.parse::<f64>().ok())
                 .filter(|x| x.is_finite())
                 .ok_or_else(|| ReportError::Csv {
                     file: file.into(),
-                    line: i + 1,
+                    line,
                     message: format!(
                         "column {:?} is not a number: {:?}",
                         cols[k],
-                        f.get(k).copied().unwrap_or("")
+                        f.get(k).map_or("", String::as_str)
                     ),
                 })
         };
         let (t, v) = (parse(tcol)?, parse(vcol)?);
         let name = match mcol {
-            Some(m) => f.get(m).copied().unwrap_or("").to_string(),
+            Some(m) => f.get(m).cloned().unwrap_or_default(),
             None => cols[vcol].clone(),
         };
         let unit = match ucol {
-            Some(u) => f.get(u).copied().unwrap_or("").to_string(),
+            Some(u) => f.get(u).cloned().unwrap_or_default(),
             None if cols[vcol].ends_with("_ns") => "ns".to_string(),
             None => String::new(),
         };

@@ -1,5 +1,7 @@
 //! Formatting of times, numbers and fractions for tables and chart axes.
 
+use latscope_core::time::human;
+
 /// A display unit for durations given in nanoseconds.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TimeUnit {
@@ -41,31 +43,10 @@ pub fn unit_for(ns: f64) -> TimeUnit {
 }
 
 /// A number with at most `sig` significant digits, trailing zeros removed
-/// (`1.50` → `1.5`, `12.0` → `12`, `123.4` → `123`).
+/// (`1.50` → `1.5`, `12.0` → `12`, `123.4` → `123`): the digit rule of every human
+/// duration ([`latscope_core::time::human::num`]).
 pub fn num(v: f64, sig: usize) -> String {
-    if !v.is_finite() {
-        return if v.is_nan() {
-            "–".into()
-        } else {
-            "∞".into()
-        };
-    }
-    if v == 0.0 {
-        return "0".into();
-    }
-    let mag = v.abs().log10().floor() as i32;
-    let decimals = (sig as i32 - 1 - mag).clamp(0, 9) as usize;
-    let s = format!("{:.*}", decimals, v);
-    let s = if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    };
-    if s == "-0" {
-        "0".into()
-    } else {
-        s
-    }
+    human::num(v, sig)
 }
 
 /// An integer with thin-space thousands separators: `1234567` → `1 234 567`.
@@ -91,18 +72,13 @@ pub fn int(v: f64) -> String {
 
 /// A duration in its natural unit with four significant digits: `12345.6` → `12.35 µs`.
 pub fn dur(ns: f64) -> String {
-    if !ns.is_finite() {
-        return num(ns, 4);
-    }
-    let u = unit_for(ns);
-    format!("{} {}", num(ns / u.ns, 4), u.symbol)
+    human::ns_sig(ns, human::REPORT)
 }
 
 /// A duration tick label (three significant digits), for log axes where each tick carries
 /// its own unit.
 pub fn dur_tick(ns: f64) -> String {
-    let u = unit_for(ns);
-    format!("{} {}", num(ns / u.ns, 3), u.symbol)
+    human::ns(ns)
 }
 
 /// A fraction (0..1) as a percentage: `0.1234` → `12.34 %`.

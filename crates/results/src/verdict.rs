@@ -10,13 +10,9 @@
 use crate::document::Document;
 use crate::{analyze, compare, fit, measure, noise, simulate, tasks, trace};
 use latscope_core::time;
+// A duration as every output prints it (the terminal and the report agree).
+use latscope_core::time::human::ns as format_ns_f64;
 use serde::{Deserialize, Serialize};
-
-/// A duration as every output prints it: three significant digits, µs for
-/// microseconds (the report writes µs, so the terminal must too for the texts to agree).
-fn format_ns_f64(ns: f64) -> String {
-    time::micro(&time::format_ns_f64(ns))
-}
 
 /// Whether the result answers its question with yes, no, or only figures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -81,7 +77,7 @@ pub struct Verdict {
 }
 
 impl Verdict {
-    /// "FAIL: 1 of 2 limits exceeded: IRQ.max<5us (actual 81150 ns)".
+    /// "FAIL: 1 of 2 limits exceeded: IRQ.max<5us (actual 81.15 µs)".
     pub fn headline(&self) -> String {
         time::micro(&format!("{}: {}", self.status.word(), self.line))
     }

@@ -205,7 +205,7 @@ pub fn python_loop(interval_ms: i64, loops: u64, select: bool) -> Result<PyRun, 
 
 fn stats_text(r: &Robust) -> String {
     format!(
-        "n = {}, median {:.1}, mean {:.1}, stdev {:.1}, min {:.1}, max {:.1} us",
+        "n = {}, median {:.1}, mean {:.1}, stdev {:.1}, min {:.1}, max {:.1} µs",
         r.count, r.median, r.mean, r.stdev, r.min, r.max
     )
 }

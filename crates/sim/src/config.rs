@@ -594,25 +594,15 @@ impl SimConfig {
     /// Least common multiple of the periodic tasks' periods plus the largest offset, in
     /// picoseconds; `None` when it overflows or there is no periodic task.
     pub fn hyperperiod(&self) -> Option<Picos> {
-        let mut h: i64 = 0;
-        let mut off = 0i64;
-        for t in &self.tasks {
-            if t.activation != Activation::Periodic {
-                continue;
-            }
-            off = off.max(t.offset.0);
-            h = if h == 0 {
-                t.period.0
-            } else {
-                let g = latscope_core::arith::gcd(h, t.period.0);
-                (h / g).checked_mul(t.period.0)?
-            };
-        }
-        if h == 0 {
-            None
-        } else {
-            h.checked_add(off).map(Picos)
-        }
+        let periodic = || {
+            self.tasks
+                .iter()
+                .filter(|t| t.activation == Activation::Periodic)
+        };
+        periodic().next()?;
+        let off = periodic().map(|t| t.offset.0).max().unwrap_or(0).max(0);
+        let h = latscope_core::arith::lcm_all(periodic().map(|t| t.period.0.max(0) as u64))?;
+        h.checked_add(off).map(Picos)
     }
 }
 

@@ -95,18 +95,17 @@ pub fn offset_aware(sys: &System) -> OffsetAware {
             "not deterministic ({r}); no exact simulated result (the offset-based bound still applies)"
         ));
     }
-    let tick = sys.kernel.tick_period().0 as i128;
-    let mut h: i128 = tick.max(1);
-    for t in &sys.tasks {
-        let p = t.period().0 as i128;
-        h = h / latscope_core::arith::gcd(h, p) * p;
-        if h > MAX_HORIZON.0 as i128 {
+    let tick = sys.kernel.tick_period().0.max(1);
+    let periods = sys.tasks.iter().map(|t| t.period().0.max(0) as u64);
+    let h = match latscope_core::arith::lcm_all(std::iter::once(tick as u64).chain(periods)) {
+        Some(h) if h <= MAX_HORIZON.0 => h as i128,
+        _ => {
             return none(format!(
                 "the hyperperiod of the periods and the tick is over {} s",
                 MAX_HORIZON.0 / 1_000_000_000_000
-            ));
+            ))
         }
-    }
+    };
     let o = sys
         .tasks
         .iter()

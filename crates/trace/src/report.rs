@@ -238,24 +238,20 @@ impl Report {
 /// `--series`: `measurement,kind,at_ns,value,unit`, one row per instance (busy: the
 /// percent of each window).
 pub fn write_series<W: Write>(ms: &[Measurement], w: W) -> io::Result<()> {
-    let mut w = io::BufWriter::new(w);
-    writeln!(w, "measurement,kind,at_ns,value,unit")?;
+    let mut out = csv::Writer::from_writer(w);
+    out.write_record(["measurement", "kind", "at_ns", "value", "unit"])?;
     for m in ms {
         let unit = match m.kind {
             "busy" => "percent",
             "count" => "count",
             _ => "ns",
         };
-        let name = if m.name.contains([',', '"']) {
-            format!("\"{}\"", m.name.replace('"', "\"\""))
-        } else {
-            m.name.clone()
-        };
         for (t, v) in &m.values {
-            writeln!(w, "{name},{},{t},{v},{unit}", m.kind)?;
+            let (t, v) = (t.to_string(), v.to_string());
+            out.write_record([m.name.as_str(), m.kind, t.as_str(), v.as_str(), unit])?;
         }
     }
-    w.flush()
+    out.flush()
 }
 
 /// One Perfetto counter track per measurement (value against time).

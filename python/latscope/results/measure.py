@@ -240,7 +240,7 @@ class Spike(Doc):
     latency_ns: int
     #: Longest first.
     blockers: List[Blocker]
-    #: One line: "cpu 1, 2.30 ms: 2.10 ms ran 'kworker/1:2' FIFO 90; …".
+    #: One line: "cpu 1, 2.3 ms: 2.1 ms ran 'kworker/1:2' FIFO 90; …".
     explanation: str
     #: Why the blockers may be incomplete (the trace lost events in or possibly in this
     #: window), or null when the window's trace is whole.

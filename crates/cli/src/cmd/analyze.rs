@@ -3,13 +3,13 @@
 
 use super::analyze_margins;
 use anyhow::Context;
-use latscope_core::time::parse_nonneg_duration;
+use latscope_core::time::{human, parse_nonneg_duration};
 use latscope_core::Picos;
 use latscope_model::rta::{
     analyze, analyze_mode, AnalysisOptions, AnalysisResult, InterferenceDetail, SwitchCharge,
     TaskResult,
 };
-use latscope_model::system::{format_exact, TickMode};
+use latscope_model::system::TickMode;
 use latscope_model::System;
 use std::io::Write;
 use std::path::PathBuf;
@@ -394,21 +394,10 @@ fn print_offsets(
     Ok(())
 }
 
-/// A time for the table: exact when short, else three decimals in a fitting unit
-/// (the JSON output carries the exact values).
+/// A time for the table: the human form with [`human::PRECISE`] digits, so a value
+/// given to the nanosecond prints exactly (the JSON output carries the exact values).
 pub(super) fn t(ns: f64) -> String {
-    let exact = format_exact(Picos((ns * 1000.0).round() as i64));
-    if exact.len() <= 9 {
-        return exact;
-    }
-    let a = ns.abs();
-    if a >= 1e6 {
-        format!("{:.3}ms", ns / 1e6)
-    } else if a >= 1e3 {
-        format!("{:.3}us", ns / 1e3)
-    } else {
-        format!("{ns:.3}ns")
-    }
+    human::ns_precise(ns)
 }
 
 fn opt(ns: Option<f64>) -> String {

@@ -3,10 +3,9 @@
 //! `latscope_model::priority`).
 
 use anyhow::Context;
-use latscope_core::Picos;
+use latscope_core::time::human;
 use latscope_model::priority::{update_priorities_toml, with_priorities, Assignment};
 use latscope_model::sensitivity::Sensitivity;
-use latscope_model::system::format_exact;
 use latscope_model::System;
 use std::io::Write;
 use std::path::Path;
@@ -27,11 +26,7 @@ pub fn guarded<T>(f: impl FnOnce() -> T) -> anyhow::Result<T> {
 }
 
 fn ps(p: i64) -> String {
-    if p < 0 {
-        format!("-{}", format_exact(Picos(-p)))
-    } else {
-        format_exact(Picos(p))
-    }
+    human::ps_sig(p as f64, human::PRECISE)
 }
 
 pub fn print_sensitivity(out: &mut impl Write, s: &Sensitivity) -> anyhow::Result<()> {
@@ -79,7 +74,7 @@ pub fn print_sensitivity(out: &mut impl Write, s: &Sensitivity) -> anyhow::Resul
         Some(hz) => writeln!(
             out,
             "  highest tick rate {hz} Hz (tick period {}){}: {}",
-            format_exact(Picos(1_000_000_000_000 / hz.max(1) as i64)),
+            ps(1_000_000_000_000 / hz.max(1) as i64),
             s.max_tick_critical_task
                 .as_deref()
                 .map(|c| format!(", {c} misses first above it"))
@@ -113,14 +108,14 @@ pub fn print_assignment(out: &mut impl Write, a: &Assignment) -> anyhow::Result<
         (None, Some(f)) => {
             writeln!(out, "  {}", f.message)?;
             for c in &f.candidates {
-                let d = format_exact(Picos((c.deadline_ns * 1000.0).round() as i64));
+                let d = human::ns_precise(c.deadline_ns);
                 match c.wcrt_ns {
                     Some(w) => writeln!(
                         out,
                         "    {} at priority {}: WCRT {} > deadline {d}",
                         c.name,
                         f.priority,
-                        format_exact(Picos((w * 1000.0).round() as i64))
+                        human::ns_precise(w)
                     )?,
                     None => writeln!(
                         out,
@@ -183,7 +178,7 @@ pub fn print_blocking_from(
     if a.blocking_from.is_empty() {
         return Ok(());
     }
-    let t = |ns: f64| format_exact(Picos((ns * 1000.0).round() as i64));
+    let t = human::ns_precise;
     let computed: f64 = a.blocking_from.iter().map(|b| b.duration_ns).sum();
     let mut parts: Vec<String> = a
         .blocking_from

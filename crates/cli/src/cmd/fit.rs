@@ -223,8 +223,8 @@ fn entry_note(target: Target, recording: bool, system: Option<&System>) -> Strin
         ),
         (false, None) => format!(
             "analyze adds the system file's irq_entry_cycles to {what}; samples timed from the \
-             interrupt request already include it and count it twice (1.5 us + 12 cycles at \
-             84 MHz = 1.642857 us in Miranda, de Oliveira, Carminati)"
+             interrupt request already include it and count it twice (1.5 µs + 12 cycles at \
+             84 MHz = 1.642857 µs in Miranda, de Oliveira, Carminati)"
         ),
     };
     format!("interrupt entry: {verdict}")

@@ -545,19 +545,8 @@ impl Ui {
     }
 }
 
-/// A latency in the unit that reads best: ns below 10 µs, µs below 1 ms, else ms or s.
-pub fn fmt_ns(ns: f64) -> String {
-    let a = ns.abs();
-    if a < 10_000.0 {
-        format!("{ns:.0} ns")
-    } else if a < 1_000_000.0 {
-        format!("{:.1} us", ns / 1e3)
-    } else if a < 1e9 {
-        format!("{:.2} ms", ns / 1e6)
-    } else {
-        format!("{:.2} s", ns / 1e9)
-    }
-}
+/// A latency in the human form every command prints (`latscope_core::time::human`).
+pub use latscope_core::time::human::ns as fmt_ns;
 
 fn print_header(plan: &Plan, eff: &latscope_measure::engine::Effective, ui: &Ui) {
     let s = &plan.settings;
@@ -614,7 +603,7 @@ fn print_header(plan: &Plan, eff: &latscope_measure::engine::Effective, ui: &Ui)
     }
     if let Some(q) = plan.pm_qos_us {
         println!(
-            "  PM QoS: holding /dev/cpu_dma_latency at {q} us for the run (affects the whole machine)"
+            "  PM QoS: holding /dev/cpu_dma_latency at {q} µs for the run (affects the whole machine)"
         );
     }
 }

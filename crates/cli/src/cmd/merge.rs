@@ -137,10 +137,10 @@ fn merge_noise(
         );
         for c in &merged.cpus {
             println!(
-                "  cpu{}: noise {:.3} %, largest gap {:.1} us",
+                "  cpu{}: noise {:.3} %, largest gap {}",
                 c.cpu,
                 c.noise_pct,
-                c.max_single_ns as f64 / 1e3
+                latscope_core::time::human::ns(c.max_single_ns as f64)
             );
         }
     }

@@ -27,9 +27,7 @@ pub fn lost_lines(r: &TaskTimingResult) -> Vec<String> {
     }
     // Exact times: a gap is often shorter than three significant digits show.
     let exact = |ns: f64| {
-        latscope_model::system::format_exact(latscope_core::time::Picos(
-            (ns * 1000.0).round() as i64
-        ))
+        latscope_core::time::human::exact(latscope_core::time::Picos((ns * 1000.0).round() as i64))
     };
     let on = |cpu: Option<u16>| cpu.map(|c| format!(" on CPU {c}")).unwrap_or_default();
     let mut out: Vec<String> = l

@@ -6,6 +6,7 @@
 
 use super::parse::{describe_prio, Event, Kind};
 use super::steal::Steal;
+use latscope_core::time::human;
 use serde::{Deserialize, Serialize};
 
 /// Task names of latscope's own measuring threads (`latscope-cpuN`).
@@ -56,7 +57,7 @@ pub struct Spike {
     pub thread_latency_ns: Option<i64>,
     /// Longest first.
     pub blockers: Vec<Blocker>,
-    /// One line: "cpu 1, 2.30 ms: 2.10 ms ran 'kworker/1:2' FIFO 90; …".
+    /// One line: "cpu 1, 2.3 ms: 2.1 ms ran 'kworker/1:2' FIFO 90; …".
     pub explanation: String,
     /// Events the trace lost in this spike's window, where the lost-events markers
     /// counted them (0 also when a loss had no count: see `incomplete`).
@@ -149,7 +150,7 @@ impl Spike {
         if let Some(st) = self.steal.filter(|s| s.min_ns > 0) {
             text.push_str(&format!(
                 "; steal at least {} of it (the hypervisor ran something else; /proc/stat)",
-                fmt_dur(st.min_ns)
+                human::ns(st.min_ns as f64)
             ));
         }
         if let Some(why) = &self.incomplete {
@@ -467,22 +468,13 @@ pub fn attribute(
     }
 }
 
-/// A duration in the unit that reads best (µs below 1 ms, else ms).
-pub fn fmt_dur(ns: i64) -> String {
-    if ns.abs() < 1_000_000 {
-        format!("{:.1} us", ns as f64 / 1e3)
-    } else {
-        format!("{:.2} ms", ns as f64 / 1e6)
-    }
-}
-
-/// "cpu 1, 2.30 ms: 2.10 ms ran 'kworker/1:2' FIFO 90; 0.20 ms softirq NET_RX".
+/// "cpu 1, 2.3 ms: 2.1 ms ran 'kworker/1:2' FIFO 90; 200 µs softirq NET_RX".
 pub fn explain(cpu: u32, latency: i64, irq: Option<i64>, blockers: &[Blocker]) -> String {
     let mut parts: Vec<String> = blockers
         .iter()
         .filter(|b| b.duration_ns > 0)
         .map(|b| {
-            let d = fmt_dur(b.duration_ns);
+            let d = human::ns(b.duration_ns as f64);
             match b.kind.as_str() {
                 "task" => {
                     let pol = match (&b.policy, b.priority) {
@@ -522,14 +514,14 @@ pub fn explain(cpu: u32, latency: i64, irq: Option<i64>, blockers: &[Blocker]) -
     let split = match irq {
         Some(i) => format!(
             " [interrupt {}, thread {}]",
-            fmt_dur(i),
-            fmt_dur(latency - i)
+            human::ns(i as f64),
+            human::ns((latency - i) as f64)
         ),
         None => String::new(),
     };
     format!(
         "cpu {cpu}, {}{split}: {}",
-        fmt_dur(latency),
+        human::ns(latency as f64),
         parts.join("; ")
     )
 }

@@ -70,7 +70,7 @@ pub(super) fn pm_qos_hold(us: i32) -> Item {
     Item {
         name: "pm_qos_hold".into(),
         status: Status::Info,
-        value: format!("latscope held /dev/cpu_dma_latency at {us} us for the run (released afterwards)"),
+        value: format!("latscope held /dev/cpu_dma_latency at {us} µs for the run (released afterwards)"),
         effect: "While held, no CPU of the whole machine enters an idle state slower than this: results show the machine with deep idle states forbidden.".into(),
     }
 }
@@ -202,9 +202,9 @@ fn slack_effect(interval_ns: i64) -> String {
     format!(
         "The kernel may defer a thread's timer by up to the thread's slack to batch wake-ups \
          (`--timer-slack` sets it for the measuring threads). A program with the default slack \
-         (50 us for every SCHED_OTHER thread that does not change it: Python's time.sleep, \
-         sleep(1), most services) wakes up to 50 us later than a 1 ns-slack measurement shows; \
-         one sleeping in select() or poll() (Python up to 3.10) gets max(50 us, timeout/1000) \
-         of slack: {select_us:.0} us at this interval."
+         (50 µs for every SCHED_OTHER thread that does not change it: Python's time.sleep, \
+         sleep(1), most services) wakes up to 50 µs later than a 1 ns-slack measurement shows; \
+         one sleeping in select() or poll() (Python up to 3.10) gets max(50 µs, timeout/1000) \
+         of slack: {select_us:.0} µs at this interval."
     )
 }

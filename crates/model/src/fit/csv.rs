@@ -52,10 +52,25 @@ pub enum CsvError {
     },
 }
 
-fn split_row(line: &str, sep: char) -> Vec<String> {
-    line.split(sep)
-        .map(|c| c.trim().trim_matches('"').trim().to_string())
-        .collect()
+/// The 1-based line of the record the csv crate reports at byte `at`: its position is
+/// where the previous record ended, so line ends and comment lines before the record are passed over
+/// first (its own line count takes a CRLF for two lines).
+fn line_of(text: &str, at: u64) -> usize {
+    let b = text.as_bytes();
+    let mut at = usize::try_from(at).unwrap_or(usize::MAX).min(b.len());
+    while at < b.len() {
+        if b[at] == b'\r' || b[at] == b'\n' {
+            at += 1;
+        } else if b[at] == b'#' {
+            // A comment line the reader skipped before the record.
+            while at < b.len() && b[at] != b'\n' {
+                at += 1;
+            }
+        } else {
+            break;
+        }
+    }
+    1 + b[..at].iter().filter(|&&c| c == b'\n').count()
 }
 
 fn find_col(header: &[String], want: &str, file: &str) -> Result<usize, CsvError> {
@@ -103,7 +118,7 @@ pub fn csv_text(bytes: Vec<u8>, file: &str) -> Result<String, CsvError> {
     })
 }
 
-/// Reads samples from CSV text with a header row. Separators `,`, `;` or tab (detected
+/// Reads samples from CSV text (through the `csv` crate) with a header row. Separators `,`, `;` or tab (detected
 /// from the header); a UTF-8 byte-order mark and CRLF line ends are accepted. x cells are
 /// counts ([`parse_count`]): whole numbers >= 0 (`3` or `3.0`). y cells are durations
 /// ([`parse_sample_duration`]) with a unit (`5.9us`), or bare numbers in `default_unit`
@@ -146,18 +161,43 @@ pub fn samples_from_csv(
             }
         });
     }
-    let mut lines = text
+    let (head_ln, head) = text
         .lines()
         .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
-    let (head_ln, head) = lines.next().ok_or_else(|| CsvError::Empty {
-        file: file.to_string(),
-    })?;
-    let sep = [',', ';', '\t']
+        .find(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .ok_or_else(|| CsvError::Empty {
+            file: file.to_string(),
+        })?;
+    let sep = [b',', b';', b'\t']
         .into_iter()
-        .max_by_key(|c| head.matches(*c).count())
-        .unwrap_or(',');
-    let header = split_row(head, sep);
+        .max_by_key(|c| head.matches(char::from(*c)).count())
+        .unwrap_or(b',');
+    // Rows may differ in length (a short row is "missing value" in the cell it lacks);
+    // a row whose first cell starts with `#` is a comment wherever the `#` stands.
+    let mut rows = ::csv::ReaderBuilder::new()
+        .delimiter(sep)
+        .has_headers(false)
+        .flexible(true)
+        .comment(Some(b'#'))
+        .trim(::csv::Trim::All)
+        .from_reader(text.as_bytes())
+        .into_records()
+        .filter(|r| match r {
+            Ok(r) => !r.iter().all(str::is_empty) && !r.get(0).is_some_and(|c| c.starts_with('#')),
+            Err(_) => true,
+        });
+    let read_err = |e: ::csv::Error| CsvError::Encoding {
+        file: file.to_string(),
+        message: e.to_string(),
+    };
+    let header: Vec<String> = match rows.next() {
+        Some(r) => r.map_err(read_err)?.iter().map(str::to_string).collect(),
+        None => {
+            return Err(CsvError::Empty {
+                file: file.to_string(),
+            })
+        }
+    };
     let yc = find_col(&header, y, file)?;
     let xc: Option<(usize, Option<usize>)> = match x {
         XColumn::Count(c) => Some((find_col(&header, c, file)?, None)),
@@ -168,8 +208,9 @@ pub fn samples_from_csv(
         XColumn::None => None,
     };
     let mut out = Vec::new();
-    for (ln, line) in lines {
-        let cells = split_row(line, sep);
+    for row in rows {
+        let cells = row.map_err(read_err)?;
+        let ln = cells.position().map_or(0, |p| line_of(text, p.byte()) - 1);
         let bad = |i: usize, m: String| CsvError::Cell {
             file: file.to_string(),
             line: ln + 1,
@@ -179,7 +220,7 @@ pub fn samples_from_csv(
         let cell = |i: usize| -> Result<&str, CsvError> {
             cells
                 .get(i)
-                .map(String::as_str)
+                .map(str::trim)
                 .filter(|c| !c.is_empty())
                 .ok_or_else(|| bad(i, "missing value".into()))
         };

@@ -24,7 +24,7 @@ pub mod trace;
 pub mod update;
 pub mod values;
 
-pub use csv::{csv_text, samples_from_csv, CsvError, XColumn};
+pub use self::csv::{csv_text, samples_from_csv, CsvError, XColumn};
 pub use line::{envelope, EnvelopePoint, Line};
 pub use piecewise::{TickFits, TickModel};
 pub use trace::{parse_trace_spec, sample_from_trace_json, samples_from_traces, TraceInputError};

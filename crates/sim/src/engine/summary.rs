@@ -9,18 +9,17 @@ impl Sim {
     }
 
     /// Writes the tick series as CSV: `time_ns,duration_ns,released`.
-    pub fn write_series_csv<W: std::io::Write>(&self, mut w: W) -> std::io::Result<()> {
-        writeln!(w, "time_ns,duration_ns,released")?;
+    pub fn write_series_csv<W: std::io::Write>(&self, w: W) -> std::io::Result<()> {
+        let mut out = csv::Writer::from_writer(w);
+        out.write_record(["time_ns", "duration_ns", "released"])?;
         for r in &self.series {
-            writeln!(
-                w,
-                "{},{},{}",
+            out.write_record([
                 fmt_ns(r.time.0),
                 fmt_ns(r.duration.0),
-                r.released
-            )?;
+                r.released.to_string(),
+            ])?;
         }
-        Ok(())
+        out.flush()
     }
 
     /// Builds the report for the time simulated so far.
@@ -258,22 +257,4 @@ impl Sim {
 }
 
 /// Picoseconds as a decimal nanosecond string without float rounding (`1500.25`).
-pub fn fmt_ns(ps: i64) -> String {
-    let neg = ps < 0;
-    let a = ps.unsigned_abs();
-    let (i, f) = (a / 1000, a % 1000);
-    let s = if f == 0 {
-        format!("{i}")
-    } else {
-        let mut fs = format!("{f:03}");
-        while fs.ends_with('0') {
-            fs.pop();
-        }
-        format!("{i}.{fs}")
-    };
-    if neg {
-        format!("-{s}")
-    } else {
-        s
-    }
-}
+pub use latscope_core::time::ns_decimal as fmt_ns;

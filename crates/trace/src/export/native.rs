@@ -17,19 +17,12 @@
 //! ```
 //! A 1 kHz tick sampled at 1 MHz costs 2 bytes per edge.
 
+use latscope_core::arith::gcd;
 use latscope_core::capture::Capture;
 use std::io::{self, Write};
 
 pub const MAGIC: &[u8; 6] = b"LSCAP\0";
 pub const VERSION: u16 = 1;
-
-fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
-    }
-}
 
 pub(crate) fn leb128(mut v: u64, out: &mut Vec<u8>) {
     loop {

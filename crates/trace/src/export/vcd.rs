@@ -326,13 +326,7 @@ mod tests {
     use latscope_core::capture::DigitalChannel;
     use latscope_core::time::Picos;
 
-    fn gcd(a: u64, b: u64) -> u64 {
-        if b == 0 {
-            a
-        } else {
-            gcd(b, a % b)
-        }
-    }
+    use latscope_core::arith::gcd;
 
     #[test]
     fn exact_division_and_divisibility_agree_with_the_operators() {

@@ -63,7 +63,7 @@ impl LimitOutcome {
         match self.actual {
             None => self.note.clone().unwrap_or_else(|| "no value".into()),
             Some(v) => match self.unit {
-                "ns" => format!("actual {v} ns"),
+                "ns" => format!("actual {}", latscope_core::time::human::ns_precise(v)),
                 "percent" => format!("actual {v} %"),
                 _ => format!("actual {v}"),
             },

@@ -8,7 +8,7 @@
 //! handler that ran last) to the `Switch`, when nothing else happened on that CPU between.
 
 use latscope_core::events::{EventKind, EventTrace};
-use latscope_core::time::Picos;
+use latscope_core::time::{ns_decimal as ns, Picos};
 use std::io::Write;
 
 use super::walk::Timeline;
@@ -90,52 +90,36 @@ pub fn switch_rows(trace: &EventTrace) -> Vec<SwitchRow> {
     rows
 }
 
-/// Nanoseconds exactly, as `simulate --series` writes them (`1234`, `1234.5`).
-fn ns(ps: i64) -> String {
-    let sign = if ps < 0 { "-" } else { "" };
-    let a = ps.unsigned_abs();
-    let (i, f) = (a / 1000, a % 1000);
-    if f == 0 {
-        format!("{sign}{i}")
-    } else {
-        let frac = format!("{f:03}");
-        format!("{sign}{i}.{}", frac.trim_end_matches('0'))
-    }
-}
-
 /// `time_ns,duration_ns,released`, one row per tick.
-pub fn write_tick_series<W: Write>(rows: &[TickRow], mut w: W) -> std::io::Result<()> {
-    writeln!(w, "time_ns,duration_ns,released")?;
+pub fn write_tick_series<W: Write>(rows: &[TickRow], w: W) -> std::io::Result<()> {
+    let mut out = csv::Writer::from_writer(w);
+    out.write_record(["time_ns", "duration_ns", "released"])?;
     for r in rows {
-        writeln!(w, "{},{},{}", ns(r.time.0), ns(r.duration.0), r.released)?;
+        out.write_record([ns(r.time.0), ns(r.duration.0), r.released.to_string()])?;
     }
-    Ok(())
-}
-
-/// A CSV cell: quoted when it holds a separator, a quote or a line break.
-fn cell(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
+    out.flush()
 }
 
 /// `time_ns,duration_ns,task,from_priority,to_priority`, one row per switch (priorities
 /// empty when unknown).
-pub fn write_switch_series<W: Write>(rows: &[SwitchRow], mut w: W) -> std::io::Result<()> {
-    writeln!(w, "time_ns,duration_ns,task,from_priority,to_priority")?;
+pub fn write_switch_series<W: Write>(rows: &[SwitchRow], w: W) -> std::io::Result<()> {
+    let mut out = csv::Writer::from_writer(w);
+    out.write_record([
+        "time_ns",
+        "duration_ns",
+        "task",
+        "from_priority",
+        "to_priority",
+    ])?;
     let p = |x: Option<i64>| x.map(|v| v.to_string()).unwrap_or_default();
     for r in rows {
-        writeln!(
-            w,
-            "{},{},{},{},{}",
+        out.write_record([
             ns(r.time.0),
             ns(r.duration.0),
-            cell(&r.task),
+            r.task.clone(),
             p(r.from_priority),
-            p(r.to_priority)
-        )?;
+            p(r.to_priority),
+        ])?;
     }
-    Ok(())
+    out.flush()
 }
