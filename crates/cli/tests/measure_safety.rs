@@ -166,8 +166,8 @@ fn absurd_settings_are_refused_up_front() {
     let json = dir.path().join("x.json");
     std::fs::write(&json, "EARLIER").unwrap();
     let cases: Vec<(Vec<&str>, &str)> = vec![
-        (vec!["--interval", "1ns"], "1 us"),
-        (vec!["--interval", "999ns"], "1 us"),
+        (vec!["--interval", "1ns"], "1 µs"),
+        (vec!["--interval", "999ns"], "1 µs"),
         (
             vec!["--interval", "1h", "--duration", "1s"],
             "two intervals",
@@ -177,7 +177,7 @@ fn absurd_settings_are_refused_up_front() {
             "two intervals",
         ),
         (vec!["--sysroot", "/nonexistent-root"], "/nonexistent-root"),
-        (vec!["--sweep", "100ns..1ms"], "1 us"),
+        (vec!["--sweep", "100ns..1ms"], "1 µs"),
     ];
     for (extra, needle) in cases {
         let mut args = vec!["measure", "--allow-fallback", "--json", s(&json)];

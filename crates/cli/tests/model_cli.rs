@@ -438,7 +438,7 @@ fn generate_period_distributions() {
     for (bad, said) in [
         ("choice:2,x", "choice:2,x"),
         ("normal", "normal"),
-        ("choice:3ms,2500us", "2.50 ms"),
+        ("choice:3ms,2500us", "2.5 ms"),
     ] {
         let o = run(&[
             "generate",

@@ -56,7 +56,7 @@ fn an_overflowing_tick_names_the_kernel_costs() {
         .unwrap_err()
         .to_string();
     assert!(
-        e.starts_with("kernel.costs: tick_per_release is 3600000s"),
+        e.starts_with("kernel.costs: tick_per_release is 3600000 s"),
         "{e}"
     );
 }

@@ -383,3 +383,42 @@ priority = 1
     let sys = latscope_model::system::System::from_toml_str(&fp, "fp.toml").unwrap();
     assert!(!sys.to_toml_string().contains("scheduler"));
 }
+
+/// A chain through a task on an EDF core is refused: the chain bound adds up
+/// fixed-priority responses, which under EDF can be smaller than the task's real worst
+/// case (Spuri's bound), so the bound would not be safe.
+#[test]
+fn a_chain_through_an_edf_task_is_refused() {
+    let text = r#"
+[platform]
+cpu_hz = 100000000
+[kernel]
+tick_hz = 1000
+scheduler = "edf"
+[[task]]
+name = "a"
+period = "10ms"
+wcet = "1ms"
+priority = 2
+[[task]]
+name = "b"
+min_interarrival = "10ms"
+wcet = "2ms"
+priority = 1
+[[chain]]
+name = "ab"
+steps = ["a", "b"]
+links = ["event"]
+deadline = "20ms"
+"#;
+    let e = latscope_model::system::System::from_toml_str(text, "edf-chain.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("edf-chain.toml:") && e.contains("chain[0] \"ab\"") && e.contains("EDF"),
+        "{e}"
+    );
+    // The same file on a fixed-priority kernel is accepted.
+    let fp = text.replace("scheduler = \"edf\"\n", "");
+    assert!(latscope_model::system::System::from_toml_str(&fp, "fp.toml").is_ok());
+}

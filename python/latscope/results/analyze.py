@@ -457,6 +457,10 @@ class AnalyzeDocument(Doc):
     #: task (docs/analysis.md, EDF); `schedulable` is then this verdict and `tasks` the
     #: fixed-priority analysis of the same set, for comparison.
     edf: Optional[EdfResult] = None
+    #: The test behind the bounds when it is not the exact one-core analysis (global
+    #: fixed priority: `"global-fp (Bertogna & Cirinei 2007), sufficient"`); absent
+    #: otherwise.
+    method: Optional[str] = None
     #: `--observed TRACE`: the bound checked against a recording.
     observed: Optional[ObservedCheck] = None
     #: The offset-aware worst responses (null when no task has an offset).

@@ -111,6 +111,20 @@ class DistSummary(Doc):
 
 
 @dataclass(frozen=True)
+class GlobalReport(Doc):
+    """The global run's own figures in `simulate --json` (`global`)."""
+
+    #: `"global-fp"`.
+    scheduler: str
+    #: Dispatches (each paid one switch).
+    dispatches: int
+    #: Dispatches on another core than the job's previous one.
+    migrations: int
+    #: Inter-core interrupts paid.
+    ipis: int
+
+
+@dataclass(frozen=True)
 class HistogramBin(Doc):
     """One histogram bin: values in `[low_ns, high_ns)` (measure: 1 µs bins from the
     histogram; trace: equal-width bins over the range)."""
@@ -317,6 +331,9 @@ class SimulateDocument(Doc):
     #: Per core, with `platform.cores > 1` only (then `tick`, `switches` and `sleep`
     #: are core 0's and `cpu` the sum over the cores; docs/simulator.md, Multicore).
     cores: Optional[List[CoreReport]] = None
+    #: Global fixed priority (`task.core = "any"`): dispatches, migrations and
+    #: inter-core interrupts (docs/simulator.md, Multicore (global)); absent otherwise.
+    global_: Optional[GlobalReport] = field(default=None, metadata={JSON_KEY: 'global'})
     hyperperiod_ns: Optional[float] = None
     list_scan: Optional[ListScanReport] = None
     #: Shared resources, in file order (empty without `[[resource]]`).

@@ -24,6 +24,65 @@ class CaptureInfo(Doc):
 
 
 @dataclass(frozen=True)
+class ChainLink(Doc):
+    """One hop of a measured chain: from a step to the next, over the complete instances."""
+
+    #: The hop's first step (`IRQ:rise`).
+    from_: str = field(metadata={JSON_KEY: 'from'})
+    #: Its second step.
+    to: str
+    #: Instances that reached `from` but were unmatched at `to` (see the chain's
+    #: `unmatched`).
+    lost: int
+    #: Number of values summarised.
+    count: Optional[int] = None
+    #: Non-empty bins in increasing order (measure: its log-linear histogram; trace:
+    #: equal-width bins); absent where a result keeps no histogram (simulate).
+    histogram: Optional[List[HistogramBin]] = None
+    max_at_ns: Optional[float] = None
+    max_ns: Optional[float] = None
+    mean_ns: Optional[float] = None
+    min_at_ns: Optional[float] = None
+    min_ns: Optional[float] = None
+    #: Most frequent value (histogram bin centre).
+    mode_ns: Optional[float] = None
+    #: Nearest-rank percentiles (docs/statistics.md).
+    p50_ns: Optional[float] = None
+    p90_ns: Optional[float] = None
+    p9999_ns: Optional[float] = None
+    p999_ns: Optional[float] = None
+    p99_ns: Optional[float] = None
+    #: Sample standard deviation (n − 1).
+    stdev_ns: Optional[float] = None
+
+
+@dataclass(frozen=True)
+class ChainResult(Doc):
+    """A measured chain: the JSON element of `chains[]` in `latscope trace --json`."""
+
+    name: str
+    #: The `--chain` argument as written.
+    definition: str
+    #: The steps, `CHANNEL:EDGE` or `ACTOR:EVENT`.
+    steps: List[str]
+    #: Instances that passed every step.
+    count: int
+    #: Instances (first-step times) that did not: the sum of the links' `lost`.
+    unmatched: int
+    #: End-to-end latency: last step minus first step, per complete instance.
+    total: ResultSummary
+    #: Each hop's latency.
+    links: List[ChainLink]
+    #: The longest instances, longest first (at: the first step).
+    worst: List[Instance]
+    #: First step of the instance with the longest end-to-end latency (ns from the
+    #: capture start; null without a complete instance).
+    max_at_ns: Optional[float] = None
+    #: One sample period of the capture (one clock tick of a recording), when known.
+    resolution_ns: Optional[float] = None
+
+
+@dataclass(frozen=True)
 class ChannelInfo(Doc):
     index: int
     name: str
@@ -148,6 +207,34 @@ class Range(Doc):
 
 
 @dataclass(frozen=True)
+class ResultSummary(Doc):
+    """The summary of a set of durations (see the module documentation). Statistics are in
+    nanoseconds; `min_at_ns`/`max_at_ns` are when the extreme happened (from the run's or
+    capture's start)."""
+
+    #: Number of values summarised.
+    count: Optional[int] = None
+    #: Non-empty bins in increasing order (measure: its log-linear histogram; trace:
+    #: equal-width bins); absent where a result keeps no histogram (simulate).
+    histogram: Optional[List[HistogramBin]] = None
+    max_at_ns: Optional[float] = None
+    max_ns: Optional[float] = None
+    mean_ns: Optional[float] = None
+    min_at_ns: Optional[float] = None
+    min_ns: Optional[float] = None
+    #: Most frequent value (histogram bin centre).
+    mode_ns: Optional[float] = None
+    #: Nearest-rank percentiles (docs/statistics.md).
+    p50_ns: Optional[float] = None
+    p90_ns: Optional[float] = None
+    p9999_ns: Optional[float] = None
+    p999_ns: Optional[float] = None
+    p99_ns: Optional[float] = None
+    #: Sample standard deviation (n − 1).
+    stdev_ns: Optional[float] = None
+
+
+@dataclass(frozen=True)
 class WindowPoint(Doc):
     """One window of a busy/count series."""
 
@@ -172,6 +259,8 @@ class TraceDocument(Doc):
     limits: List[LimitOutcome]
     #: False when any limit failed.
     pass_: bool = field(metadata={JSON_KEY: 'pass'})
+    #: End-to-end chains measured with `--chain`; absent when none was asked for.
+    chains: Optional[List[ChainResult]] = None
 
 
 def read(value: Mapping[str, Any]) -> TraceDocument:

@@ -184,7 +184,7 @@ pub fn validate(plan: &Plan) -> Result<(), MeasureError> {
             || hi > crate::settings::MAX_INTERVAL_NS
         {
             return Err(MeasureError::Input(
-                "--sweep range must be increasing, from at least 1 us to at most 1 h".into(),
+                "--sweep range must be increasing, from at least 1 µs to at most 1 h".into(),
             ));
         }
         if plan.compare_load.is_some() {
