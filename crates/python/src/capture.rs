@@ -156,6 +156,8 @@ impl InputOptions {
             only_channels: None,
             max_edges: None,
             warnings: Default::default(),
+            // The default wait for a FIFO's writer (the CLI's LATSCOPE_FIFO_WAIT is not read here).
+            fifo_wait: None,
         })
     }
 }
