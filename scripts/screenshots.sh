@@ -40,8 +40,18 @@ shot() { # NAME INPUT...
     --screenshot="$DOCS/$name.png" "file://$TMP/$name.html" >/dev/null 2>&1
   echo "docs/screenshots/$name.png"
 }
+# A comparison of the two measure fixtures (they differ in CPUs, hence --force), and a
+# noise run of this machine (skipped where `latscope noise` cannot run).
+"$LS" compare "$FIX/measure.json" "$FIX/measure-b.json" --force --json "$TMP/compare.json" >/dev/null || true
+NOISE=()
+if "$LS" noise --duration 2s --json "$TMP/noise.json" >/dev/null 2>&1; then NOISE=("$TMP/noise.json"); fi
+
 shot measure "$FIX/measure.json"
+shot compare "$TMP/compare.json" "$FIX/measure.json" "$FIX/measure-b.json"
+shot fit "$FIX/fit.json"
+[ ${#NOISE[@]} -eq 0 ] || shot noise "${NOISE[@]}"
 shot trace "$TMP/trace.json" "$TMP/capture.vcd"
+shot capture "$TMP/capture.vcd"
 shot analyze "$FIX/analyze.json"
 shot simulate "$FIX/simulate.json" "$FIX/tick-series.csv" "$FIX/simulate.perfetto.json"
 shot scenario "$FIX/scenario.json"

@@ -69,8 +69,13 @@ for v in LATSCOPE_SKIP_PERF; do
   fi
 done
 
+# Each step's wall time is printed after it, so a slow step shows in CI's log.
+step_start=$SECONDS
+step_done() { echo "-- $1: $((SECONDS - step_start)) s"; step_start=$SECONDS; }
+
 echo "== cargo test (workspace)"
 cargo test --workspace --release --locked --no-fail-fast
+step_done "cargo test (workspace)"
 
 # Extra suites register themselves as executable scripts under scripts/test.d/ and run in
 # name order; each must exit non-zero when it fails, and 77 when it skipped.
@@ -83,12 +88,14 @@ if [ -d scripts/test.d ]; then
     if [ "$rc" = 77 ]; then
       if allowed_skip "$(basename "$t")"; then
         echo "skipped (allowed: docs/testing.md)"
+        step_done "$(basename "$t") (skipped)"
         continue
       fi
       echo "$t skipped, and it is not on docs/testing.md's list of allowed skips: a failure"
       exit 1
     fi
     [ "$rc" = 0 ] || exit "$rc"
+    step_done "$(basename "$t")"
   done
 fi
-echo "== all test steps passed"
+echo "== all test steps passed ($SECONDS s in scripts/test.sh)"

@@ -300,6 +300,20 @@ fn report_says(json: &Path, want: &str, dir: &Path) {
         Some(want),
         "Markdown of {json:?}"
     );
+    // A comparison states its gate's verdict once: the first line; the section below it
+    // lists what regressed and improved but does not say "worse" / "not worse" again.
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
+    if doc["kind"] == "compare" {
+        for lines in [&h, &m] {
+            let again: Vec<&String> = lines
+                .iter()
+                .skip(1)
+                .filter(|l| l.contains("worse"))
+                .collect();
+            assert!(again.is_empty(), "{json:?} repeats its verdict: {again:?}");
+        }
+    }
 }
 
 /// A small capture: 40 interrupt pulses, the 24th 1.2 µs long, starting 100 µs in.
@@ -770,12 +784,16 @@ fn comparisons_show_the_change_its_interval_and_what_differs() {
         }
         let listed = doc["settings_differ"].as_array().unwrap();
         assert_eq!(listed.len(), differ.len(), "{listed:?}");
-        let verdict_line = if doc["verdict"] == "worse" {
-            "❌ **worse"
-        } else {
-            "✅ **not worse"
+        // The pair's section says the gate's verdict; the document's page opens on it
+        // (its first line, FAIL/PASS as `latscope compare` prints) and does not repeat it.
+        let worse = doc["verdict"] == "worse";
+        let verdict_line = match (std::ptr::eq(md, &md_doc), worse) {
+            (false, true) => "❌ **worse",
+            (false, false) => "✅ **not worse",
+            (true, true) => "❌ **FAIL: B is worse than A",
+            (true, false) => "✅ **PASS",
         };
-        assert!(md.contains(verdict_line), "{md}");
+        assert!(md.contains(verdict_line), "{verdict_line}:\n{md}");
     }
     // The comparison's HTML page overlays A and B, found where the document names them.
     let html = report_to(&d.join("cmp.html"), &[&cmp]);

@@ -23,6 +23,7 @@ pub mod labels;
 pub mod outfile;
 pub mod stats;
 pub mod summary;
+pub mod textpos;
 pub mod time;
 pub mod words;
 

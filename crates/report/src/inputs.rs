@@ -88,22 +88,6 @@ pub fn not_tabular(text: &str) -> Option<String> {
     None
 }
 
-/// The 1-based line of the record the csv crate reports at byte `at`: its position is
-/// where the previous record ended, so line ends before the record are passed over
-/// first (its own line count takes a CRLF for two lines).
-fn line_of(text: &str, at: u64) -> usize {
-    let b = text.as_bytes();
-    let mut at = usize::try_from(at).unwrap_or(usize::MAX).min(b.len());
-    while at < b.len() {
-        if b[at] == b'\r' || b[at] == b'\n' {
-            at += 1;
-        } else {
-            break;
-        }
-    }
-    1 + b[..at].iter().filter(|&&c| c == b'\n').count()
-}
-
 /// The rows of a CSV text through the `csv` crate: (1-based line, trimmed cells), rows of
 /// only empty cells left out, quoted cells unquoted. No comment syntax (trace names
 /// channels `#0`, `#1`). A row that cannot be read is an error naming the file and line.
@@ -111,23 +95,29 @@ fn csv_rows<'a>(
     file: &'a str,
     text: &'a str,
 ) -> impl Iterator<Item = Result<(usize, Vec<String>), ReportError>> + 'a {
+    let mut lines = latscope_core::textpos::LineCounter::new();
     csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
         .trim(csv::Trim::All)
         .from_reader(text.as_bytes())
         .into_records()
-        .filter_map(move |r| match r {
-            Ok(r) if r.iter().all(str::is_empty) => None,
-            Ok(r) => Some(Ok((
-                r.position().map_or(0, |p| line_of(text, p.byte())),
-                r.iter().map(str::to_string).collect(),
-            ))),
-            Err(e) => Some(Err(ReportError::Csv {
-                file: file.into(),
-                line: e.position().map_or(0, |p| line_of(text, p.byte())),
-                message: e.to_string(),
-            })),
+        .filter_map(move |r| {
+            let mut line = |p: Option<&csv::Position>| {
+                p.map_or(0, |p| lines.record_line(text, p.byte(), false))
+            };
+            match r {
+                Ok(r) if r.iter().all(str::is_empty) => None,
+                Ok(r) => Some(Ok((
+                    line(r.position()),
+                    r.iter().map(str::to_string).collect(),
+                ))),
+                Err(e) => Some(Err(ReportError::Csv {
+                    file: file.into(),
+                    line: line(e.position()),
+                    message: e.to_string(),
+                })),
+            }
         })
 }
 

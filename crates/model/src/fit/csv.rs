@@ -52,27 +52,6 @@ pub enum CsvError {
     },
 }
 
-/// The 1-based line of the record the csv crate reports at byte `at`: its position is
-/// where the previous record ended, so line ends and comment lines before the record are passed over
-/// first (its own line count takes a CRLF for two lines).
-fn line_of(text: &str, at: u64) -> usize {
-    let b = text.as_bytes();
-    let mut at = usize::try_from(at).unwrap_or(usize::MAX).min(b.len());
-    while at < b.len() {
-        if b[at] == b'\r' || b[at] == b'\n' {
-            at += 1;
-        } else if b[at] == b'#' {
-            // A comment line the reader skipped before the record.
-            while at < b.len() && b[at] != b'\n' {
-                at += 1;
-            }
-        } else {
-            break;
-        }
-    }
-    1 + b[..at].iter().filter(|&&c| c == b'\n').count()
-}
-
 fn find_col(header: &[String], want: &str, file: &str) -> Result<usize, CsvError> {
     if let Some(i) = want.strip_prefix('#').and_then(|n| n.parse::<usize>().ok()) {
         if i < header.len() {
@@ -208,9 +187,12 @@ pub fn samples_from_csv(
         XColumn::None => None,
     };
     let mut out = Vec::new();
+    let mut lines = latscope_core::textpos::LineCounter::new();
     for row in rows {
         let cells = row.map_err(read_err)?;
-        let ln = cells.position().map_or(0, |p| line_of(text, p.byte()) - 1);
+        let ln = cells
+            .position()
+            .map_or(0, |p| lines.record_line(text, p.byte(), true) - 1);
         let bad = |i: usize, m: String| CsvError::Cell {
             file: file.to_string(),
             line: ln + 1,

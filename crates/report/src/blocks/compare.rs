@@ -70,7 +70,11 @@ pub(super) fn compare_document(b: &mut Builder, v: &View) -> Result<(), ReportEr
     let Ok(d) = CompareResult::deserialize(v.doc) else {
         return Ok(());
     };
-    Changes::of_document(&d).show(b);
+    // The page opens on this document's verdict (results::Verdict::compare, the line
+    // `latscope compare` prints); the section does not say it a second time.
+    let mut changes = Changes::of_document(&d);
+    changes.verdict = None;
+    changes.show(b);
     let runs: Vec<(String, &MeasureResult)> = v
         .attachments
         .iter()
