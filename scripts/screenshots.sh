@@ -47,7 +47,7 @@ NOISE=()
 if "$LS" noise --duration 2s --json "$TMP/noise.json" >/dev/null 2>&1; then NOISE=("$TMP/noise.json"); fi
 
 shot measure "$FIX/measure.json"
-shot compare "$TMP/compare.json" "$FIX/measure.json" "$FIX/measure-b.json"
+shot compare "$TMP/compare.json"
 shot fit "$FIX/fit.json"
 [ ${#NOISE[@]} -eq 0 ] || shot noise "${NOISE[@]}"
 shot trace "$TMP/trace.json" "$TMP/capture.vcd"
