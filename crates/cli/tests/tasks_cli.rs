@@ -694,3 +694,26 @@ fn system_out_links_a_handler_task_whose_first_release_was_its_creation() {
         ok(&["analyze", s(&draft)]);
     }
 }
+
+/// `examples/recording.json` and `examples/recording.toml`, which docs/event-traces.md's
+/// generated sessions read, are this file's scheduler's 40 ms recording and the set's
+/// system file, exactly. `LATSCOPE_BLESS_EXAMPLES=1` writes them.
+#[test]
+fn the_shipped_example_recording_is_the_schedulers() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let (trace, _) = generate(40);
+    let rec = serde_json::to_string(&trace).unwrap() + "\n";
+    let sys = system("2ms", "");
+    let (rec_path, sys_path) = (root.join("recording.json"), root.join("recording.toml"));
+    if std::env::var_os("LATSCOPE_BLESS_EXAMPLES").is_some() {
+        std::fs::write(&rec_path, &rec).unwrap();
+        std::fs::write(&sys_path, &sys).unwrap();
+    }
+    let shipped: EventTrace =
+        serde_json::from_str(&std::fs::read_to_string(&rec_path).unwrap()).unwrap();
+    assert!(
+        shipped == trace,
+        "examples/recording.json is not the scheduler's recording"
+    );
+    assert_eq!(std::fs::read_to_string(&sys_path).unwrap(), sys);
+}
