@@ -112,18 +112,16 @@ impl Dist {
             Hist::Full(h) => {
                 let n = h.count();
                 let hdr = h.hdr();
-                let mut k = 0;
-                let mut seen = 0u64;
-                for it in hdr.iter_recorded() {
-                    seen += it.count_at_value();
-                    while k < PCTS.len() && seen > rank_index(PCTS[k], n) {
-                        out[k] = (hdr.highest_equivalent(it.value_iterated_to()) as i64)
-                            .min(self.highest);
-                        k += 1;
-                    }
-                    if k == PCTS.len() {
-                        break;
-                    }
+                for (o, &p) in out.iter_mut().zip(&PCTS) {
+                    // The first bucket whose running count passes rank `r` (0-based):
+                    // `value_at_quantile` stops where the count reaches ceil(q * n), and
+                    // q = (r + 1/2) / n puts that at r + 1 whatever the rounding of q.
+                    // It sums the counts eight at a time, where walking `iter_recorded`
+                    // cost a fifth of a 10 s Table 1 CLI run; same bucket, same edge.
+                    let r = rank_index(p, n);
+                    let q = (r as f64 + 0.5) / n as f64;
+                    *o = (hdr.highest_equivalent(hdr.value_at_quantile(q)) as i64)
+                        .min(self.highest);
                 }
             }
             Hist::Few(few) => {
