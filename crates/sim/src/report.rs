@@ -128,8 +128,8 @@ impl Dist {
                     // cost a fifth of a 10 s Table 1 CLI run; same bucket, same edge.
                     let r = rank_index(p, n);
                     let q = (r as f64 + 0.5) / n as f64;
-                    *o = (hdr.highest_equivalent(hdr.value_at_quantile(q)) as i64)
-                        .min(self.highest);
+                    *o =
+                        (hdr.highest_equivalent(hdr.value_at_quantile(q)) as i64).min(self.highest);
                 }
             }
             Hist::Few(few) => {

@@ -81,11 +81,17 @@ fn a_second_hyperperiod_of_table1_allocates_nothing() {
     let warm = sim.events();
     // The counter sees this thread's calls: the warm-up allocated (lists, histograms),
     // which shows the counting works at all.
-    assert!(calls() > before_setup, "the warm-up allocated nothing: counter broken?");
+    assert!(
+        calls() > before_setup,
+        "the warm-up allocated nothing: counter broken?"
+    );
     let c0 = calls();
     sim.run_until(Picos(2 * h + 1));
     let c1 = calls();
     let steady = sim.events() - warm;
-    assert!(steady > 100_000, "only {steady} events in the second hyperperiod");
+    assert!(
+        steady > 100_000,
+        "only {steady} events in the second hyperperiod"
+    );
     assert_eq!(c1 - c0, 0, "{} allocator calls in {steady} events", c1 - c0);
 }
