@@ -22,7 +22,7 @@ pub(crate) fn ns(ps: i64) -> f64 {
 /// the rank, exactly what the histogram would give. A simulation with fixed execution
 /// times repeats a few responses (Table 1: a handful per task), so most tasks never
 /// allocate a histogram: zeroing them and scanning their ~10,000 buckets for the
-/// percentiles was a third of a 10 s Table 1 run's engine time.
+/// percentiles was about a fifth of a 10 s Table 1 run's engine time (docs/benchmarks.md).
 #[derive(Clone, Debug)]
 pub(crate) struct Dist {
     pub m: Moments,
@@ -125,7 +125,7 @@ impl Dist {
                     // `value_at_quantile` stops where the count reaches ceil(q * n), and
                     // q = (r + 1/2) / n puts that at r + 1 whatever the rounding of q.
                     // It sums the counts eight at a time, where walking `iter_recorded`
-                    // cost a fifth of a 10 s Table 1 CLI run; same bucket, same edge.
+                    // took 6 % of a 10 s Table 1 CLI run; same bucket, same edge.
                     let r = rank_index(p, n);
                     let q = (r as f64 + 0.5) / n as f64;
                     *o =
