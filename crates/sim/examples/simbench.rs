@@ -1,5 +1,7 @@
 //! Times the engine alone on a system file (used by bench/simulate next to the CLI run):
-//! `cargo run --release -p latscope-sim --example simbench -- FILE DURATION [REPEAT]`.
+//! `cargo run --release -p latscope-sim --example simbench -- FILE DURATION [REPEAT]
+//! [--percentiles]`. `--percentiles` keeps the response-time histograms as `latscope
+//! simulate` does (without it only min/mean/max, as in the figures before issue 29).
 //! Prints one line of `key=value` pairs: events, wall and thread CPU time (best of
 //! REPEAT), events/s and jobs/s (from the wall time).
 
@@ -21,12 +23,16 @@ fn thread_cpu_s() -> f64 {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     if args.len() < 3 {
-        return Err("usage: simbench FILE DURATION [REPEAT]".into());
+        return Err("usage: simbench FILE DURATION [REPEAT] [--percentiles]".into());
     }
     let sys = System::from_path(std::path::Path::new(&args[1]))?;
     let cfg = from_system(&sys, &FromSystemOptions::default())?;
     let until = parse_duration(&args[2])?;
     let repeat: u32 = args.get(3).map(|s| s.parse()).transpose()?.unwrap_or(5);
+    let opts = SimOptions {
+        percentiles: args.get(4).is_some_and(|a| a == "--percentiles"),
+        ..SimOptions::default()
+    };
     let mut best = f64::MAX;
     let mut best_cpu = f64::MAX;
     let mut events = 0;
@@ -34,7 +40,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for _ in 0..repeat.max(1) {
         let t0 = std::time::Instant::now();
         let c0 = thread_cpu_s();
-        let mut sim = Sim::new(cfg.clone(), SimOptions::default())?;
+        let mut sim = Sim::new(cfg.clone(), opts.clone())?;
         sim.run_until(until);
         let r = sim.report();
         let w = t0.elapsed().as_secs_f64();
