@@ -31,7 +31,12 @@
 //! most `T_s + R_s` after the release that wrote it. A writer whose releases are only
 //! sporadic (an interrupt not declared `periodic`) may keep a value for ever: no age
 //! bound. The tighter bounds of Dürr, von der Brüggen, Chen and Chen (2019) are not
-//! used. Definitions and tightness: docs/analysis.md.
+//! used: they assume a reader copies its input when it starts (implicit communication),
+//! while a sampled link here reads at the reader's release, where a lower-priority
+//! reader released inside its writer's response still reads the old value
+//! (`crates/sim/tests/chains_sampled_reads.rs` works a case above their figure). Tasks
+//! on EDF cores take Spuri's bounds instead of the responses here ([`super::edf`]).
+//! Definitions and tightness: docs/analysis.md.
 
 use super::error::StepUnbounded;
 use super::{Chain, Link, Step};
