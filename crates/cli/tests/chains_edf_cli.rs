@@ -37,9 +37,8 @@ fn an_edf_chain_is_bounded_and_checked_by_its_edf_bound() {
     let p = dir.path().join("sys.toml");
     let plain = ["--no-overheads", "--no-release-delay"];
     let analyze = |extra: &[&str]| {
-        let mut a: Vec<&std::ffi::OsStr> = vec!["analyze".as_ref(), p.as_os_str()];
-        a.extend(plain.iter().map(|s| s.as_ref()));
-        a.extend(extra.iter().map(|s| s.as_ref()));
+        let mut a: Vec<std::ffi::OsString> = vec!["analyze".into(), p.clone().into()];
+        a.extend(plain.iter().chain(extra).map(std::ffi::OsString::from));
         run(&a)
     };
     std::fs::write(&p, SYS.replace("DEADLINE", "7ms")).unwrap();
@@ -54,9 +53,17 @@ fn an_edf_chain_is_bounded_and_checked_by_its_edf_bound() {
         .iter()
         .find(|t| t["name"] == "b")
         .unwrap();
-    assert_eq!(b["wcrt_ns"].as_f64(), Some(7e6), "fixed-priority figure kept");
+    assert_eq!(
+        b["wcrt_ns"].as_f64(),
+        Some(7e6),
+        "fixed-priority figure kept"
+    );
     assert_eq!(v["edf"]["schedulable"].as_bool(), Some(true));
-    assert!(v["notes"].to_string().contains("EDF bounds (Spuri"), "{}", v["notes"]);
+    assert!(
+        v["notes"].to_string().contains("EDF bounds (Spuri"),
+        "{}",
+        v["notes"]
+    );
     // Every task meets its deadline; the chain (8 ms > 7 ms) does not.
     assert_eq!(analyze(&["--check"]).status.code(), Some(1));
     std::fs::write(&p, SYS.replace("DEADLINE", "8ms")).unwrap();
