@@ -19,13 +19,6 @@ pub enum StepUnbounded {
          inter-arrival time"
     )]
     Interrupt { irq: String },
-    /// A task on an EDF core without a Spuri bound (the EDF analysis found none).
-    #[error("task \"{task}\" (EDF core {core}): {why}")]
-    EdfTask {
-        task: String,
-        core: u32,
-        why: String,
-    },
 }
 
 fn task_text(task: &str, why: Option<&str>) -> String {
