@@ -384,16 +384,91 @@ priority = 1
     assert!(!sys.to_toml_string().contains("scheduler"));
 }
 
-/// A chain through a task on an EDF core is refused: the chain bound adds up
-/// fixed-priority responses, which under EDF can be smaller than the task's real worst
-/// case (Spuri's bound), so the bound would not be safe.
+/// A chain through tasks on an EDF core adds their EDF bounds (Spuri 1996, with the
+/// release jitter the event link induces), worked by hand without overheads:
+///
+/// `a` (T 10, C 2, D 10) releases `b` (C 3, D 10; its jobs take `a`'s arrival, so its
+/// deadline counts from there). Round 1, `J_b = 0`: the synchronous busy period is
+/// `L = 2 ceil(L/10) + 3 ceil(L/10) = 5`; `a`'s job at offset 0 (the only candidate
+/// below 5) has deadline 10 and `b`'s job with deadline 10 counts too, so
+/// `R_a = 2 + 3 = 5`. Round 2, `J_b = R_a = 5`, `D'_b = 10 - 5 = 5`: `L = 2 ceil(L/10) +
+/// 3 ceil((L + 5)/10) = 5`; `a` at offset 0 again `2 + 3 = 5` (the next candidate,
+/// `D'_b - D'_a + 10 = 5`, is not below `L`): `R_a = 5`, settled. `b` at offset 0
+/// (its only candidate: `D'_a - D'_b = 5` is not below 5): `a`'s jobs have deadline
+/// 10 > 0 + 5 and do not count, so `L = 3` and `b`'s bound is `3 + J_b = 8 ms`. The
+/// chain's bound is `R_b = 8 ms`, composed of `a` 5 ms and `b` 3 ms. Under fixed
+/// priority (a above b) the same chain is bounded by 7 ms: the reason a fixed-priority
+/// response may not stand in for an EDF one.
 #[test]
-fn a_chain_through_an_edf_task_is_refused() {
+fn a_chain_through_edf_tasks_takes_spuris_bounds() {
+    use latscope_model::rta::{analyze, AnalysisOptions};
     let text = r#"
 [platform]
 cpu_hz = 100000000
 [kernel]
 tick_hz = 1000
+scheduler = "edf"
+[[task]]
+name = "a"
+period = "10ms"
+wcet = "2ms"
+priority = 2
+[[task]]
+name = "b"
+min_interarrival = "10ms"
+wcet = "3ms"
+priority = 1
+[[chain]]
+name = "ab"
+steps = ["a", "b"]
+links = ["event"]
+deadline = "7ms"
+"#;
+    let sys = latscope_model::system::System::from_toml_str(text, "edf-chain.toml").unwrap();
+    let opts = AnalysisOptions {
+        overheads: false,
+        tick_release_delay: false,
+        ..Default::default()
+    };
+    let ms = |x: f64| x * 1e6;
+    let res = analyze(&sys, &opts).unwrap();
+    // The fixed-priority figure, for comparison: R_a = 2 ms, J_b = 2 ms and b's window
+    // `w = 3 + 2 ceil(w/10) = 5`, so R_b = 2 + 5 = 7 ms.
+    assert_eq!(res.chains[0].bound_ns, Some(ms(7.0)));
+    let e = latscope_model::edf::analyze_edf(&sys, &opts).unwrap();
+    assert!(e.schedulable, "{e:?}");
+    let bound = |n: &str| e.tasks.iter().find(|t| t.name == n).unwrap().bound_ns;
+    assert_eq!(bound("a"), Some(ms(5.0)));
+    assert_eq!(bound("b"), Some(ms(8.0)));
+    let b = e.tasks.iter().find(|t| t.name == "b").unwrap();
+    assert_eq!(b.jitter_ns, ms(5.0), "b's release jitter is a's bound");
+    let chains = latscope_model::chain::edf::chains_with_edf(&sys, &opts, &res, &e.tasks);
+    let c = &chains[0];
+    assert_eq!(c.bound_ns, Some(ms(8.0)));
+    assert_eq!(c.bound_ps, Some(8_000_000_000));
+    let parts: Vec<(&str, f64)> = c
+        .composition
+        .iter()
+        .map(|p| (p.step.as_str(), p.ns))
+        .collect();
+    assert_eq!(parts, vec![("a", ms(5.0)), ("b", ms(3.0))]);
+    // 8 ms is past the 7 ms deadline the fixed-priority bound (7 ms) would have met.
+    assert_eq!(c.meets_deadline, Some(false));
+    assert_eq!(res.chains[0].meets_deadline, Some(true));
+}
+
+/// A chain through an EDF core in a system with an event link across cores is refused
+/// (the EDF core views carry no inter-core interrupt sent by a task).
+#[test]
+fn an_edf_chain_with_an_event_link_across_cores_is_refused() {
+    let text = r#"
+[platform]
+cpu_hz = 100000000
+cores = 2
+[kernel]
+tick_hz = 1000
+[[core]]
+id = 1
 scheduler = "edf"
 [[task]]
 name = "a"
@@ -405,20 +480,26 @@ name = "b"
 min_interarrival = "10ms"
 wcet = "2ms"
 priority = 1
+core = 1
 [[chain]]
 name = "ab"
 steps = ["a", "b"]
 links = ["event"]
-deadline = "20ms"
 "#;
     let e = latscope_model::system::System::from_toml_str(text, "edf-chain.toml")
         .unwrap_err()
         .to_string();
     assert!(
-        e.contains("edf-chain.toml:") && e.contains("chain[0] \"ab\"") && e.contains("EDF"),
+        e.contains("edf-chain.toml:")
+            && e.contains("chain[0] \"ab\"")
+            && e.contains("EDF")
+            && e.contains("across cores"),
         "{e}"
     );
-    // The same file on a fixed-priority kernel is accepted.
-    let fp = text.replace("scheduler = \"edf\"\n", "");
-    assert!(latscope_model::system::System::from_toml_str(&fp, "fp.toml").is_ok());
+    // On one core the same chain is accepted.
+    let one = text
+        .replace("cores = 2\n", "")
+        .replace("[[core]]\nid = 1\nscheduler = \"edf\"\n", "")
+        .replace("core = 1\n", "");
+    assert!(latscope_model::system::System::from_toml_str(&one, "one.toml").is_ok());
 }

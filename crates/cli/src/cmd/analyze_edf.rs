@@ -23,9 +23,12 @@ pub fn run(
         return Ok(None);
     }
     if sys.platform.cores > 1 {
-        return multicore(sys, opts, res).map(Some);
+        let m = multicore(sys, opts, res)?;
+        edf_chains(sys, opts, res, &m);
+        return Ok(Some(m));
     }
     let e = analyze_edf(sys, opts)?;
+    edf_chains(sys, opts, res, &e);
     res.schedulable = e.schedulable;
     res.notes.push(
         "kernel.scheduler = edf: `schedulable` is the EDF processor-demand verdict (QPA) and \
@@ -34,6 +37,20 @@ pub fn run(
             .into(),
     );
     Ok(Some(e))
+}
+
+/// The chains through tasks of EDF cores take those tasks' EDF bounds (Spuri, with the
+/// release jitter of event links settled), not the fixed-priority ones.
+fn edf_chains(sys: &System, opts: &AnalysisOptions, res: &mut AnalysisResult, e: &EdfResult) {
+    if !(0..sys.chains.len()).any(|k| latscope_model::chain::edf::through_edf(sys, k)) {
+        return;
+    }
+    res.chains = latscope_model::chain::edf::chains_with_edf(sys, opts, res, &e.tasks);
+    res.notes.push(
+        "chains through tasks on EDF cores add those tasks' EDF bounds (Spuri; a task \
+         released by another's completion has that task's bound as release jitter)"
+            .into(),
+    );
 }
 
 /// A partitioned multicore with EDF cores: each EDF core analysed on its own

@@ -31,8 +31,14 @@
 //! most `T_s + R_s` after the release that wrote it. A writer whose releases are only
 //! sporadic (an interrupt not declared `periodic`) may keep a value for ever: no age
 //! bound. The tighter bounds of Dürr, von der Brüggen, Chen and Chen (2019) are not
-//! used. Definitions and tightness: docs/analysis.md.
+//! used: they assume a reader copies its input when it starts (implicit communication),
+//! while a sampled link here reads at the reader's release, where a lower-priority
+//! reader released inside its writer's response still reads the old value
+//! (`crates/sim/tests/chains_sampled_reads.rs` works a case above their figure). Tasks
+//! on EDF cores take Spuri's bounds instead of the responses here ([`super::edf`]).
+//! Definitions and tightness: docs/analysis.md.
 
+use super::error::StepUnbounded;
 use super::{Chain, Link, Step};
 use crate::range::AnalysisError;
 use crate::rta::{analyze_tasks, AnalysisOptions, AnalysisResult, TaskResult};
@@ -225,32 +231,25 @@ fn segments(c: &Chain) -> Vec<(usize, usize)> {
     out
 }
 
-/// The worst response of a step from the release of its segment's first step, and
-/// that step's own part of it. `prev`: the response of the step before it in the same
-/// segment (None for a segment's first step).
+/// The worst response of a step from the release of its segment's first step (a task's
+/// worst response, an interrupt handler's), or why it has none.
 fn step_response(
     sys: &System,
     irq: &dyn Fn(usize) -> Option<i64>,
     res: &AnalysisResult,
     s: Step,
-) -> Result<i64, String> {
+) -> Result<i64, StepUnbounded> {
     match s {
-        Step::Task(i) => wcrt_ps(res, &sys.tasks[i].name).ok_or_else(|| {
-            res.tasks
+        Step::Task(i) => wcrt_ps(res, &sys.tasks[i].name).ok_or_else(|| StepUnbounded::Task {
+            task: sys.tasks[i].name.clone(),
+            why: res
+                .tasks
                 .iter()
                 .find(|t| t.name == sys.tasks[i].name)
-                .and_then(|t| t.unbounded_reason.clone())
-                .map_or_else(
-                    || format!("task \"{}\" has no bounded response", sys.tasks[i].name),
-                    |w| format!("task \"{}\": {w}", sys.tasks[i].name),
-                )
+                .and_then(|t| t.unbounded_reason.clone()),
         }),
-        Step::Interrupt(q) => irq(q).ok_or_else(|| {
-            format!(
-                "interrupt \"{}\": its handler's response does not settle within its \
-                 minimum inter-arrival time",
-                sys.interrupts[q].name
-            )
+        Step::Interrupt(q) => irq(q).ok_or_else(|| StepUnbounded::Interrupt {
+            irq: sys.interrupts[q].name.clone(),
         }),
     }
 }
@@ -355,7 +354,7 @@ pub(super) fn chain_bound(
             let r = match r {
                 Ok(r) => r,
                 Err(why) => {
-                    out.unbounded_reason = Some(why);
+                    out.unbounded_reason = Some(why.to_string());
                     return out;
                 }
             };

@@ -11,6 +11,8 @@
 
 pub mod analysis;
 pub(crate) mod cores;
+pub mod edf;
+pub mod error;
 pub mod margins;
 
 use latscope_core::time::Picos;

@@ -8,11 +8,13 @@
 //!   deadline point (the reference QPA is tested against);
 //! * [`qpa`]: Quick Processor-demand Analysis (Zhang & Burns 2009);
 //! * [`spuri`]: response-time bounds per task (Spuri 1996);
+//! * [`holistic`]: tasks released by another task's completion (chain event links);
 //! * [`result`]: what `analyze` reports;
 //! * [`cores`]: each EDF core of a partitioned multicore.
 
 pub mod cores;
 pub mod demand;
+pub mod holistic;
 pub mod qpa;
 pub mod result;
 pub mod spuri;

@@ -1,8 +1,8 @@
 //! What `analyze` reports for an EDF kernel.
 
-use super::demand::{busy_period, first_deadline, Overload};
+use super::demand::Overload;
+use super::holistic::settle;
 use super::qpa::qpa;
-use super::spuri::response_bound;
 use super::workload::Workload;
 use crate::range::AnalysisError;
 use crate::rta::AnalysisOptions;
@@ -56,7 +56,7 @@ fn ns(ps: i64) -> f64 {
 /// The EDF analysis of `sys` (its tasks are scheduled by absolute deadline; interrupt
 /// handlers and the tick preempt them).
 pub fn analyze_edf(sys: &System, opts: &AnalysisOptions) -> Result<EdfResult, AnalysisError> {
-    let w = Workload::of(sys, opts)?;
+    let mut w = Workload::of(sys, opts)?;
     let max_t = w.tasks.iter().map(|x| x.t).max().unwrap_or(1);
     let horizon = max_t.saturating_mul(HORIZON_PERIODS);
     let mut out = EdfResult {
@@ -68,8 +68,11 @@ pub fn analyze_edf(sys: &System, opts: &AnalysisOptions) -> Result<EdfResult, An
         reason: None,
         tasks: Vec::new(),
     };
-    let l = busy_period(&w, horizon).and_then(|l| first_deadline(&w).map(|d| (l, d)));
-    let bounds: Vec<Option<i64>> = match &l {
+    // Event links between tasks: their release jitter from the predecessors' bounds,
+    // settled first; QPA then checks the settled workload.
+    let settled = settle(sys, &mut w, horizon);
+    let bounds = settled.bounds;
+    match &settled.window {
         Ok((l, d_min)) => {
             out.busy_period_ns = Some(ns(*l));
             match qpa(&w, *l, *d_min) {
@@ -85,9 +88,6 @@ pub fn analyze_edf(sys: &System, opts: &AnalysisOptions) -> Result<EdfResult, An
                     ));
                 }
             }
-            (0..w.tasks.len())
-                .map(|i| response_bound(&w, i, *l, horizon).map(|b| b.0))
-                .collect()
         }
         Err(why) => {
             out.reason = Some(match why {
@@ -100,9 +100,8 @@ pub fn analyze_edf(sys: &System, opts: &AnalysisOptions) -> Result<EdfResult, An
                 }
                 Overload::Horizon => "the busy period passes the analysis horizon".into(),
             });
-            vec![None; w.tasks.len()]
         }
-    };
+    }
     for (x, b) in w.tasks.iter().zip(bounds) {
         out.tasks.push(EdfTask {
             name: x.name.clone(),
