@@ -39,7 +39,7 @@
 //! numbers exactly. Both are asserted. The example gives no periods or WCETs, so it has no
 //! response times; the periods and WCETs below are chosen (1 s, sum of the sections) and
 //! only the trivially derived R1 = C1 + B1 is checked. The simulator plays τ1's worst
-//! case out (crates/sim/tests/resources.rs, `buttazzo_table_7_1_worst_case_for_tau1`):
+//! case out (crates/sim/tests/it/resources.rs, `buttazzo_table_7_1_worst_case_for_tau1`):
 //! 15 with whole-unit releases, 17 ms − 2 us with releases 1 us apart.
 
 use latscope_model::resource::blocking::{ceilings, effect};
