@@ -12,8 +12,8 @@
 //! `generic-varied` is the generic kernel with each job running a seeded random 50–100 %
 //! of its budget, so the measured worst is not the analysis' critical instant.
 
-use std::path::{Path, PathBuf};
 use crate::common;
+use std::path::{Path, PathBuf};
 
 const CPU_HZ: f64 = 84e6;
 

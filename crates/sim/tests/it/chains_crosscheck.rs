@@ -14,11 +14,13 @@ use latscope_model::chain::{Chain, Link, Step};
 use latscope_model::generate::{freertos_template, generate, GenerateSpec, Method};
 use latscope_model::overheads::tick::TickCosts;
 use latscope_model::rta::analyze;
-use latscope_model::system::{Arrival, Interrupt, KernelCosts};
+use latscope_model::system::{Interrupt, KernelCosts};
 use latscope_model::{AnalysisOptions, System};
 use latscope_sim::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+
+use crate::common::{sporadic, task_chain};
 
 const SETS: usize = 1000;
 
@@ -34,17 +36,6 @@ fn spec(k: usize) -> GenerateSpec {
         periods: Default::default(),
         seed: 9100 + k as u64,
     }
-}
-
-/// Makes task `b` released by a source of period `t`: sporadic at that period.
-fn sporadic(sys: &mut System, b: usize, t: Picos) {
-    let task = &mut sys.tasks[b];
-    task.arrival = Arrival::Sporadic(t);
-    task.deadline = t;
-    if task.wcet > t {
-        task.wcet = Picos(t.0 / 4);
-    }
-    task.bcet = task.bcet.min(task.wcet);
 }
 
 fn add_irq(sys: &mut System, rng: &mut ChaCha8Rng, releases: usize, periodic: bool) {
@@ -87,24 +78,10 @@ fn system(k: usize) -> Option<System> {
             sporadic(&mut sys, b, ta);
             if three {
                 sporadic(&mut sys, c, ta);
-                (
-                    vec![Step::Task(a), Step::Task(b), Step::Task(c)],
-                    vec![Link::Event, Link::Event],
-                )
-            } else {
-                (vec![Step::Task(a), Step::Task(b)], vec![Link::Event])
             }
+            task_chain(a, b, three.then_some(c), Link::Event)
         }
-        1 => {
-            if three {
-                (
-                    vec![Step::Task(a), Step::Task(b), Step::Task(c)],
-                    vec![Link::Sampled, Link::Sampled],
-                )
-            } else {
-                (vec![Step::Task(a), Step::Task(b)], vec![Link::Sampled])
-            }
-        }
+        1 => task_chain(a, b, three.then_some(c), Link::Sampled),
         2 => {
             add_irq(&mut sys, &mut rng, a, periodic);
             let ta = sys.tasks[a].period();

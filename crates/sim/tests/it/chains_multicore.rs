@@ -10,35 +10,26 @@
 //! simulated task response above its analysed WCRT.
 //!
 //! `LATSCOPE_CHAIN_MC_SETS=10000 cargo test --release -p latscope-sim --test
-//! chains_multicore -- --nocapture` runs more sets and prints the tightness histogram
+//! it chains_multicore:: -- --nocapture` runs more sets and prints the tightness histogram
 //! (simulated maximum / bound) recorded in docs/analysis.md.
 
 use latscope_core::Picos;
 use latscope_model::chain::{Chain, Link, Step};
 use latscope_model::generate::{freertos_template, generate, GenerateSpec, Method};
 use latscope_model::rta::analyze;
-use latscope_model::system::{Arrival, Interrupt};
+use latscope_model::system::Interrupt;
 use latscope_model::{AnalysisOptions, System};
 use latscope_sim::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+
+use crate::common::{run_multi_seeded, sporadic, task_chain};
 
 fn sets() -> usize {
     std::env::var("LATSCOPE_CHAIN_MC_SETS")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(2000)
-}
-
-/// Makes task `b` released by a source of period `t`: sporadic at that period.
-fn sporadic(sys: &mut System, b: usize, t: Picos) {
-    let task = &mut sys.tasks[b];
-    task.arrival = Arrival::Sporadic(t);
-    task.deadline = t;
-    if task.wcet > t {
-        task.wcet = Picos(t.0 / 4);
-    }
-    task.bcet = task.bcet.min(task.wcet);
 }
 
 /// Three tasks on pairwise different cores where there are enough cores (a task of
@@ -122,24 +113,10 @@ fn system(k: usize) -> Option<System> {
                 sporadic(&mut sys, b, ta);
                 if three {
                     sporadic(&mut sys, c, ta);
-                    (
-                        vec![Step::Task(a), Step::Task(b), Step::Task(c)],
-                        vec![Link::Event, Link::Event],
-                    )
-                } else {
-                    (vec![Step::Task(a), Step::Task(b)], vec![Link::Event])
                 }
+                task_chain(a, b, three.then_some(c), Link::Event)
             }
-            1 => {
-                if three {
-                    (
-                        vec![Step::Task(a), Step::Task(b), Step::Task(c)],
-                        vec![Link::Sampled, Link::Sampled],
-                    )
-                } else {
-                    (vec![Step::Task(a), Step::Task(b)], vec![Link::Sampled])
-                }
-            }
+            1 => task_chain(a, b, three.then_some(c), Link::Sampled),
             2 => {
                 let q = add_irq(&mut sys, &mut rng, a);
                 let ta = sys.tasks[a].period();
@@ -191,31 +168,12 @@ fn simulated_chains_across_cores_never_exceed_their_bounds() {
             continue;
         };
         let res = analyze(&sys, &AnalysisOptions::default()).expect("analysable");
-        let o = FromSystemOptions {
-            exec: if k.is_multiple_of(2) {
-                ExecMode::Uniform
-            } else {
-                ExecMode::Auto
-            },
-            irq: if k.is_multiple_of(3) {
-                IrqMode::Random
-            } else {
-                IrqMode::Worst
-            },
-            seed: k as u64,
-            ..Default::default()
+        let exec = if k.is_multiple_of(2) {
+            ExecMode::Uniform
+        } else {
+            ExecMode::Auto
         };
-        let mut sim = MultiSim::new(
-            &sys,
-            &o,
-            SimOptions {
-                seed: k as u64,
-                ..Default::default()
-            },
-        )
-        .expect("simulable");
-        sim.run_until(Picos::from_ms(300));
-        let rep = sim.report();
+        let rep = run_multi_seeded(&sys, k, Some(exec), Picos::from_ms(300));
         for t in &res.tasks {
             let (Some(w), Some(o)) = (
                 t.wcrt_ns,

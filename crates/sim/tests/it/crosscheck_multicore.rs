@@ -5,7 +5,7 @@
 //! simulated maximum may exceed the per-core bound, in either tick mode.
 //!
 //! `LATSCOPE_MC_SETS=10000 cargo test --release -p latscope-sim --test
-//! crosscheck_multicore -- --nocapture` runs more sets and prints the tightness
+//! it crosscheck_multicore:: -- --nocapture` runs more sets and prints the tightness
 //! histogram (simulated maximum / bound) recorded in docs/analysis.md.
 
 use latscope_core::Picos;
@@ -16,6 +16,8 @@ use latscope_model::{AnalysisOptions, System};
 use latscope_sim::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+
+use crate::common::run_multi_seeded;
 
 fn sets() -> usize {
     std::env::var("LATSCOPE_MC_SETS")
@@ -111,26 +113,7 @@ fn multicore_simulation_never_exceeds_per_core_bounds() {
         let sys = system(k);
         let r = analyze(&sys, &AnalysisOptions::default()).expect("analysed");
         assert_eq!(r.cores.len(), sys.platform.cores as usize);
-        let o = FromSystemOptions {
-            irq: if k.is_multiple_of(3) {
-                IrqMode::Random
-            } else {
-                IrqMode::Worst
-            },
-            seed: k as u64,
-            ..Default::default()
-        };
-        let mut sim = MultiSim::new(
-            &sys,
-            &o,
-            SimOptions {
-                seed: k as u64,
-                ..Default::default()
-            },
-        )
-        .expect("simulable");
-        sim.run_until(Picos::from_ms(400));
-        let rep = sim.report();
+        let rep = run_multi_seeded(&sys, k, None, Picos::from_ms(400));
         for mode in [&r.tick_modes.partitioned, &r.tick_modes.pessimistic] {
             for a in mode {
                 let s = rep.tasks.iter().find(|t| t.name == a.name).expect("task");

@@ -2,7 +2,7 @@
 //! FIFO-empty flag, on hand-checked list-scan timelines (zero scheduler costs, so every
 //! instant below follows from the item time, the FIFO depth and the tick alone).
 
-mod common;
+use crate::common;
 use common::*;
 use latscope_core::Picos;
 use latscope_sim::*;

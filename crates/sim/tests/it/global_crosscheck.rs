@@ -5,7 +5,7 @@
 //! bound.
 //!
 //! `LATSCOPE_GFP_SETS=5000 cargo test --release -p latscope-sim --test
-//! global_crosscheck -- --nocapture` runs more sets and prints the histogram of
+//! it global_crosscheck:: -- --nocapture` runs more sets and prints the histogram of
 //! bound / observed recorded in docs/analysis.md.
 
 use latscope_core::Picos;

@@ -4,7 +4,7 @@
 //! switch cost, no interrupt entry latency, time slicing off (so equal priorities do not
 //! rotate at a tick), zero lock/unlock/inherit costs; tasks released at whole ticks.
 
-mod common;
+use crate::common;
 
 use common::*;
 use latscope_core::Picos;
@@ -443,7 +443,7 @@ fn four_task_inversion_example_worked_by_hand() {
 
 /// The worst case behind Buttazzo's Table 7.1 ("Hard Real-Time Computing Systems", 3rd
 /// ed., section 7.6.3; the published B1 = 15 is asserted against the analysis in
-/// crates/model/tests/published_blocking.rs), played out under priority inheritance.
+/// crates/model/tests/it/published_blocking.rs), played out under priority inheritance.
 /// τ1..τ3 (priorities 4..2) with the table's sections: τ1 Sa 1 then Sb 2; τ2 Sb 9 then
 /// Sc 3; τ3 Sa 8 then Sb 7 (τ4 does not take part in τ1's worst case and is left out).
 ///

@@ -1,7 +1,7 @@
 //! One test per semantic rule of docs/simulator.md, each on a small timeline whose
 //! expected values were worked out by hand (the derivation is in the comments).
 
-mod common;
+use crate::common;
 use common::*;
 use latscope_core::Picos;
 use latscope_sim::*;

@@ -7,7 +7,7 @@ use latscope_model::System;
 use latscope_sim::*;
 
 fn table1() -> SimConfig {
-    let text = include_str!("data/table1.toml");
+    let text = include_str!("../data/table1.toml");
     let sys = System::from_toml_str(text, "table1.toml").expect("valid system");
     from_system(&sys, &FromSystemOptions::default()).expect("convertible")
 }

@@ -1,4 +1,6 @@
-//! Builders for small hand-checked configurations.
+//! Helpers shared by the simulator's integration tests (one module of the `it` test
+//! binary): builders for small hand-checked configurations and the pieces the random
+//! cross-checks have in common.
 #![allow(dead_code)]
 
 use latscope_core::Picos;
@@ -84,4 +86,71 @@ pub fn pulses(s: &Sim, ch: &str) -> Vec<(i64, i64)> {
     cap.validate().expect("valid capture");
     let c = cap.channel(ch).expect("channel");
     c.pulses(true).map(|(a, b)| (a.0, b.0)).collect()
+}
+
+/// Makes task `b` released by a source of period `t`: sporadic at that period (the random
+/// chain cross-checks, single- and multicore).
+pub fn sporadic(sys: &mut latscope_model::System, b: usize, t: Picos) {
+    let task = &mut sys.tasks[b];
+    task.arrival = latscope_model::system::Arrival::Sporadic(t);
+    task.deadline = t;
+    if task.wcet > t {
+        task.wcet = Picos(t.0 / 4);
+    }
+    task.bcet = task.bcet.min(task.wcet);
+}
+
+/// The steps and links of a chain of tasks `a`, `b` and, when given, `c`, every link of
+/// kind `link` (the event and sampled shapes of the random chain cross-checks).
+pub fn task_chain(
+    a: usize,
+    b: usize,
+    c: Option<usize>,
+    link: latscope_model::chain::Link,
+) -> (
+    Vec<latscope_model::chain::Step>,
+    Vec<latscope_model::chain::Link>,
+) {
+    use latscope_model::chain::Step;
+    match c {
+        Some(c) => (
+            vec![Step::Task(a), Step::Task(b), Step::Task(c)],
+            vec![link, link],
+        ),
+        None => (vec![Step::Task(a), Step::Task(b)], vec![link]),
+    }
+}
+
+/// Simulates random multicore set `k` as the multicore cross-checks do: `k` seeds the
+/// simulator and the derived execution times, interrupts arrive at random in every third
+/// set (the worst case otherwise), `exec` replaces the default execution-time mode.
+pub fn run_multi_seeded(
+    sys: &latscope_model::System,
+    k: usize,
+    exec: Option<ExecMode>,
+    until: Picos,
+) -> SimReport {
+    let mut o = FromSystemOptions {
+        irq: if k.is_multiple_of(3) {
+            IrqMode::Random
+        } else {
+            IrqMode::Worst
+        },
+        seed: k as u64,
+        ..Default::default()
+    };
+    if let Some(exec) = exec {
+        o.exec = exec;
+    }
+    let mut sim = MultiSim::new(
+        sys,
+        &o,
+        SimOptions {
+            seed: k as u64,
+            ..Default::default()
+        },
+    )
+    .expect("simulable");
+    sim.run_until(until);
+    sim.report()
 }
