@@ -2,7 +2,7 @@
 //! through the same correlator a live run uses: the interrupt/thread split of every
 //! sample and the blockers of the one above the threshold.
 
-mod common;
+use crate::common;
 
 use common::sample;
 use latscope_measure::ftrace::attribute::{attribute, handler_time, UNTRACED_CHANGE};

@@ -4,7 +4,7 @@
 //! where the readings place it in its window; the timerlat tracer's lines give the
 //! interrupt/thread split when it is the source.
 
-mod common;
+use crate::common;
 
 use common::{fixture, sample};
 use latscope_measure::ftrace::live::Correlator;
