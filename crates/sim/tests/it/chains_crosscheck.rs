@@ -20,7 +20,7 @@ use latscope_sim::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::common::{sporadic, task_chain};
+use crate::common::{check_chain, sporadic, task_chain};
 
 const SETS: usize = 1000;
 
@@ -160,27 +160,11 @@ fn simulated_chains_never_exceed_their_bounds() {
             );
         }
         let (bound, seen) = (&res.chains[0], &rep.chains[0]);
-        let Some(b) = bound.bound_ps.map(|p| p as f64 / 1000.0) else {
+        let Some(aged) = check_chain(k, &sys, bound, seen, &mut hist) else {
             continue;
         };
-        let Some(o) = seen.max_ns else { continue };
         compared += 1;
-        assert!(
-            o <= b + 1e-6,
-            "set {k}: chain {:?} observed {o} ns > bound {b} ns\n{}",
-            bound.steps,
-            sys.to_toml_string()
-        );
-        hist[((o / b) * 10.0).floor().clamp(0.0, 10.0) as usize] += 1;
-        if let (Some(ab), Some(ao)) = (bound.age_ns, seen.age_max_ns) {
-            ages += 1;
-            assert!(
-                ao <= ab + 1e-6,
-                "set {k}: chain {:?} data age {ao} ns > bound {ab} ns\n{}",
-                bound.steps,
-                sys.to_toml_string()
-            );
-        }
+        ages += usize::from(aged);
     }
     eprintln!(
         "chains compared: {compared} (data ages {ages}), task responses {tasks_cmp}, \

@@ -23,7 +23,7 @@ use latscope_sim::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::common::{run_multi_seeded, sporadic, task_chain};
+use crate::common::{check_chain, run_multi_seeded, sporadic, task_chain};
 
 fn sets() -> usize {
     std::env::var("LATSCOPE_CHAIN_MC_SETS")
@@ -204,30 +204,14 @@ fn simulated_chains_across_cores_never_exceed_their_bounds() {
                 })
                 .collect();
             assert!(cores.len() > 1, "set {k}: chain {ci} on one core");
-            let Some(b) = bound.bound_ps.map(|p| p as f64 / 1000.0) else {
+            let Some(aged) = check_chain(k, &sys, bound, seen, &mut hist) else {
                 continue;
             };
-            let Some(o) = seen.max_ns else { continue };
             compared += 1;
             if c.links.contains(&Link::Event) {
                 crossing += 1;
             }
-            assert!(
-                o <= b + 1e-6,
-                "set {k}: chain {:?} observed {o} ns > bound {b} ns\n{}",
-                bound.steps,
-                sys.to_toml_string()
-            );
-            hist[((o / b) * 10.0).floor().clamp(0.0, 10.0) as usize] += 1;
-            if let (Some(ab), Some(ao)) = (bound.age_ns, seen.age_max_ns) {
-                ages += 1;
-                assert!(
-                    ao <= ab + 1e-6,
-                    "set {k}: chain {:?} data age {ao} ns > bound {ab} ns\n{}",
-                    bound.steps,
-                    sys.to_toml_string()
-                );
-            }
+            ages += usize::from(aged);
         }
     }
     println!(

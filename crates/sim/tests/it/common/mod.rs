@@ -154,3 +154,35 @@ pub fn run_multi_seeded(
     sim.run_until(until);
     sim.report()
 }
+
+/// Checks one simulated chain of random set `k` against its analysed bound: the observed
+/// latency and, where both exist, the data age never above the bound, and the ratio
+/// observed / bound counted in `hist` (tenths). `None` when the chain has no bound or was
+/// not observed (nothing compared); otherwise whether the data age was compared too.
+pub fn check_chain(
+    k: usize,
+    sys: &latscope_model::System,
+    bound: &latscope_model::chain::analysis::ChainResult,
+    seen: &latscope_sim::chains::ChainReport,
+    hist: &mut [usize; 11],
+) -> Option<bool> {
+    let b = bound.bound_ps.map(|p| p as f64 / 1000.0)?;
+    let o = seen.max_ns?;
+    assert!(
+        o <= b + 1e-6,
+        "set {k}: chain {:?} observed {o} ns > bound {b} ns\n{}",
+        bound.steps,
+        sys.to_toml_string()
+    );
+    hist[((o / b) * 10.0).floor().clamp(0.0, 10.0) as usize] += 1;
+    let (Some(ab), Some(ao)) = (bound.age_ns, seen.age_max_ns) else {
+        return Some(false);
+    };
+    assert!(
+        ao <= ab + 1e-6,
+        "set {k}: chain {:?} data age {ao} ns > bound {ab} ns\n{}",
+        bound.steps,
+        sys.to_toml_string()
+    );
+    Some(true)
+}
