@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the Python result classes (python/latscope/results/<kind>.py) from the JSON
 Schemas in docs/, which are generated from the Rust result types
-(crates/cli/tests/result_schemas.rs). So the Python classes follow the Rust types through
+(crates/cli/tests/it/result_schemas.rs). So the Python classes follow the Rust types through
 one chain: Rust type -> schema -> dataclass, and nothing is typed by hand twice.
 
     python3 scripts/gen-python-results.py --write   # regenerate after a schema changed

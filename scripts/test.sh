@@ -14,8 +14,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # --- setup: every package the tests use, installed once, idempotently ----------------------
-# Debian (as root): man(1) and groff render `latscope man` (crates/cli/tests/global_flags_cli.rs);
-# Linux perf records for the perf.data importer's live test (crates/trace/tests/perf_import.rs)
+# Debian (as root): man(1) and groff render `latscope man` (crates/cli/tests/it/global_flags_cli.rs);
+# Linux perf records for the perf.data importer's live test (crates/trace/tests/it/perf_import.rs)
 # and the README tour; sigrok-cli for 40-trace-sigrok-live; chromium and its driver for
 # 50-report-browser; prometheus for 30-measure-prometheus; the ARM cross compiler and
 # newlib for the real FreeRTOS kernel (validation/freertos/, examples/ in 80-readme-tour);

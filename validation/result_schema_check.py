@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The JSON every latscope command writes validates against the JSON Schemas generated
 from the result types (docs/<kind>.schema.json, written by
-`LATSCOPE_WRITE_SCHEMAS=1 cargo test -p latscope --test result_schemas`).
+`LATSCOPE_WRITE_SCHEMAS=1 cargo test -p latscope --test it result_schemas::`).
 
 Runs measure and noise (short, unprivileged), trace (every measurement kind, limits), trace --tasks
 (a synthetic event recording), analyze (offsets, margins, priority assignment, --observed),

@@ -3,8 +3,8 @@
 //! types (the report, fleet export, fit, the Python binding).
 //!
 //! One module per kind names the document type and the types it is made of; the JSON
-//! Schemas in docs/ are generated from these very types (crates/cli/tests/result_schemas.rs),
-//! and crates/cli/tests/result_roundtrip.rs checks that what each command writes reads back
+//! Schemas in docs/ are generated from these very types (crates/cli/tests/it/result_schemas.rs),
+//! and crates/cli/tests/it/result_roundtrip.rs checks that what each command writes reads back
 //! and writes again to the same JSON. [`Document`] reads any of them, telling them apart by
 //! the top-level `"kind"`.
 //!

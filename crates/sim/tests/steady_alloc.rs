@@ -11,6 +11,9 @@
 //! `latscope simulate --json`; the percentiles are on, as there.
 //!
 //! The count is per thread, so the test harness's own threads do not disturb it.
+//!
+//! This file stays its own test binary, outside `tests/it`: it installs a counting global
+//! allocator, which would otherwise sit under every integration test of the crate.
 
 use latscope_core::Picos;
 use latscope_model::System;

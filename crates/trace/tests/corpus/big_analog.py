@@ -8,7 +8,7 @@ Channel A0 at 1 MHz is a square wave between 0 V and 3.3 V: entry `analog-1-1-k`
 (k = 1..PARTS) holds MIB_PER_PART MiB of float32 samples, all 0.0 for odd k and all 3.3
 for even k. So an edge sits between every two entries, at the midpoint of the two
 samples around it, and with an even PARTS the 5th and 95th percentile levels are 0 V
-and 3.3 V. crates/cli/tests/trace_analog_bounded.rs measures it in an address space
+and 3.3 V. crates/cli/tests/it/trace_analog_bounded.rs measures it in an address space
 smaller than its samples.
 """
 import os

@@ -4,7 +4,7 @@ but claim or inflate to gigabytes, so they are not committed):
 
     python3 bombs.py OUTDIR
 
-Each file is named for what it tries; crates/cli/tests/trace_hostile.rs runs
+Each file is named for what it tries; crates/cli/tests/it/trace_hostile.rs runs
 `latscope trace` on every one under a 2 GB address-space limit and a time limit and
 expects exit status 2 with a one-line error naming the file and the place.
 

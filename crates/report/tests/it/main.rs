@@ -1,0 +1,8 @@
+//! The integration tests of `latscope-report`, linked as one test binary: one module per former
+//! test file, so the crate and its dependencies are linked once instead of once per file
+//! (issue 24). Run one file's tests with `cargo test --release -p latscope-report --test it NAME::`.
+
+mod answers;
+mod drawn;
+mod render;
+mod sweep_drawn;
