@@ -231,7 +231,9 @@ pub enum MaxNotMeaningful {
     NoRounds(&'static str),
     #[error("{name} has {rounds} rounds, fewer than {MAX_GATE_MIN_ROUNDS}")]
     FewRounds { name: &'static str, rounds: usize },
-    #[error("a round of {name} holds {least} samples, fewer than {MAX_GATE_MIN_SAMPLES_PER_ROUND}")]
+    #[error(
+        "a round of {name} holds {least} samples, fewer than {MAX_GATE_MIN_SAMPLES_PER_ROUND}"
+    )]
     FewSamples { name: &'static str, least: u64 },
 }
 

@@ -7,8 +7,8 @@
 //! leave through a lock-free single-producer ring and a full ring counts a drop.
 
 use crate::settings::{OverrunPolicy, Policy, Settings, Stop, TimerMode};
-use crate::MeasureError;
 use crate::thread_error::ThreadError;
+use crate::MeasureError;
 use latscope_core::stats::{Accumulator, Histogram, Location};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier};

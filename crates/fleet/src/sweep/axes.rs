@@ -134,7 +134,6 @@ pub fn configs(template: &System, axes: &[Axis]) -> Result<Vec<Config>, SweepErr
     Ok(out)
 }
 
-
 /// The value of `--set` (clap's `value_parser` and Python read it through this).
 impl std::str::FromStr for Axis {
     type Err = SweepError;

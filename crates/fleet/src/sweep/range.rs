@@ -39,7 +39,6 @@ impl UtilRange {
     }
 }
 
-
 /// The value of `--util` (clap's `value_parser` and Python read it through this).
 impl std::str::FromStr for UtilRange {
     type Err = SweepError;

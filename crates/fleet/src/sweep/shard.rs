@@ -33,15 +33,12 @@ impl Shard {
     }
 }
 
-
 /// The value of `--shard` (clap's `value_parser` and Python read it through this).
 impl std::str::FromStr for Shard {
     type Err = SweepError;
     fn from_str(text: &str) -> Result<Shard, SweepError> {
         let bad = |why: &str| {
-            SweepError::Invalid(format!(
-                "{why} (expected K/N with 1 <= K <= N, e.g. 3/8)"
-            ))
+            SweepError::Invalid(format!("{why} (expected K/N with 1 <= K <= N, e.g. 3/8)"))
         };
         let (k, n) = text.split_once('/').ok_or_else(|| bad("no '/'"))?;
         let k: u64 = k

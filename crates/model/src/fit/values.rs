@@ -129,9 +129,7 @@ pub fn parse_sample_duration(
     let with_unit = match parse_duration(t) {
         Err(UnitError::MissingUnit(_)) => match default_unit {
             Some(u) => format!("{t}{u}"),
-            None => {
-                return Err(SampleDurationError::NoUnit(t.to_string()))
-            }
+            None => return Err(SampleDurationError::NoUnit(t.to_string())),
         },
         _ => t.to_string(),
     };
@@ -139,11 +137,10 @@ pub fn parse_sample_duration(
         Ok(p) => p.as_ns_f64(),
         // More digits than a picosecond, or a mantissa beyond the exact parser's range:
         // read the number as a float (the range check below still applies).
-        Err(e @ UnitError::TooPrecise(_)) => {
-            float_duration_ns(&with_unit).ok_or(e)?
+        Err(e @ UnitError::TooPrecise(_)) => float_duration_ns(&with_unit).ok_or(e)?,
+        Err(UnitError::Malformed(_)) => {
+            float_duration_ns(&with_unit).ok_or_else(|| UnitError::Malformed(t.into()))?
         }
-        Err(UnitError::Malformed(_)) => float_duration_ns(&with_unit)
-            .ok_or_else(|| UnitError::Malformed(t.into()))?,
         Err(UnitError::OutOfRange(_)) => return Err(UnitError::OutOfRange(t.into()).into()),
         Err(e) => return Err(e.into()),
     };
