@@ -68,31 +68,39 @@ impl Labels {
     }
 }
 
+/// Why a key may not name a user label.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KeyError {
+    #[error("the key is empty (write KEY=VALUE)")]
+    Empty,
+    #[error(
+        "key '{0}' must be letters, digits and '_' and not start with a digit \
+         (it becomes a Prometheus label and a column name)"
+    )]
+    Characters(String),
+    #[error("key '{0}': names starting with '__' are reserved by Prometheus")]
+    Prometheus(String),
+    #[error("key '{0}' is reserved (latscope sets {reserved} itself)", reserved = RESERVED.join(", "))]
+    Reserved(String),
+}
+
 /// Whether `key` may name a user label; the reason when it may not.
-pub fn check_key(key: &str) -> Result<(), String> {
+pub fn check_key(key: &str) -> Result<(), KeyError> {
     if key.is_empty() {
-        return Err("the key is empty (write KEY=VALUE)".into());
+        return Err(KeyError::Empty);
     }
     let mut chars = key.chars();
     let first = chars.next().unwrap_or('_');
     if !(first.is_ascii_alphabetic() || first == '_')
         || !chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
     {
-        return Err(format!(
-            "key '{key}' must be letters, digits and '_' and not start with a digit \
-             (it becomes a Prometheus label and a column name)"
-        ));
+        return Err(KeyError::Characters(key.to_string()));
     }
     if key.starts_with("__") {
-        return Err(format!(
-            "key '{key}': names starting with '__' are reserved by Prometheus"
-        ));
+        return Err(KeyError::Prometheus(key.to_string()));
     }
     if RESERVED.contains(&key) {
-        return Err(format!(
-            "key '{key}' is reserved (latscope sets {} itself)",
-            RESERVED.join(", ")
-        ));
+        return Err(KeyError::Reserved(key.to_string()));
     }
     Ok(())
 }
@@ -107,7 +115,7 @@ pub fn parse_label(given: &str) -> Result<(String, String), LabelError> {
         return Err(err("no '=' (write KEY=VALUE, e.g. board=rpi4)".into()));
     };
     let k = k.trim();
-    check_key(k).map_err(err)?;
+    check_key(k).map_err(|e| err(e.to_string()))?;
     if v.is_empty() {
         return Err(err(format!("the value of '{k}' is empty")));
     }

@@ -224,24 +224,35 @@ pub const MAX_GATE_MIN_ROUNDS: usize = 5;
 /// thousand wake-ups, and the spread of those maxima says whether B's is really higher.
 pub const MAX_GATE_MIN_SAMPLES_PER_ROUND: u64 = 1000;
 
+/// Why the maximum of run A or B (`name`) says too little to be gated.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MaxNotMeaningful {
+    #[error("{0} has no rounds (measure --rounds N)")]
+    NoRounds(&'static str),
+    #[error("{name} has {rounds} rounds, fewer than {MAX_GATE_MIN_ROUNDS}")]
+    FewRounds { name: &'static str, rounds: usize },
+    #[error(
+        "a round of {name} holds {least} samples, fewer than {MAX_GATE_MIN_SAMPLES_PER_ROUND}"
+    )]
+    FewSamples { name: &'static str, least: u64 },
+}
+
 /// Whether the maximum means something in both runs (see the two constants above);
 /// Err says why not.
-pub fn max_is_meaningful(a: &Report, b: &Report) -> Result<(), String> {
+pub fn max_is_meaningful(a: &Report, b: &Report) -> Result<(), MaxNotMeaningful> {
     for (name, r) in [("A", a), ("B", b)] {
         let Some(rounds) = &r.rounds else {
-            return Err(format!("{name} has no rounds (measure --rounds N)"));
+            return Err(MaxNotMeaningful::NoRounds(name));
         };
         if rounds.len() < MAX_GATE_MIN_ROUNDS {
-            return Err(format!(
-                "{name} has {} rounds, fewer than {MAX_GATE_MIN_ROUNDS}",
-                rounds.len()
-            ));
+            return Err(MaxNotMeaningful::FewRounds {
+                name,
+                rounds: rounds.len(),
+            });
         }
         let least = rounds.iter().map(|s| s.count).min().unwrap_or(0);
         if least < MAX_GATE_MIN_SAMPLES_PER_ROUND {
-            return Err(format!(
-                "a round of {name} holds {least} samples, fewer than {MAX_GATE_MIN_SAMPLES_PER_ROUND}"
-            ));
+            return Err(MaxNotMeaningful::FewSamples { name, least });
         }
     }
     Ok(())

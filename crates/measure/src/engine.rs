@@ -7,6 +7,7 @@
 //! leave through a lock-free single-producer ring and a full ring counts a drop.
 
 use crate::settings::{OverrunPolicy, Policy, Settings, Stop, TimerMode};
+use crate::thread_error::ThreadError;
 use crate::MeasureError;
 use latscope_core::stats::{Accumulator, Histogram, Location};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
@@ -366,7 +367,7 @@ pub fn run_phase_live(
             *slot = prod;
         }
         if let Some(e) = err {
-            setup_errors.push(e);
+            setup_errors.push(e.to_string());
         }
         cpus.push(res);
     }
@@ -423,27 +424,30 @@ pub(crate) fn setup_thread(
     cpu: u32,
     eff: &Effective,
     slack_ns: u64,
-) -> Result<Option<u64>, String> {
+) -> Result<Option<u64>, ThreadError> {
     // SAFETY: cpu_set_t is plain data; CPU_SET bounds are checked below.
     unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
         if cpu as usize >= 8 * std::mem::size_of::<libc::cpu_set_t>() {
-            return Err(format!("CPU {cpu} is beyond the affinity mask size"));
+            return Err(ThreadError::BeyondMask(cpu));
         }
         libc::CPU_SET(cpu as usize, &mut set);
         if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
-            return Err(format!("cannot pin to CPU {cpu}: {}", errno_text()));
+            return Err(ThreadError::Pin {
+                cpu,
+                errno: errno_text(),
+            });
         }
         let p = libc::sched_param {
             sched_priority: eff.priority,
         };
         if libc::sched_setscheduler(0, eff.policy.libc(), &p) != 0 {
-            return Err(format!(
-                "cannot set SCHED_{} {} on CPU {cpu}: {}",
-                eff.policy.as_str().to_uppercase(),
-                eff.priority,
-                errno_text()
-            ));
+            return Err(ThreadError::Scheduling {
+                policy: eff.policy.as_str().to_uppercase(),
+                priority: eff.priority,
+                cpu,
+                errno: errno_text(),
+            });
         }
         // On this thread only (the slack is per thread). 0 would mean "back to the
         // default", so the settings never hold 0; 1 ns is the smallest slack there is.
@@ -460,7 +464,7 @@ pub(crate) fn setup_thread(
     }
 }
 
-type ThreadOut = (CpuResult, Option<SampleProducer>, Option<String>);
+type ThreadOut = (CpuResult, Option<SampleProducer>, Option<ThreadError>);
 
 fn measure_thread(
     ctx: &Ctx,
@@ -744,14 +748,14 @@ fn run_relative(ctx: &Ctx, rec: &mut Recorder) {
     }
 }
 
-fn run_timerfd(ctx: &Ctx, rec: &mut Recorder) -> Result<(), String> {
+fn run_timerfd(ctx: &Ctx, rec: &mut Recorder) -> Result<(), ThreadError> {
     let interval = ctx.settings.interval_ns;
     let (end, max_wakes) = limits(ctx, rec.t0);
     // SAFETY: plain system calls on a descriptor we own and close below.
     unsafe {
         let fd = libc::timerfd_create(libc::CLOCK_MONOTONIC, libc::TFD_CLOEXEC);
         if fd < 0 {
-            return Err(format!("timerfd_create failed: {}", errno_text()));
+            return Err(ThreadError::TimerfdCreate(errno_text()));
         }
         let mut next = now_ns() + interval;
         let spec = libc::itimerspec {
@@ -761,7 +765,7 @@ fn run_timerfd(ctx: &Ctx, rec: &mut Recorder) -> Result<(), String> {
         if libc::timerfd_settime(fd, libc::TFD_TIMER_ABSTIME, &spec, std::ptr::null_mut()) != 0 {
             let e = errno_text();
             libc::close(fd);
-            return Err(format!("timerfd_settime failed: {e}"));
+            return Err(ThreadError::TimerfdSet(e));
         }
         let sliced = interval > STOP_SLICE_NS;
         while rec.res.wakes < max_wakes && next <= end && !ctx.stop.load(Ordering::Relaxed) {
@@ -788,7 +792,7 @@ fn run_timerfd(ctx: &Ctx, rec: &mut Recorder) -> Result<(), String> {
                 }
                 let e = errno_text();
                 libc::close(fd);
-                return Err(format!("read from timerfd failed: {e}"));
+                return Err(ThreadError::TimerfdRead(e));
             }
             let now = now_ns();
             rec.res.wakes += 1;

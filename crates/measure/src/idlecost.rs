@@ -6,13 +6,29 @@
 //! state costs a wake-up here.
 
 use crate::env::{Item, Status};
+use crate::MeasureError;
 
 /// Length of each of the two probe runs.
 pub const PROBE_NS: i64 = 300_000_000;
 
+/// Why the idle probe could not give its two p50s.
+#[derive(Debug, thiserror::Error)]
+pub enum ProbeError {
+    #[error("{label} probe run failed: {source}")]
+    Run {
+        label: &'static str,
+        source: MeasureError,
+    },
+    #[error("{0} probe run took no sample")]
+    NoSample(&'static str),
+    /// The PM QoS request could not be held (its message names the file).
+    #[error(transparent)]
+    Hold(MeasureError),
+}
+
 /// The `idle_state_cost` item from the p50 without and with the PM QoS hold (ns), or the
 /// reason the probe could not run.
-pub fn item(result: Result<(i64, i64), String>) -> Item {
+pub fn item(result: Result<(i64, i64), ProbeError>) -> Item {
     const EFFECT: &str = "When a CPU sleeps in an idle state, a wake-up first pays the state's exit (and, in a guest, the host scheduling the halted vCPU again). The two probe runs of 0.3 s differ only in a PM QoS request of 0 µs held during the second; --pm-qos 0 holds it for a whole run (a machine-wide effect).";
     let (status, value) = match result {
         Err(why) => (Status::Unknown, format!("not measured: {why}")),
@@ -50,7 +66,9 @@ mod tests {
         assert!(it.value.contains("+7.2 µs (+18 %)"), "{}", it.value);
         let it = item(Ok((30_000, 29_500)));
         assert_eq!(it.status, Status::Ok);
-        let it = item(Err("cannot open dev/cpu_dma_latency".into()));
+        let it = item(Err(ProbeError::Hold(MeasureError::Setup(
+            "cannot open dev/cpu_dma_latency".into(),
+        ))));
         assert_eq!(it.status, Status::Unknown);
         assert!(it.value.contains("cpu_dma_latency"));
     }

@@ -50,6 +50,7 @@ pub mod samples;
 pub mod session;
 pub mod settings;
 pub mod stats_json;
+pub mod thread_error;
 pub mod underload;
 
 pub use output::Report;

@@ -34,10 +34,9 @@ fn write_file(
     live: &LiveMetrics,
     meta: &Meta,
     running: bool,
-) -> Result<(), String> {
+) -> Result<(), latscope_core::outfile::OutputError> {
     let text = exposition::render(&live.snapshot(), meta, Format::Prometheus, running);
     latscope_core::outfile::write_atomically(path, "--openmetrics", text.as_bytes())
-        .map_err(|e| e.to_string())
 }
 
 fn respond(req: tiny_http::Request, live: &LiveMetrics, meta: &Meta) {
@@ -113,7 +112,7 @@ impl Publisher {
             threads.push(h);
         }
         if let Some(p) = &file {
-            write_file(p, &live, &meta, true).map_err(MeasureError::Setup)?;
+            write_file(p, &live, &meta, true).map_err(|e| MeasureError::Setup(e.to_string()))?;
             let (st, lv, mt, fe, p) = (
                 stop.clone(),
                 live.clone(),
@@ -132,7 +131,7 @@ impl Publisher {
                             last = Instant::now();
                             if let Err(e) = write_file(&p, &lv, &mt, true) {
                                 if let Ok(mut g) = fe.lock() {
-                                    *g = Some(e);
+                                    *g = Some(e.to_string());
                                 }
                             }
                         }
@@ -162,7 +161,7 @@ impl Publisher {
         let mut warning = self.file_error.lock().ok().and_then(|mut g| g.take());
         if let Some(p) = &self.file {
             if let Err(e) = write_file(p, &self.live, &self.meta, false) {
-                warning = Some(e);
+                warning = Some(e.to_string());
             }
         }
         warning

@@ -34,7 +34,7 @@ pub fn rings(n: usize) -> (Vec<Option<SampleProducer>>, Vec<rtrb::Consumer<RawSa
 }
 
 /// What the writer thread returns: samples written and the (uncommitted) file.
-type WriterResult = Result<(u64, Option<OutputFile>), String>;
+type WriterResult = Result<(u64, Option<OutputFile>), std::io::Error>;
 
 /// The writer thread.
 pub struct SampleWriter {
@@ -129,9 +129,8 @@ impl SampleWriter {
         let handle = std::thread::Builder::new()
             .name("latscope-samples".into())
             .spawn(move || -> WriterResult {
-                let io = |e: std::io::Error| e.to_string();
                 let mut w = match file {
-                    Some(f) => Some(Sink::open(f, fmt).map_err(io)?),
+                    Some(f) => Some(Sink::open(f, fmt)?),
                     None => None,
                 };
                 let mut written = 0u64;
@@ -142,7 +141,7 @@ impl SampleWriter {
                     for c in consumers.iter_mut() {
                         while let Ok(s) = c.pop() {
                             if let Some(w) = w.as_mut() {
-                                w.write(&s).map_err(io)?;
+                                w.write(&s)?;
                                 written += 1;
                             }
                             if let Some(f) = &forward {
@@ -159,7 +158,7 @@ impl SampleWriter {
                     }
                 }
                 let file = match w {
-                    Some(w) => Some(w.into_file().map_err(io)?),
+                    Some(w) => Some(w.into_file()?),
                     None => None,
                 };
                 Ok((written, file))
@@ -182,9 +181,9 @@ impl SampleWriter {
             .ok_or_else(|| MeasureError::Setup("the sample writer was already finished".into()))?
             .join()
             .map_err(|_| MeasureError::Setup("the sample writer panicked".into()))?;
-        out.map_err(|msg| MeasureError::Output {
+        out.map_err(|e| MeasureError::Output {
             path: self.path.display().to_string(),
-            msg,
+            msg: e.to_string(),
         })
     }
 }

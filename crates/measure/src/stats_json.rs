@@ -79,33 +79,45 @@ impl From<Stats> for StatsJson {
     }
 }
 
-fn need(v: Stat, key: &str) -> Result<f64, String> {
+/// Why a JSON summary is not a complete measure summary (read back by `merge`, `compare`
+/// and `fit`); serde puts the message after the place it was read from.
+#[derive(Debug, thiserror::Error)]
+pub enum StatsFieldError {
+    #[error("missing field `{0}`")]
+    Missing(&'static str),
+    #[error("`{0}` is null")]
+    Null(&'static str),
+    #[error("`{key}` is {value}, expected whole nanoseconds")]
+    NotWhole { key: &'static str, value: f64 },
+}
+
+fn need(v: Stat, key: &'static str) -> Result<f64, StatsFieldError> {
     match v {
         Some(Some(x)) if x.is_finite() => Ok(x),
-        Some(_) => Err(format!("`{key}` is null")),
-        None => Err(format!("missing field `{key}`")),
+        Some(_) => Err(StatsFieldError::Null(key)),
+        None => Err(StatsFieldError::Missing(key)),
     }
 }
 
-fn whole(x: f64, key: &str) -> Result<i64, String> {
+fn whole(x: f64, key: &'static str) -> Result<i64, StatsFieldError> {
     if x.fract() == 0.0 && x.abs() < 9.0e15 {
         Ok(x as i64)
     } else {
-        Err(format!("`{key}` is {x}, expected whole nanoseconds"))
+        Err(StatsFieldError::NotWhole { key, value: x })
     }
 }
 
-fn int(v: Stat, key: &str) -> Result<i64, String> {
+fn int(v: Stat, key: &'static str) -> Result<i64, StatsFieldError> {
     whole(need(v, key)?, key)
 }
 
 impl TryFrom<StatsJson> for Stats {
-    type Error = String;
-    fn try_from(j: StatsJson) -> Result<Stats, String> {
+    type Error = StatsFieldError;
+    fn try_from(j: StatsJson) -> Result<Stats, StatsFieldError> {
         let s = j.summary;
         let histogram = s
             .histogram
-            .ok_or("missing field `histogram`")?
+            .ok_or(StatsFieldError::Missing("histogram"))?
             .into_iter()
             .map(|b| {
                 Ok(HistBucket {
@@ -114,7 +126,7 @@ impl TryFrom<StatsJson> for Stats {
                     count: b.count,
                 })
             })
-            .collect::<Result<Vec<_>, String>>()?;
+            .collect::<Result<Vec<_>, StatsFieldError>>()?;
         Ok(Stats {
             count: s.count,
             min_ns: int(s.min_ns, "min_ns")?,

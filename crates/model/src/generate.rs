@@ -47,6 +47,14 @@ pub enum PeriodDist {
     Choice(Vec<Picos>),
 }
 
+/// `--periods` (clap's `value_parser`) and Python read the text through [`PeriodDist::parse`].
+impl std::str::FromStr for PeriodDist {
+    type Err = GenerateError;
+    fn from_str(text: &str) -> Result<Self, GenerateError> {
+        PeriodDist::parse(text)
+    }
+}
+
 impl PeriodDist {
     /// Parses `log-uniform`, `uniform` or `choice:P1,P2,…` (each a duration with a unit,
     /// e.g. `choice:1ms,2ms,5ms,10ms`; a bare number takes the unit of the last value,

@@ -38,7 +38,9 @@ mod ticks;
 
 pub(crate) use analyze::analyze_tasks;
 pub use analyze::{analyze, analyze_mode, hyperperiod};
-pub use interference::{Interference, InterferenceDetail, InterferenceIter, NamedNs, Share};
+pub use interference::{
+    Interference, InterferenceDetail, InterferenceDetailError, InterferenceIter, NamedNs, Share,
+};
 pub use options::{AnalysisOptions, SwitchCharge};
 pub use result::{
     AnalysisResult, Breakdown, JitterParts, Reduction, TaskResult, TickModes, Totals,

@@ -159,16 +159,41 @@ pub struct PyRun {
     pub python: String,
 }
 
+/// Why the bundled loop gave no samples; each message names the file or program.
+#[derive(Debug, thiserror::Error)]
+pub enum PyLoopError {
+    #[error("{}: {source}", path.display())]
+    File {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot run python3: {0}")]
+    Spawn(std::io::Error),
+    #[error("python3 sleep_loop.py failed ({status}): {stderr}")]
+    Failed {
+        status: std::process::ExitStatus,
+        stderr: String,
+    },
+    #[error("sleep_loop.py printed no JSON: {0}")]
+    NoJson(serde_json::Error),
+    #[error("sleep_loop.py gave no samples")]
+    NoSamples,
+}
+
 /// Runs the bundled script with the system's `python3` (`select`: sleep in select()).
-pub fn python_loop(interval_ms: i64, loops: u64, select: bool) -> Result<PyRun, String> {
+pub fn python_loop(interval_ms: i64, loops: u64, select: bool) -> Result<PyRun, PyLoopError> {
     let dir = std::env::temp_dir().join(format!(
         "latscope-sleep-loop-{}-{}",
         std::process::id(),
         RUN_ID.fetch_add(1, Ordering::Relaxed)
     ));
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let file = |path: &std::path::Path| {
+        let path = path.to_path_buf();
+        move |source| PyLoopError::File { path, source }
+    };
+    std::fs::create_dir_all(&dir).map_err(file(&dir))?;
     let script = dir.join("sleep_loop.py");
-    std::fs::write(&script, SCRIPT).map_err(|e| format!("{}: {e}", script.display()))?;
+    std::fs::write(&script, SCRIPT).map_err(file(&script))?;
     let mut cmd = std::process::Command::new("python3");
     cmd.arg(&script)
         .arg(format!("{}", interval_ms as f64 / 1e3))
@@ -178,22 +203,20 @@ pub fn python_loop(interval_ms: i64, loops: u64, select: bool) -> Result<PyRun, 
     }
     let out = cmd.output();
     let _ = std::fs::remove_dir_all(&dir);
-    let out = out.map_err(|e| format!("cannot run python3: {e}"))?;
+    let out = out.map_err(PyLoopError::Spawn)?;
     if !out.status.success() {
-        return Err(format!(
-            "python3 sleep_loop.py failed ({}): {}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
+        return Err(PyLoopError::Failed {
+            status: out.status,
+            stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        });
     }
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout)
-        .map_err(|e| format!("sleep_loop.py printed no JSON: {e}"))?;
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).map_err(PyLoopError::NoJson)?;
     let late_us: Vec<f64> = v["late_us"]
         .as_array()
         .map(|a| a.iter().filter_map(|x| x.as_f64()).collect())
         .unwrap_or_default();
     if late_us.is_empty() {
-        return Err("sleep_loop.py gave no samples".into());
+        return Err(PyLoopError::NoSamples);
     }
     Ok(PyRun {
         late_us,
@@ -367,7 +390,7 @@ fn live_rows(
                     py_info.get_or_insert((r.python.clone(), r.slack_ns, r.nice));
                 }
                 Err(e) => {
-                    py_error.get_or_insert(e);
+                    py_error.get_or_insert(e.to_string());
                 }
             }
         }

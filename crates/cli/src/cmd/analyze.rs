@@ -93,7 +93,7 @@ pub struct Args {
     /// How many higher-priority tasks each task's breakdown names: a number (the largest
     /// shares; the rest summed in `interference_others_ns`) or `full` (every one: n^2 / 2
     /// shares for n tasks)
-    #[arg(long, value_name = "N|full", value_parser = parse_interference, default_value = "8")]
+    #[arg(long, value_name = "N|full", default_value = "8")]
     pub interference: InterferenceDetail,
     /// The default now (kept for scripts that pass it)
     #[arg(long, hide = true, conflicts_with = "exact_unbounded")]
@@ -402,16 +402,6 @@ pub(super) fn t(ns: f64) -> String {
 
 fn opt(ns: Option<f64>) -> String {
     ns.map_or_else(|| "unbounded".to_string(), t)
-}
-
-/// `--interference N|full`.
-fn parse_interference(s: &str) -> Result<InterferenceDetail, String> {
-    if s.eq_ignore_ascii_case("full") {
-        return Ok(InterferenceDetail::Full);
-    }
-    s.parse::<usize>()
-        .map(InterferenceDetail::Top)
-        .map_err(|_| format!("`{s}` is neither a number of tasks nor `full`"))
 }
 
 /// A task's WCRT cell: the value, `> D` when the analysis stopped past the bound, or

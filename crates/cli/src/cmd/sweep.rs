@@ -52,7 +52,7 @@ pub struct Args {
     pub tasks: usize,
     /// Total utilisations: FROM..TO:STEP (both ends included), or one value
     #[arg(long, value_name = "FROM..TO:STEP", allow_hyphen_values = true)]
-    pub util: String,
+    pub util: UtilRange,
     /// Sets per utilisation
     #[arg(long)]
     pub sets: usize,
@@ -62,7 +62,7 @@ pub struct Args {
     /// Configuration axis: a system-file key and its values (repeatable), e.g.
     /// kernel.tick_hz=100,1000 or kernel.costs.tick_base=1us,2us
     #[arg(long = "set", value_name = "KEY=V1,V2,…")]
-    pub axes: Vec<String>,
+    pub axes: Vec<Axis>,
     /// Also simulate every set under every configuration for this long (e.g. 2s); adds
     /// the sim_* columns
     #[arg(
@@ -77,7 +77,7 @@ pub struct Args {
     pub jobs: Option<usize>,
     /// Compute only shard K of N (contiguous blocks of the work items)
     #[arg(long, value_name = "K/N")]
-    pub shard: Option<String>,
+    pub shard: Option<Shard>,
     /// Output file: .csv or .parquet (the extension picks the format unless --format
     /// is given); `-` for standard output
     #[arg(long = "output", short = 'o', alias = "out", value_name = "FILE")]
@@ -153,20 +153,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.sets == 0 {
         anyhow::bail!("--sets must be at least 1");
     }
-    let range = UtilRange::parse(&args.util)?;
-    let axes = args
-        .axes
-        .iter()
-        .map(|a| Axis::parse(a))
-        .collect::<Result<Vec<_>, _>>()?;
+    let range = args.util;
+    let axes = args.axes;
     let configs = sweep::configs(&template, &axes).with_context(|| match &args.template {
         Some(p) => format!("template {}", p.display()),
         None => "the built-in template".to_string(),
     })?;
-    let shard = match &args.shard {
-        Some(s) => Shard::parse(s)?,
-        None => Shard::WHOLE,
-    };
+    let shard = args.shard.unwrap_or(Shard::WHOLE);
     let simulate = match args.simulate {
         None => None,
         Some(d) => {

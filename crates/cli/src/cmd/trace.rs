@@ -155,21 +155,21 @@ pub struct Args {
     #[arg(long)]
     pub list: bool,
     /// Pulse widths of a channel: CH[:high|:low] (e.g. an ISR's execution time)
-    #[arg(long, value_name = "CH[:LEVEL]")]
-    pub pulse: Vec<String>,
+    #[arg(long, value_name = "CH[:LEVEL]", value_parser = measure::parse_pulse)]
+    pub pulse: Vec<measure::Request>,
     /// Latency from an edge on A to the next matching edge on B, one-to-one:
     /// 'A[:EDGE]->B[:EDGE][,window=10us]'; an A event without a B event before the
     /// next A event (or within the window) counts as unmatched
-    #[arg(long, value_name = "A->B")]
-    pub latency: Vec<String>,
+    #[arg(long, value_name = "A->B", value_parser = measure::parse_latency)]
+    pub latency: Vec<measure::Request>,
     /// End-to-end chain, step by step: 'IRQ:rise->Task:rise->Out:fall[,name=NAME]'; each
     /// first-step edge starts an instance, matched FIFO to the next step's first edge at
     /// or after it (an instance whose next step comes only after the following instance
     /// reached its step is unmatched). Event recordings also take an actor's events:
     /// ready, switch, block (tasks), enter, exit (handlers). Repeatable; limits as for
     /// any measurement: --limit 'NAME.max<5ms' (docs/trace.md, "Chains")
-    #[arg(long, value_name = "A->B->C")]
-    pub chain: Vec<String>,
+    #[arg(long, value_name = "A->B->C", value_parser = chain::parse_chain)]
+    pub chain: Vec<chain::ChainSpec>,
     /// Period between consecutive edges: CH[:EDGE][,nominal=1ms]; reports frequency and
     /// jitter against the nominal period
     #[arg(long, value_name = "CH[:EDGE]")]
@@ -211,7 +211,7 @@ pub struct Args {
     /// Pass/fail check, e.g. 'SysTick.max<5us', 'Task.busy.max_percent<20%',
     /// 'IRQ->Task.unmatched<=0'; any failure makes the exit status 1
     #[arg(long, value_name = "NAME.STAT<VALUE")]
-    pub limit: Vec<String>,
+    pub limit: Vec<Limit>,
     /// Write the results as JSON to this file ('-' for stdout, then no text output)
     #[arg(long, value_name = "OUT")]
     pub json: Option<PathBuf>,
@@ -319,12 +319,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
         (None, Some(p)) => measure::parse::parse_per(p, "--per")?,
         (None, None) => Per::Whole,
     };
-    for p in &a.pulse {
-        reqs.push(measure::parse_pulse(p)?);
-    }
-    for l in &a.latency {
-        reqs.push(measure::parse_latency(l)?);
-    }
+    reqs.extend(a.pulse.iter().cloned());
+    reqs.extend(a.latency.iter().cloned());
     for p in &a.period {
         reqs.push(measure::parse_period(p, nominal)?);
     }
@@ -334,14 +330,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
     for c in &a.count {
         reqs.push(measure::parse_count(c, &default_per)?);
     }
-    for l in &a.limit {
-        limits.push(Limit::parse(l)?);
-    }
-    let chains = a
-        .chain
-        .iter()
-        .map(|c| chain::parse_chain(c))
-        .collect::<Result<Vec<_>, _>>()?;
+    limits.extend(a.limit.iter().cloned());
+    let chains = a.chain.clone();
     // Decode only the channels the measurements read (sigrok, VCD, CSV), unless
     // the whole capture is exported.
     let only = if (reqs.is_empty() && chains.is_empty()) || a.perfetto.is_some() {

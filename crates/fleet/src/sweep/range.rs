@@ -14,11 +14,38 @@ pub struct UtilRange {
 pub const MAX_POINTS: usize = 100_000;
 
 impl UtilRange {
-    /// Parses `0.5..1.0:0.05` (also `0.7` for one point).
+    /// Parses `0.5..1.0:0.05` (also `0.7` for one point); the error names the flag (`--util`) for callers outside clap.
     pub fn parse(text: &str) -> Result<UtilRange, SweepError> {
+        text.parse().map_err(|e| match e {
+            SweepError::Invalid(m) => SweepError::Invalid(format!("--util {text:?}: {m}")),
+            e => e,
+        })
+    }
+
+    fn count_unchecked(&self) -> usize {
+        let n = ((self.to - self.from) / self.step + 1e-9).floor();
+        if n.is_finite() && n < (MAX_POINTS as f64) * 2.0 {
+            n as usize + 1
+        } else {
+            usize::MAX
+        }
+    }
+
+    /// The utilisations, rounded to 9 decimals so `0.1 + 2 x 0.1` is `0.3`.
+    pub fn points(&self) -> Vec<f64> {
+        (0..self.count_unchecked())
+            .map(|i| ((self.from + i as f64 * self.step) * 1e9).round() / 1e9)
+            .collect()
+    }
+}
+
+/// The value of `--util` (clap's `value_parser` and Python read it through this).
+impl std::str::FromStr for UtilRange {
+    type Err = SweepError;
+    fn from_str(text: &str) -> Result<UtilRange, SweepError> {
         let bad = |why: &str| {
             SweepError::Invalid(format!(
-                "--util {text:?}: {why} (expected FROM..TO:STEP, e.g. 0.5..1.0:0.05, or one utilisation)"
+                "{why} (expected FROM..TO:STEP, e.g. 0.5..1.0:0.05, or one utilisation)"
             ))
         };
         let num = |s: &str, what: &str| -> Result<f64, SweepError> {
@@ -67,22 +94,6 @@ impl UtilRange {
             )));
         }
         Ok(r)
-    }
-
-    fn count_unchecked(&self) -> usize {
-        let n = ((self.to - self.from) / self.step + 1e-9).floor();
-        if n.is_finite() && n < (MAX_POINTS as f64) * 2.0 {
-            n as usize + 1
-        } else {
-            usize::MAX
-        }
-    }
-
-    /// The utilisations, rounded to 9 decimals so `0.1 + 2 x 0.1` is `0.3`.
-    pub fn points(&self) -> Vec<f64> {
-        (0..self.count_unchecked())
-            .map(|i| ((self.from + i as f64 * self.step) * 1e9).round() / 1e9)
-            .collect()
     }
 }
 

@@ -90,19 +90,27 @@ pub fn run_item(spec: &SweepSpec, item: usize) -> Result<Vec<SweepRow>, SweepErr
     Ok(rows)
 }
 
+/// Why a configuration could not be simulated for its sweep row.
+#[derive(Debug, thiserror::Error)]
+pub enum SimulateError {
+    #[error("simulation: {0}")]
+    FromSystem(#[from] latscope_sim::FromSystemError),
+    #[error("simulation: {0}")]
+    Config(#[from] latscope_sim::ConfigError),
+}
+
 fn simulate(
     sys: &latscope_model::System,
     until: latscope_core::Picos,
     seed: u64,
-) -> Result<SimFigures, String> {
+) -> Result<SimFigures, SimulateError> {
     let cfg = from_system(
         sys,
         &FromSystemOptions {
             seed,
             ..Default::default()
         },
-    )
-    .map_err(|e| format!("simulation: {e}"))?;
+    )?;
     let mut sim = Sim::new(
         cfg,
         SimOptions {
@@ -112,8 +120,7 @@ fn simulate(
             percentiles: false,
             source: sys.source.clone(),
         },
-    )
-    .map_err(|e| format!("simulation: {e}"))?;
+    )?;
     sim.run_until(until);
     let r = sim.report();
     let mut worst: Option<f64> = Some(0.0);

@@ -14,12 +14,31 @@ pub struct Shard {
 impl Shard {
     pub const WHOLE: Shard = Shard { index: 1, count: 1 };
 
-    /// Parses `K/N` with 1 <= K <= N.
+    /// Parses `K/N` with 1 <= K <= N; the error names the flag (`--shard`) for callers outside clap.
     pub fn parse(text: &str) -> Result<Shard, SweepError> {
+        text.parse().map_err(|e| match e {
+            SweepError::Invalid(m) => SweepError::Invalid(format!("--shard {text:?}: {m}")),
+            e => e,
+        })
+    }
+
+    /// The work items of this shard out of `total`: `[(K-1)·total/N, K·total/N)`.
+    pub fn items(&self, total: usize) -> Range<usize> {
+        let at = |k: u64| (total as u128 * k as u128 / self.count as u128) as usize;
+        at(self.index - 1)..at(self.index)
+    }
+
+    pub fn is_first(&self) -> bool {
+        self.index == 1
+    }
+}
+
+/// The value of `--shard` (clap's `value_parser` and Python read it through this).
+impl std::str::FromStr for Shard {
+    type Err = SweepError;
+    fn from_str(text: &str) -> Result<Shard, SweepError> {
         let bad = |why: &str| {
-            SweepError::Invalid(format!(
-                "--shard {text:?}: {why} (expected K/N with 1 <= K <= N, e.g. 3/8)"
-            ))
+            SweepError::Invalid(format!("{why} (expected K/N with 1 <= K <= N, e.g. 3/8)"))
         };
         let (k, n) = text.split_once('/').ok_or_else(|| bad("no '/'"))?;
         let k: u64 = k
@@ -37,16 +56,6 @@ impl Shard {
             return Err(bad(&format!("K must be between 1 and {n}")));
         }
         Ok(Shard { index: k, count: n })
-    }
-
-    /// The work items of this shard out of `total`: `[(K-1)·total/N, K·total/N)`.
-    pub fn items(&self, total: usize) -> Range<usize> {
-        let at = |k: u64| (total as u128 * k as u128 / self.count as u128) as usize;
-        at(self.index - 1)..at(self.index)
-    }
-
-    pub fn is_first(&self) -> bool {
-        self.index == 1
     }
 }
 

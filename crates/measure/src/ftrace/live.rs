@@ -6,6 +6,7 @@
 pub use super::correlate::{Correlator, TraceResult, MAX_EVENTS_PER_CPU, MAX_SPIKES};
 use super::lost::read_ring_stats;
 use super::timerlat::{self, Source};
+use super::tracefs_error::{create_instance, write, TracefsError};
 use crate::engine::RawSample;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
@@ -122,7 +123,7 @@ fn start_timerlat(
     cpus: &[u32],
     interval_ns: i64,
     restore: &mut Vec<(PathBuf, String)>,
-) -> Result<(), String> {
+) -> Result<(), TracefsError> {
     let list: Vec<String> = cpus.iter().map(u32::to_string).collect();
     let period_us = (interval_ns / 1000).clamp(100, 1_000_000);
     for (file, value) in [
@@ -130,8 +131,10 @@ fn start_timerlat(
         ("timerlat_period_us", period_us.to_string()),
     ] {
         let p = root.join("osnoise").join(file);
-        let old =
-            std::fs::read_to_string(&p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+        let old = std::fs::read_to_string(&p).map_err(|source| TracefsError::Read {
+            path: p.clone(),
+            source,
+        })?;
         write(&p, &value)?;
         restore.push((p, old.trim().to_string()));
     }
@@ -145,10 +148,6 @@ fn put_back(instance: &Path, restore: &mut Vec<(PathBuf, String)>) {
     for (p, old) in restore.drain(..).rev() {
         let _ = write(&p, &old);
     }
-}
-
-fn write(p: &Path, v: &str) -> Result<(), String> {
-    std::fs::write(p, v).map_err(|e| format!("cannot write {}: {e}", p.display()))
 }
 
 /// The tracefs mount point; when latscope had to mount it, it is unmounted again when
@@ -178,7 +177,7 @@ impl TracefsMount {
 }
 
 /// The tracefs mount point, mounting it at /sys/kernel/tracing when needed (root only).
-pub fn tracefs() -> Result<TracefsMount, String> {
+pub fn tracefs() -> Result<TracefsMount, TracefsError> {
     for p in ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"] {
         if Path::new(p).join("instances").is_dir() {
             return Ok(TracefsMount {
@@ -199,10 +198,7 @@ pub fn tracefs() -> Result<TracefsMount, String> {
         )
     };
     if r != 0 {
-        return Err(format!(
-            "tracefs is not mounted and mounting it at /sys/kernel/tracing failed: {}",
-            std::io::Error::last_os_error()
-        ));
+        return Err(TracefsError::Mount(std::io::Error::last_os_error()));
     }
     Ok(TracefsMount {
         path: PathBuf::from("/sys/kernel/tracing"),
@@ -213,16 +209,22 @@ pub fn tracefs() -> Result<TracefsMount, String> {
 /// Why tracing cannot be used here, or None when it can (checked without changing
 /// anything: a tracefs mounted for the check is unmounted again).
 pub fn unusable_reason() -> Option<String> {
+    usable().err().map(|e| e.to_string())
+}
+
+/// Ok when tracing can be used here; else why not (see [`unusable_reason`]).
+pub fn usable() -> Result<(), TracefsError> {
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 {
-        return Some("not root: kernel tracepoints need root (tracefs)".into());
+        return Err(TracefsError::NotRoot);
     }
-    match tracefs() {
-        Err(e) => Some(e),
-        Ok(mount) => REQUIRED
-            .iter()
-            .find(|e| !mount.path.join("events").join(e).join("enable").exists())
-            .map(|e| format!("tracepoint {e} is missing in this kernel")),
+    let mount = tracefs()?;
+    match REQUIRED
+        .iter()
+        .find(|e| !mount.path.join("events").join(e).join("enable").exists())
+    {
+        Some(e) => Err(TracefsError::MissingTracepoint(e.to_string())),
+        None => Ok(()),
     }
 }
 
@@ -238,18 +240,15 @@ impl Tracer {
         lookback_ns: i64,
         interval_ns: i64,
         trace_setup: &TraceSetup,
-    ) -> Result<Tracer, String> {
-        if let Some(why) = unusable_reason() {
-            return Err(why);
-        }
+    ) -> Result<Tracer, TracefsError> {
+        usable()?;
         let mount = tracefs()?;
         let root = mount.path.clone();
         let instance = root
             .join("instances")
             .join(format!("latscope-{}", std::process::id()));
-        std::fs::create_dir(&instance)
-            .map_err(|e| format!("cannot create trace instance {}: {e}", instance.display()))?;
-        let setup = || -> Result<(), String> {
+        create_instance(&instance)?;
+        let setup = || -> Result<(), TracefsError> {
             write(&instance.join("trace_clock"), "mono")?;
             write(
                 &instance.join("buffer_size_kb"),
@@ -268,7 +267,7 @@ impl Tracer {
             {
                 let enable = instance.join("events").join(e).join("enable");
                 if !enable.exists() {
-                    return Err(format!("tracepoint {e} is missing in this kernel"));
+                    return Err(TracefsError::MissingTracepoint(e.to_string()));
                 }
                 write(&enable, "1")?;
             }
@@ -306,7 +305,7 @@ impl Tracer {
                 let _ = write(&instance.join("tracing_on"), "0");
                 put_back(&instance, &mut restore);
                 let _ = std::fs::remove_dir(&instance);
-                format!("cannot open trace_pipe: {e}")
+                TracefsError::Pipe(e)
             })?;
         let stop = Arc::new(AtomicBool::new(false));
         let (tx, rx) = std::sync::mpsc::channel();
@@ -331,7 +330,7 @@ impl Tracer {
                 let _ = write(&instance.join("tracing_on"), "0");
                 put_back(&instance, &mut restore);
                 let _ = std::fs::remove_dir(&instance);
-                return Err(format!("cannot start the trace reader: {e}"));
+                return Err(TracefsError::Reader(e));
             }
         };
         Ok(Tracer {

@@ -9,7 +9,8 @@
 //! * [`timerlat`]: the timerlat tracer's lines, paired into split activations;
 //! * [`correlate`]: trace events correlated with the measured samples;
 //! * [`live`]: a private tracefs instance during a run, feeding the correlator;
-//! * [`summary`]: the per-run `trace` object of the JSON.
+//! * [`summary`]: the per-run `trace` object of the JSON;
+//! * [`tracefs_error`]: why a tracefs instance could not be set up.
 
 pub mod attribute;
 pub mod correlate;
@@ -20,6 +21,8 @@ pub mod stalls;
 pub mod steal;
 pub mod summary;
 pub mod timerlat;
+pub mod tracefs_error;
 
 pub use attribute::{Blocker, Spike};
 pub use summary::TraceSummary;
+pub use tracefs_error::TracefsError;

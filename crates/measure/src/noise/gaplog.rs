@@ -4,7 +4,7 @@
 //! and renamed at the end: a failed run leaves an earlier file as it was.
 
 use super::classify::{Gap, Part, Source};
-use latscope_core::outfile::OutputFile;
+use latscope_core::outfile::{OutputError, OutputFile};
 use std::path::Path;
 
 /// Rows written at most (about 60 bytes each); beyond, the file says so in its last row
@@ -29,11 +29,13 @@ pub struct GapLog {
 
 impl GapLog {
     /// Opens the temporary file for `path` and writes the header.
-    pub fn create(path: &Path) -> Result<GapLog, String> {
-        let f = OutputFile::create(path, "--gaps").map_err(|e| e.to_string())?;
+    pub fn create(path: &Path) -> Result<GapLog, OutputError> {
+        let f = OutputFile::create(path, "--gaps")?;
         let mut w = csv::Writer::from_writer(f);
-        w.write_record(HEADER)
-            .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+        w.write_record(HEADER).map_err(|e| OutputError {
+            path: path.display().to_string(),
+            msg: format!("cannot write: {e}"),
+        })?;
         Ok(GapLog {
             w,
             rows: 0,
@@ -89,16 +91,17 @@ impl GapLog {
     }
 
     /// Commits the file. Returns the rows written and whether the cap was reached.
-    pub fn finish(self) -> Result<(u64, bool), String> {
-        let target = self.w.get_ref().target().display().to_string();
+    pub fn finish(self) -> Result<(u64, bool), OutputError> {
+        let path = self.w.get_ref().target().display().to_string();
+        let cannot = |e: &dyn std::fmt::Display| OutputError {
+            path: path.clone(),
+            msg: format!("cannot write: {e}"),
+        };
         if let Some(e) = self.error {
-            return Err(format!("{target}: cannot write: {e}"));
+            return Err(cannot(&e));
         }
-        let f = self
-            .w
-            .into_inner()
-            .map_err(|e| format!("{target}: cannot write: {}", e.error()))?;
-        f.commit().map_err(|e| e.to_string())?;
+        let f = self.w.into_inner().map_err(|e| cannot(e.error()))?;
+        f.commit()?;
         Ok((self.rows.min(MAX_ROWS), self.rows > MAX_ROWS))
     }
 }

@@ -253,7 +253,7 @@ pub fn execute(
             consumers.push(c);
         }
         let gaplog = match &plan.gaps {
-            Some(p) => Some(GapLog::create(p).map_err(MeasureError::Setup)?),
+            Some(p) => Some(GapLog::create(p).map_err(|e| MeasureError::Setup(e.to_string()))?),
             None => None,
         };
         match Tracer::start(&plan.cpus, &plan.groups, consumers, shared.clone(), gaplog) {
@@ -263,7 +263,7 @@ pub fn execute(
             }
             Err(why) => {
                 producers.clear();
-                classification.reason = Some(why);
+                classification.reason = Some(why.to_string());
             }
         }
     }

@@ -192,7 +192,7 @@ pub fn run(
         let (res, err) = h
             .join()
             .map_err(|_| MeasureError::Setup("a noise thread panicked".into()))?;
-        errors.extend(err);
+        errors.extend(err.map(|e| e.to_string()));
         cpus.push(res);
     }
     if let Some(e) = spawn_err {

@@ -12,9 +12,10 @@ use super::result::Tally;
 use super::spin::{GapConsumer, Shared};
 use crate::ftrace::live::{tracefs, TracefsMount};
 use crate::ftrace::lost::parse_marker;
+use crate::ftrace::tracefs_error::{create_instance, write, TracefsError};
 use std::collections::VecDeque;
 use std::os::unix::fs::OpenOptionsExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -59,10 +60,6 @@ const MAX_LOSSES: usize = 4096;
 /// A partial line longer than this is dropped.
 const MAX_LINE: usize = 1 << 16;
 
-fn write(p: &Path, v: &str) -> Result<(), String> {
-    std::fs::write(p, v).map_err(|e| format!("cannot write {}: {e}", p.display()))
-}
-
 /// A running tracer.
 pub struct Tracer {
     instance: PathBuf,
@@ -95,37 +92,36 @@ impl Tracer {
         consumers: Vec<GapConsumer>,
         shared: Arc<Shared>,
         gaplog: Option<GapLog>,
-    ) -> Result<Tracer, String> {
+    ) -> Result<Tracer, TracefsError> {
         // SAFETY: geteuid has no preconditions.
         if unsafe { libc::geteuid() } != 0 {
-            return Err("not root: kernel tracepoints need root (tracefs)".into());
+            return Err(TracefsError::NotRoot);
         }
         let mount = tracefs()?;
         let (root, mounted) = (mount.path.clone(), mount.mounted_here());
         // On an early error `mount` is dropped, unmounting tracefs if it was mounted here.
         let mut events = Vec::new();
         for g in groups {
-            let list = group(g).ok_or_else(|| format!("unknown trace event group '{g}'"))?;
+            let list = group(g).ok_or_else(|| TracefsError::UnknownGroup(g.clone()))?;
             let optional = g == "nmi" || g == "vectors";
             for e in list {
                 if root.join("events").join(&e).join("enable").exists() {
                     events.push(e);
                 } else if !optional {
-                    return Err(format!("tracepoint {e} is missing in this kernel"));
+                    return Err(TracefsError::MissingTracepoint(e));
                 }
             }
         }
         let instance = root
             .join("instances")
             .join(format!("latscope-noise-{}", std::process::id()));
-        std::fs::create_dir(&instance)
-            .map_err(|e| format!("cannot create trace instance {}: {e}", instance.display()))?;
-        let cleanup = |e: String| {
+        create_instance(&instance)?;
+        let cleanup = |e: TracefsError| {
             let _ = write(&instance.join("tracing_on"), "0");
             let _ = std::fs::remove_dir(&instance);
             e
         };
-        let setup = || -> Result<std::fs::File, String> {
+        let setup = || -> Result<std::fs::File, TracefsError> {
             write(&instance.join("trace_clock"), "mono")?;
             write(&instance.join("buffer_size_kb"), "8192")?;
             let max = cpus.iter().max().copied().unwrap_or(0);
@@ -143,7 +139,7 @@ impl Tracer {
                 .read(true)
                 .custom_flags(libc::O_NONBLOCK)
                 .open(instance.join("trace_pipe"))
-                .map_err(|e| format!("cannot open trace_pipe: {e}"))
+                .map_err(TracefsError::Pipe)
         };
         let pipe = setup().map_err(cleanup)?;
         let stop = Arc::new(AtomicBool::new(false));
@@ -156,7 +152,7 @@ impl Tracer {
                 reader.run(pipe, &st);
                 reader
             })
-            .map_err(|e| cleanup(format!("cannot start the trace reader: {e}")))?;
+            .map_err(|e| cleanup(TracefsError::Reader(e)))?;
         Ok(Tracer {
             instance,
             mount: Some(mount),

@@ -10,6 +10,7 @@ mod report;
 use crate::engine::{self, Effective, MemLock, PhaseResult, Progress, SampleProducer};
 use crate::env::{self, Item, Limits, Probe, Snapshot};
 use crate::ftrace::live::{TraceResult, Tracer};
+use crate::idlecost::ProbeError;
 use crate::load::{Load, PmQosHold};
 use crate::output::{self, Environment, Report, SamplesJson};
 use crate::samples::{self, SampleWriter};
@@ -220,22 +221,26 @@ pub fn prepare(plan: &Plan) -> Result<Prepared, MeasureError> {
 }
 
 /// Two short runs, without and with a PM QoS hold of 0 µs: (p50 free, p50 held).
-fn probe_idle(plan: &Plan, prep: &Prepared, stop: &Arc<AtomicBool>) -> Result<(i64, i64), String> {
+fn probe_idle(
+    plan: &Plan,
+    prep: &Prepared,
+    stop: &Arc<AtomicBool>,
+) -> Result<(i64, i64), ProbeError> {
     let mut ps = plan.settings.clone();
     ps.stop = Stop::Duration(crate::idlecost::PROBE_NS.max(2 * ps.interval_ns));
     let mut none: Vec<Option<engine::SampleProducer>> = ps.cpus.iter().map(|_| None).collect();
-    let mut p50 = |label: &str| -> Result<i64, String> {
+    let mut p50 = |label: &'static str| -> Result<i64, ProbeError> {
         let r = engine::run_phase(&ps, &prep.effective, 0, stop, &mut none, &mut |_| {})
-            .map_err(|e| format!("{label} probe run failed: {e}"))?;
+            .map_err(|source| ProbeError::Run { label, source })?;
         let st = output::merged_stats(&r.cpus);
         if st.count == 0 {
-            return Err(format!("{label} probe run took no sample"));
+            return Err(ProbeError::NoSample(label));
         }
         Ok(st.p50_ns)
     };
     let free = p50("first")?;
     let hold =
-        PmQosHold::hold(&plan.root.join("dev/cpu_dma_latency"), 0).map_err(|e| e.to_string())?;
+        PmQosHold::hold(&plan.root.join("dev/cpu_dma_latency"), 0).map_err(ProbeError::Hold)?;
     let held = p50("second");
     drop(hold);
     Ok((free, held?))
@@ -341,7 +346,7 @@ fn start_tracer(plan: &Plan) -> (Option<Tracer>, Option<Item>) {
     let lookback = s.interval_ns.min(engine::STOP_SLICE_NS);
     match Tracer::start(&s.cpus, th, lookback, s.interval_ns, &plan.trace) {
         Ok(t) => (Some(t), None),
-        Err(why) => (None, Some(items::not_traced(&why))),
+        Err(why) => (None, Some(items::not_traced(&why.to_string()))),
     }
 }
 

@@ -219,7 +219,8 @@ pub fn samples_from_csv(
                 switch_levels(a as u32, b as u32)
             }
         };
-        let yv = parse_sample_duration(cell(yc)?, default_unit, cpu_hz).map_err(|m| bad(yc, m))?;
+        let yv = parse_sample_duration(cell(yc)?, default_unit, cpu_hz)
+            .map_err(|e| bad(yc, e.to_string()))?;
         out.push(Sample {
             x: xv,
             y_ns: yv,

@@ -29,7 +29,7 @@ pub use line::{envelope, EnvelopePoint, Line};
 pub use piecewise::{TickFits, TickModel};
 pub use trace::{parse_trace_spec, sample_from_trace_json, samples_from_traces, TraceInputError};
 pub use update::{apply, update_toml_text, ApplyError, EditError, Fitted, Target};
-pub use values::{parse_count, parse_sample_duration, CountError, MAX_COUNT};
+pub use values::{parse_count, parse_sample_duration, CountError, SampleDurationError, MAX_COUNT};
 
 use crate::overheads::tick::levels_scanned;
 use serde::Serialize;

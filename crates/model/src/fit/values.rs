@@ -67,6 +67,27 @@ fn float_duration_ns(text: &str) -> Option<f64> {
     Some(v * per_unit)
 }
 
+/// Why a text is not a measured duration (y value).
+#[derive(Debug, thiserror::Error)]
+pub enum SampleDurationError {
+    #[error(
+        "'{0}' is a cycle count: converting cycles to time needs the CPU clock; give \
+         --cpu-hz (e.g. --cpu-hz 84MHz), or --write a system file whose \
+         platform.cpu_hz is then used"
+    )]
+    NeedsCpuHz(String),
+    #[error("'{0}' is not a number of cycles")]
+    NotCycles(String),
+    #[error("'{0}' is not a cycle count (a finite number >= 0)")]
+    BadCycles(String),
+    #[error("'{0}' has no unit; write e.g. {0}us, or give the unit of bare numbers with --unit")]
+    NoUnit(String),
+    #[error("'{0}' is negative; a measured duration is zero or more")]
+    Negative(String),
+    #[error(transparent)]
+    Unit(#[from] latscope_core::UnitError),
+}
+
 /// The largest duration a sample may have: `i64::MAX` picoseconds (about 106 days), the
 /// range of every duration in latscope.
 pub(crate) const MAX_DURATION_NS: f64 = i64::MAX as f64 / 1000.0;
@@ -81,7 +102,7 @@ pub fn parse_sample_duration(
     text: &str,
     default_unit: Option<&str>,
     cpu_hz: Option<u64>,
-) -> Result<f64, String> {
+) -> Result<f64, SampleDurationError> {
     use latscope_core::time::parse_duration;
     use latscope_core::UnitError;
     let t = text.trim();
@@ -90,33 +111,25 @@ pub fn parse_sample_duration(
     let (num, unit) = split_number(t);
     if cycles_unit(unit) || (bare && default_unit.is_some_and(cycles_unit)) {
         let Some(hz) = cpu_hz else {
-            return Err(format!(
-                "'{t}' is a cycle count: converting cycles to time needs the CPU clock; give \
-                 --cpu-hz (e.g. --cpu-hz 84MHz), or --write a system file whose \
-                 platform.cpu_hz is then used"
-            ));
+            return Err(SampleDurationError::NeedsCpuHz(t.to_string()));
         };
         let c: f64 = num
             .trim()
             .parse()
-            .map_err(|_| format!("'{t}' is not a number of cycles"))?;
+            .map_err(|_| SampleDurationError::NotCycles(t.to_string()))?;
         if !c.is_finite() || c < 0.0 {
-            return Err(format!("'{t}' is not a cycle count (a finite number >= 0)"));
+            return Err(SampleDurationError::BadCycles(t.to_string()));
         }
         let ns = c * 1e9 / hz as f64;
         if ns > MAX_DURATION_NS {
-            return Err(UnitError::OutOfRange(t.to_string()).to_string());
+            return Err(UnitError::OutOfRange(t.to_string()).into());
         }
         return Ok(ns);
     }
     let with_unit = match parse_duration(t) {
         Err(UnitError::MissingUnit(_)) => match default_unit {
             Some(u) => format!("{t}{u}"),
-            None => {
-                return Err(format!(
-                "'{t}' has no unit; write e.g. {t}us, or give the unit of bare numbers with --unit"
-            ))
-            }
+            None => return Err(SampleDurationError::NoUnit(t.to_string())),
         },
         _ => t.to_string(),
     };
@@ -124,21 +137,18 @@ pub fn parse_sample_duration(
         Ok(p) => p.as_ns_f64(),
         // More digits than a picosecond, or a mantissa beyond the exact parser's range:
         // read the number as a float (the range check below still applies).
-        Err(e @ UnitError::TooPrecise(_)) => {
-            float_duration_ns(&with_unit).ok_or_else(|| e.to_string())?
+        Err(e @ UnitError::TooPrecise(_)) => float_duration_ns(&with_unit).ok_or(e)?,
+        Err(UnitError::Malformed(_)) => {
+            float_duration_ns(&with_unit).ok_or_else(|| UnitError::Malformed(t.into()))?
         }
-        Err(UnitError::Malformed(_)) => float_duration_ns(&with_unit)
-            .ok_or_else(|| UnitError::Malformed(t.into()).to_string())?,
-        Err(UnitError::OutOfRange(_)) => return Err(UnitError::OutOfRange(t.into()).to_string()),
-        Err(e) => return Err(e.to_string()),
+        Err(UnitError::OutOfRange(_)) => return Err(UnitError::OutOfRange(t.into()).into()),
+        Err(e) => return Err(e.into()),
     };
     if !ns.is_finite() || ns.abs() > MAX_DURATION_NS {
-        return Err(UnitError::OutOfRange(t.to_string()).to_string());
+        return Err(UnitError::OutOfRange(t.to_string()).into());
     }
     if ns < 0.0 {
-        return Err(format!(
-            "'{t}' is negative; a measured duration is zero or more"
-        ));
+        return Err(SampleDurationError::Negative(t.to_string()));
     }
     Ok(ns)
 }

@@ -27,6 +27,25 @@ impl InterferenceDetail {
     }
 }
 
+/// Why a text is not an [`InterferenceDetail`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is neither a number of tasks nor `full`")]
+pub struct InterferenceDetailError(pub String);
+
+/// `N` (the largest N shares) or `full` (case-insensitive): `analyze --interference`
+/// and Python read it through this one parser.
+impl std::str::FromStr for InterferenceDetail {
+    type Err = InterferenceDetailError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if s.eq_ignore_ascii_case("full") {
+            return Ok(InterferenceDetail::Full);
+        }
+        s.parse::<usize>()
+            .map(InterferenceDetail::Top)
+            .map_err(|_| InterferenceDetailError(s.to_string()))
+    }
+}
+
 impl Default for InterferenceDetail {
     fn default() -> Self {
         InterferenceDetail::Top(Self::DEFAULT_TOP)

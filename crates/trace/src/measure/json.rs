@@ -109,13 +109,18 @@ impl JsonSchema for Measurement {
     }
 }
 
+/// Why a JSON measurement cannot be read back: serde puts this after the place.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("measurement has no `histogram`")]
+pub struct NoHistogram;
+
 impl TryFrom<MeasurementJson> for Measurement {
-    type Error = String;
-    fn try_from(j: MeasurementJson) -> Result<Measurement, String> {
+    type Error = NoHistogram;
+    fn try_from(j: MeasurementJson) -> Result<Measurement, NoHistogram> {
         let s = j.summary;
         let histogram = s
             .histogram
-            .ok_or("measurement has no `histogram`")?
+            .ok_or(NoHistogram)?
             .into_iter()
             .map(|b| Bin {
                 low_ns: b.low_ns,

@@ -39,6 +39,14 @@ pub struct Limit {
 
 latscope_core::words!(fn unit_word = ["ns", "percent", "count"]);
 
+/// `--limit` (clap's `value_parser`) reads the text through [`Limit::parse`].
+impl std::str::FromStr for Limit {
+    type Err = crate::Error;
+    fn from_str(s: &str) -> Result<Limit> {
+        Limit::parse(s)
+    }
+}
+
 /// The outcome of one limit.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LimitOutcome {
