@@ -10,6 +10,7 @@ pub mod csv;
 pub mod cyclelog;
 pub mod events;
 mod files;
+mod importer;
 pub mod limits;
 mod merge;
 pub mod native;
@@ -35,7 +36,7 @@ use crate::error::{Error, Place, Result};
 use latscope_core::capture::Capture;
 pub use merge::{merge, open_merged, Merged};
 use std::fs::File;
-use std::io::{BufReader, Read, Seek, SeekFrom};
+use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 pub use stream_open::FIFO_WAIT;
 
@@ -238,38 +239,35 @@ impl Options {
 }
 
 /// Recognises a format from the first bytes of a file (up to a few KB).
+/// The importers are asked in a fixed order: binary magics first, then the text formats
+/// from the most specific header to the loosest (delimited columns).
 pub fn detect(head: &[u8]) -> Option<Format> {
-    if head.starts_with(b"PK\x03\x04") || head.starts_with(b"PK\x05\x06") {
+    use importer::Importer;
+    if importer::Sigrok::sniff(head) {
         return Some(Format::Sigrok);
     }
-    if head.starts_with(b"<SALEAE>") {
+    if importer::SaleaeBin::sniff(head) {
         return Some(Format::SaleaeBin);
     }
     if let Some(f) = events::detect(head) {
         return Some(f);
     }
-    if native::sniff(head) {
+    if importer::Native::sniff(head) {
         return Some(Format::Native);
     }
-    let text = String::from_utf8_lossy(head);
-    let trimmed = text.trim_start_matches('\u{feff}').trim_start();
-    if trimmed.starts_with('$') {
+    if importer::Vcd::sniff(head) {
         return Some(Format::Vcd);
     }
-    let lines: Vec<&str> = trimmed
-        .lines()
-        .map(|l| l.trim())
-        .filter(|l| !l.is_empty())
-        .take(40)
-        .collect();
+    let text = String::from_utf8_lossy(head);
+    let lines = importer::head_lines(&text);
     let first = lines.first()?;
     if first.starts_with(';') && text.contains("libsigrok") {
         return Some(Format::Csv);
     }
-    if scope_csv::sniff(&lines) {
+    if importer::ScopeCsv::sniff(head) {
         return Some(Format::ScopeCsv);
     }
-    if saleae_csv::sniff(&lines) {
+    if importer::SaleaeCsv::sniff(head) {
         // Saleae's analog CSV export has the same header style, with voltages
         return Some(if csv::looks_analog(&lines) {
             Format::ScopeCsv
@@ -277,12 +275,12 @@ pub fn detect(head: &[u8]) -> Option<Format> {
             Format::SaleaeCsv
         });
     }
-    if cyclelog::sniff(&lines) {
+    if importer::CycleLog::sniff(head) {
         return Some(Format::CycleLog);
     }
     if first.contains(',') || first.contains(';') || first.contains('\t') {
         // 0/1 columns: logic; other numbers: voltages.
-        if csv::looks_digital(&lines) {
+        if importer::Csv::sniff(head) {
             return Some(Format::Csv);
         }
         return Some(Format::ScopeCsv);
@@ -471,7 +469,7 @@ pub fn read_format<R: Read + Seek>(
     opts: &Options,
 ) -> Result<Capture> {
     let cap = match format {
-        Format::Sigrok => sigrok::read_opts(BufReader::with_capacity(1 << 16, r), name, opts)?,
+        Format::Sigrok => importer::read_sigrok(r, name, opts)?,
         f if f.is_event_trace() => events::read(r, f, name, opts)?.to_capture(),
         _ => read_stream_inner(r, format, name, stem, opts)?,
     };
@@ -529,22 +527,16 @@ fn read_stream_inner<R: Read>(
     stem: &str,
     opts: &Options,
 ) -> Result<Capture> {
-    fn text<R: Read>(r: R) -> BufReader<limits::LineCap<R>> {
-        BufReader::with_capacity(1 << 16, limits::LineCap::new(r))
-    }
+    use importer::Importer;
     match format {
-        Format::Sigrok => Err(Error::usage(format!(
-            "{name}: a sigrok session cannot be read from a stream without spooling"
-        ))),
-        Format::SaleaeCsv => saleae_csv::read_opts(text(r), name, opts),
-        Format::SaleaeBin => {
-            saleae_bin::read_opts(BufReader::with_capacity(1 << 16, r), name, stem, opts)
-        }
-        Format::Vcd => vcd::read_opts(BufReader::with_capacity(1 << 16, r), name, opts),
-        Format::Csv => csv::read_opts(text(r), name, opts),
-        Format::ScopeCsv => scope_csv::read(text(r), name, opts),
-        Format::CycleLog => cyclelog::read(text(r), name, opts.cpu_hz),
-        Format::Native => native::read_stream(r, name),
+        Format::Sigrok => importer::Sigrok::read(r, name, stem, opts),
+        Format::SaleaeCsv => importer::SaleaeCsv::read(r, name, stem, opts),
+        Format::SaleaeBin => importer::SaleaeBin::read(r, name, stem, opts),
+        Format::Vcd => importer::Vcd::read(r, name, stem, opts),
+        Format::Csv => importer::Csv::read(r, name, stem, opts),
+        Format::ScopeCsv => importer::ScopeCsv::read(r, name, stem, opts),
+        Format::CycleLog => importer::CycleLog::read(r, name, stem, opts),
+        Format::Native => importer::Native::read(r, name, stem, opts),
         f @ (Format::Perf | Format::TraceRecorder | Format::SystemView) => {
             Err(Error::usage(format!(
                 "{name}: a {} recording cannot be read from a stream without spooling",

@@ -17,7 +17,7 @@
 //! the file (e.g. `digital_0`); several files can be merged (`latscope trace a.bin
 //! b.bin`).
 
-use super::analog_input::{AnalogInput, Times, MAX_SPOOLED_SAMPLES};
+use super::analog_input::{AnalogInput, Problem, Times, MAX_SPOOLED_SAMPLES};
 use super::builder::Builder;
 use super::csv::round_to_grid;
 use crate::error::{Error, Place, Result};
@@ -142,10 +142,6 @@ pub fn read<R: Read>(r: R, file: &str, name: &str, samplerate: Option<u64>) -> R
 /// (see [`super::analog_input`]) and becomes a digital channel of that name; the other
 /// waveforms are read past; no samples are kept.
 pub fn read_opts<R: Read>(r: R, file: &str, name: &str, opts: &super::Options) -> Result<Capture> {
-    let samplerate = opts.samplerate_hz;
-    let warnings = &opts.warnings;
-    let max_edges = opts.max_edges;
-    let budget = max_edges.unwrap_or(super::limits::DEFAULT_MAX_EDGES);
     let mut d = Rd { r, pos: 0, file };
     let magic = d.bytes::<8>("the identifier")?;
     if &magic != b"<SALEAE>" {
@@ -159,187 +155,19 @@ pub fn read_opts<R: Read>(r: R, file: &str, name: &str, opts: &super::Options) -
     let kind = d.i32("the type")?;
     let mut b = Builder::new(vec![name.to_string()], Picos(0));
     b.select(opts.only_channels.as_deref());
-    let mut analog = Vec::new();
-    // analog waveforms measured through a threshold (with `only_channels`)
-    let mut digitized = Vec::new();
-    let mut measured: u64 = 0;
-    let (start, end, rate);
-    match (version, kind) {
-        (0, 0) => {
-            let init = d.initial_state()?;
-            let begin = {
-                let x = d.f64("begin_time")?;
-                d.time(x, samplerate, "begin_time")?
-            };
-            let endt = {
-                let x = d.f64("end_time")?;
-                d.time(x, samplerate, "end_time")?
-            };
-            if endt < begin {
-                return Err(d.err("end_time is before begin_time"));
-            }
-            let n = d.u64("num_transitions")?;
-            b.start = Picos(begin);
-            b.set(0, Picos(begin), init);
-            let mut lv = init;
-            let mut last = begin;
-            for i in 0..n {
-                let t = {
-                    let x = d.f64("a transition time")?;
-                    d.time(x, samplerate, "transition time")?
-                };
-                if t < last {
-                    return Err(d.err(format!(
-                        "transition {i} at {t} ps is before the previous one ({last} ps)"
-                    )));
-                }
-                if t > endt {
-                    return Err(d.err(format!("transition {i} lies after end_time")));
-                }
-                lv = !lv;
-                b.set(0, Picos(t), lv);
-                last = t;
-                if b.kept > budget {
-                    return Err(d.err(format!(
-                        "more than {budget} transitions: more than one import may keep \
-                         (--max-edges raises the limit)"
-                    )));
-                }
-            }
-            start = begin;
-            end = endt;
-            rate = samplerate;
-        }
-        (1, 0) => {
-            let chunks = d.u64("chunk_count")?;
-            let mut first = true;
-            let (mut s0, mut e0) = (0i64, 0i64);
-            let mut r0 = samplerate;
-            let mut lv = false;
-            let mut last = i64::MIN;
-            for c in 0..chunks {
-                let init = d.initial_state()?;
-                let sr = d.digital_rate()?;
-                if c == 0 {
-                    super::check_stated_rate(file, sr, samplerate, warnings)?;
-                }
-                let r = samplerate.or(sr);
-                if r0.is_none() {
-                    r0 = r;
-                }
-                let begin = {
-                    let x = d.f64("begin_time")?;
-                    d.time(x, r, "begin_time")?
-                };
-                let endt = {
-                    let x = d.f64("end_time")?;
-                    d.time(x, r, "end_time")?
-                };
-                if endt < begin || begin < last {
-                    return Err(d.err(format!("chunk {c}: times out of order")));
-                }
-                if first {
-                    b.start = Picos(begin);
-                    s0 = begin;
-                    first = false;
-                }
-                b.set(0, Picos(begin), init);
-                lv = init;
-                let n = d.u64("num_transitions")?;
-                last = begin;
-                for i in 0..n {
-                    let t = {
-                        let x = d.f64("a transition time")?;
-                        d.time(x, r, "transition time")?
-                    };
-                    if t < last || t > endt {
-                        return Err(d.err(format!(
-                            "chunk {c}: transition {i} out of order or outside the chunk"
-                        )));
-                    }
-                    lv = !lv;
-                    b.set(0, Picos(t), lv);
-                    if b.kept > budget {
-                        return Err(d.err(format!(
-                            "more than {budget} transitions: more than one import may keep \
-                             (--max-edges raises the limit)"
-                        )));
-                    }
-                    last = t;
-                }
-                e0 = endt;
-                last = endt;
-            }
-            let _ = lv;
-            start = s0;
-            end = e0;
-            rate = r0;
-        }
-        (0, 1) => {
-            let begin = d.f64("begin_time")?;
-            let sr = d.u64("sample_rate")?;
-            let ds = d.u64("downsample")?.max(1);
-            let n = d.u64("num_samples")?;
-            let eff = sr / ds;
-            if eff == 0 {
-                return Err(d.err("sample_rate / downsample is 0"));
-            }
-            let b0 = d.time(begin, None, "begin_time")?;
-            let interval = interval_of(eff).map_err(|m| d.err(m))?;
-            let end_t = span_end(b0, interval, n).map_err(|m| d.err(m))?;
-            let sink = Sink::new(name, opts, b0, interval, budget.saturating_sub(measured))
-                .map_err(|m| d.err(m))?;
-            match sink.fill(&mut d, n, b0, interval)? {
-                Filled::Values(ch) | Filled::Listed(ch) => analog.push(ch),
-                Filled::Edges(ch, listed) => {
-                    digitized.push(ch);
-                    analog.push(listed)
-                }
-            }
-            start = b0;
-            end = end_t;
-            rate = Some(eff);
-        }
-        (1, 1) => {
-            let waves = d.u64("waveform_count")?;
-            let mut s0 = None;
-            let mut e0 = 0i64;
-            let mut r0 = None;
-            for w in 0..waves {
-                let begin = d.f64("begin_time")?;
-                let _trigger = d.f64("trigger_time")?;
-                let sr = rate_of(d.f64("sample_rate")?)
-                    .ok_or_else(|| d.err(format!("waveform {w}: bad sample_rate")))?;
-                let ds = d.u64("downsample")?.max(1);
-                let n = d.u64("num_samples")?;
-                let eff = (sr / ds).max(1);
-                let b0 = d.time(begin, None, "begin_time")?;
-                let interval = interval_of(eff).map_err(|m| d.err(format!("waveform {w}: {m}")))?;
-                let end_t =
-                    span_end(b0, interval, n).map_err(|m| d.err(format!("waveform {w}: {m}")))?;
-                s0.get_or_insert(b0);
-                r0.get_or_insert(eff);
-                e0 = e0.max(end_t);
-                let nm = if waves > 1 {
-                    format!("{name}.{w}")
-                } else {
-                    name.to_string()
-                };
-                let sink = Sink::new(&nm, opts, b0, interval, budget.saturating_sub(measured))
-                    .map_err(|m| d.err(m))?;
-                match sink.fill(&mut d, n, b0, interval)? {
-                    Filled::Values(ch) | Filled::Listed(ch) => analog.push(ch),
-                    Filled::Edges(ch, listed) => {
-                        measured += ch.edges.len() as u64;
-                        digitized.push(ch);
-                        analog.push(listed)
-                    }
-                }
-            }
-            start = s0.unwrap_or(0);
-            end = e0.max(start);
-            rate = r0;
-        }
+    let mut out = Waves {
+        name,
+        opts,
+        budget: opts.max_edges.unwrap_or(super::limits::DEFAULT_MAX_EDGES),
+        analog: Vec::new(),
+        digitized: Vec::new(),
+        measured: 0,
+    };
+    let span = match (version, kind) {
+        (0, 0) => digital_v0(&mut d, &mut b, opts, out.budget)?,
+        (1, 0) => digital_v1(&mut d, &mut b, opts, out.budget)?,
+        (0, 1) => out.analog_v0(&mut d)?,
+        (1, 1) => out.analog_v1(&mut d)?,
         (v, t) if v == 0 || v == 1 => {
             return Err(Error::format(
                 file,
@@ -354,48 +182,291 @@ pub fn read_opts<R: Read>(r: R, file: &str, name: &str, opts: &super::Options) -
                 format!("unsupported export version {v} (0 and 1 are supported)"),
             ));
         }
-    }
+    };
     // nothing may follow
     let mut extra = [0u8; 1];
     if d.r.read(&mut extra).map_err(|e| Error::io(file, e))? != 0 {
         return Err(d.err("unexpected bytes after the declared data"));
     }
     // a waveform's edges inside the capture (waveforms may start before the first one)
-    for ch in &mut digitized {
-        ch.edges.retain(|e| e.0 >= start && e.0 <= end);
+    for ch in &mut out.digitized {
+        ch.edges.retain(|e| e.0 >= span.start && e.0 <= span.end);
     }
-    let channels = if kind == 0 { b.finish() } else { digitized };
+    let channels = if kind == 0 { b.finish() } else { out.digitized };
     let cap = Capture {
         source: file.to_string(),
-        samplerate_hz: rate,
-        start: Picos(start),
-        end: Picos(end),
+        samplerate_hz: span.rate,
+        start: Picos(span.start),
+        end: Picos(span.end),
         channels,
-        analog,
+        analog: out.analog,
     };
     cap.validate()?;
     Ok(cap)
 }
 
+/// The capture's extent and sample rate, as the data section declared them.
+struct Span {
+    start: i64,
+    end: i64,
+    rate: Option<u64>,
+}
+
+fn over_budget(budget: u64) -> String {
+    format!(
+        "more than {budget} transitions: more than one import may keep \
+         (--max-edges raises the limit)"
+    )
+}
+
+/// Version 0 digital: initial state, begin and end time, then the transition times.
+fn digital_v0<R: Read>(
+    d: &mut Rd<'_, R>,
+    b: &mut Builder,
+    opts: &super::Options,
+    budget: u64,
+) -> Result<Span> {
+    let samplerate = opts.samplerate_hz;
+    let init = d.initial_state()?;
+    let begin = {
+        let x = d.f64("begin_time")?;
+        d.time(x, samplerate, "begin_time")?
+    };
+    let endt = {
+        let x = d.f64("end_time")?;
+        d.time(x, samplerate, "end_time")?
+    };
+    if endt < begin {
+        return Err(d.err("end_time is before begin_time"));
+    }
+    let n = d.u64("num_transitions")?;
+    b.start = Picos(begin);
+    b.set(0, Picos(begin), init);
+    let mut lv = init;
+    let mut last = begin;
+    for i in 0..n {
+        let t = {
+            let x = d.f64("a transition time")?;
+            d.time(x, samplerate, "transition time")?
+        };
+        if t < last {
+            return Err(d.err(format!(
+                "transition {i} at {t} ps is before the previous one ({last} ps)"
+            )));
+        }
+        if t > endt {
+            return Err(d.err(format!("transition {i} lies after end_time")));
+        }
+        lv = !lv;
+        b.set(0, Picos(t), lv);
+        last = t;
+        if b.kept > budget {
+            return Err(d.err(over_budget(budget)));
+        }
+    }
+    Ok(Span {
+        start: begin,
+        end: endt,
+        rate: samplerate,
+    })
+}
+
+/// Version 1 digital: chunks, each with its initial state, rate, times and transitions.
+fn digital_v1<R: Read>(
+    d: &mut Rd<'_, R>,
+    b: &mut Builder,
+    opts: &super::Options,
+    budget: u64,
+) -> Result<Span> {
+    let samplerate = opts.samplerate_hz;
+    let chunks = d.u64("chunk_count")?;
+    let mut first = true;
+    let (mut s0, mut e0) = (0i64, 0i64);
+    let mut r0 = samplerate;
+    let mut last = i64::MIN;
+    for c in 0..chunks {
+        let init = d.initial_state()?;
+        let sr = d.digital_rate()?;
+        if c == 0 {
+            super::check_stated_rate(d.file, sr, samplerate, &opts.warnings)?;
+        }
+        let r = samplerate.or(sr);
+        if r0.is_none() {
+            r0 = r;
+        }
+        let begin = {
+            let x = d.f64("begin_time")?;
+            d.time(x, r, "begin_time")?
+        };
+        let endt = {
+            let x = d.f64("end_time")?;
+            d.time(x, r, "end_time")?
+        };
+        if endt < begin || begin < last {
+            return Err(d.err(format!("chunk {c}: times out of order")));
+        }
+        if first {
+            b.start = Picos(begin);
+            s0 = begin;
+            first = false;
+        }
+        b.set(0, Picos(begin), init);
+        let mut lv = init;
+        let n = d.u64("num_transitions")?;
+        last = begin;
+        for i in 0..n {
+            let t = {
+                let x = d.f64("a transition time")?;
+                d.time(x, r, "transition time")?
+            };
+            if t < last || t > endt {
+                return Err(d.err(format!(
+                    "chunk {c}: transition {i} out of order or outside the chunk"
+                )));
+            }
+            lv = !lv;
+            b.set(0, Picos(t), lv);
+            if b.kept > budget {
+                return Err(d.err(over_budget(budget)));
+            }
+            last = t;
+        }
+        e0 = endt;
+        last = endt;
+    }
+    Ok(Span {
+        start: s0,
+        end: e0,
+        rate: r0,
+    })
+}
+
+/// The analog waveforms read so far: kept whole, listed, or measured through a
+/// threshold into `digitized`.
+struct Waves<'a> {
+    name: &'a str,
+    opts: &'a super::Options,
+    budget: u64,
+    analog: Vec<AnalogChannel>,
+    digitized: Vec<DigitalChannel>,
+    /// Edges of the measured waveforms so far (against the budget).
+    measured: u64,
+}
+
+impl Waves<'_> {
+    /// Version 0 analog: one waveform.
+    fn analog_v0<R: Read>(&mut self, d: &mut Rd<'_, R>) -> Result<Span> {
+        let begin = d.f64("begin_time")?;
+        let sr = d.u64("sample_rate")?;
+        let ds = d.u64("downsample")?.max(1);
+        let n = d.u64("num_samples")?;
+        let eff = sr / ds;
+        if eff == 0 {
+            return Err(d.err("sample_rate / downsample is 0"));
+        }
+        let b0 = d.time(begin, None, "begin_time")?;
+        let interval = interval_of(eff).map_err(|m| d.err(m.to_string()))?;
+        let end_t = span_end(b0, interval, n).map_err(|m| d.err(m.to_string()))?;
+        let sink = Sink::new(
+            self.name,
+            self.opts,
+            b0,
+            interval,
+            self.budget.saturating_sub(self.measured),
+        )
+        .map_err(|p| d.err(p.message(self.name)))?;
+        match sink.fill(d, n, b0, interval)? {
+            Filled::Values(ch) | Filled::Listed(ch) => self.analog.push(ch),
+            Filled::Edges(ch, listed) => {
+                self.digitized.push(ch);
+                self.analog.push(listed)
+            }
+        }
+        Ok(Span {
+            start: b0,
+            end: end_t,
+            rate: Some(eff),
+        })
+    }
+
+    /// Version 1 analog: waveforms, each with its times, rate and samples.
+    fn analog_v1<R: Read>(&mut self, d: &mut Rd<'_, R>) -> Result<Span> {
+        let waves = d.u64("waveform_count")?;
+        let mut s0 = None;
+        let mut e0 = 0i64;
+        let mut r0 = None;
+        for w in 0..waves {
+            let begin = d.f64("begin_time")?;
+            let _trigger = d.f64("trigger_time")?;
+            let sr = rate_of(d.f64("sample_rate")?)
+                .ok_or_else(|| d.err(format!("waveform {w}: bad sample_rate")))?;
+            let ds = d.u64("downsample")?.max(1);
+            let n = d.u64("num_samples")?;
+            let eff = (sr / ds).max(1);
+            let b0 = d.time(begin, None, "begin_time")?;
+            let interval = interval_of(eff).map_err(|m| d.err(format!("waveform {w}: {m}")))?;
+            let end_t =
+                span_end(b0, interval, n).map_err(|m| d.err(format!("waveform {w}: {m}")))?;
+            s0.get_or_insert(b0);
+            r0.get_or_insert(eff);
+            e0 = e0.max(end_t);
+            let nm = if waves > 1 {
+                format!("{}.{w}", self.name)
+            } else {
+                self.name.to_string()
+            };
+            let sink = Sink::new(
+                &nm,
+                self.opts,
+                b0,
+                interval,
+                self.budget.saturating_sub(self.measured),
+            )
+            .map_err(|p| d.err(p.message(&nm)))?;
+            match sink.fill(d, n, b0, interval)? {
+                Filled::Values(ch) | Filled::Listed(ch) => self.analog.push(ch),
+                Filled::Edges(ch, listed) => {
+                    self.measured += ch.edges.len() as u64;
+                    self.digitized.push(ch);
+                    self.analog.push(listed)
+                }
+            }
+        }
+        let start = s0.unwrap_or(0);
+        Ok(Span {
+            start,
+            end: e0.max(start),
+            rate: r0,
+        })
+    }
+}
+
+/// Why a waveform's sample times do not fit a capture.
+#[derive(Debug, thiserror::Error)]
+enum SampleSpan {
+    #[error("effective sample rate {0} Hz is above 1 THz: sample times would not increase")]
+    TooFast(u64),
+    #[error("{0} samples at this rate span more than a capture may (53 days)")]
+    TooLong(u64),
+}
+
 /// Picoseconds between analog samples at `eff` samples per second: at least 1 (a faster
 /// rate would put two samples at one time).
-fn interval_of(eff: u64) -> std::result::Result<i64, String> {
+fn interval_of(eff: u64) -> std::result::Result<i64, SampleSpan> {
     match PS_PER_S / eff.max(1) as i64 {
-        0 => Err(format!(
-            "effective sample rate {eff} Hz is above 1 THz: sample times would not increase"
-        )),
+        0 => Err(SampleSpan::TooFast(eff)),
         i => Ok(i),
     }
 }
 
 /// The end of `n` samples from `begin`, within the ±2^62 ps a capture may span.
-fn span_end(begin: i64, interval: i64, n: u64) -> std::result::Result<i64, String> {
+fn span_end(begin: i64, interval: i64, n: u64) -> std::result::Result<i64, SampleSpan> {
     i64::try_from(n)
         .ok()
         .and_then(|n| interval.checked_mul(n))
         .and_then(|d| begin.checked_add(d))
         .filter(|e| e.unsigned_abs() <= 1 << 62)
-        .ok_or_else(|| format!("{n} samples at this rate span more than a capture may (53 days)"))
+        .ok_or(SampleSpan::TooLong(n))
 }
 
 /// The digital channels of a Saleae binary file, from its header: a digital file has one,
@@ -444,7 +515,7 @@ impl Sink {
         start: i64,
         interval: i64,
         edges_left: u64,
-    ) -> std::result::Result<Sink, String> {
+    ) -> std::result::Result<Sink, Problem> {
         let Some(only) = opts.only_channels.as_deref() else {
             return Ok(Sink::Keep(name.to_string()));
         };
@@ -459,7 +530,6 @@ impl Sink {
             edges_left,
         )
         .map(Sink::Measure)
-        .map_err(|p| p.message(name))
     }
 
     /// Reads the waveform's `n` float32 samples into the sink.
@@ -491,7 +561,7 @@ impl Sink {
         Ok(match self {
             Sink::Keep(name) => {
                 let mut values = Vec::with_capacity(n.min(1 << 24) as usize);
-                read_samples(d, n, |v| {
+                read_samples(d, n, &name, |v| {
                     values.push(v);
                     Ok(())
                 })?;
@@ -504,13 +574,13 @@ impl Sink {
             }
             Sink::Measure(mut a) => {
                 let name = a.name().to_string();
-                read_samples(d, n, |v| a.push(0, v).map_err(|p| p.message(&name)))?;
+                read_samples(d, n, &name, |v| a.push(0, v))?;
                 // the budget it was made with
                 let ch = a.finish(u64::MAX).map_err(|p| d.err(p.message(&name)))?;
                 Filled::Edges(ch, listed(name))
             }
             Sink::Skip(name) => {
-                read_samples(d, n, |_| Ok(()))?;
+                read_samples(d, n, &name, |_| Ok(()))?;
                 Filled::Listed(listed(name))
             }
         })
@@ -522,7 +592,8 @@ impl Sink {
 fn read_samples<R: Read>(
     d: &mut Rd<'_, R>,
     n: u64,
-    mut each: impl FnMut(f32) -> std::result::Result<(), String>,
+    channel: &str,
+    mut each: impl FnMut(f32) -> std::result::Result<(), Problem>,
 ) -> Result<()> {
     let mut buf = vec![0u8; 1 << 16];
     let mut left = n
@@ -546,8 +617,13 @@ fn read_samples<R: Read>(
             }
         }
         for (j, c) in buf[..want].chunks_exact(4).enumerate() {
-            each(f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .map_err(|msg| Error::format(d.file, Place::Byte(d.pos + 4 * j as u64), msg))?;
+            each(f32::from_le_bytes([c[0], c[1], c[2], c[3]])).map_err(|p| {
+                Error::format(
+                    d.file,
+                    Place::Byte(d.pos + 4 * j as u64),
+                    p.message(channel),
+                )
+            })?;
         }
         done += want as u64 / 4;
         d.pos += want as u64;

@@ -7,7 +7,7 @@
 //! sample replicated to the word width, so runs of unchanged samples cost about one
 //! comparison per 8 bytes.
 
-use super::analog_input::{AnalogInput, Times, MAX_SPOOLED_SAMPLES};
+use super::analog_input::{AnalogInput, Problem, Times, MAX_SPOOLED_SAMPLES};
 use super::limits::{Declared, MAX_ANALOG_SAMPLES, MAX_CHANNELS, MAX_META};
 use super::Options;
 use crate::error::{Error, Place, Result};
@@ -453,10 +453,45 @@ pub fn read_with<R: Read + Seek>(
 }
 
 fn read_impl<R: Read + Seek>(r: R, file: &str, opts: &Options) -> Result<Capture> {
-    let samplerate = opts.samplerate_hz;
-    let only = opts.only_channels.as_deref();
-    let budget = opts.edge_budget();
-    let mut r = r;
+    let mut z = open_session(r, file)?;
+    let meta = read_small(&mut z, file, "metadata")?
+        .ok_or_else(|| Error::format(file, Place::File, "no 'metadata' entry"))?;
+    let m = parse_metadata(&meta, file)?;
+    let rate = session_rate(&m, file, opts)?;
+    let (unit, mask) = probe_layout(&m, file)?;
+    let mask = selected_mask(mask, &m.probes, opts.only_channels.as_deref());
+    let entries = list_entries(&mut z, &m, file)?;
+    let dec = decode_logic(&mut z, file, &entries.logic, unit, mask, opts.edge_budget())?;
+    let clock = SampleClock::new(dec.samples, rate, file)?;
+    let channels = digital_channels(dec.first, dec.edges, &m.probes, &clock);
+    let mut out = AnalogOut {
+        file,
+        opts,
+        clock: &clock,
+        names: &m.analog,
+        interval: Picos(PS_PER_S / rate as i64).max(Picos(1)),
+        kept_edges: dec.kept,
+        samples: dec.samples,
+        analog_kept: 0,
+        channels,
+        analog: Vec::new(),
+    };
+    for (n, parts) in entries.analog {
+        out.channel(&mut z, n, &parts)?;
+    }
+    Ok(Capture {
+        source: file.to_string(),
+        samplerate_hz: Some(rate),
+        start: Picos(0),
+        end: clock.to_ps(out.samples),
+        channels: out.channels,
+        analog: out.analog,
+    })
+}
+
+/// Opens the zip (refusing duplicate or overlapping entries) and checks the `version`
+/// entry.
+fn open_session<R: Read + Seek>(mut r: R, file: &str) -> Result<zip::ZipArchive<R>> {
     super::zip_scan::duplicate_names(&mut r, file)?;
     r.seek(std::io::SeekFrom::Start(0))
         .map_err(|e| Error::io(file, e))?;
@@ -477,15 +512,21 @@ fn read_impl<R: Read + Seek>(r: R, file: &str, opts: &Options) -> Result<Capture
             format!("unsupported session version '{version}' (1 and 2 are supported)"),
         ));
     }
-    let meta = read_small(&mut z, file, "metadata")?
-        .ok_or_else(|| Error::format(file, Place::File, "no 'metadata' entry"))?;
-    let m = parse_metadata(&meta, file)?;
-    let mplace = || Place::Entry("metadata".into(), None);
+    Ok(z)
+}
+
+fn metadata_place() -> Place {
+    Place::Entry("metadata".into(), None)
+}
+
+/// The sample rate: `--samplerate` over the metadata's, positive and at most 1 THz.
+fn session_rate(m: &Metadata, file: &str, opts: &Options) -> Result<u64> {
+    let samplerate = opts.samplerate_hz;
     super::check_stated_rate(file, m.samplerate_hz, samplerate, &opts.warnings)?;
     let rate = samplerate.or(m.samplerate_hz).ok_or_else(|| {
         Error::format(
             file,
-            mplace(),
+            metadata_place(),
             "no samplerate in the metadata; give it with --samplerate (e.g. --samplerate 1MHz)",
         )
     })?;
@@ -496,7 +537,7 @@ fn read_impl<R: Read + Seek>(r: R, file: &str, opts: &Options) -> Result<Capture
         // times are whole picoseconds: finer samples would collapse to 0-ps pulses
         return Err(Error::format(
             file,
-            mplace(),
+            metadata_place(),
             format!(
                 "samplerate {} is above 1 THz: samples closer than the 1-ps time resolution \
                  (if the stated rate is wrong, give the real one with --samplerate)",
@@ -504,10 +545,16 @@ fn read_impl<R: Read + Seek>(r: R, file: &str, opts: &Options) -> Result<Capture
             ),
         ));
     }
+    Ok(rate)
+}
+
+/// The unit size (bytes per sample) and the mask of the enabled probes' bits, checked
+/// against each other and against the channel limit.
+fn probe_layout(m: &Metadata, file: &str) -> Result<(u32, u64)> {
     if let Some(t) = m.total_probes.filter(|&t| t as usize > MAX_CHANNELS) {
         return Err(Error::format(
             file,
-            mplace(),
+            metadata_place(),
             format!(
                 "total probes {t} is more than the {MAX_CHANNELS} channels a capture may have \
                  (a damaged metadata entry)"
@@ -527,7 +574,7 @@ fn read_impl<R: Read + Seek>(r: R, file: &str, opts: &Options) -> Result<Capture
     if !(1..=8).contains(&unit) {
         return Err(Error::format(
             file,
-            mplace(),
+            metadata_place(),
             format!("unitsize {unit} is not between 1 and 8 bytes"),
         ));
     }
@@ -538,7 +585,7 @@ fn read_impl<R: Read + Seek>(r: R, file: &str, opts: &Options) -> Result<Capture
         if *bit >= unit * 8 || (m.total_probes.is_some() && *bit >= total) {
             return Err(Error::format(
                 file,
-                mplace(),
+                metadata_place(),
                 format!(
                     "contradictory metadata: probe{} ('{name}') is beyond total probes {total} / unitsize {unit}",
                     bit + 1
@@ -548,25 +595,48 @@ fn read_impl<R: Read + Seek>(r: R, file: &str, opts: &Options) -> Result<Capture
         if mask & (1 << bit) != 0 {
             return Err(Error::format(
                 file,
-                mplace(),
+                metadata_place(),
                 format!("probe{} is listed twice", bit + 1),
             ));
         }
         mask |= 1 << bit;
     }
-    if let Some(only) = only {
-        let mut sorted = m.probes.clone();
-        sorted.sort();
-        let mut keep = 0u64;
-        for (i, (bit, name)) in sorted.iter().enumerate() {
-            if only.iter().any(|o| {
-                o == name || o.strip_prefix('#').and_then(|x| x.parse::<usize>().ok()) == Some(i)
-            }) {
-                keep |= 1 << bit;
-            }
+    Ok((unit, mask))
+}
+
+/// The probe bits to decode: all, or those named (by name or `#index` in probe order) in
+/// the selection.
+fn selected_mask(mask: u64, probes: &[(u32, String)], only: Option<&[String]>) -> u64 {
+    let Some(only) = only else {
+        return mask;
+    };
+    let mut sorted = probes.to_vec();
+    sorted.sort();
+    let mut keep = 0u64;
+    for (i, (bit, name)) in sorted.iter().enumerate() {
+        if only.iter().any(|o| {
+            o == name || o.strip_prefix('#').and_then(|x| x.parse::<usize>().ok()) == Some(i)
+        }) {
+            keep |= 1 << bit;
         }
-        mask &= keep;
     }
+    mask & keep
+}
+
+/// The zip entries holding samples: (chunk number, zip index, name), in chunk order.
+struct Entries {
+    logic: Vec<(u64, usize, String)>,
+    /// Per analog channel number.
+    analog: BTreeMap<u32, Vec<(u64, usize, String)>>,
+}
+
+/// Lists the logic and analog entries, refusing duplicated or missing chunk numbers and a
+/// session whose probes have no data.
+fn list_entries<R: Read + Seek>(
+    z: &mut zip::ZipArchive<R>,
+    m: &Metadata,
+    file: &str,
+) -> Result<Entries> {
     let prefix = m.capturefile.clone().unwrap_or_else(|| "logic-1".into());
     // logic entries in numeric order
     let mut logic: Vec<(u64, usize, String)> = Vec::new();
@@ -609,12 +679,24 @@ fn read_impl<R: Read + Seek>(r: R, file: &str, opts: &Options) -> Result<Capture
             format!("no logic data: metadata lists {} probes but there is no '{prefix}' or '{prefix}-N' entry", m.probes.len()),
         ));
     }
+    Ok(Entries { logic, analog })
+}
+
+/// Decodes the logic chunks in order into edge lists, against the edge budget.
+fn decode_logic<R: Read + Seek>(
+    z: &mut zip::ZipArchive<R>,
+    file: &str,
+    logic: &[(u64, usize, String)],
+    unit: u32,
+    mask: u64,
+    budget: u64,
+) -> Result<Decoder> {
     let u = unit as usize;
     let mut dec = Decoder::new(u, mask);
     let mut buf = vec![0u8; 1 << 20];
-    for (_, idx, name) in &logic {
+    for (_, idx, name) in logic {
         stream_entry(
-            &mut z,
+            z,
             file,
             (*idx, name),
             &mut buf,
@@ -637,93 +719,155 @@ fn read_impl<R: Read + Seek>(r: R, file: &str, opts: &Options) -> Result<Capture
             },
         )?;
     }
-    // times must stay within ±2^62 ps (53 days); a wrong stated rate can be overridden
-    let span = dec.samples as i128 * PS_PER_S as i128 / rate as i128;
-    if span > 1i128 << 62 {
-        return Err(Error::format(
-            file,
-            mplace(),
-            format!(
-                "{} samples at {} span {} days, more than the 53 a capture may: if the stated \
-                 rate is wrong, give the real one with --samplerate",
-                dec.samples,
-                super::format_hz(rate),
-                span / (86_400 * PS_PER_S as i128)
-            ),
-        ));
-    }
-    // exact either way; a whole number of ps per sample (every rate dividing 1 THz) needs
-    // no 128-bit division per edge (the span check above bounds idx × step)
-    let step = (PS_PER_S as u64)
-        .is_multiple_of(rate)
-        .then(|| (PS_PER_S as u64 / rate) as i64);
-    let to_ps = |idx: u64| -> Picos {
-        match step {
-            Some(st) => Picos((idx as i64).saturating_mul(st)),
-            None => {
-                Picos((idx as i128 * PS_PER_S as i128 / rate as i128).min(i64::MAX as i128) as i64)
-            }
+    Ok(dec)
+}
+
+/// Sample index → picoseconds at the session's rate.
+struct SampleClock {
+    rate: u64,
+    /// Whole picoseconds per sample, when the rate divides 1 THz.
+    step: Option<i64>,
+}
+
+impl SampleClock {
+    /// Refuses `samples` that would span more than ±2^62 ps (53 days).
+    fn new(samples: u64, rate: u64, file: &str) -> Result<SampleClock> {
+        // times must stay within ±2^62 ps (53 days); a wrong stated rate can be overridden
+        let span = samples as i128 * PS_PER_S as i128 / rate as i128;
+        if span > 1i128 << 62 {
+            return Err(Error::format(
+                file,
+                metadata_place(),
+                format!(
+                    "{} samples at {} span {} days, more than the 53 a capture may: if the stated \
+                     rate is wrong, give the real one with --samplerate",
+                    samples,
+                    super::format_hz(rate),
+                    span / (86_400 * PS_PER_S as i128)
+                ),
+            ));
         }
-    };
-    let first = dec.first.unwrap_or(0);
-    let mut probes = m.probes.clone();
+        // exact either way; a whole number of ps per sample (every rate dividing 1 THz)
+        // needs no 128-bit division per edge (the span check above bounds idx × step)
+        let step = (PS_PER_S as u64)
+            .is_multiple_of(rate)
+            .then(|| (PS_PER_S as u64 / rate) as i64);
+        Ok(SampleClock { rate, step })
+    }
+
+    fn to_ps(&self, idx: u64) -> Picos {
+        match self.step {
+            Some(st) => Picos((idx as i64).saturating_mul(st)),
+            None => Picos(
+                (idx as i128 * PS_PER_S as i128 / self.rate as i128).min(i64::MAX as i128) as i64,
+            ),
+        }
+    }
+}
+
+/// One channel per probe, in probe order, from the decoded edges.
+fn digital_channels(
+    first: Option<u64>,
+    mut edges: Vec<Vec<u64>>,
+    probes: &[(u32, String)],
+    clock: &SampleClock,
+) -> Vec<DigitalChannel> {
+    let first = first.unwrap_or(0);
+    let mut probes = probes.to_vec();
     probes.sort();
     let mut channels = Vec::with_capacity(probes.len());
-    let mut edges = std::mem::take(&mut dec.edges);
     for (bit, name) in probes {
         let e = std::mem::take(&mut edges[bit as usize]);
         channels.push(DigitalChannel {
             name,
             initial: (first >> bit) & 1 == 1,
-            edges: e.into_iter().map(to_ps).collect(),
+            edges: e.into_iter().map(|i| clock.to_ps(i)).collect(),
         });
     }
-    let mut samples = dec.samples;
-    // analog: float32 LE streams per channel
-    let interval = Picos(PS_PER_S / rate as i64).max(Picos(1));
-    let mut analog_out = Vec::new();
-    let name_of = |n: &u32| {
-        m.analog
+    channels
+}
+
+/// The analog channels (float32 LE streams) as they are read: kept whole, or, when a
+/// subset is asked for, thresholded while read (see `import::analog_input`) so their
+/// samples are never held; every analog channel is still listed, without samples.
+struct AnalogOut<'a> {
+    file: &'a str,
+    opts: &'a Options,
+    clock: &'a SampleClock,
+    names: &'a [(u32, String)],
+    interval: Picos,
+    kept_edges: u64,
+    /// Samples of the longest channel so far.
+    samples: u64,
+    analog_kept: u64,
+    channels: Vec<DigitalChannel>,
+    analog: Vec<AnalogChannel>,
+}
+
+impl AnalogOut<'_> {
+    fn measuring(&self) -> bool {
+        self.opts.only_channels.is_some()
+    }
+
+    /// Analog channel `n`, from its entries `parts`.
+    fn channel<R: Read + Seek>(
+        &mut self,
+        z: &mut zip::ZipArchive<R>,
+        n: u32,
+        parts: &[(u64, usize, String)],
+    ) -> Result<()> {
+        let name = self
+            .names
             .iter()
-            .find(|(k, _)| k == n)
+            .find(|(k, _)| *k == n)
             .map(|(_, s)| s.clone())
-            .unwrap_or_else(|| format!("A{n}"))
-    };
-    // asked for a subset: read only the analog channels named in it, and threshold them
-    // while reading (see `import::analog_input`): their samples are never held; every
-    // analog channel is still listed, without samples
-    let measuring = only.is_some();
-    let spooling = measuring && (opts.threshold.is_none() || opts.hysteresis.is_none());
-    let cap_samples = if measuring {
-        MAX_SPOOLED_SAMPLES
-    } else {
-        MAX_ANALOG_SAMPLES
-    };
-    let mut analog_kept: u64 = 0;
-    let mut kept_edges = dec.kept;
-    for (n, parts) in analog {
-        let name = name_of(&n);
-        if measuring {
-            analog_out.push(AnalogChannel {
+            .unwrap_or_else(|| format!("A{n}"));
+        if self.measuring() {
+            self.analog.push(AnalogChannel {
                 name: name.clone(),
                 start: Picos(0),
-                interval,
+                interval: self.interval,
                 values: Vec::new(),
             });
-            // measured: named in the selection, and not the name of a channel already there
-            // (a logic channel of that name is the one measured, and an analog name given
-            // twice is measured once: as `import::analog::add_thresholded` does)
-            if !only.is_some_and(|o| o.contains(&name)) || channels.iter().any(|c| c.name == name) {
-                continue;
+            // measured: named in the selection, and not the name of a channel already
+            // there (a logic channel of that name is the one measured, and an analog name
+            // given twice is measured once: as `import::analog::add_thresholded` does)
+            let only = self.opts.only_channels.as_deref();
+            if !only.is_some_and(|o| o.contains(&name))
+                || self.channels.iter().any(|c| c.name == name)
+            {
+                return Ok(());
             }
         }
-        // what the entries declare, before anything is inflated
-        for (_, idx, ename) in &parts {
+        self.check_sizes(z, parts)?;
+        if self.measuring() {
+            self.measure(z, name, parts)
+        } else {
+            self.keep(z, name, parts)
+        }
+    }
+
+    /// What the entries declare, before anything is inflated, against the sample limit.
+    fn check_sizes<R: Read + Seek>(
+        &mut self,
+        z: &mut zip::ZipArchive<R>,
+        parts: &[(u64, usize, String)],
+    ) -> Result<()> {
+        let file = self.file;
+        let measuring = self.measuring();
+        let spooling =
+            measuring && (self.opts.threshold.is_none() || self.opts.hysteresis.is_none());
+        let cap_samples = if measuring {
+            MAX_SPOOLED_SAMPLES
+        } else {
+            MAX_ANALOG_SAMPLES
+        };
+        for (_, idx, ename) in parts {
             let e = z.by_index_raw(*idx).map_err(|er| {
                 Error::format(file, Place::Entry(ename.clone(), None), er.to_string())
             })?;
-            analog_kept += e.size() / 4;
-            if analog_kept > cap_samples && (spooling || !measuring) {
+            self.analog_kept += e.size() / 4;
+            if self.analog_kept > cap_samples && (spooling || !measuring) {
                 return Err(Error::format(
                     file,
                     Place::Entry(ename.clone(), None),
@@ -744,49 +888,63 @@ fn read_impl<R: Read + Seek>(r: R, file: &str, opts: &Options) -> Result<Capture
                 ));
             }
         }
-        if measuring {
-            let left = budget.saturating_sub(kept_edges);
-            let times = Times::Uniform {
-                start: 0,
-                interval: interval.0,
-            };
-            let mut input = AnalogInput::new(&name, opts.threshold, opts.hysteresis, times, left)
-                .map_err(|p| Error::format(file, Place::File, p.message(&name)))?;
-            let count = read_analog(&mut z, file, &parts, |v| {
-                input.push(0, v).map_err(|p| p.message(&name))
-            })?;
-            let mut ch = input
-                .finish(left)
-                .map_err(|p| Error::format(file, Place::File, p.message(&name)))?;
-            samples = samples.max(count);
-            let end = to_ps(samples);
-            ch.edges.retain(|e| *e <= end);
-            kept_edges += ch.edges.len() as u64;
-            channels.push(ch);
-        } else {
-            let mut values = Vec::new();
-            read_analog(&mut z, file, &parts, |v| {
-                values.push(v);
-                Ok(())
-            })?;
-            samples = samples.max(values.len() as u64);
-            analog_out.push(AnalogChannel {
-                name,
-                start: Picos(0),
-                interval,
-                values,
-            });
-        }
+        Ok(())
     }
-    let cap = Capture {
-        source: file.to_string(),
-        samplerate_hz: Some(rate),
-        start: Picos(0),
-        end: to_ps(samples),
-        channels,
-        analog: analog_out,
-    };
-    Ok(cap)
+
+    /// Thresholds the channel while reading it into a digital channel.
+    fn measure<R: Read + Seek>(
+        &mut self,
+        z: &mut zip::ZipArchive<R>,
+        name: String,
+        parts: &[(u64, usize, String)],
+    ) -> Result<()> {
+        let file = self.file;
+        let left = self.opts.edge_budget().saturating_sub(self.kept_edges);
+        let times = Times::Uniform {
+            start: 0,
+            interval: self.interval.0,
+        };
+        let mut input = AnalogInput::new(
+            &name,
+            self.opts.threshold,
+            self.opts.hysteresis,
+            times,
+            left,
+        )
+        .map_err(|p| Error::format(file, Place::File, p.message(&name)))?;
+        let count = read_analog(z, file, parts, &name, |v| input.push(0, v))?;
+        let mut ch = input
+            .finish(left)
+            .map_err(|p| Error::format(file, Place::File, p.message(&name)))?;
+        self.samples = self.samples.max(count);
+        let end = self.clock.to_ps(self.samples);
+        ch.edges.retain(|e| *e <= end);
+        self.kept_edges += ch.edges.len() as u64;
+        self.channels.push(ch);
+        Ok(())
+    }
+
+    /// Keeps every sample of the channel.
+    fn keep<R: Read + Seek>(
+        &mut self,
+        z: &mut zip::ZipArchive<R>,
+        name: String,
+        parts: &[(u64, usize, String)],
+    ) -> Result<()> {
+        let mut values = Vec::new();
+        read_analog(z, self.file, parts, &name, |v| {
+            values.push(v);
+            Ok(())
+        })?;
+        self.samples = self.samples.max(values.len() as u64);
+        self.analog.push(AnalogChannel {
+            name,
+            start: Picos(0),
+            interval: self.interval,
+            values,
+        });
+        Ok(())
+    }
 }
 
 /// Streams the float32 samples of one analog channel's entries (in order) to `each`;
@@ -796,7 +954,8 @@ fn read_analog<R: Read + Seek>(
     z: &mut zip::ZipArchive<R>,
     file: &str,
     parts: &[(u64, usize, String)],
-    mut each: impl FnMut(f32) -> std::result::Result<(), String>,
+    channel: &str,
+    mut each: impl FnMut(f32) -> std::result::Result<(), Problem>,
 ) -> Result<u64> {
     let mut buf = vec![0u8; 1 << 16];
     let mut count = 0u64;
@@ -810,11 +969,11 @@ fn read_analog<R: Read + Seek>(
             |off| format!("length {off} is not a multiple of 4 (float32 samples)"),
             |bytes, at, _| {
                 for (j, b) in bytes.chunks_exact(4).enumerate() {
-                    each(f32::from_le_bytes([b[0], b[1], b[2], b[3]])).map_err(|msg| {
+                    each(f32::from_le_bytes([b[0], b[1], b[2], b[3]])).map_err(|p| {
                         Error::format(
                             file,
                             Place::Entry(ename.clone(), Some(at + 4 * j as u64)),
-                            msg,
+                            p.message(channel),
                         )
                     })?;
                 }

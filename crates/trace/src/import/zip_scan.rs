@@ -109,6 +109,32 @@ enum State {
     Done,
 }
 
+/// Why a stream stopped being a zip session, at a record that began at a known offset.
+#[derive(Clone, Debug, thiserror::Error)]
+enum ZipProblem {
+    #[error(
+        "not a zip record (signature {:02x} {:02x} {:02x} {:02x}): the stream \
+         stops being a zip archive here",
+        .0[0], .0[1], .0[2], .0[3]
+    )]
+    NotARecord([u8; 4]),
+    #[error("zip64 end record of {0} bytes: implausibly large")]
+    HugeEnd64(u64),
+    #[error("a zip entry without a name")]
+    NoName,
+    #[error(
+        "entry '{name}': compression method {method} (a session stores or \
+         deflates its entries)"
+    )]
+    Method { name: String, method: u16 },
+    #[error("entry '{0}': zip64 sizes announced but no zip64 extra field")]
+    NoZip64Sizes(String),
+    #[error("entry '{name}': implausibly large ({size} bytes, at most 1 MiB)")]
+    HugeMeta { name: String, size: u64 },
+    #[error("data after the end of the zip archive (its end-of-directory record)")]
+    AfterEnd,
+}
+
 /// A reader that passes a zip stream through unchanged while checking its records; see
 /// the module documentation. A problem is an I/O error for the copy, and
 /// [`StreamCheck::problem`] says where it is and what.
@@ -117,7 +143,7 @@ pub(crate) struct StreamCheck<R> {
     pos: u64,
     state: State,
     rec: Vec<u8>,
-    problem: Option<(u64, String)>,
+    problem: Option<(u64, ZipProblem)>,
 }
 
 impl<R: Read> StreamCheck<R> {
@@ -135,12 +161,12 @@ impl<R: Read> StreamCheck<R> {
     pub(crate) fn problem(&self, file: &str) -> Option<Error> {
         self.problem
             .as_ref()
-            .map(|(at, msg)| Error::format(file, Place::Byte(*at), msg.clone()))
+            .map(|(at, p)| Error::format(file, Place::Byte(*at), p.to_string()))
     }
 
     /// Bytes of the current record needed so far: its signature, then its fixed part, then
     /// all of it. `Err` for a signature that begins no record.
-    fn wanted(&self) -> std::result::Result<usize, String> {
+    fn wanted(&self) -> std::result::Result<usize, ZipProblem> {
         let r = &self.rec;
         if r.len() < 4 {
             return Ok(4);
@@ -152,13 +178,7 @@ impl<R: Read> StreamCheck<R> {
             END => 22,
             END64 => 12,
             LOCATOR64 => 20,
-            _ => {
-                return Err(format!(
-                    "not a zip record (signature {:02x} {:02x} {:02x} {:02x}): the stream \
-                     stops being a zip archive here",
-                    r[0], r[1], r[2], r[3]
-                ))
-            }
+            _ => return Err(ZipProblem::NotARecord([r[0], r[1], r[2], r[3]])),
         };
         if r.len() < fixed {
             return Ok(fixed);
@@ -174,9 +194,7 @@ impl<R: Read> StreamCheck<R> {
             END64 => {
                 let rest = u64_at(r, 4);
                 if rest > 1 << 20 {
-                    return Err(format!(
-                        "zip64 end record of {rest} bytes: implausibly large"
-                    ));
+                    return Err(ZipProblem::HugeEnd64(rest));
                 }
                 12 + rest as usize
             }
@@ -185,7 +203,7 @@ impl<R: Read> StreamCheck<R> {
     }
 
     /// The state after a whole record.
-    fn after(&self) -> std::result::Result<State, String> {
+    fn after(&self) -> std::result::Result<State, ZipProblem> {
         let r = &self.rec;
         match u32_at(r, 0) {
             LOCAL => {
@@ -193,13 +211,10 @@ impl<R: Read> StreamCheck<R> {
                 let (n, m) = (usize::from(u16_at(r, 26)), usize::from(u16_at(r, 28)));
                 let name = String::from_utf8_lossy(&r[30..30 + n]).into_owned();
                 if n == 0 {
-                    return Err("a zip entry without a name".into());
+                    return Err(ZipProblem::NoName);
                 }
                 if method != 0 && method != 8 {
-                    return Err(format!(
-                        "entry '{name}': compression method {method} (a session stores or \
-                         deflates its entries)"
-                    ));
+                    return Err(ZipProblem::Method { name, method });
                 }
                 if flags & 8 != 0 {
                     return Ok(State::Unchecked);
@@ -228,15 +243,11 @@ impl<R: Read> StreamCheck<R> {
                         i += 4 + len;
                     }
                     if !found {
-                        return Err(format!(
-                            "entry '{name}': zip64 sizes announced but no zip64 extra field"
-                        ));
+                        return Err(ZipProblem::NoZip64Sizes(name));
                     }
                 }
                 if (name == "version" || name == "metadata") && usize_ > MAX_META {
-                    return Err(format!(
-                        "entry '{name}': implausibly large ({usize_} bytes, at most 1 MiB)"
-                    ));
+                    return Err(ZipProblem::HugeMeta { name, size: usize_ });
                 }
                 Ok(if csize == 0 {
                     State::Record(self.pos)
@@ -249,20 +260,14 @@ impl<R: Read> StreamCheck<R> {
         }
     }
 
-    fn scan(&mut self, mut s: &[u8]) -> std::result::Result<(), (u64, String)> {
+    fn scan(&mut self, mut s: &[u8]) -> std::result::Result<(), (u64, ZipProblem)> {
         while !s.is_empty() {
             match self.state {
                 State::Unchecked => {
                     self.pos += s.len() as u64;
                     return Ok(());
                 }
-                State::Done => {
-                    return Err((
-                        self.pos,
-                        "data after the end of the zip archive (its end-of-directory record)"
-                            .into(),
-                    ))
-                }
+                State::Done => return Err((self.pos, ZipProblem::AfterEnd)),
                 State::Data(left) => {
                     let t = left.min(s.len() as u64);
                     s = &s[t as usize..];
@@ -294,7 +299,7 @@ impl<R: Read> StreamCheck<R> {
 impl<R: Read> Read for StreamCheck<R> {
     fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
         if let Some((_, m)) = &self.problem {
-            return Err(std::io::Error::other(m.clone()));
+            return Err(std::io::Error::other(m.to_string()));
         }
         let n = self.inner.read(out)?;
         if let Err((at, m)) = self.scan(&out[..n]) {
@@ -331,7 +336,13 @@ mod tests {
             match c.read(&mut buf) {
                 Ok(0) => return Ok(()),
                 Ok(k) => out.extend_from_slice(&buf[..k]),
-                Err(_) => return Err(c.problem.clone().unwrap()),
+                Err(_) => {
+                    return Err(c
+                        .problem
+                        .clone()
+                        .map(|(at, p)| (at, p.to_string()))
+                        .unwrap())
+                }
             }
         }
     }
