@@ -5,7 +5,6 @@
 //! (`a_chain_through_edf_tasks_takes_spuris_bounds`): EDF chain bound 8 ms, the
 //! fixed-priority one 7 ms.
 
-
 use crate::common::run;
 
 const SYS: &str = r#"
