@@ -229,9 +229,15 @@ fn a_fifo_thread_bursting_every_20_ms_is_counted_once_per_burst_with_its_pid() {
     let counted = row["count"].as_i64().unwrap();
     println!("{bursts} bursts in the run, {counted} counted for pid {pid}: {row}");
     assert!(bursts >= 50, "the burster ran {bursts} times only");
+    // Once per burst, within 4 % (at least 1): on a loaded machine (this binary runs
+    // other tests beside it) a burst can be delayed until it touches the next one, or the
+    // kernel's real-time throttling can hold both threads at once, and two bursts then
+    // lie in one gap; counting each switch or missing the thread would be off by about
+    // `bursts`, far outside this band (seen: 72 of 74 counted with CI's tests running).
+    let band = 1.max(bursts / 25);
     assert!(
-        (counted - bursts).abs() <= 1,
-        "{counted} vs {bursts}: {row}; lost events {}, unclassified {}",
+        (counted - bursts).abs() <= band,
+        "{counted} vs {bursts} (band {band}): {row}; lost events {}, unclassified {}",
         v["classification"]["lost_events"],
         c["by_source"]["unclassified"]
     );
