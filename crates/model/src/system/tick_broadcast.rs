@@ -115,7 +115,10 @@ pub(super) fn build(
     hz: Option<u64>,
 ) -> Result<(), SystemError> {
     let k = raw.kernel.get_ref();
-    kernel.tick_source = k.tick_source.as_ref().map_or_else(Default::default, |s| *s.get_ref());
+    kernel.tick_source = k
+        .tick_source
+        .as_ref()
+        .map_or_else(Default::default, |s| *s.get_ref());
     if let Some(c) = &k.tick_core {
         let id = *c.get_ref();
         if id < 0 || id >= i64::from(cores) {

@@ -67,18 +67,31 @@ fn keys_parse_and_default_to_per_core() {
 
 #[test]
 fn bad_tick_core_and_unmodelled_combinations_are_errors() {
-    let e = System::from_toml_str(&BROADCAST.replace("tick_core = 0", "tick_core = 2"), "b.toml")
-        .unwrap_err()
-        .to_string();
-    assert!(e.contains("tick_core") && e.contains("core 2 does not exist"), "{e}");
+    let e = System::from_toml_str(
+        &BROADCAST.replace("tick_core = 0", "tick_core = 2"),
+        "b.toml",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("tick_core") && e.contains("core 2 does not exist"),
+        "{e}"
+    );
     let ls = BROADCAST.replace("tick_hz = 1000", "tick_hz = 1000\nmodel = \"listscan\"");
     let ls = ls
         .lines()
-        .filter(|l| !l.starts_with("tick_") || l.starts_with("tick_hz") || l.starts_with("tick_source") || l.starts_with("tick_core"))
+        .filter(|l| {
+            !l.starts_with("tick_")
+                || l.starts_with("tick_hz")
+                || l.starts_with("tick_source")
+                || l.starts_with("tick_core")
+        })
         .filter(|l| !l.starts_with("switch_"))
         .collect::<Vec<_>>()
         .join("\n");
-    let e = System::from_toml_str(&ls, "b.toml").unwrap_err().to_string();
+    let e = System::from_toml_str(&ls, "b.toml")
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("tick_source") && e.contains("list-scan"), "{e}");
     let bad = BROADCAST.replace("\"broadcast\"", "\"shared\"");
     assert!(System::from_toml_str(&bad, "b.toml").is_err());
@@ -129,8 +142,11 @@ fn two_core_known_answer() {
 /// Core 1 as the tick core swaps the roles: B pays the sends, A the relay.
 #[test]
 fn tick_core_one_swaps_the_roles() {
-    let sys = System::from_toml_str(&BROADCAST.replace("tick_core = 0", "tick_core = 1"), "b.toml")
-        .unwrap();
+    let sys = System::from_toml_str(
+        &BROADCAST.replace("tick_core = 0", "tick_core = 1"),
+        "b.toml",
+    )
+    .unwrap();
     let plain = System::from_toml_str(
         &BROADCAST.replace("\"broadcast\"", "\"per-core\""),
         "p.toml",
