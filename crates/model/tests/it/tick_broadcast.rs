@@ -171,3 +171,37 @@ fn unbounded_relay_gives_no_bound() {
     let why = b.unbounded_reason.as_deref().unwrap_or("");
     assert!(why.contains("broadcast tick from core 0"), "{why}");
 }
+
+/// An EDF core that receives the broadcast reads the same view: B's release jitter is
+/// the relay's worst delay (4.74 us, as in the known answer) and its EDF bound grows over
+/// the per-core one.
+#[test]
+fn edf_core_receiving_the_tick_charges_the_relay() {
+    let edf = "\n[[core]]\nid = 1\nscheduler = \"edf\"\n";
+    let b = |text: &str| {
+        let sys = System::from_toml_str(text, "e.toml").unwrap();
+        let cores =
+            latscope_model::edf::analyze_edf_cores(&sys, &AnalysisOptions::default()).unwrap();
+        assert_eq!(cores.len(), 1);
+        assert_eq!(cores[0].core, 1);
+        cores[0]
+            .result
+            .tasks
+            .iter()
+            .find(|t| t.name == "B")
+            .unwrap()
+            .clone()
+    };
+    let bc = b(&format!("{BROADCAST}{edf}"));
+    let pc = b(&format!(
+        "{}{edf}",
+        BROADCAST.replace("\"broadcast\"", "\"per-core\"")
+    ));
+    let l = 0.12;
+    let d_max = (l + 1.0) + l + 2.5 + 1.0;
+    assert!(
+        (bc.jitter_ns - pc.jitter_ns - d_max * 1000.0).abs() < 1e-6,
+        "{bc:?} {pc:?}"
+    );
+    assert!(bc.bound_ns.unwrap() > pc.bound_ns.unwrap() + d_max * 1000.0);
+}
