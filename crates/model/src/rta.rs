@@ -34,6 +34,7 @@ pub mod offsets;
 mod options;
 mod prep;
 mod result;
+mod tick_relay;
 mod ticks;
 
 pub(crate) use analyze::analyze_tasks;

@@ -38,6 +38,7 @@ mod summary;
 mod switch;
 mod tick;
 mod tick_grid;
+mod tick_relay;
 mod tickless;
 
 use crate::config::*;
@@ -337,6 +338,12 @@ pub struct Sim {
     ext: Vec<Option<VecDeque<(i64, i64)>>>,
     notify: Vec<bool>,
     fired: Vec<(usize, i64, i64)>,
+    /// Broadcast tick (`engine/tick_relay.rs`): on a core whose tick is relayed from the
+    /// tick core, the relayed ticks to come, (arrival, nominal instant); on the tick
+    /// core, whether its tick ends are recorded, and the ends recorded (end, nominal).
+    tick_ext: Option<VecDeque<(i64, i64)>>,
+    tick_notify: bool,
+    tick_fired: Vec<(i64, i64)>,
 }
 
 impl Sim {

@@ -9,6 +9,11 @@
 //! the order never depends on anything but the input and the seed. The job the
 //! inter-core interrupt releases counts its response from the arrival of the interrupt
 //! that started the path on the other core, as the analysis does.
+//!
+//! With a broadcast tick (`kernel.tick_source = "broadcast"`) only the tick core's timer
+//! ticks; each end of its tick handler raises, at that instant, the relayed tick on
+//! every other core (in core order), whose handler (`L` + the tick's cost + `ipi`) runs
+//! there as that core's tick and keeps the nominal tick instant.
 
 use crate::chains::{ChainObserver, Hook};
 use crate::engine::{Sim, SimOptions};
@@ -37,6 +42,9 @@ pub struct MultiSim {
     /// Per task of the system: the inter-core interrupts its completions raise (core,
     /// interrupt of that core's view), a chain's event links across cores.
     task_routes: Vec<Vec<(usize, usize)>>,
+    /// The core whose tick is broadcast to the others (`kernel.tick_source =
+    /// "broadcast"`); `None`: every core has its own tick.
+    tick_core: Option<usize>,
 }
 
 /// Each core's seed: the run's seed mixed with the core id, so that cores draw
@@ -130,6 +138,22 @@ impl MultiSim {
                 sys.interrupts.len(),
             ));
         }
+        // A broadcast tick: the tick core records its tick ends, the others take their
+        // ticks only from there (engine/tick_relay.rs).
+        let tick_core = sys
+            .kernel
+            .broadcasts_tick(n)
+            .then_some(sys.kernel.tick_core as usize)
+            .filter(|&tc| tc < cores.len());
+        if let Some(tc) = tick_core {
+            for (c, s) in cores.iter_mut().enumerate() {
+                if c == tc {
+                    s.notify_tick_end();
+                } else {
+                    s.make_tick_external();
+                }
+            }
+        }
         let mut order = vec![(0, 0); sys.tasks.len()];
         for (c, v) in views.iter().enumerate() {
             for (k, &i) in v.tasks.iter().enumerate() {
@@ -145,6 +169,7 @@ impl MultiSim {
             seed: opts.seed,
             chains,
             task_routes,
+            tick_core,
         })
     }
 
@@ -170,6 +195,16 @@ impl MultiSim {
                     if let Some(&Some((d, dq))) = self.routes[c].get(q) {
                         self.cores[d].raise(dq, at, origin);
                         todo.insert(d);
+                    }
+                }
+                if self.tick_core == Some(c) {
+                    // The tick handler's end raises the tick's inter-core interrupt on
+                    // every other core at that instant.
+                    for (end, nominal) in self.cores[c].take_tick_fired() {
+                        for d in (0..self.cores.len()).filter(|&d| d != c) {
+                            self.cores[d].raise_tick(end, nominal);
+                            todo.insert(d);
+                        }
                     }
                 }
                 self.pass_hooks(c, Some(&mut todo));

@@ -33,6 +33,15 @@ pub fn analyze_edf_cores(
             continue;
         }
         let mut r = analyze_edf(&v.sys, opts)?;
+        if v.tick_unbounded {
+            for t in r.tasks.iter_mut() {
+                t.bound_ns = None;
+                t.schedulable = false;
+            }
+            r.schedulable = false;
+            r.reason
+                .get_or_insert_with(|| crate::rta::cores::tick_unbounded_reason(sys));
+        }
         for (x, origin) in v.sys.interrupts.iter().zip(&v.interrupts) {
             let (Some(k), crate::system::cores::CoreIrq::Ipi(q)) = (x.releases, *origin) else {
                 continue;

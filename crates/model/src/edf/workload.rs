@@ -90,7 +90,8 @@ impl Workload {
                 c: tick.0,
                 t: sys.kernel.tick_period().0,
                 // A kernel critical section delays a tick; it then runs closer to the next.
-                j: sys.critical_sections.kernel.0,
+                // So does a broadcast tick's varying relay (rta/tick_relay.rs).
+                j: sys.critical_sections.kernel.0 + sys.kernel.tick_relay.spread.0,
             });
         }
         let cold = sys.platform.cache.assume == crate::system::CacheState::Cold;

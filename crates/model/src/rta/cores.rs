@@ -106,6 +106,27 @@ impl TaskIpis {
     fn view(&self, sys: &System, c: u32, paths: &Paths) -> crate::system::cores::CoreView {
         sys.core_view_with(c, &paths.jitter, &paths.delay, &self.jitter, &self.delay)
     }
+
+    /// [`TaskIpis::view`] with, on a core that receives a broadcast tick, the relayed
+    /// tick's delay from the tick core's view ([`super::tick_relay`]). The relay does
+    /// not enter the handlers' responses, so the fixed point over cores does without it.
+    fn settled(
+        &self,
+        sys: &System,
+        opts: &AnalysisOptions,
+        c: u32,
+        paths: &Paths,
+    ) -> crate::system::cores::CoreView {
+        let mut v = self.view(sys, c, paths);
+        let tc = sys.kernel.tick_core;
+        if sys.kernel.broadcasts_tick(sys.platform.cores) && c != tc {
+            match super::tick_relay::relay(&self.view(sys, tc, paths).sys, opts) {
+                Some(r) => v.sys.kernel.tick_relay = r,
+                None => v.tick_unbounded = true,
+            }
+        }
+        v
+    }
 }
 
 /// Core `c`'s view with the cross-core release paths settled (as
@@ -116,7 +137,7 @@ pub(crate) fn settled_view(
     tl: &TaskIpis,
     c: u32,
 ) -> crate::system::cores::CoreView {
-    tl.view(sys, c, &release_paths(sys, opts, tl))
+    tl.settled(sys, opts, c, &release_paths(sys, opts, tl))
 }
 
 fn release_paths(sys: &System, opts: &AnalysisOptions, tl: &TaskIpis) -> Paths {
@@ -179,9 +200,19 @@ pub fn core_views(
     // views carry no task-sent inter-core interrupts.
     let paths = release_paths(sys, opts, &TaskIpis::default());
     let views = (0..sys.platform.cores)
-        .map(|c| sys.core_view(c, &paths.jitter, &paths.delay))
+        .map(|c| TaskIpis::default().settled(sys, opts, c, &paths))
         .collect();
     (views, paths.unbounded)
+}
+
+/// Why the tasks of a core that receives a broadcast tick have no bound when the relay
+/// has none.
+pub(crate) fn tick_unbounded_reason(sys: &System) -> String {
+    format!(
+        "the broadcast tick from core {} has no bounded relay: its tick handler's response \
+         there reaches the tick period",
+        sys.kernel.tick_core
+    )
 }
 
 fn unbounded(r: &mut TaskResult, why: String) {
@@ -216,7 +247,7 @@ pub(crate) fn analyze_cores_with(
     let mut merged: Option<AnalysisResult> = None;
     let mut cores = Vec::new();
     for c in 0..sys.platform.cores {
-        let v = tl.view(sys, c, &paths);
+        let v = tl.settled(sys, opts, c, &paths);
         let interrupts: Vec<String> = v.sys.interrupts.iter().map(|x| x.name.clone()).collect();
         if v.sys.tasks.is_empty() {
             cores.push(CoreResult {
@@ -230,6 +261,19 @@ pub(crate) fn analyze_cores_with(
             continue;
         }
         let mut r = super::analyze(&v.sys, opts)?;
+        if v.tick_unbounded {
+            let why = tick_unbounded_reason(sys);
+            for list in [
+                &mut r.tasks,
+                &mut r.tick_modes.pessimistic,
+                &mut r.tick_modes.partitioned,
+            ] {
+                for t in list.iter_mut() {
+                    unbounded(t, why.clone());
+                }
+            }
+            r.schedulable = false;
+        }
         // A task released across cores by a handler with no bounded response has none.
         for (x, origin) in v.sys.interrupts.iter().zip(&v.interrupts) {
             let (Some(k), CoreIrq::Ipi(q)) = (x.releases, *origin) else {

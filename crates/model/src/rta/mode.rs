@@ -160,6 +160,36 @@ impl<'a> ModeCtx<'a> {
                 tick_p,
             );
         }
+        // A tick broadcast from another core (rta/tick_relay.rs) runs up to `spread` later
+        // than a strictly periodic one: with the masking, a window holds at most
+        // ceil((masking + spread) / T) ticks more than ceil(w / T), one of which the
+        // masking's entity above charges. Each further one is charged once per window as
+        // a whole pessimistic tick (its per-release parts escape the once-per-tick cap)
+        // with the switches a tick can cause (a release, a time slice).
+        let spread = sys.kernel.tick_relay.spread;
+        if spread > Picos::ZERO {
+            let late = (p.masking + spread).0 as i128;
+            let t = (tick_p as i128).max(1);
+            let charged = i128::from(p.masking > Picos::ZERO && every_tick.0 > 0);
+            let extra = ((late + t - 1) / t - charged).clamp(0, 1 << 20) as i64;
+            let slices = 1 + i64::from(ov && sys.kernel.time_slicing);
+            let tick = p.tick_pessimistic.0.saturating_mul(extra);
+            let switch = sw1.0.saturating_mul(extra).saturating_mul(slices);
+            if tick > 0 || switch > 0 {
+                dem.push(
+                    Entity {
+                        period: i64::MAX / 4,
+                        jitter: 0,
+                        work: 0,
+                        switch,
+                        tick,
+                        first_rel: false,
+                        attr: Attr::Tick,
+                    },
+                    tick_p,
+                );
+            }
+        }
         let nf = dem.period.len();
         if partitioned {
             dem.first_excess = p.tick_first_excess.0;

@@ -158,6 +158,13 @@ pub(super) fn prepare(sys: &System, opts: &AnalysisOptions) -> Prep {
             total += extra;
             jp.tick_delay_ns = extra.as_ns_f64();
         }
+        let relay = sys.kernel.tick_relay.delay;
+        if tick_released[i] && relay > Picos::ZERO {
+            // A tick broadcast from another core runs here up to `relay` after its
+            // nominal instant (rta/tick_relay.rs): the release is noticed that much later.
+            total += relay;
+            jp.tick_delay_ns += relay.as_ns_f64();
+        }
         if ov && !sys.kernel.sleep_states.is_empty() {
             let extra = if t.released_by.is_some() {
                 max_wake

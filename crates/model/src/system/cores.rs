@@ -34,6 +34,9 @@ pub struct CoreView {
     pub tasks: Vec<usize>,
     /// Per interrupt of `sys`: where it comes from.
     pub interrupts: Vec<CoreIrq>,
+    /// The core receives a broadcast tick whose relay has no bound (the tick core's tick
+    /// handler does not finish within a tick period; set by the analysis).
+    pub tick_unbounded: bool,
 }
 
 /// The name of the inter-core interrupt that relays `irq`'s release.
@@ -88,6 +91,7 @@ impl System {
             .filter(|c| c.id == core)
             .map(|c| super::model::CoreSettings { id: 0, ..*c })
             .collect();
+        self.apply_tick_broadcast(core, &mut sys);
         sys.tasks = tasks.iter().map(|&i| self.tasks[i].clone()).collect();
         for t in &mut sys.tasks {
             t.core = 0;
@@ -181,6 +185,7 @@ impl System {
             sys,
             tasks,
             interrupts: origin,
+            tick_unbounded: false,
         }
     }
 }

@@ -29,8 +29,10 @@ pub mod model;
 mod parse;
 mod raw;
 mod resources;
+pub mod tick_broadcast;
 mod write;
 
 pub use error::{Diagnostic, SystemError};
 pub use model::*;
+pub use tick_broadcast::{TickRelay, TickSource};
 pub use write::format_exact;

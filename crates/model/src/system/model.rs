@@ -240,6 +240,21 @@ pub struct Kernel {
     pub scheduler: Scheduler,
     /// The `[[core]]` tables, by id.
     pub cores: Vec<CoreSettings>,
+    /// Each core's own tick, or one core's tick broadcast to the others
+    /// (`kernel.tick_source`, `super::tick_broadcast`).
+    #[serde(skip_serializing_if = "super::tick_broadcast::TickSource::is_per_core")]
+    pub tick_source: super::tick_broadcast::TickSource,
+    /// The core that takes the tick when it is broadcast (`kernel.tick_core`, default 0).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub tick_core: u32,
+    /// What the broadcasting tick handler spends per inter-core interrupt it sends
+    /// (`kernel.costs.ipi_send`, default 0).
+    #[serde(skip_serializing_if = "is_zero_ps")]
+    pub ipi_send: Picos,
+    /// A core view's relayed tick: how late after the nominal instant it runs (set by
+    /// the analysis on the cores that receive a broadcast tick; zero otherwise).
+    #[serde(skip_serializing_if = "super::tick_broadcast::TickRelay::is_zero")]
+    pub tick_relay: super::tick_broadcast::TickRelay,
 }
 
 impl Kernel {

@@ -103,6 +103,7 @@ fn build(ctx: &Ctx, raw: &RawFile) -> Result<System, SystemError> {
         kernel.ipi = ctx.opt_dur(&c.get_ref().ipi, "kernel.costs", "ipi", hz)?;
     }
     kernel.cores = build_cores(ctx, &raw.core, platform.cores)?;
+    super::tick_broadcast::build(ctx, raw, &mut kernel, platform.cores, hz)?;
     // Task and interrupt names share one namespace.
     let mut names: HashMap<String, String> = HashMap::new();
     let mut tasks = build_tasks(ctx, &raw.task, &kernel, hz, &mut names)?;
@@ -323,6 +324,10 @@ fn build_kernel(ctx: &Ctx, k: &RawKernel, hz: Option<u64>) -> Result<Kernel, Sys
         ipi: Picos::ZERO,
         scheduler: k.scheduler.unwrap_or_default(),
         cores: Vec::new(),
+        tick_source: Default::default(),
+        tick_core: 0,
+        ipi_send: Picos::ZERO,
+        tick_relay: Default::default(),
     })
 }
 

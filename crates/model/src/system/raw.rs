@@ -97,6 +97,11 @@ pub(super) struct RawKernel {
     pub(super) sleep_state: Vec<Spanned<RawSleep>>,
     #[serde(default)]
     pub(super) scheduler: Option<Scheduler>,
+    /// Each core's own tick or one core's broadcast (`tick_broadcast.rs`).
+    #[serde(default)]
+    pub(super) tick_source: Option<Spanned<super::tick_broadcast::TickSource>>,
+    #[serde(default)]
+    pub(super) tick_core: Option<Spanned<i64>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -126,6 +131,8 @@ pub(super) struct RawCosts {
     pub(super) inherit: Option<SDur>,
     // every model: the inter-core interrupt of a cross-core release (multicore)
     pub(super) ipi: Option<SDur>,
+    // every model: one inter-core interrupt sent by a broadcasting tick core
+    pub(super) ipi_send: Option<SDur>,
 }
 
 #[derive(Deserialize)]

@@ -81,6 +81,10 @@ impl System {
         if k.scheduler != Scheduler::Fp {
             kt.insert("scheduler".into(), V::String(k.scheduler.name().into()));
         }
+        if !k.tick_source.is_per_core() {
+            kt.insert("tick_source".into(), V::String(k.tick_source.name().into()));
+            kt.insert("tick_core".into(), V::Integer(k.tick_core.into()));
+        }
         let mut costs = toml::Table::new();
         match &k.costs {
             KernelCosts::Tick(c) => {
@@ -126,6 +130,9 @@ impl System {
         }
         if k.ipi != Picos::ZERO {
             costs.insert("ipi".into(), d(k.ipi));
+        }
+        if k.ipi_send != Picos::ZERO {
+            costs.insert("ipi_send".into(), d(k.ipi_send));
         }
         kt.insert("costs".into(), V::Table(costs));
         if !k.sleep_states.is_empty() {

@@ -22,3 +22,4 @@ mod rta_props;
 mod rta_range;
 mod sensitivity;
 mod system_format;
+mod tick_broadcast;

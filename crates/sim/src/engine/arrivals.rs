@@ -4,6 +4,10 @@ use super::*;
 
 impl Sim {
     pub(super) fn tick_arrival(&mut self) {
+        if self.tick_ext.is_some() {
+            self.relayed_tick_arrival();
+            return;
+        }
         let k = self.next_tick_k;
         let t = self.tick_time(k);
         self.next_tick_k += 1;

@@ -35,7 +35,9 @@ impl Sim {
     fn next_times(&self) -> (i64, i64, i64, i64) {
         let t_act = self.activity_end();
         let ticks_on = !self.sleeping && !self.waking;
-        let t_tick = if ticks_on {
+        let t_tick = if let Some(q) = &self.tick_ext {
+            q.front().map_or(NEVER, |&(at, _)| at)
+        } else if ticks_on {
             self.tick_time(self.next_tick_k)
         } else {
             NEVER

@@ -86,6 +86,9 @@ impl Sim {
     pub(super) fn end_frame(&mut self, f: Frame) {
         match f.kind {
             FrameKind::Tick => {
+                if self.tick_notify {
+                    self.tick_fired.push((self.now, f.arrival));
+                }
                 let mut switch = false;
                 for k in 0..self.tick_released.len() {
                     let i = self.tick_released[k] as usize;

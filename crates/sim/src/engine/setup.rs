@@ -290,6 +290,9 @@ impl Sim {
             ext: vec![None; nirq],
             notify: vec![false; nirq],
             fired: Vec::new(),
+            tick_ext: None,
+            tick_notify: false,
+            tick_fired: Vec::new(),
             cfg,
             opts,
         };

@@ -27,7 +27,7 @@ fn sets() -> usize {
 }
 
 /// A random partitioned system: `cores` cores, 1 to 4 tasks each.
-fn system(k: usize) -> System {
+pub(crate) fn system(k: usize) -> System {
     let mut rng = ChaCha8Rng::seed_from_u64(77_000 + k as u64);
     let cores: u32 = if k.is_multiple_of(2) { 2 } else { 4 };
     let mut sys = freertos_template();

@@ -9,6 +9,7 @@ mod chains_edf;
 mod chains_multicore;
 mod chains_sampled_reads;
 mod crosscheck;
+mod crosscheck_broadcast;
 mod crosscheck_multicore;
 mod devices;
 mod edf_crosscheck;
