@@ -319,7 +319,7 @@ impl FromStr for NoiseGroups {
         for part in s.split(',').map(str::trim) {
             if !GROUPS.contains(&part) {
                 return Err(input(format!(
-                    "--trace-events: unknown group '{part}' (use {}, all or none)",
+                    "unknown group '{part}' (use {}, all or none)",
                     GROUPS.join(", ")
                 )));
             }
