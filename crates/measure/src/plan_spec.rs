@@ -6,7 +6,9 @@
 //! spells it (`--duration and --loops cannot be used together`).
 
 use crate::session::{self, Plan};
-use crate::settings::{self, LoadSpec, OverrunPolicy, Policy, SampleFormat, Settings, Stop, TimerMode};
+use crate::settings::{
+    self, LoadSpec, OverrunPolicy, Policy, SampleFormat, Settings, Stop, TimerMode,
+};
 use crate::values::{CpuList, PmQos, PositiveDuration, SweepRange, TraceBuffer, TraceEvents};
 use crate::MeasureError;
 use latscope_core::labels::{parse_labels, Labels};

@@ -184,7 +184,13 @@ pub fn parse_load(part: &str) -> Result<LoadSpec, MeasureError> {
 /// Parses a Linux CPU list such as `0,2-3` (as in /sys/devices/system/cpu/online).
 /// Returns the CPUs sorted and without duplicates.
 pub fn parse_cpu_list(text: &str) -> Result<Vec<u32>, MeasureError> {
-    let bad = |why: &str| MeasureError::Input(format!("malformed CPU list '{text}': {why}"));
+    cpu_list(text).map_err(|why| MeasureError::Input(format!("malformed CPU list '{text}': {why}")))
+}
+
+/// [`parse_cpu_list`] with the problem alone (`range '3-1' goes backwards`), for a
+/// caller that quotes the text itself ([`crate::values::CpuList`]).
+pub(crate) fn cpu_list(text: &str) -> Result<Vec<u32>, String> {
+    let bad = |why: &str| why.to_string();
     let mut out = Vec::new();
     for part in text.trim().split(',').map(str::trim) {
         if part.is_empty() {

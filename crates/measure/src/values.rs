@@ -88,7 +88,9 @@ pub struct CpuList(pub Vec<u32>);
 impl FromStr for CpuList {
     type Err = MeasureError;
     fn from_str(s: &str) -> Result<CpuList, MeasureError> {
-        settings::parse_cpu_list(s).map(CpuList)
+        settings::cpu_list(s)
+            .map(CpuList)
+            .map_err(|why| input(format!("malformed CPU list: {why} (write e.g. 0,2-3)")))
     }
 }
 
@@ -116,7 +118,10 @@ impl PositiveDuration {
         let text = [(1_000_000_000, "s"), (1_000_000, "ms"), (1_000, "us")]
             .iter()
             .find(|(unit, _)| ns % unit == 0)
-            .map_or_else(|| format!("{ns}ns"), |(unit, u)| format!("{}{u}", ns / unit));
+            .map_or_else(
+                || format!("{ns}ns"),
+                |(unit, u)| format!("{}{u}", ns / unit),
+            );
         Some(PositiveDuration { ns, text })
     }
     pub fn ns(&self) -> i64 {
@@ -357,14 +362,26 @@ mod tests {
         assert_eq!("SCHED_RR".parse::<Policy>().unwrap(), Policy::Rr);
         assert_eq!("normal".parse::<Policy>().unwrap().to_string(), "other");
         let e = refused::<Policy>("deadline");
-        assert!(e.contains("'deadline'") && e.contains("fifo, rr or other"), "{e}");
+        assert!(
+            e.contains("'deadline'") && e.contains("fifo, rr or other"),
+            "{e}"
+        );
         assert_eq!("rel".parse::<TimerMode>().unwrap(), TimerMode::Relative);
         assert_eq!(TimerMode::Timerfd.to_string(), "timerfd");
         let e = refused::<TimerMode>("busy");
-        assert!(e.contains("'busy'") && e.contains("absolute, relative or timerfd"), "{e}");
-        assert_eq!("catch_up".parse::<OverrunPolicy>().unwrap().to_string(), "catch-up");
+        assert!(
+            e.contains("'busy'") && e.contains("absolute, relative or timerfd"),
+            "{e}"
+        );
+        assert_eq!(
+            "catch_up".parse::<OverrunPolicy>().unwrap().to_string(),
+            "catch-up"
+        );
         let e = refused::<OverrunPolicy>("drop");
-        assert!(e.contains("'drop'") && e.contains("skip or catch-up"), "{e}");
+        assert!(
+            e.contains("'drop'") && e.contains("skip or catch-up"),
+            "{e}"
+        );
         assert_eq!("BIN".parse::<SampleFormat>().unwrap(), SampleFormat::Binary);
         assert_eq!("csv".parse::<SampleFormat>().unwrap().to_string(), "csv");
         assert_eq!(refused::<SampleFormat>("parquet"), "use binary or csv");
@@ -386,19 +403,34 @@ mod tests {
     fn durations_go_through_the_core_parser_and_must_be_positive() {
         let d: PositiveDuration = "1.5 us".parse().unwrap();
         assert_eq!((d.ns(), d.to_string().as_str()), (1_500, "1.5 us"));
-        assert_eq!("2min".parse::<PositiveDuration>().unwrap().ns(), 120_000_000_000);
-        assert_eq!(refused::<PositiveDuration>("-1ms"), "must be greater than zero");
-        assert_eq!(refused::<PositiveDuration>("0s"), "must be greater than zero");
+        assert_eq!(
+            "2min".parse::<PositiveDuration>().unwrap().ns(),
+            120_000_000_000
+        );
+        assert_eq!(
+            refused::<PositiveDuration>("-1ms"),
+            "must be greater than zero"
+        );
+        assert_eq!(
+            refused::<PositiveDuration>("0s"),
+            "must be greater than zero"
+        );
         // The core parser's own words, with its full unit list.
         let e = refused::<PositiveDuration>("10 parsecs");
-        assert!(e.contains("unknown unit 'parsecs'") && e.contains("hours"), "{e}");
+        assert!(
+            e.contains("unknown unit 'parsecs'") && e.contains("hours"),
+            "{e}"
+        );
         assert!(refused::<PositiveDuration>("1000").contains("has no unit"));
         assert!(refused::<PositiveDuration>("1.5ns").contains("whole number of nanoseconds"));
         for ns in [1, 1_500, 250_000, 1_000_000, 3_000_000_000] {
             let d = PositiveDuration::from_ns(ns).unwrap();
             assert_eq!(d.to_string().parse::<PositiveDuration>().unwrap().ns(), ns);
         }
-        assert_eq!(PositiveDuration::from_ns(1_000_000).unwrap().as_str(), "1ms");
+        assert_eq!(
+            PositiveDuration::from_ns(1_000_000).unwrap().as_str(),
+            "1ms"
+        );
         assert!(PositiveDuration::from_ns(0).is_none());
     }
 
@@ -433,7 +465,10 @@ mod tests {
         let r: SweepRange = "10us..1s".parse().unwrap();
         assert_eq!((r.low_ns, r.high_ns), (10_000, 1_000_000_000));
         assert_eq!(r.to_string(), "10us..1s");
-        assert_eq!(refused::<SweepRange>("1ms"), "expected LOW..HIGH, e.g. 10us..1s");
+        assert_eq!(
+            refused::<SweepRange>("1ms"),
+            "expected LOW..HIGH, e.g. 10us..1s"
+        );
         assert!(refused::<SweepRange>("1ms..10us").starts_with("the high end must be larger"));
         assert!(refused::<SweepRange>("1ms..1ms").starts_with("the high end must be larger"));
         assert_eq!(
@@ -441,7 +476,9 @@ mod tests {
             "the low end '0us': must be greater than zero"
         );
         assert!(refused::<SweepRange>("10us..fast").starts_with("the high end 'fast': "));
-        for bad in ["10us", "1s..10us", "0us..1s", "10..1s", "10us..", "..1s", "-1ms..1s"] {
+        for bad in [
+            "10us", "1s..10us", "0us..1s", "10..1s", "10us..", "..1s", "-1ms..1s",
+        ] {
             assert!(bad.parse::<SweepRange>().is_err(), "{bad}");
         }
     }
@@ -468,6 +505,9 @@ mod tests {
         let g: NoiseGroups = "irq, irq,softirq".parse().unwrap();
         assert_eq!(g.to_string(), "irq,softirq");
         let e = refused::<NoiseGroups>("irq,bogus");
-        assert!(e.contains("unknown group 'bogus'") && e.contains("all or none"), "{e}");
+        assert!(
+            e.contains("unknown group 'bogus'") && e.contains("all or none"),
+            "{e}"
+        );
     }
 }

@@ -11,7 +11,9 @@ use latscope_measure::outfile;
 use latscope_measure::output::{self, CpuStats, Report, Stats};
 use latscope_measure::plan_spec::{DEFAULT_DURATION_NS, UNTIL_STOPPED_NS};
 use latscope_measure::publish::Publisher;
-use latscope_measure::settings::{self, LoadSpec, OverrunPolicy, Policy, SampleFormat, Stop, TimerMode};
+use latscope_measure::settings::{
+    self, LoadSpec, OverrunPolicy, Policy, SampleFormat, Stop, TimerMode,
+};
 use latscope_measure::values::{
     CpuList, LoadList, PmQos, PositiveDuration, SweepRange, TraceBuffer, TraceEvents,
 };

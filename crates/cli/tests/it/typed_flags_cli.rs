@@ -20,7 +20,10 @@ fn refused_when_read(args: &[&str], flag: &str, value: &str) -> String {
     assert_eq!(e.lines().count(), 1, "{args:?}: one line: {e}");
     let start = format!("latscope: error: {flag} '{value}'");
     assert!(e.starts_with(&start), "{args:?}: {e}");
-    assert!(!e.contains("Usage") && !e.contains("unexpected argument"), "{e}");
+    assert!(
+        !e.contains("Usage") && !e.contains("unexpected argument"),
+        "{e}"
+    );
     e
 }
 
@@ -32,24 +35,54 @@ fn measure_and_noise_refuse_a_bad_value_when_the_flag_is_read() {
         ("measure", "--cpus", "3-1", "goes backwards"),
         ("measure", "--cpus", "0,x", "'x' is not a CPU number"),
         ("measure", "--sweep", "10us", "expected LOW..HIGH"),
-        ("measure", "--sweep", "1ms..10us", "the high end must be larger"),
+        (
+            "measure",
+            "--sweep",
+            "1ms..10us",
+            "the high end must be larger",
+        ),
         ("measure", "--interval", "-1ms", "must be greater than zero"),
         ("measure", "--duration", "10 parsecs", "minutes"),
         ("measure", "--pm-qos", "1500ns", "whole µs"),
         ("measure", "--load", "gpu:1", "unknown kind"),
         ("measure", "--compare-load", "cpu", "missing ':N'"),
         ("measure", "--policy", "deadline", "use fifo, rr or other"),
-        ("measure", "--mode", "busy", "use absolute, relative or timerfd"),
+        (
+            "measure",
+            "--mode",
+            "busy",
+            "use absolute, relative or timerfd",
+        ),
         ("measure", "--overrun", "drop", "use skip or catch-up"),
-        ("measure", "--trace-above", "-5us", "must be greater than zero"),
+        (
+            "measure",
+            "--trace-above",
+            "-5us",
+            "must be greater than zero",
+        ),
         ("measure", "--trace-buffer", "5T", "unknown unit"),
         ("measure", "--trace-events", "irq,bogus", "not a tracepoint"),
-        ("measure", "--samples-format", "parquet", "use binary or csv"),
-        ("measure", "--timer-slack", "0ns", "must be greater than zero"),
+        (
+            "measure",
+            "--samples-format",
+            "parquet",
+            "use binary or csv",
+        ),
+        (
+            "measure",
+            "--timer-slack",
+            "0ns",
+            "must be greater than zero",
+        ),
         ("noise", "--cpus", "1-", "not a CPU number"),
         ("noise", "--threshold", "-1us", "must be greater than zero"),
         ("noise", "--policy", "deadline", "use fifo, rr or other"),
-        ("noise", "--trace-events", "irq,bogus", "unknown group 'bogus'"),
+        (
+            "noise",
+            "--trace-events",
+            "irq,bogus",
+            "unknown group 'bogus'",
+        ),
     ] {
         let e = refused_when_read(&[cmd, flag, value, "--label", "host=x"], flag, value);
         assert!(e.contains(says), "{cmd} {flag} {value}: {e}");
@@ -66,13 +99,20 @@ fn trace_refuses_a_bad_period_busy_count_or_per_before_opening_a_file() {
         ("--period", "D1,nominal=5", "has no unit"),
         ("--busy", "D2:rise", "unknown level 'rise'"),
         ("--busy", "D2,windw=1ms", "unknown option 'windw'"),
-        ("--count", "D3,per=D0:middle", "unknown edge or level 'middle'"),
+        (
+            "--count",
+            "D3,per=D0:middle",
+            "unknown edge or level 'middle'",
+        ),
         ("--per", "D0:middle", "unknown edge or level 'middle'"),
     ] {
         let e = fails(&["trace", missing, "--pulse", "D0", flag, value], 2);
         assert_eq!(e.lines().count(), 1, "{flag} {value}: {e}");
         assert!(e.starts_with("latscope: error: "), "{flag} {value}: {e}");
-        assert!(e.contains(&format!("{flag} '{value}'")), "{flag} {value}: {e}");
+        assert!(
+            e.contains(&format!("{flag} '{value}'")),
+            "{flag} {value}: {e}"
+        );
         assert!(e.contains(says), "{flag} {value}: {e}");
         assert!(!e.contains("nonexistent-latscope"), "{flag} {value}: {e}");
     }
@@ -101,12 +141,19 @@ fn a_spec_is_completed_by_nominal_window_or_per() {
     assert!(inline[0]["jitter"].is_object(), "{:?}", inline[0]);
     assert_eq!(with(&["--period", "D1", "--nominal", "4us"]), inline);
     // An inline nominal wins over --nominal.
-    assert_eq!(with(&["--period", "D1,nominal=4us", "--nominal", "9us"]), inline);
+    assert_eq!(
+        with(&["--period", "D1,nominal=4us", "--nominal", "9us"]),
+        inline
+    );
     let per = with(&["--count", "D3:rise,per=D0"]);
     assert_eq!(with(&["--count", "D3:rise", "--per", "D0"]), per);
     let window = with(&["--busy", "D2,window=100us"]);
     assert_eq!(with(&["--busy", "D2", "--window", "100us"]), window);
-    assert_ne!(with(&["--busy", "D2"]), window, "no window: the whole capture");
+    assert_ne!(
+        with(&["--busy", "D2"]),
+        window,
+        "no window: the whole capture"
+    );
     // A count with no windows at all is refused once the defaults are known.
     let e = fails(&["trace", &sr, "--count", "D3"], 2);
     assert!(e.contains("--count 'D3': say what to count per"), "{e}");

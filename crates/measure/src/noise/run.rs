@@ -138,11 +138,7 @@ impl NoiseSpec {
                 spin::MAX_WINDOWS
             )));
         }
-        let groups = self
-            .trace_events
-            .clone()
-            .unwrap_or_else(NoiseGroups::all)
-            .0;
+        let groups = self.trace_events.clone().unwrap_or_else(NoiseGroups::all).0;
         if self.gaps.is_some() && groups.is_empty() {
             return Err(input(
                 "--gaps lists the gaps as the trace classifies them; it cannot be combined with --trace-events none".into(),

@@ -145,7 +145,11 @@ mod tests {
         for s in ["Task:rise", "Task,per=Clk", "Task,window=5ms"] {
             let c: CountSpec = s.parse().unwrap();
             for d in [&per, &window] {
-                assert_eq!(c.request(d).unwrap(), parse_count(s, d).unwrap(), "{s} {d:?}");
+                assert_eq!(
+                    c.request(d).unwrap(),
+                    parse_count(s, d).unwrap(),
+                    "{s} {d:?}"
+                );
             }
         }
     }
@@ -154,13 +158,19 @@ mod tests {
     fn a_count_without_windows_is_refused_when_completed() {
         let c: CountSpec = "Task".parse().unwrap();
         let e = c.request(&Per::Whole).unwrap_err().to_string();
-        assert!(e.starts_with("--count 'Task': say what to count per"), "{e}");
+        assert!(
+            e.starts_with("--count 'Task': say what to count per"),
+            "{e}"
+        );
     }
 
     #[test]
     fn malformed_specs_are_refused_when_read() {
         let e = refused::<PeriodSpec>("clk:sideways");
-        assert!(e.contains("unknown edge 'sideways'") && e.contains("(use rise, fall or any)"), "{e}");
+        assert!(
+            e.contains("unknown edge 'sideways'") && e.contains("(use rise, fall or any)"),
+            "{e}"
+        );
         assert!(refused::<PeriodSpec>("T,nominal=5").contains("has no unit"));
         assert!(refused::<PeriodSpec>("T,nominal=-1ms").contains("must be positive"));
         assert!(refused::<PeriodSpec>(",nominal=1ms").contains("no channel named"));
@@ -169,7 +179,13 @@ mod tests {
         assert!(refused::<CountSpec>("t,per=clk:middle").contains("unknown edge or level 'middle'"));
         let e = refused::<Per>("clk:middle");
         assert!(e.contains("unknown edge or level 'middle' in --per"), "{e}");
-        assert!(matches!("clk:low".parse::<Per>().unwrap(), Per::Pulses { level: false, .. }));
-        assert!(matches!("clk:fall".parse::<Per>().unwrap(), Per::Periods(_)));
+        assert!(matches!(
+            "clk:low".parse::<Per>().unwrap(),
+            Per::Pulses { level: false, .. }
+        ));
+        assert!(matches!(
+            "clk:fall".parse::<Per>().unwrap(),
+            Per::Periods(_)
+        ));
     }
 }

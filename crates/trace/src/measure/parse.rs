@@ -230,7 +230,13 @@ pub(super) fn count_request(s: &str, default: &Per) -> Result<Request> {
 
 /// A count over the whole capture is one number, not a series: refused.
 pub(super) fn need_per(r: Request) -> Result<Request> {
-    if matches!(r.kind, Kind::Count { per: Per::Whole, .. }) {
+    if matches!(
+        r.kind,
+        Kind::Count {
+            per: Per::Whole,
+            ..
+        }
+    ) {
         return Err(Error::usage(format!(
             "--count '{}': say what to count per: ',per=CH2' (or --per CH2) or ',window=1ms'",
             r.definition
