@@ -94,6 +94,30 @@ def test_refusals_are_the_clis(kw, flags):
     assert str(ei.value) == cli_error("measure", *flags)
 
 
+# A keyword's text goes through the same typed value (FromStr) as the CLI's flag: a bad
+# one is an InputError, a ValueError, naming the flag and the value before anything runs.
+BAD_KEYWORDS = [
+    (dict(cpus="1-x"), "--cpus '1-x': "),
+    (dict(sweep="10us"), "--sweep '10us': "),
+    (dict(interval="5 parsecs"), "--interval '5 parsecs': "),
+    (dict(load=["cpu:1", "gpu:1"]), "--load 'gpu:1': "),
+    (dict(samples="raw.bin", samples_format="parquet"), "--samples-format 'parquet': "),
+]
+
+
+@pytest.mark.parametrize("kw,start", BAD_KEYWORDS, ids=[s for _, s in BAD_KEYWORDS])
+def test_a_bad_keyword_is_a_value_error_naming_its_flag(kw, start):
+    with pytest.raises(ValueError) as ei:
+        latscope.measure(**kw)
+    assert isinstance(ei.value, latscope.InputError)
+    assert str(ei.value).startswith(start), str(ei.value)
+    flags = []
+    for k, v in kw.items():
+        for one in v if isinstance(v, list) else [v]:
+            flags += ["--" + k.replace("_", "-"), one]
+    assert str(ei.value) == cli_error("measure", *flags)
+
+
 def test_new_keywords_reach_the_plan():
     d = latscope.measure(rounds=2, **ARGS).to_dict()
     ref = cli_json("measure", "--rounds", "2", *CLI_ARGS)

@@ -97,3 +97,17 @@ def test_analog_channel_measured_as_the_cli_does(levels):
     cap = latscope.read_capture(ANALOG)
     r2 = latscope.trace(cap, pulse="A0", **levels).to_dict()
     assert r2["measurements"] == ref["measurements"]
+
+
+def test_a_bad_period_busy_or_count_is_a_value_error_naming_its_flag():
+    # The same typed specs as the CLI's --period/--busy/--count (FromStr), refused before
+    # the capture is read.
+    for kw, says in [
+        (dict(period="D1:sideways"), "--period 'D1:sideways'"),
+        (dict(busy="D2:rise"), "--busy 'D2:rise'"),
+        (dict(count="D3,windw=1ms"), "--count 'D3,windw=1ms'"),
+    ]:
+        with pytest.raises(ValueError) as ei:
+            latscope.trace(SR, **kw)
+        assert isinstance(ei.value, latscope.InputError)
+        assert says in str(ei.value), str(ei.value)

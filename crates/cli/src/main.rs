@@ -146,13 +146,11 @@ fn usage_error(e: clap::Error) -> ExitCode {
     ) {
         (ErrorKind::ValueValidation, Some(arg), Some(value), Some(why)) => {
             let flag = arg.split_whitespace().next().unwrap_or(&arg).to_string();
-            // A library parser that names the flag itself (`--pulse 'x': …`) is printed
-            // as it is, so the text is the same as when the value was parsed later.
-            if why.starts_with(&flag) {
-                ui::error(format_args!("{why}"));
-            } else {
-                ui::error(format_args!("{flag} '{value}': {why}"));
-            }
+            // The Python binding words a refused keyword the same way.
+            ui::error(format_args!(
+                "{}",
+                latscope_core::flag::refusal(&flag, &value, &why)
+            ));
             ExitCode::from(2)
         }
         _ => e.exit(),

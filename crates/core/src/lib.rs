@@ -6,6 +6,7 @@
 //! * [`stats`]: the one statistics module (moments, HDR histogram, exact samples);
 //! * [`capture`]: the one capture model (digital edge lists, analog samples);
 //! * [`events`]: the one event-trace model (RTOS recorders, Linux scheduler traces);
+//! * [`flag`]: the one wording of a refused flag value (CLI and Python alike);
 //! * [`labels`]: the `labels` object of every result (user labels and host facts);
 //! * [`outfile`]: outputs written through a temporary file and a rename;
 //! * [`summary`]: the typed summary every result's JSON carries (measure, trace and
@@ -17,6 +18,7 @@
 pub mod arith;
 pub mod capture;
 pub mod events;
+pub mod flag;
 pub mod frequency;
 pub mod jsonnum;
 pub mod labels;

@@ -20,6 +20,7 @@
 //! * [`gate`]: the rank test over per-round figures that decides that verdict;
 //! * [`underload`]: why a loaded run can be faster than an idle one;
 //! * [`plan_spec`]: the user's choices as given → a checked [`Plan`] (CLI and Python);
+//! * [`values`]: the flags' text forms as typed values (`FromStr`, for clap and Python);
 //! * [`session`]: one whole `measure` invocation;
 //! * [`noise`]: `latscope noise`, OS and hardware noise seen by spinning threads;
 //!
@@ -52,6 +53,7 @@ pub mod settings;
 pub mod stats_json;
 pub mod thread_error;
 pub mod underload;
+pub mod values;
 
 pub use output::Report;
 pub use plan_spec::PlanSpec;

@@ -1,8 +1,8 @@
 //! What to measure and how: the validated settings of one `measure` run, and the parsers
-//! for the text forms users type (`0,2-3`, `cpu:2,mem:1`, `10us..1s`).
+//! for the text forms users type (`0,2-3`, `cpu:2,mem:1`) behind the typed values of
+//! [`crate::values`] (`10us..1s` is [`crate::values::SweepRange`]).
 
 use crate::MeasureError;
-use latscope_core::time::parse_duration_ns;
 use serde::{Deserialize, Serialize};
 
 /// Scheduling class of the measuring threads.
@@ -184,7 +184,13 @@ pub fn parse_load(part: &str) -> Result<LoadSpec, MeasureError> {
 /// Parses a Linux CPU list such as `0,2-3` (as in /sys/devices/system/cpu/online).
 /// Returns the CPUs sorted and without duplicates.
 pub fn parse_cpu_list(text: &str) -> Result<Vec<u32>, MeasureError> {
-    let bad = |why: &str| MeasureError::Input(format!("malformed CPU list '{text}': {why}"));
+    cpu_list(text).map_err(|why| MeasureError::Input(format!("malformed CPU list '{text}': {why}")))
+}
+
+/// [`parse_cpu_list`] with the problem alone (`range '3-1' goes backwards`), for a
+/// caller that quotes the text itself ([`crate::values::CpuList`]).
+pub(crate) fn cpu_list(text: &str) -> Result<Vec<u32>, String> {
+    let bad = |why: &str| why.to_string();
     let mut out = Vec::new();
     for part in text.trim().split(',').map(str::trim) {
         if part.is_empty() {
@@ -232,36 +238,6 @@ pub fn format_cpu_list(cpus: &[u32]) -> String {
         i += 1;
     }
     parts.join(",")
-}
-
-/// Parses a duration that must be strictly positive, naming the option in the error.
-pub fn parse_positive_ns(option: &str, text: &str) -> Result<i64, MeasureError> {
-    let v = parse_duration_ns(text)
-        .map_err(|e| MeasureError::Input(format!("{option} '{text}': {e}")))?
-        .0;
-    if v <= 0 {
-        return Err(MeasureError::Input(format!(
-            "{option} '{text}' must be greater than zero"
-        )));
-    }
-    Ok(v)
-}
-
-/// Parses `10us..1s` into (low, high) nanoseconds, low < high, both > 0.
-pub fn parse_sweep(text: &str) -> Result<(i64, i64), MeasureError> {
-    let (a, b) = text.split_once("..").ok_or_else(|| {
-        MeasureError::Input(format!(
-            "malformed --sweep '{text}': expected LOW..HIGH, e.g. 10us..1s"
-        ))
-    })?;
-    let lo = parse_positive_ns("--sweep low end", a)?;
-    let hi = parse_positive_ns("--sweep high end", b)?;
-    if hi <= lo {
-        return Err(MeasureError::Input(format!(
-            "malformed --sweep '{text}': the high end must be larger than the low end"
-        )));
-    }
-    Ok((lo, hi))
 }
 
 /// `n` log-spaced sleep lengths from `lo` to `hi` inclusive (rounded to whole ns,
@@ -449,12 +425,6 @@ mod tests {
 
     #[test]
     fn sweeps() {
-        assert_eq!(parse_sweep("10us..1s").unwrap(), (10_000, 1_000_000_000));
-        for bad in [
-            "10us", "1s..10us", "0us..1s", "10..1s", "10us..", "1ms..1ms",
-        ] {
-            assert!(parse_sweep(bad).is_err(), "{bad}");
-        }
         let p = sweep_points(10_000, 1_000_000_000, 6);
         assert_eq!(
             p,
@@ -470,18 +440,6 @@ mod tests {
         assert_eq!(sweep_points(1000, 2000, 1), vec![1000]);
         // Rounded duplicates collapse.
         assert_eq!(sweep_points(1, 2, 5), vec![1, 2]);
-    }
-
-    #[test]
-    fn durations() {
-        assert_eq!(parse_positive_ns("--interval", "1ms").unwrap(), 1_000_000);
-        assert_eq!(parse_positive_ns("--interval", "1.5 us").unwrap(), 1_500);
-        assert!(parse_positive_ns("--interval", "0ms").is_err());
-        assert!(parse_positive_ns("--interval", "-1ms").is_err());
-        assert!(parse_positive_ns("--interval", "1000").is_err());
-        assert!(parse_positive_ns("--interval", "1.5ns").is_err());
-        let e = parse_positive_ns("--interval", "5 parsecs").unwrap_err();
-        assert!(e.to_string().contains("--interval"), "{e}");
     }
 
     #[test]

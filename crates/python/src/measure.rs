@@ -4,14 +4,37 @@
 
 use crate::errors::err;
 use crate::interrupt::{interruptible, Join};
+use latscope_core::flag::refusal;
+use latscope_measure::values::LoadList;
 use latscope_measure::{session, PlanSpec};
 use pyo3::prelude::*;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::str::FromStr;
 use std::time::Duration;
 
-/// measure(...) -> (JSON text, interrupted). Keywords are the CLI's flags, parsed and
-/// checked by the same `PlanSpec` as `latscope measure`, so the refusals are the same.
+/// A keyword's text as the typed value of the CLI flag `flag`, through the library's
+/// `FromStr` (clap parses the flag through the same): a bad value is an `InputError` (a
+/// `ValueError`) worded as the CLI words the flag's refusal.
+fn flag<T: FromStr>(flag: &str, text: &str) -> PyResult<T>
+where
+    T::Err: std::fmt::Display,
+{
+    text.parse()
+        .map_err(|e: T::Err| err(refusal(flag, text, &e.to_string())))
+}
+
+/// [`flag`] for a keyword that may be `None`.
+fn opt<T: FromStr>(name: &str, text: Option<&str>) -> PyResult<Option<T>>
+where
+    T::Err: std::fmt::Display,
+{
+    text.map(|t| flag(name, t)).transpose()
+}
+
+/// measure(...) -> (JSON text, interrupted). Keywords are the CLI's flags, parsed by the
+/// same typed values and checked by the same `PlanSpec` as `latscope measure`, so the
+/// refusals are the same.
 #[pyfunction]
 #[pyo3(signature = (duration=None, interval="1ms", cpus=None, policy="fifo", priority=None, allow_fallback=false, mode="absolute", loops=None, overrun="skip", pm_qos_us=None, load=vec![], compare_load=None, sweep=None, sweep_points=8, histogram_us=10000, samples=None, lock_memory=true, sysroot=None, labels=None, rounds=None, trace_above=None, probe_idle=false, samples_format=None))]
 #[allow(clippy::too_many_arguments)]
@@ -42,29 +65,33 @@ pub fn measure(
     samples_format: Option<&str>,
 ) -> PyResult<(String, bool)> {
     let spec = PlanSpec {
-        cpus: cpus.map(str::to_string),
-        policy: policy.to_string(),
+        cpus: opt("--cpus", cpus)?,
+        policy: flag("--policy", policy)?,
         priority,
         allow_fallback,
-        mode: mode.to_string(),
-        interval: interval.to_string(),
-        duration: duration.map(str::to_string),
+        mode: flag("--mode", mode)?,
+        interval: flag("--interval", interval)?,
+        duration: opt("--duration", duration)?,
         loops,
-        overrun: overrun.to_string(),
+        overrun: flag("--overrun", overrun)?,
         // `pm_qos_us=N` is the CLI's `--pm-qos N` (a bare number is µs).
-        pm_qos: pm_qos_us.map(|us| us.to_string()),
-        loads: load,
-        compare_load: compare_load.map(str::to_string),
-        sweep: sweep.map(str::to_string),
+        pm_qos: opt("--pm-qos", pm_qos_us.map(|us| us.to_string()).as_deref())?,
+        loads: load
+            .iter()
+            .map(|l| flag::<LoadList>("--load", l).map(|l| l.0))
+            .collect::<PyResult<Vec<_>>>()?
+            .concat(),
+        compare_load: opt("--compare-load", compare_load)?,
+        sweep: opt("--sweep", sweep)?,
         sweep_points,
-        trace_above: trace_above.map(str::to_string),
+        trace_above: opt("--trace-above", trace_above)?,
         trace_events: None,
         trace_buffer: None,
         probe_idle,
         rounds,
         histogram_us,
         samples,
-        samples_format: samples_format.map(str::to_string),
+        samples_format: opt("--samples-format", samples_format)?,
         lock_memory,
         timer_slack: None,
         sysroot: sysroot.unwrap_or_else(|| PathBuf::from("/")),

@@ -78,7 +78,7 @@ pub fn trace(
     let nominal = dur(nominal, "nominal")?;
     let default_per = match (window, per) {
         (Some(w), _) => Per::Window(w.parse().map_err(|e| ctx(format!("window '{w}'"), e))?),
-        (None, Some(p)) => measure::parse::parse_per(p, "per").map_err(err)?,
+        (None, Some(p)) => p.parse::<Per>().map_err(|e| ctx(format!("per '{p}'"), e))?,
         (None, None) => Per::Whole,
     };
     for p in &pulse {
@@ -87,14 +87,19 @@ pub fn trace(
     for l in &latency {
         reqs.push(measure::parse_latency(l).map_err(err)?);
     }
+    // Parsed through the same typed specs as the CLI's flags, then completed with
+    // `nominal`, `window` or `per`.
     for p in &period {
-        reqs.push(measure::parse_period(p, nominal).map_err(err)?);
+        let spec: measure::PeriodSpec = p.parse().map_err(err)?;
+        reqs.push(spec.request(nominal));
     }
     for b in &busy {
-        reqs.push(measure::parse_busy(b, &default_per).map_err(err)?);
+        let spec: measure::BusySpec = b.parse().map_err(err)?;
+        reqs.push(spec.request(&default_per));
     }
     for c in &count {
-        reqs.push(measure::parse_count(c, &default_per).map_err(err)?);
+        let spec: measure::CountSpec = c.parse().map_err(err)?;
+        reqs.push(spec.request(&default_per).map_err(err)?);
     }
     for l in &limit {
         limits.push(Limit::parse(l).map_err(err)?);

@@ -9,9 +9,14 @@ use latscope_measure::exposition::Meta;
 use latscope_measure::metrics::LiveMetrics;
 use latscope_measure::outfile;
 use latscope_measure::output::{self, CpuStats, Report, Stats};
-use latscope_measure::plan_spec::UNTIL_STOPPED_NS;
+use latscope_measure::plan_spec::{DEFAULT_DURATION_NS, UNTIL_STOPPED_NS};
 use latscope_measure::publish::Publisher;
-use latscope_measure::settings::{self, Stop};
+use latscope_measure::settings::{
+    self, LoadSpec, OverrunPolicy, Policy, SampleFormat, Stop, TimerMode,
+};
+use latscope_measure::values::{
+    CpuList, LoadList, PmQos, PositiveDuration, SweepRange, TraceBuffer, TraceEvents,
+};
 use latscope_measure::{session, Plan, PlanSpec};
 use std::io::Write;
 use std::path::PathBuf;
@@ -62,11 +67,11 @@ Prometheus: docs/fleets.md.")]
 pub struct Args {
     /// CPUs to measure on, one pinned thread each, e.g. `0,2-3` [default: all online]
     #[arg(long, value_name = "LIST")]
-    cpus: Option<String>,
+    cpus: Option<CpuList>,
 
     /// Scheduling policy of the measuring threads: fifo, rr or other
     #[arg(long, default_value = "fifo", value_name = "POLICY")]
-    policy: String,
+    policy: Policy,
 
     /// Real-time priority 1..99 (fifo/rr); must be 0 for `other` [default: 80, or 0 for other]
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
@@ -80,7 +85,7 @@ pub struct Args {
     /// How to wait: absolute (clock_nanosleep TIMER_ABSTIME, like cyclictest), relative
     /// (sleep for the interval: the naive loop) or timerfd
     #[arg(long, default_value = "absolute", value_name = "MODE")]
-    mode: String,
+    mode: TimerMode,
 
     /// Period between wake-ups, with a unit: ns, us, ms, s (1 us to 1 h; the duration
     /// must cover at least two periods)
@@ -91,7 +96,7 @@ pub struct Args {
         value_name = "DURATION",
         allow_hyphen_values = true
     )]
-    interval: String,
+    interval: PositiveDuration,
 
     /// How long to measure, with a unit (e.g. 10s, 5min) [default: 10s]
     #[arg(
@@ -101,7 +106,7 @@ pub struct Args {
         conflicts_with = "loops",
         allow_hyphen_values = true
     )]
-    duration: Option<String>,
+    duration: Option<PositiveDuration>,
 
     /// Stop after this many wake-ups per CPU instead of after a duration
     #[arg(long, short = 'l', value_name = "N")]
@@ -111,27 +116,27 @@ pub struct Args {
     /// missed one with its own latency (at most 1000 per wake-up; the rest are only
     /// counted); both count every missed period as an overrun
     #[arg(long, default_value = "skip", value_name = "POLICY")]
-    overrun: String,
+    overrun: OverrunPolicy,
 
     /// Hold /dev/cpu_dma_latency at this many µs during the run (system-wide effect:
     /// no CPU enters an idle state slower than that). A bare number means µs; units ok
     #[arg(long, value_name = "US", allow_hyphen_values = true)]
-    pm_qos: Option<String>,
+    pm_qos: Option<PmQos>,
 
     /// Background load during the run: cpu:N (busy threads), mem:N (cache/memory
     /// thrashers), syscall:N (system-call loops); comma-separated or repeated
     #[arg(long, value_name = "SPEC")]
-    load: Vec<String>,
+    load: Vec<LoadList>,
 
     /// Measure idle, then with this extra load (e.g. cpu:4), each for the full duration,
     /// and show both side by side with the difference
     #[arg(long, value_name = "SPEC")]
-    compare_load: Option<String>,
+    compare_load: Option<LoadSpec>,
 
     /// Measure at log-spaced sleep lengths LOW..HIGH (e.g. 10us..1s): latency against
     /// sleep length. The duration is shared among the points (at least 2 periods each)
     #[arg(long, value_name = "LOW..HIGH", allow_hyphen_values = true)]
-    sweep: Option<String>,
+    sweep: Option<SweepRange>,
 
     /// Number of sweep points
     #[arg(long, default_value_t = 8, value_name = "N")]
@@ -146,20 +151,20 @@ pub struct Args {
     /// split instead (the output says which was used). A spike whose window lost trace
     /// events (ring buffer overrun) is marked MAY BE INCOMPLETE. Where tracing is not
     /// possible the diagnosis says why and the run goes on. E.g. --trace-above 500us
-    #[arg(long, value_name = "LATENCY")]
-    trace_above: Option<String>,
+    #[arg(long, value_name = "LATENCY", allow_hyphen_values = true)]
+    trace_above: Option<PositiveDuration>,
 
     /// With --trace-above: the events traced besides the timer and scheduler ones it
     /// always needs, comma-separated: default (interrupt handlers, softirqs), irq,
     /// softirq, none, or tracepoints as group:event. Under an interrupt storm, `none`
     /// or `irq` keeps the buffer for what matters
     #[arg(long, value_name = "LIST")]
-    trace_events: Option<String>,
+    trace_events: Option<TraceEvents>,
 
     /// With --trace-above: the trace ring buffer per CPU (default 8M; 64K to 1G). A
     /// larger buffer loses fewer events under load
     #[arg(long, value_name = "SIZE")]
-    trace_buffer: Option<String>,
+    trace_buffer: Option<TraceBuffer>,
 
     /// Before the run, measure what the idle states cost a wake-up: two runs of 0.3 s,
     /// the second while a PM QoS request of 0 us (held only for those 0.3 s, a
@@ -200,7 +205,7 @@ pub struct Args {
 
     /// Raw sample format: binary or csv [default: from the file extension]
     #[arg(long, value_name = "FORMAT")]
-    samples_format: Option<String>,
+    samples_format: Option<SampleFormat>,
 
     /// Do not lock memory (mlockall); page faults may then add latency
     #[arg(long)]
@@ -209,8 +214,8 @@ pub struct Args {
     /// Timer slack of the measuring threads (PR_SET_TIMERSLACK on each, e.g. 50us, the
     /// default every SCHED_OTHER program runs with); default 1ns, so the wake-up measured
     /// is the timer's own
-    #[arg(long, value_name = "DUR")]
-    timer_slack: Option<String>,
+    #[arg(long, value_name = "DUR", allow_hyphen_values = true)]
+    timer_slack: Option<PositiveDuration>,
 
     /// Print only the environment diagnosis and exit
     #[arg(long)]
@@ -243,23 +248,17 @@ pub struct Args {
 /// `LATSCOPE_TOUR_SHORT=1` divides the duration by [`TOUR_SHORT_DIVISOR`] (the default
 /// 10 s too), so the README tour's test (crates/cli/tests/readme_tour.rs) can run every
 /// `measure` line exactly as written without taking minutes. Nothing else changes; the
-/// shortened duration is announced on standard error. A duration that does not parse is
-/// passed on unchanged for the library to refuse in its own words.
-fn tour_short(duration: Option<&str>, loops: bool) -> Option<String> {
+/// shortened duration is announced on standard error.
+fn tour_short(duration: Option<&PositiveDuration>, loops: bool) -> Option<PositiveDuration> {
     let on = std::env::var_os("LATSCOPE_TOUR_SHORT").is_some_and(|v| v == "1");
     if !on || loops {
-        return duration.map(str::to_string);
+        return duration.cloned();
     }
-    let given = duration.unwrap_or("10s");
-    let Ok(d) = latscope_core::time::parse_duration(given) else {
-        return duration.map(str::to_string);
+    let (given, ns) = match duration {
+        Some(d) => (d.to_string(), d.ns()),
+        None => ("10s".to_string(), DEFAULT_DURATION_NS),
     };
-    let ns = (d.0 / 1000 / TOUR_SHORT_DIVISOR).max(1);
-    let short = if ns % 1_000_000 == 0 {
-        format!("{}ms", ns / 1_000_000)
-    } else {
-        format!("{ns}ns")
-    };
+    let short = PositiveDuration::from_ns((ns / TOUR_SHORT_DIVISOR).max(1))?;
     crate::ui::note(format_args!(
         "LATSCOPE_TOUR_SHORT=1: measuring {short} instead of {given}"
     ));
@@ -274,27 +273,27 @@ const TOUR_SHORT_DIVISOR: i64 = 100;
 fn spec(a: &Args) -> PlanSpec {
     PlanSpec {
         cpus: a.cpus.clone(),
-        policy: a.policy.clone(),
+        policy: a.policy,
         priority: a.priority,
         allow_fallback: a.allow_fallback,
-        mode: a.mode.clone(),
+        mode: a.mode,
         interval: a.interval.clone(),
-        duration: tour_short(a.duration.as_deref(), a.loops.is_some()),
+        duration: tour_short(a.duration.as_ref(), a.loops.is_some()),
         loops: a.loops,
-        overrun: a.overrun.clone(),
-        pm_qos: a.pm_qos.clone(),
-        loads: a.load.clone(),
-        compare_load: a.compare_load.clone(),
+        overrun: a.overrun,
+        pm_qos: a.pm_qos,
+        loads: a.load.iter().flat_map(|l| l.0.iter().copied()).collect(),
+        compare_load: a.compare_load,
         sweep: a.sweep.clone(),
         sweep_points: a.sweep_points,
         trace_above: a.trace_above.clone(),
         trace_events: a.trace_events.clone(),
-        trace_buffer: a.trace_buffer.clone(),
+        trace_buffer: a.trace_buffer,
         probe_idle: a.probe_idle,
         rounds: a.rounds,
         histogram_us: a.histogram_us,
         samples: a.samples.clone(),
-        samples_format: a.samples_format.clone(),
+        samples_format: a.samples_format,
         lock_memory: !a.no_mlock,
         timer_slack: a.timer_slack.clone(),
         sysroot: a.sysroot.clone(),

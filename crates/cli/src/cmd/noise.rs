@@ -7,6 +7,8 @@ use latscope_measure::noise::result::{CpuNoise, NoiseReport, SourceNoise};
 use latscope_measure::noise::run::{self, NoiseProgress};
 use latscope_measure::noise::NoiseSpec;
 use latscope_measure::outfile;
+use latscope_measure::settings::Policy;
+use latscope_measure::values::{CpuList, NoiseGroups, PositiveDuration};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -37,25 +39,25 @@ rtla osnoise/hwnoise: docs/noise.md.")]
 pub struct Args {
     /// CPUs to measure, one pinned spinning thread each, e.g. `0,2-3` [default: all online]
     #[arg(long, value_name = "LIST")]
-    cpus: Option<String>,
+    cpus: Option<CpuList>,
 
     /// How long to spin, with a unit (10ms..24h) [default: 10s]
     #[arg(long, short = 'D', value_name = "DURATION", allow_hyphen_values = true)]
-    duration: Option<String>,
+    duration: Option<PositiveDuration>,
 
     /// Smallest gap between two clock reads that counts as noise (10ns..1s) [default: 1us]
     #[arg(long, value_name = "DUR", allow_hyphen_values = true)]
-    threshold: Option<String>,
+    threshold: Option<PositiveDuration>,
 
     /// Length of the windows noise % is given for (1ms..1h) [default: 1s]
     #[arg(long, value_name = "DUR", allow_hyphen_values = true)]
-    window: Option<String>,
+    window: Option<PositiveDuration>,
 
     /// Scheduling policy of the spinning threads: other (like osnoise's default), fifo
     /// or rr. With fifo/rr only what preempts that priority is noise, and RT
     /// throttling (left as it is) stops the spinner for a share of every period
     #[arg(long, value_name = "POLICY")]
-    policy: Option<String>,
+    policy: Option<Policy>,
 
     /// Real-time priority 1..99 (fifo/rr) [default: 80, or 0 for other]
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
@@ -69,7 +71,7 @@ pub struct Args {
     /// softirq, sched, nmi, vectors (x86 local timer and IPIs); `all` or `none`
     /// [default: all the kernel has]
     #[arg(long, value_name = "LIST")]
-    trace_events: Option<String>,
+    trace_events: Option<NoiseGroups>,
 
     /// Do not lock memory (mlockall)
     #[arg(long)]
@@ -110,7 +112,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         duration: a.duration.clone(),
         threshold: a.threshold.clone(),
         window: a.window.clone(),
-        policy: a.policy.clone(),
+        policy: a.policy,
         priority: a.priority,
         allow_fallback: a.allow_fallback,
         trace_events: a.trace_events.clone(),

@@ -173,18 +173,18 @@ pub struct Args {
     /// Period between consecutive edges: CH[:EDGE][,nominal=1ms]; reports frequency and
     /// jitter against the nominal period
     #[arg(long, value_name = "CH[:EDGE]")]
-    pub period: Vec<String>,
+    pub period: Vec<measure::PeriodSpec>,
     /// Nominal period for every --period without an inline nominal= (e.g. 1ms)
     #[arg(long, value_name = "DURATION", value_parser = parse_nonneg_duration, allow_hyphen_values = true)]
     pub nominal: Option<Picos>,
     /// Busy time of a channel (high by default) per window:
     /// CH[:LEVEL][,window=1ms|,per=CH2[:EDGE|:LEVEL]]; also the overall busy %
     #[arg(long, value_name = "CH[,..]")]
-    pub busy: Vec<String>,
+    pub busy: Vec<measure::BusySpec>,
     /// Count of edges (pulses) of a channel in each window: CH[:EDGE],per=CH2 or
     /// CH[:EDGE],window=1ms
     #[arg(long, value_name = "CH[,..]")]
-    pub count: Vec<String>,
+    pub count: Vec<measure::CountSpec>,
     /// Default fixed window for --busy/--count without inline options (e.g. 1ms)
     #[arg(
         long,
@@ -197,7 +197,7 @@ pub struct Args {
     /// Default window channel for --busy/--count without inline options: its periods
     /// (CH2 or CH2:rise) or its pulses (CH2:high)
     #[arg(long, value_name = "CH2[:EDGE|:LEVEL]")]
-    pub per: Option<String>,
+    pub per: Option<Per>,
     /// Only use the capture from this time on (from the capture start, e.g. 10ms)
     #[arg(long, value_name = "DURATION", value_parser = parse_nonneg_duration, allow_hyphen_values = true)]
     pub from: Option<Picos>,
@@ -316,19 +316,15 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let nominal = a.nominal;
     let default_per = match (a.window, &a.per) {
         (Some(w), _) => Per::Window(w),
-        (None, Some(p)) => measure::parse::parse_per(p, "--per")?,
+        (None, Some(p)) => p.clone(),
         (None, None) => Per::Whole,
     };
     reqs.extend(a.pulse.iter().cloned());
     reqs.extend(a.latency.iter().cloned());
-    for p in &a.period {
-        reqs.push(measure::parse_period(p, nominal)?);
-    }
-    for b in &a.busy {
-        reqs.push(measure::parse_busy(b, &default_per)?);
-    }
+    reqs.extend(a.period.iter().map(|p| p.request(nominal)));
+    reqs.extend(a.busy.iter().map(|b| b.request(&default_per)));
     for c in &a.count {
-        reqs.push(measure::parse_count(c, &default_per)?);
+        reqs.push(c.request(&default_per)?);
     }
     limits.extend(a.limit.iter().cloned());
     let chains = a.chain.clone();

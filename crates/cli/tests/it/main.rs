@@ -51,3 +51,4 @@ mod trace_cli;
 mod trace_hostile;
 mod trace_samplerate;
 mod trace_selective;
+mod typed_flags_cli;

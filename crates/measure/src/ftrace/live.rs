@@ -89,7 +89,7 @@ impl TraceSetup {
                     });
                     if !ok {
                         return Err(crate::MeasureError::Input(format!(
-                            "--trace-events: '{e}' is not a tracepoint (write group:event, e.g. irq:irq_handler_entry, or default, irq, softirq, none)"
+                            "'{e}' is not a tracepoint (write group:event, e.g. irq:irq_handler_entry, or default, irq, softirq, none)"
                         )));
                     }
                     add(&norm);

@@ -8,9 +8,10 @@ use super::result::{
     BySource, Classification, CpuNoise, NoiseReport, NoiseSettingsJson, Tally, KIND, SCHEMA_VERSION,
 };
 use super::spin::{self, Shared, SpinConfig, RING_CAPACITY};
-use super::tracer::{Tracer, GROUPS};
+use super::tracer::Tracer;
 use crate::engine::{decide_policy, Effective};
 use crate::settings::{self, Policy, Settings};
+use crate::values::{CpuList, NoiseGroups, PositiveDuration};
 use crate::MeasureError;
 use latscope_core::labels::Labels;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -23,17 +24,20 @@ pub const DEFAULT_DURATION_NS: i64 = 10_000_000_000;
 /// Longest run: a day.
 pub const MAX_DURATION_NS: i64 = 86_400_000_000_000;
 
-/// The options as typed (`latscope noise`).
+/// The options of `latscope noise`, each already parsed into its typed value
+/// ([`crate::values`]); `None`: the default.
 #[derive(Clone, Debug, Default)]
 pub struct NoiseSpec {
-    pub cpus: Option<String>,
-    pub duration: Option<String>,
-    pub threshold: Option<String>,
-    pub window: Option<String>,
-    pub policy: Option<String>,
+    pub cpus: Option<CpuList>,
+    pub duration: Option<PositiveDuration>,
+    pub threshold: Option<PositiveDuration>,
+    pub window: Option<PositiveDuration>,
+    /// `None`: other (like osnoise's default).
+    pub policy: Option<Policy>,
     pub priority: Option<i32>,
     pub allow_fallback: bool,
-    pub trace_events: Option<String>,
+    /// `None`: every group the kernel has (`all`).
+    pub trace_events: Option<NoiseGroups>,
     pub lock_memory: bool,
     pub labels: Vec<String>,
     /// `--gaps FILE`: every classified gap as CSV.
@@ -62,15 +66,16 @@ fn input(s: String) -> MeasureError {
     MeasureError::Input(s)
 }
 
+/// A duration flag within `lo..=hi` ns, or `default` when not given.
 fn dur(
     option: &str,
-    v: &Option<String>,
+    v: &Option<PositiveDuration>,
     default: i64,
     lo: i64,
     hi: i64,
 ) -> Result<i64, MeasureError> {
     let Some(t) = v else { return Ok(default) };
-    let ns = settings::parse_positive_ns(option, t)?;
+    let ns = t.ns();
     if ns < lo || ns > hi {
         return Err(input(format!(
             "{option} '{t}' must be between {} and {}",
@@ -85,7 +90,7 @@ impl NoiseSpec {
     pub fn build(&self) -> Result<NoisePlan, MeasureError> {
         let online = crate::env::online_cpus(std::path::Path::new("/")).unwrap_or_else(|| vec![0]);
         let cpus = match &self.cpus {
-            Some(t) => settings::parse_cpu_list(t)?,
+            Some(c) => c.0.clone(),
             None => online.clone(),
         };
         if let Some(c) = cpus.iter().find(|c| !online.contains(c)) {
@@ -94,7 +99,7 @@ impl NoiseSpec {
                 settings::format_cpu_list(&online)
             )));
         }
-        let policy = Policy::parse(self.policy.as_deref().unwrap_or("other"))?;
+        let policy = self.policy.unwrap_or(Policy::Other);
         let priority = self.priority.unwrap_or(match policy {
             Policy::Other => 0,
             _ => crate::plan_spec::DEFAULT_RT_PRIORITY,
@@ -133,25 +138,7 @@ impl NoiseSpec {
                 spin::MAX_WINDOWS
             )));
         }
-        let groups = match self.trace_events.as_deref().map(str::trim) {
-            None | Some("all") => GROUPS.iter().map(|s| s.to_string()).collect(),
-            Some("none") => Vec::new(),
-            Some(list) => {
-                let mut g = Vec::new();
-                for part in list.split(',').map(str::trim) {
-                    if !GROUPS.contains(&part) {
-                        return Err(input(format!(
-                            "--trace-events: unknown group '{part}' (use {}, all or none)",
-                            GROUPS.join(", ")
-                        )));
-                    }
-                    if !g.iter().any(|x| x == part) {
-                        g.push(part.to_string());
-                    }
-                }
-                g
-            }
-        };
+        let groups = self.trace_events.clone().unwrap_or_else(NoiseGroups::all).0;
         if self.gaps.is_some() && groups.is_empty() {
             return Err(input(
                 "--gaps lists the gaps as the trace classifies them; it cannot be combined with --trace-events none".into(),

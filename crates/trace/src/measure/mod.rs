@@ -14,6 +14,7 @@
 //! Statistics are exact (nearest-rank percentiles), kept in 8 bytes per instance plus its
 //! place only where that is not an edge (see `instances`).
 
+pub mod flags;
 mod instances;
 mod json;
 pub mod limit;
@@ -28,6 +29,7 @@ use latscope_core::time::Picos;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+pub use flags::{BusySpec, CountSpec, PeriodSpec};
 pub use limit::{check_limits, Limit, LimitOutcome};
 pub use parse::{parse_busy, parse_count, parse_latency, parse_period, parse_pulse};
 

@@ -210,14 +210,15 @@ pub fn parse_busy(s: &str, default: &Per) -> Result<Request> {
 
 /// `CH[:edge],per=CH2` (or `,window=1ms`).
 pub fn parse_count(s: &str, default: &Per) -> Result<Request> {
+    need_per(count_request(s, default)?)
+}
+
+/// `CH[:edge][,per=CH2|,window=1ms]`, with [`Per::Whole`] when neither is inline and
+/// `default` is whole: what to count per may still come from `--per`/`--window`.
+pub(super) fn count_request(s: &str, default: &Per) -> Result<Request> {
     let what = format!("--count '{s}'");
     let (head, opts) = split_opts(s);
     let per = per_opts(&opts, &what, default)?;
-    if per == Per::Whole {
-        return Err(Error::usage(format!(
-            "{what}: say what to count per: ',per=CH2' (or --per CH2) or ',window=1ms'"
-        )));
-    }
     Ok(Request::new(
         Kind::Count {
             on: chanref(head, &what)?,
@@ -225,6 +226,23 @@ pub fn parse_count(s: &str, default: &Per) -> Result<Request> {
         },
         s,
     ))
+}
+
+/// A count over the whole capture is one number, not a series: refused.
+pub(super) fn need_per(r: Request) -> Result<Request> {
+    if matches!(
+        r.kind,
+        Kind::Count {
+            per: Per::Whole,
+            ..
+        }
+    ) {
+        return Err(Error::usage(format!(
+            "--count '{}': say what to count per: ',per=CH2' (or --per CH2) or ',window=1ms'",
+            r.definition
+        )));
+    }
+    Ok(r)
 }
 
 #[cfg(test)]
