@@ -218,58 +218,14 @@ fn split_labels(all: &[&Labels]) -> (Labels, BTreeMap<String, Vec<String>>) {
 /// Merges `results` (name, report), in order. Refused when fewer than two are given,
 /// when any is a sweep or `--compare-load` result, or when settings differ.
 pub fn merge(results: &[(String, Report)]) -> Result<(Report, MergeInfo), MeasureError> {
-    if results.len() < 2 {
-        return Err(MeasureError::Input(
-            "merge needs at least two results".into(),
-        ));
-    }
-    for (name, r) in results {
-        if r.sweep.is_some() || r.compare.is_some() {
-            return Err(MeasureError::Input(format!(
-                "{name}: a {} result; merge combines plain runs and rounds",
-                if r.sweep.is_some() {
-                    "--sweep"
-                } else {
-                    "--compare-load"
-                }
-            )));
-        }
-    }
-    let (first_name, first) = &results[0];
-    for (name, r) in &results[1..] {
-        if let Some((k, x, y)) = first_difference(first, r) {
-            return Err(MeasureError::Input(format!(
-                "settings differ: {k} is {x} in {first_name} but {y} in {name}; \
-                 merge combines runs of the same settings"
-            )));
-        }
-    }
+    check_mergeable(results)?;
+    let first = &results[0].1;
     let totals: Vec<(&Stats, String)> = results
         .iter()
         .map(|(n, r)| (&r.total, format!("{n}: total")))
         .collect();
     let total = merge_stats(&totals)?;
-    let mut cpus: Vec<CpuStats> = Vec::new();
-    for &cpu in &first.settings.cpus {
-        let parts: Vec<(&CpuStats, &String)> = results
-            .iter()
-            .filter_map(|(n, r)| r.cpus.iter().find(|c| c.cpu == cpu).map(|c| (c, n)))
-            .collect();
-        let Some((c0, _)) = parts.first() else {
-            continue;
-        };
-        let stats: Vec<(&Stats, String)> = parts
-            .iter()
-            .map(|(c, n)| (&c.stats, format!("{n}: cpu {cpu}")))
-            .collect();
-        cpus.push(CpuStats {
-            cpu,
-            stats: merge_stats(&stats)?,
-            wakes: parts.iter().map(|(c, _)| c.wakes).sum(),
-            timer_slack_ns: c0.timer_slack_ns,
-            dropped_samples: parts.iter().map(|(c, _)| c.dropped_samples).sum(),
-        });
-    }
+    let cpus = merge_cpus(results, &first.settings.cpus)?;
     let mut rounds = Vec::new();
     for (_, r) in results {
         match &r.rounds {
@@ -321,6 +277,67 @@ pub fn merge(results: &[(String, Report)]) -> Result<(Report, MergeInfo), Measur
         differing_labels: differing,
     };
     Ok((out, info))
+}
+
+/// At least two plain runs (or runs of rounds) of the same settings: anything else
+/// would merge samples that do not describe one thing.
+fn check_mergeable(results: &[(String, Report)]) -> Result<(), MeasureError> {
+    if results.len() < 2 {
+        return Err(MeasureError::Input(
+            "merge needs at least two results".into(),
+        ));
+    }
+    for (name, r) in results {
+        if r.sweep.is_some() || r.compare.is_some() {
+            return Err(MeasureError::Input(format!(
+                "{name}: a {} result; merge combines plain runs and rounds",
+                if r.sweep.is_some() {
+                    "--sweep"
+                } else {
+                    "--compare-load"
+                }
+            )));
+        }
+    }
+    let (first_name, first) = &results[0];
+    for (name, r) in &results[1..] {
+        if let Some((k, x, y)) = first_difference(first, r) {
+            return Err(MeasureError::Input(format!(
+                "settings differ: {k} is {x} in {first_name} but {y} in {name}; \
+                 merge combines runs of the same settings"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Per CPU of the first run's list, the merged statistics of the runs that have it.
+fn merge_cpus(
+    results: &[(String, Report)],
+    cpu_list: &[u32],
+) -> Result<Vec<CpuStats>, MeasureError> {
+    let mut cpus: Vec<CpuStats> = Vec::new();
+    for &cpu in cpu_list {
+        let parts: Vec<(&CpuStats, &String)> = results
+            .iter()
+            .filter_map(|(n, r)| r.cpus.iter().find(|c| c.cpu == cpu).map(|c| (c, n)))
+            .collect();
+        let Some((c0, _)) = parts.first() else {
+            continue;
+        };
+        let stats: Vec<(&Stats, String)> = parts
+            .iter()
+            .map(|(c, n)| (&c.stats, format!("{n}: cpu {cpu}")))
+            .collect();
+        cpus.push(CpuStats {
+            cpu,
+            stats: merge_stats(&stats)?,
+            wakes: parts.iter().map(|(c, _)| c.wakes).sum(),
+            timer_slack_ns: c0.timer_slack_ns,
+            dropped_samples: parts.iter().map(|(c, _)| c.dropped_samples).sum(),
+        });
+    }
+    Ok(cpus)
 }
 
 #[cfg(test)]

@@ -356,20 +356,7 @@ fn round_rows(a: &[Stats], b: &[Stats], o: &Options, gate: &[Metric]) -> Vec<Row
 /// be compared.
 pub fn compare(a: &Report, b: &Report, o: &Options) -> Comparison {
     let t = o.threshold;
-    let (gate, max_note) = match &o.gate {
-        Some(g) => (g.clone(), None),
-        None => {
-            let mut g = DEFAULT_GATE.to_vec();
-            let note = match max_is_meaningful(a, b) {
-                Ok(()) => {
-                    g.push(Metric::Max);
-                    format!("max is gated: both runs have at least {MAX_GATE_MIN_ROUNDS} rounds of at least {MAX_GATE_MIN_SAMPLES_PER_ROUND} samples")
-                }
-                Err(why) => format!("max is not gated: {why}"),
-            };
-            (g, Some(note))
-        }
-    };
+    let (gate, max_note) = gated_metrics(a, b, o);
     let gate = &gate[..];
     let (method, total) = match (&a.rounds, &b.rounds) {
         (Some(ra), Some(rb)) if ra.len() >= MIN_ROUNDS && rb.len() >= MIN_ROUNDS => (
@@ -389,6 +376,41 @@ pub fn compare(a: &Report, b: &Report, o: &Options) -> Comparison {
             Some((ca.cpu, rows(&ca.stats, &cb.stats, t, &[])))
         })
         .collect();
+    let worse = total.iter().any(|r| r.worse);
+    Comparison {
+        method,
+        max_note,
+        confidence: o.confidence,
+        rows: total,
+        per_cpu,
+        settings_diffs: settings_diffs(a, b),
+        env_diffs: env_diffs(a, b),
+        worse,
+    }
+}
+
+/// The metrics that can fail the comparison: the caller's, else the default ones plus
+/// the maximum where both runs have enough rounds for it to be stable, with a note
+/// saying which.
+fn gated_metrics(a: &Report, b: &Report, o: &Options) -> (Vec<Metric>, Option<String>) {
+    match &o.gate {
+        Some(g) => (g.clone(), None),
+        None => {
+            let mut g = DEFAULT_GATE.to_vec();
+            let note = match max_is_meaningful(a, b) {
+                Ok(()) => {
+                    g.push(Metric::Max);
+                    format!("max is gated: both runs have at least {MAX_GATE_MIN_ROUNDS} rounds of at least {MAX_GATE_MIN_SAMPLES_PER_ROUND} samples")
+                }
+                Err(why) => format!("max is not gated: {why}"),
+            };
+            (g, Some(note))
+        }
+    }
+}
+
+/// The run settings that differ: (key, A's value, B's value), as the user wrote them.
+fn settings_diffs(a: &Report, b: &Report) -> Vec<(String, String, String)> {
     let sa = &a.settings;
     let sb = &b.settings;
     let mut settings_diffs = Vec::new();
@@ -428,8 +450,11 @@ pub fn compare(a: &Report, b: &Report, o: &Options) -> Comparison {
         opt(sb.pm_qos_us.map(|q| format!("{q} µs"))),
     );
     sd("kernel", a.kernel.clone(), b.kernel.clone());
+    settings_diffs
+}
 
-    let mut env_diffs = Vec::new();
+/// The environment items that differ, A's names first then B's new ones.
+fn env_diffs(a: &Report, b: &Report) -> Vec<EnvDiff> {
     let find = |r: &Report, n: &str| {
         r.environment
             .items
@@ -443,6 +468,7 @@ pub fn compare(a: &Report, b: &Report, o: &Options) -> Comparison {
             names.push(i.name.clone());
         }
     }
+    let mut env_diffs = Vec::new();
     for n in names {
         // What happened during the run always differs in its numbers; only a change of
         // status is worth showing for those.
@@ -460,17 +486,7 @@ pub fn compare(a: &Report, b: &Report, o: &Options) -> Comparison {
             });
         }
     }
-    let worse = total.iter().any(|r| r.worse);
-    Comparison {
-        method,
-        max_note,
-        confidence: o.confidence,
-        rows: total,
-        per_cpu,
-        settings_diffs,
-        env_diffs,
-        worse,
-    }
+    env_diffs
 }
 
 #[cfg(test)]

@@ -906,7 +906,20 @@ pub fn during_run(
     elapsed_ns: i64,
     clk_tck: u64,
 ) -> Vec<Item> {
-    let mut out = Vec::new();
+    vec![
+        steal_during(before, after, cpus, elapsed_ns, clk_tck),
+        interrupts_during(before, after, cpus, elapsed_ns),
+    ]
+}
+
+/// Steal time on the measured CPUs: bad above 1 % of the run on any of them.
+fn steal_during(
+    before: &Snapshot,
+    after: &Snapshot,
+    cpus: &[u32],
+    elapsed_ns: i64,
+    clk_tck: u64,
+) -> Item {
     const STEAL: &str = "Steal time is time the hypervisor ran something else on this vCPU; a wake-up due then waits for the vCPU to be scheduled again (the usual source of multi-millisecond maxima in a guest).";
     let mut parts = Vec::new();
     let mut worst_share = 0.0f64;
@@ -925,42 +938,44 @@ pub fn during_run(
         }
     }
     if !any {
-        out.push(item(
+        return item(
             "steal_time",
             Status::Unknown,
             "/proc/stat not readable",
             STEAL,
-        ));
-    } else {
-        let st = if total_ns == 0 {
-            Status::Ok
-        } else if worst_share > 0.01 {
-            Status::Bad
-        } else {
-            Status::Warn
-        };
-        out.push(item(
-            "steal_time",
-            st,
-            format!(
-                "{} during the {:.1} s run (resolution {} ms)",
-                parts.join(", "),
-                elapsed_ns as f64 / 1e9,
-                1000 / clk_tck.max(1)
-            ),
-            STEAL,
-        ));
+        );
     }
+    let st = if total_ns == 0 {
+        Status::Ok
+    } else if worst_share > 0.01 {
+        Status::Bad
+    } else {
+        Status::Warn
+    };
+    item(
+        "steal_time",
+        st,
+        format!(
+            "{} during the {:.1} s run (resolution {} ms)",
+            parts.join(", "),
+            elapsed_ns as f64 / 1e9,
+            1000 / clk_tck.max(1)
+        ),
+        STEAL,
+    )
+}
 
+/// Interrupts on the measured CPUs, the busiest three per CPU named: a warning when a
+/// device interrupts one of them more than 1000 times a second.
+fn interrupts_during(before: &Snapshot, after: &Snapshot, cpus: &[u32], elapsed_ns: i64) -> Item {
     const IRQ: &str = "Every interrupt on a measured CPU runs before the woken thread can; device interrupts there add their handler time to the latency.";
     if after.irq_cpus.is_empty() {
-        out.push(item(
+        return item(
             "interrupts",
             Status::Unknown,
             "/proc/interrupts not readable",
             IRQ,
-        ));
-        return out;
+        );
     }
     let mut parts = Vec::new();
     let secs = (elapsed_ns as f64 / 1e9).max(1e-9);
@@ -969,29 +984,13 @@ pub fn during_run(
         let Some(col) = after.irq_cpus.iter().position(|x| x == c) else {
             continue;
         };
-        let bcol = before.irq_cpus.iter().position(|x| x == c);
-        let mut deltas: Vec<(String, u64)> = Vec::new();
-        for (name, _desc, counts) in &after.irqs {
-            let now = counts.get(col).copied().unwrap_or(0);
-            let then = bcol
-                .and_then(|bc| {
-                    before
-                        .irqs
-                        .iter()
-                        .find(|(n, _, _)| n == name)
-                        .and_then(|(_, _, cs)| cs.get(bc).copied())
-                })
-                .unwrap_or(0);
-            let d = now.saturating_sub(then);
-            if d > 0 {
-                deltas.push((name.clone(), d));
-                // Numbered lines are devices; named ones (LOC, RES, CAL…) are the kernel's own.
-                if name.chars().all(|ch| ch.is_ascii_digit()) {
-                    busiest_device_rate = busiest_device_rate.max(d as f64 / secs);
-                }
+        let deltas = irq_deltas(before, after, *c, col);
+        for (name, d) in &deltas {
+            // Numbered lines are devices; named ones (LOC, RES, CAL…) are the kernel's own.
+            if name.chars().all(|ch| ch.is_ascii_digit()) {
+                busiest_device_rate = busiest_device_rate.max(*d as f64 / secs);
             }
         }
-        deltas.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         let total: u64 = deltas.iter().map(|d| d.1).sum();
         let top = deltas
             .iter()
@@ -1012,7 +1011,7 @@ pub fn during_run(
             if deltas.len() > 3 { ", …" } else { "" }
         ));
     }
-    out.push(item(
+    item(
         "interrupts",
         if busiest_device_rate > 1000.0 {
             Status::Warn
@@ -1021,8 +1020,32 @@ pub fn during_run(
         },
         format!("during the run: {}", parts.join("; ")),
         IRQ,
-    ));
-    out
+    )
+}
+
+/// The interrupts CPU `cpu` (column `col` of `after`) took during the run, by line,
+/// most first (ties by name); lines without any left out.
+fn irq_deltas(before: &Snapshot, after: &Snapshot, cpu: u32, col: usize) -> Vec<(String, u64)> {
+    let bcol = before.irq_cpus.iter().position(|x| *x == cpu);
+    let mut deltas: Vec<(String, u64)> = Vec::new();
+    for (name, _desc, counts) in &after.irqs {
+        let now = counts.get(col).copied().unwrap_or(0);
+        let then = bcol
+            .and_then(|bc| {
+                before
+                    .irqs
+                    .iter()
+                    .find(|(n, _, _)| n == name)
+                    .and_then(|(_, _, cs)| cs.get(bc).copied())
+            })
+            .unwrap_or(0);
+        let d = now.saturating_sub(then);
+        if d > 0 {
+            deltas.push((name.clone(), d));
+        }
+    }
+    deltas.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    deltas
 }
 
 #[cfg(test)]

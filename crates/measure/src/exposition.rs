@@ -117,34 +117,60 @@ pub(crate) fn header(out: &mut String, fmt: Format, family: &str, kind: &str, he
 /// The exposition text of `snap`. `running` is false for the last write of a run.
 pub fn render(snap: &Snapshot, meta: &Meta, fmt: Format, running: bool) -> String {
     let mut out = String::with_capacity(4096 + snap.cpus.len() * 6000);
-    let interval = seconds(meta.interval_ns);
-    let base = |cpu: &str| -> Vec<(String, String)> {
-        let mut v = vec![
-            ("cpu".to_string(), cpu.to_string()),
-            ("policy".to_string(), meta.policy.clone()),
-            ("interval".to_string(), interval.clone()),
-        ];
-        v.extend(meta.labels.iter().cloned());
-        v
-    };
-    let refs = |v: &[(String, String)]| -> Vec<(String, String)> { v.to_vec() };
-    let set = |v: &[(String, String)], extra: Option<(&str, &str)>| {
-        let mut p: Vec<(&str, &str)> = v.iter().map(|(k, x)| (k.as_str(), x.as_str())).collect();
-        if let Some(e) = extra {
-            p.push(e);
-        }
-        label_set(&p)
-    };
-
+    latency_histograms(&mut out, snap, meta, fmt);
+    cpu_counters(&mut out, snap, meta, fmt);
+    info_series(&mut out, meta, fmt);
     header(
         &mut out,
+        fmt,
+        "latscope_measure_running",
+        "gauge",
+        "1 while latscope measure runs; 0 in the file written when it has ended.",
+    );
+    let _ = writeln!(
+        out,
+        "latscope_measure_running{} {}",
+        set(&meta.labels, None),
+        running as u8
+    );
+    if fmt == Format::OpenMetrics {
+        out.push_str("# EOF\n");
+    }
+    out
+}
+
+/// The labels of one CPU's series: the CPU, the policy, the interval and the run's own
+/// labels.
+fn cpu_labels(meta: &Meta, cpu: u32) -> Vec<(String, String)> {
+    let mut v = vec![
+        ("cpu".to_string(), cpu.to_string()),
+        ("policy".to_string(), meta.policy.clone()),
+        ("interval".to_string(), seconds(meta.interval_ns)),
+    ];
+    v.extend(meta.labels.iter().cloned());
+    v
+}
+
+/// The label set `{…}` of `v`, with `extra` last.
+fn set(v: &[(String, String)], extra: Option<(&str, &str)>) -> String {
+    let mut p: Vec<(&str, &str)> = v.iter().map(|(k, x)| (k.as_str(), x.as_str())).collect();
+    if let Some(e) = extra {
+        p.push(e);
+    }
+    label_set(&p)
+}
+
+/// Per CPU: the cumulative latency histogram with its sum and count.
+fn latency_histograms(out: &mut String, snap: &Snapshot, meta: &Meta, fmt: Format) {
+    header(
+        out,
         fmt,
         "latscope_wakeup_latency_seconds",
         "histogram",
         "Timer wake-up latency of the measuring thread (wake time minus intended time), since the run started.",
     );
     for c in &snap.cpus {
-        let l = base(&c.cpu.to_string());
+        let l = cpu_labels(meta, c.cpu);
         let mut cum = 0u64;
         for (i, n) in c.buckets.iter().enumerate() {
             cum += n;
@@ -171,26 +197,30 @@ pub fn render(snap: &Snapshot, meta: &Meta, fmt: Format, running: bool) -> Strin
             c.count
         );
     }
+}
+
+/// Per CPU: the samples and overruns counted.
+fn cpu_counters(out: &mut String, snap: &Snapshot, meta: &Meta, fmt: Format) {
     header(
-        &mut out,
+        out,
         fmt,
         "latscope_samples_total",
         "counter",
         "Wake-up latencies recorded.",
     );
     for c in &snap.cpus {
-        let l = base(&c.cpu.to_string());
+        let l = cpu_labels(meta, c.cpu);
         let _ = writeln!(out, "latscope_samples_total{} {}", set(&l, None), c.count);
     }
     header(
-        &mut out,
+        out,
         fmt,
         "latscope_overruns_total",
         "counter",
         "Periods whose intended wake time passed before the thread woke for an earlier one.",
     );
     for c in &snap.cpus {
-        let l = base(&c.cpu.to_string());
+        let l = cpu_labels(meta, c.cpu);
         let _ = writeln!(
             out,
             "latscope_overruns_total{} {}",
@@ -198,47 +228,34 @@ pub fn render(snap: &Snapshot, meta: &Meta, fmt: Format, running: bool) -> Strin
             c.overruns
         );
     }
+}
+
+/// The diagnosis verdicts and the host, as info series.
+fn info_series(out: &mut String, meta: &Meta, fmt: Format) {
     header(
-        &mut out,
+        out,
         fmt,
         "latscope_diagnosis_info",
         "info",
         "The environment diagnosis before the run: one series per item with its verdict (ok, warn, bad, info, unknown).",
     );
     for (item, status, value) in &meta.verdicts {
-        let mut l = refs(&meta.labels);
+        let mut l = meta.labels.to_vec();
         l.push(("item".into(), item.clone()));
         l.push(("status".into(), status.clone()));
         l.push(("value".into(), value.clone()));
         let _ = writeln!(out, "latscope_diagnosis_info{} 1", set(&l, None));
     }
     header(
-        &mut out,
+        out,
         fmt,
         "latscope_host_info",
         "info",
         "The machine measured: host name, kernel release, CPU model and latscope version.",
     );
-    let mut l = refs(&meta.labels);
+    let mut l = meta.labels.to_vec();
     l.extend(meta.host.iter().cloned());
     let _ = writeln!(out, "latscope_host_info{} 1", set(&l, None));
-    header(
-        &mut out,
-        fmt,
-        "latscope_measure_running",
-        "gauge",
-        "1 while latscope measure runs; 0 in the file written when it has ended.",
-    );
-    let _ = writeln!(
-        out,
-        "latscope_measure_running{} {}",
-        set(&meta.labels, None),
-        running as u8
-    );
-    if fmt == Format::OpenMetrics {
-        out.push_str("# EOF\n");
-    }
-    out
 }
 
 #[cfg(test)]

@@ -71,32 +71,68 @@ pub fn print(
         "observed in {} ({}): each task's worst response beside its bound",
         c.recording, c.format
     )?;
-    let header = ["task", "bound", "observed", "ratio", "worst job"];
-    let mut rows: Vec<[String; 5]> = Vec::new();
-    for t in &res.tasks {
-        let Some(obs) = t.observed_max_ns else {
-            continue;
-        };
-        rows.push([
-            t.name.clone(),
-            t.wcrt_ns.map_or_else(|| "unbounded".into(), format_ns_f64),
-            format_ns_f64(obs),
-            t.bound_ratio
-                .map_or_else(|| "-".into(), |r| format!("{r:.3}")),
-            format!(
-                "job {} released at {}{}",
-                t.observed_job.unwrap_or(0),
-                t.observed_at_ns.map_or_else(|| "?".into(), format_ns_f64),
-                if c.suspect.contains(&t.name) {
-                    " (suspect: touches lost events)"
-                } else {
-                    ""
-                }
-            ),
-        ]);
+    let rows = rows(res, c);
+    print_rows(out, &rows)?;
+    if !c.not_in_system.is_empty() {
+        writeln!(
+            out,
+            "tasks in the recording but not in the system (not checked): {}",
+            c.not_in_system.join(", ")
+        )?;
     }
+    if !c.not_observed.is_empty() {
+        writeln!(
+            out,
+            "tasks in the system without a complete job in the recording (not checked): {}",
+            c.not_observed.join(", ")
+        )?;
+    }
+    for l in super::trace_tasks::lost_lines(timing) {
+        writeln!(out, "{l}")?;
+    }
+    print_exceeded(out, res, c)?;
+    if c.exceeded.is_empty() {
+        writeln!(
+            out,
+            "every observed response is within its bound ({} task(s) checked)",
+            rows.len()
+        )?;
+    }
+    Ok(())
+}
+
+/// One row per observed task: name, bound, observation, ratio, the worst job.
+fn rows(res: &AnalysisResult, c: &ObservedCheck) -> Vec<[String; 5]> {
+    res.tasks
+        .iter()
+        .filter_map(|t| {
+            let obs = t.observed_max_ns?;
+            Some([
+                t.name.clone(),
+                t.wcrt_ns.map_or_else(|| "unbounded".into(), format_ns_f64),
+                format_ns_f64(obs),
+                t.bound_ratio
+                    .map_or_else(|| "-".into(), |r| format!("{r:.3}")),
+                format!(
+                    "job {} released at {}{}",
+                    t.observed_job.unwrap_or(0),
+                    t.observed_at_ns.map_or_else(|| "?".into(), format_ns_f64),
+                    if c.suspect.contains(&t.name) {
+                        " (suspect: touches lost events)"
+                    } else {
+                        ""
+                    }
+                ),
+            ])
+        })
+        .collect()
+}
+
+/// The header and the rows, aligned: names and jobs left, figures right.
+fn print_rows(out: &mut impl Write, rows: &[[String; 5]]) -> anyhow::Result<()> {
+    let header = ["task", "bound", "observed", "ratio", "worst job"];
     let mut w = header.map(str::len);
-    for r in &rows {
+    for r in rows {
         for (wi, c) in w.iter_mut().zip(r) {
             *wi = (*wi).max(c.chars().count());
         }
@@ -119,26 +155,18 @@ pub fn print(
             .to_string()
     };
     writeln!(out, "  {}", line(header))?;
-    for r in &rows {
+    for r in rows {
         writeln!(out, "  {}", line(r.each_ref().map(String::as_str)))?;
     }
-    if !c.not_in_system.is_empty() {
-        writeln!(
-            out,
-            "tasks in the recording but not in the system (not checked): {}",
-            c.not_in_system.join(", ")
-        )?;
-    }
-    if !c.not_observed.is_empty() {
-        writeln!(
-            out,
-            "tasks in the system without a complete job in the recording (not checked): {}",
-            c.not_observed.join(", ")
-        )?;
-    }
-    for l in super::trace_tasks::lost_lines(timing) {
-        writeln!(out, "{l}")?;
-    }
+    Ok(())
+}
+
+/// One line per task whose observation exceeds its bound.
+fn print_exceeded(
+    out: &mut impl Write,
+    res: &AnalysisResult,
+    c: &ObservedCheck,
+) -> anyhow::Result<()> {
     for name in &c.exceeded {
         if let Some(t) = res.tasks.iter().find(|t| &t.name == name) {
             writeln!(
@@ -151,13 +179,6 @@ pub fn print(
                 t.wcrt_ns.map_or_else(|| "?".into(), format_ns_f64)
             )?;
         }
-    }
-    if c.exceeded.is_empty() {
-        writeln!(
-            out,
-            "every observed response is within its bound ({} task(s) checked)",
-            rows.len()
-        )?;
     }
     Ok(())
 }

@@ -7,6 +7,7 @@ pub mod analyze_chains;
 pub mod analyze_edf;
 pub mod analyze_margins;
 pub mod analyze_observed;
+pub mod analyze_table;
 pub mod compare;
 pub mod completions;
 pub mod convert;

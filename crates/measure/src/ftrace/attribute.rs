@@ -326,132 +326,26 @@ pub fn attribute(
     let irq_latency_ns = handler.map(|h| (h - t0).clamp(0, latency_ns.max(0)));
     let thread_latency_ns = irq_latency_ns.map(|i| latency_ns - i);
 
-    // Who was on the CPU at t0: the last switch before it, else the first event's task.
-    let mut st = CpuState::default();
-    for e in events.iter().take_while(|e| e.ts <= t0) {
-        st.step(e);
-    }
-    if st.cur.is_none() {
-        st.cur = events.iter().find(|e| e.ts > t0).map(|e| Current {
-            comm: e.comm.clone(),
-            pid: e.pid,
-            prio: None,
-        });
-    }
-
-    // (kind, name, pid, prio) → ns
-    let mut acc: Vec<(String, String, i32, Option<i32>, i64)> = Vec::new();
-    // `next_pid`: the task named by the event that ends the piece. When it is not the
-    // task the state holds, the CPU changed task somewhere inside the piece without a
-    // traced switch (a wake from idle on kernels that trace none): who held it is
-    // unknown, and charging it to the old task (idle, mostly) would be wrong.
-    let mut charge = |from: i64, to: i64, st: &CpuState, next_pid: Option<i32>| {
-        let (a, b) = (from.max(t0), to.min(t1));
-        if b <= a {
-            return;
-        }
-        // Before the hrtimer handler ran (the interrupt part), a task or "nothing
-        // traced" on the CPU did not delay the interrupt by itself: see TIMER_LATE.
-        // Interrupt handlers, softirqs and idle exit keep their names there.
-        let plain = st.irq.is_none() && st.softirq.is_none();
-        let task_like = match &st.cur {
-            Some(c) => c.pid != 0,
-            None => true,
-        };
-        let changed_untraced = matches!((&st.cur, next_pid), (Some(c), Some(p)) if c.pid != p);
-        let (a, late) = match handler {
-            Some(h) if plain && task_like && !changed_untraced && a < h => {
-                let e = b.min(h);
-                (e, e - a)
-            }
-            _ => (a, 0),
-        };
-        if late > 0 {
-            match acc.iter_mut().find(|x| x.0 == "timer_late") {
-                Some(x) => x.4 += late,
-                None => acc.push(("timer_late".into(), TIMER_LATE.into(), -1, None, late)),
-            }
-        }
-        if b <= a {
-            return;
-        }
-        let changed = matches!((&st.cur, next_pid), (Some(c), Some(p)) if c.pid != p);
-        let (kind, name, pid, prio) = if changed {
-            ("unknown", UNTRACED_CHANGE.to_string(), -1, None)
-        } else if let Some(n) = &st.irq {
-            ("irq", n.clone(), -1, None)
-        } else if let Some(n) = &st.softirq {
-            ("softirq", n.clone(), -1, None)
-        } else {
-            match &st.cur {
-                Some(c) if c.pid == 0 => (
-                    "idle",
-                    "idle (waking the CPU from its idle state)".to_string(),
-                    0,
-                    None,
-                ),
-                Some(c) if c.comm.starts_with(MEASURING_COMM) => {
-                    ("self", c.comm.clone(), c.pid, None)
-                }
-                Some(c) => ("task", c.comm.clone(), c.pid, c.prio),
-                None => (
-                    "unknown",
-                    "no trace event in the window".to_string(),
-                    -1,
-                    None,
-                ),
-            }
-        };
-        match acc
-            .iter_mut()
-            .find(|x| x.0 == kind && x.1 == name && x.2 == pid)
-        {
-            Some(x) => x.4 += b - a,
-            None => acc.push((kind.to_string(), name, pid, prio, b - a)),
-        }
+    let mut st = state_at(events, t0);
+    let mut acc = Shares {
+        t0,
+        t1,
+        handler,
+        rows: Vec::new(),
     };
     let mut c = t0;
     for e in events.iter().filter(|e| e.ts > t0) {
         if e.ts > t1 {
             break;
         }
-        charge(c, e.ts, &st, Some(e.pid));
+        acc.charge(c, e.ts, &st, Some(e.pid));
         c = e.ts;
         st.step(e);
     }
     let after = events.iter().find(|e| e.ts > t1).map(|e| e.pid);
-    charge(c, t1, &st, after);
+    acc.charge(c, t1, &st, after);
 
-    let mut blockers: Vec<Blocker> = acc
-        .into_iter()
-        .filter(|x| x.0 != "self")
-        .map(|(kind, name, pid, prio, d)| {
-            let (policy, priority) = match (kind.as_str(), prio) {
-                ("task", Some(p)) => {
-                    let (pol, pr) = describe_prio(p);
-                    let pol = if pol == "RT" {
-                        policy_of(pid).unwrap_or(pol)
-                    } else {
-                        pol
-                    };
-                    (Some(pol), Some(pr))
-                }
-                _ => (None, None),
-            };
-            let tid = (kind == "task" && pid > 0).then_some(pid);
-            Blocker {
-                kind,
-                name,
-                duration_ns: d,
-                policy,
-                priority,
-                pid: None,
-                tid,
-            }
-        })
-        .collect();
-    blockers.sort_by_key(|b| std::cmp::Reverse(b.duration_ns));
-    blockers.truncate(MAX_BLOCKERS);
+    let blockers = acc.blockers(policy_of);
     let explanation = explain(cpu, latency_ns, irq_latency_ns, &blockers);
     Spike {
         cpu,
@@ -465,6 +359,157 @@ pub fn attribute(
         incomplete: None,
         steal: None,
         stall_group: None,
+    }
+}
+
+/// The CPU's state at `t0`: who was on the CPU is the last switch before it, else the
+/// first later event's task.
+fn state_at(events: &[Event], t0: i64) -> CpuState {
+    let mut st = CpuState::default();
+    for e in events.iter().take_while(|e| e.ts <= t0) {
+        st.step(e);
+    }
+    if st.cur.is_none() {
+        st.cur = events.iter().find(|e| e.ts > t0).map(|e| Current {
+            comm: e.comm.clone(),
+            pid: e.pid,
+            prio: None,
+        });
+    }
+    st
+}
+
+/// One holder's share: (kind, name, pid, prio, ns).
+type Share = (String, String, i32, Option<i32>, i64);
+
+/// The window `[t0, t1]` shared out among what held the CPU.
+struct Shares {
+    t0: i64,
+    t1: i64,
+    /// When the hrtimer handler ran, if the trace shows it.
+    handler: Option<i64>,
+    rows: Vec<Share>,
+}
+
+impl Shares {
+    /// Charges the piece `[from, to]` (clipped to the window) to what `st` says held the
+    /// CPU. `next_pid`: the task named by the event that ends the piece. When it is not
+    /// the task the state holds, the CPU changed task somewhere inside the piece without
+    /// a traced switch (a wake from idle on kernels that trace none): who held it is
+    /// unknown, and charging it to the old task (idle, mostly) would be wrong.
+    fn charge(&mut self, from: i64, to: i64, st: &CpuState, next_pid: Option<i32>) {
+        let (a, b) = (from.max(self.t0), to.min(self.t1));
+        if b <= a {
+            return;
+        }
+        let changed = matches!((&st.cur, next_pid), (Some(c), Some(p)) if c.pid != p);
+        let (a, late) = self.timer_late_part(a, b, st, changed);
+        if late > 0 {
+            match self.rows.iter_mut().find(|x| x.0 == "timer_late") {
+                Some(x) => x.4 += late,
+                None => self
+                    .rows
+                    .push(("timer_late".into(), TIMER_LATE.into(), -1, None, late)),
+            }
+        }
+        if b <= a {
+            return;
+        }
+        let (kind, name, pid, prio) = holder(st, changed);
+        match self
+            .rows
+            .iter_mut()
+            .find(|x| x.0 == kind && x.1 == name && x.2 == pid)
+        {
+            Some(x) => x.4 += b - a,
+            None => self.rows.push((kind.to_string(), name, pid, prio, b - a)),
+        }
+    }
+
+    /// The start of what is left of `[a, b]` and the part before it that goes to
+    /// [`TIMER_LATE`]. Before the hrtimer handler ran (the interrupt part), a task or
+    /// "nothing traced" on the CPU did not delay the interrupt by itself. Interrupt
+    /// handlers, softirqs and idle exit keep their names there.
+    fn timer_late_part(&self, a: i64, b: i64, st: &CpuState, changed: bool) -> (i64, i64) {
+        let plain = st.irq.is_none() && st.softirq.is_none();
+        let task_like = match &st.cur {
+            Some(c) => c.pid != 0,
+            None => true,
+        };
+        match self.handler {
+            Some(h) if plain && task_like && !changed && a < h => {
+                let e = b.min(h);
+                (e, e - a)
+            }
+            _ => (a, 0),
+        }
+    }
+
+    /// The blockers, longest first, at most [`MAX_BLOCKERS`], without the measuring
+    /// thread itself; a task's policy resolved by `policy_of` where the trace says only
+    /// "RT".
+    fn blockers(self, policy_of: &PolicyOf) -> Vec<Blocker> {
+        let mut blockers: Vec<Blocker> = self
+            .rows
+            .into_iter()
+            .filter(|x| x.0 != "self")
+            .map(|(kind, name, pid, prio, d)| {
+                let (policy, priority) = match (kind.as_str(), prio) {
+                    ("task", Some(p)) => {
+                        let (pol, pr) = describe_prio(p);
+                        let pol = if pol == "RT" {
+                            policy_of(pid).unwrap_or(pol)
+                        } else {
+                            pol
+                        };
+                        (Some(pol), Some(pr))
+                    }
+                    _ => (None, None),
+                };
+                let tid = (kind == "task" && pid > 0).then_some(pid);
+                Blocker {
+                    kind,
+                    name,
+                    duration_ns: d,
+                    policy,
+                    priority,
+                    pid: None,
+                    tid,
+                }
+            })
+            .collect();
+        blockers.sort_by_key(|b| std::cmp::Reverse(b.duration_ns));
+        blockers.truncate(MAX_BLOCKERS);
+        blockers
+    }
+}
+
+/// What held the CPU in state `st`: (kind, name, pid, prio). `changed`: the task changed
+/// without a traced switch (then unknown).
+fn holder(st: &CpuState, changed: bool) -> (&'static str, String, i32, Option<i32>) {
+    if changed {
+        ("unknown", UNTRACED_CHANGE.to_string(), -1, None)
+    } else if let Some(n) = &st.irq {
+        ("irq", n.clone(), -1, None)
+    } else if let Some(n) = &st.softirq {
+        ("softirq", n.clone(), -1, None)
+    } else {
+        match &st.cur {
+            Some(c) if c.pid == 0 => (
+                "idle",
+                "idle (waking the CPU from its idle state)".to_string(),
+                0,
+                None,
+            ),
+            Some(c) if c.comm.starts_with(MEASURING_COMM) => ("self", c.comm.clone(), c.pid, None),
+            Some(c) => ("task", c.comm.clone(), c.pid, c.prio),
+            None => (
+                "unknown",
+                "no trace event in the window".to_string(),
+                -1,
+                None,
+            ),
+        }
     }
 }
 

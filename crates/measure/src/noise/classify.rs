@@ -100,23 +100,46 @@ const MAX_DEPTH: usize = 16;
 /// nowhere.)
 pub const TS_RESOLUTION_NS: i64 = 1_000;
 
+/// A context that holds the CPU: a handler on the stack or a thread.
 #[derive(Clone, Debug)]
 struct Ctx {
     source: Source,
     who: Who,
 }
 
+/// What starts or ends at a point in time.
+enum Act {
+    Push(Ctx),
+    Pop(Source, Who),
+    /// A switch away from the pid to the thread named.
+    Switch(i32, Who),
+}
+
+/// A point: its time, its rank among points of one time (NMIs first), what happens.
+type Point = (i64, u8, Act);
+
 /// The parts of `gap`. `events`: the gap's CPU's events in time order (others are
 /// skipped, and so are events outside the gap); `own_tid`: the spinning thread.
 pub fn classify(gap: Gap, events: &[NoiseEvent], own_tid: i32) -> Vec<Part> {
-    // Points in time with what starts or ends there. An NMI is known at its end, with
-    // its length: it becomes a start and an end point.
-    enum Act {
-        Push(Ctx),
-        Pop(Source, Who),
-        Switch(i32, Who),
+    let mut walk = Walk {
+        own_tid,
+        parts: Vec::new(),
+        stack: Vec::new(),
+        thread: None,
+        last: gap.start,
+        uncovered: 0,
+        had_events: false,
+    };
+    for (t, _, act) in points(gap, events) {
+        walk.step(t.clamp(walk.last, gap.end), act);
     }
-    let mut points: Vec<(i64, u8, Act)> = Vec::new();
+    walk.finish(gap)
+}
+
+/// The points in time of the gap's CPU's events that can lie in the gap, sorted. An NMI
+/// is known at its end, with its length: it becomes a start and an end point.
+fn points(gap: Gap, events: &[NoiseEvent]) -> Vec<Point> {
+    let mut points: Vec<Point> = Vec::new();
     for e in events.iter().filter(|e| e.cpu == gap.cpu) {
         match &e.what {
             What::Nmi { handler, delta_ns } => {
@@ -139,114 +162,136 @@ pub fn classify(gap: Gap, events: &[NoiseEvent], own_tid: i32) -> Vec<Part> {
                 points.push((e.ts.min(gap.end), 1, Act::Pop(Source::Nmi, who)));
             }
             _ if e.ts <= gap.start - TS_RESOLUTION_NS || e.ts > gap.end => {}
-            What::IrqEntry { irq, vector, name } => points.push((
-                e.ts,
-                2,
-                Act::Push(Ctx {
-                    source: Source::Irq,
-                    who: Who {
-                        name: name.clone(),
-                        pid: None,
-                        irq: *irq,
-                        vector: *vector,
-                    },
-                }),
-            )),
-            What::IrqExit { irq, vector, name } => points.push((
-                e.ts,
-                2,
-                Act::Pop(
-                    Source::Irq,
-                    Who {
-                        name: name.clone(),
-                        irq: *irq,
-                        vector: *vector,
-                        ..Who::default()
-                    },
-                ),
-            )),
-            What::SoftirqEntry { vec, name } => points.push((
-                e.ts,
-                2,
-                Act::Push(Ctx {
-                    source: Source::Softirq,
-                    who: Who {
-                        name: name.clone(),
-                        irq: Some(*vec),
-                        ..Who::default()
-                    },
-                }),
-            )),
-            What::SoftirqExit { vec } => points.push((
-                e.ts,
-                2,
-                Act::Pop(
-                    Source::Softirq,
-                    Who {
-                        irq: Some(*vec),
-                        ..Who::default()
-                    },
-                ),
-            )),
-            What::Switch {
-                prev_pid,
-                next_pid,
-                next_comm,
-            } => points.push((
-                e.ts,
-                2,
-                Act::Switch(
-                    *prev_pid,
-                    Who {
-                        name: next_comm.clone(),
-                        pid: Some(*next_pid),
-                        ..Who::default()
-                    },
-                ),
-            )),
+            what => points.extend(act_of(what).map(|a| (e.ts, 2, a))),
         }
     }
     // Stable: events of one time keep their order; NMI points go first.
     points.sort_by_key(|p| (p.0, p.1));
+    points
+}
 
-    let mut parts: Vec<Part> = Vec::new();
-    let mut add = |source: Source, who: &Who, ns: i64, count: u64| {
-        if ns <= 0 && count == 0 {
-            return;
+/// What an event other than an NMI starts or ends.
+fn act_of(what: &What) -> Option<Act> {
+    Some(match what {
+        What::IrqEntry { irq, vector, name } => Act::Push(Ctx {
+            source: Source::Irq,
+            who: Who {
+                name: name.clone(),
+                pid: None,
+                irq: *irq,
+                vector: *vector,
+            },
+        }),
+        What::IrqExit { irq, vector, name } => Act::Pop(
+            Source::Irq,
+            Who {
+                name: name.clone(),
+                irq: *irq,
+                vector: *vector,
+                ..Who::default()
+            },
+        ),
+        What::SoftirqEntry { vec, name } => Act::Push(Ctx {
+            source: Source::Softirq,
+            who: Who {
+                name: name.clone(),
+                irq: Some(*vec),
+                ..Who::default()
+            },
+        }),
+        What::SoftirqExit { vec } => Act::Pop(
+            Source::Softirq,
+            Who {
+                irq: Some(*vec),
+                ..Who::default()
+            },
+        ),
+        What::Switch {
+            prev_pid,
+            next_pid,
+            next_comm,
+        } => Act::Switch(
+            *prev_pid,
+            Who {
+                name: next_comm.clone(),
+                pid: Some(*next_pid),
+                ..Who::default()
+            },
+        ),
+        // Two points, made by `points` from its end and length.
+        What::Nmi { .. } => return None,
+    })
+}
+
+/// Adds `ns` and `count` to the part of (`source`, `who`), creating it.
+fn add(parts: &mut Vec<Part>, source: Source, who: &Who, ns: i64, count: u64) {
+    if ns <= 0 && count == 0 {
+        return;
+    }
+    match parts
+        .iter_mut()
+        .find(|p| p.source == source && p.who == *who)
+    {
+        Some(p) => {
+            p.ns = p.ns.saturating_add(ns.max(0));
+            p.count = p.count.saturating_add(count);
         }
-        match parts
-            .iter_mut()
-            .find(|p| p.source == source && p.who == *who)
-        {
-            Some(p) => {
-                p.ns = p.ns.saturating_add(ns.max(0));
-                p.count = p.count.saturating_add(count);
+        None => parts.push(Part {
+            source,
+            who: who.clone(),
+            ns: ns.max(0),
+            count,
+        }),
+    }
+}
+
+/// The walk through a gap's points, in time order.
+struct Walk {
+    own_tid: i32,
+    parts: Vec<Part>,
+    /// Open handlers, innermost last (at most [`MAX_DEPTH`]).
+    stack: Vec<Ctx>,
+    /// The thread on the CPU when it is not the spinning one.
+    thread: Option<Who>,
+    /// The time up to which the gap is shared out.
+    last: i64,
+    uncovered: i64,
+    /// Whether anything in the gap took time or began in it (stale exits do not count).
+    had_events: bool,
+}
+
+impl Walk {
+    /// Gives the stretch up to `t` (clamped into the gap) to its owner, then applies
+    /// `act`.
+    fn step(&mut self, t: i64, act: Act) {
+        let slice = t - self.last;
+        match self.owner(&act) {
+            Some((s, w)) => {
+                // An exit with nothing open, inside the gap, still is one run of its
+                // handler (or of its thread).
+                let count = u64::from(
+                    slice > 0
+                        && self.stack.is_empty()
+                        && self.thread.is_none()
+                        && matches!(act, Act::Pop(..) | Act::Switch(..)),
+                );
+                self.had_events |= slice > 0;
+                add(&mut self.parts, s, &w, slice, count)
             }
-            None => parts.push(Part {
-                source,
-                who: who.clone(),
-                ns: ns.max(0),
-                count,
-            }),
+            None => self.uncovered += slice,
         }
-    };
-    let mut stack: Vec<Ctx> = Vec::new();
-    // The thread on the CPU when it is not the spinning one.
-    let mut thread: Option<Who> = None;
-    let mut last = gap.start;
-    let mut uncovered = 0i64;
-    // Whether anything in the gap took time or began in it (stale exits do not count).
-    let mut had_events = false;
-    for (t, _, act) in points {
-        let t = t.clamp(last, gap.end);
-        let slice = t - last;
-        // Who held the stretch up to this point. A handler or thread that ends here
-        // with nothing open before it began before the gap's first event: it held it.
-        let owner: Option<(Source, Who)> = match (stack.last(), &thread, &act) {
+        self.last = t;
+        self.apply(act);
+    }
+
+    /// Who held the stretch up to a point with `act`. A handler or thread that ends
+    /// there with nothing open before it began before the gap's first event: it held it.
+    fn owner(&self, act: &Act) -> Option<(Source, Who)> {
+        match (self.stack.last(), &self.thread, act) {
             (Some(c), _, _) => Some((c.source, c.who.clone())),
             (None, Some(w), _) => Some((Source::Thread, w.clone())),
             (None, None, Act::Pop(s, w)) => Some((*s, w.clone())),
-            (None, None, Act::Switch(prev, _)) if *prev != own_tid => Some((
+            (None, None, Act::Switch(prev, _)) if *prev != self.own_tid => Some((
                 Source::Thread,
                 Who {
                     name: String::new(),
@@ -255,54 +300,68 @@ pub fn classify(gap: Gap, events: &[NoiseEvent], own_tid: i32) -> Vec<Part> {
                 },
             )),
             _ => None,
-        };
-        match owner {
-            Some((s, w)) => {
-                // An exit with nothing open, inside the gap, still is one run of its
-                // handler (or of its thread).
-                let count = u64::from(
-                    slice > 0
-                        && stack.is_empty()
-                        && thread.is_none()
-                        && matches!(act, Act::Pop(..) | Act::Switch(..)),
-                );
-                had_events |= slice > 0;
-                add(s, &w, slice, count)
-            }
-            None => uncovered += slice,
         }
-        last = t;
+    }
+
+    /// Opens or closes a handler, or switches thread; counts what begins.
+    fn apply(&mut self, act: Act) {
         match act {
             Act::Push(c) => {
-                had_events = true;
-                add(c.source, &c.who, 0, 1);
-                if stack.len() < MAX_DEPTH {
-                    stack.push(c);
+                self.had_events = true;
+                add(&mut self.parts, c.source, &c.who, 0, 1);
+                if self.stack.len() < MAX_DEPTH {
+                    self.stack.push(c);
                 }
             }
             Act::Pop(s, _) => {
-                if stack.last().is_some_and(|c| c.source == s) {
-                    stack.pop();
+                if self.stack.last().is_some_and(|c| c.source == s) {
+                    self.stack.pop();
                 }
             }
             Act::Switch(_, next) => {
-                thread = if next.pid == Some(own_tid) {
+                self.thread = if next.pid == Some(self.own_tid) {
                     None
                 } else {
-                    had_events = true;
-                    add(Source::Thread, &next, 0, 1);
+                    self.had_events = true;
+                    add(&mut self.parts, Source::Thread, &next, 0, 1);
                     Some(next)
                 };
             }
         }
     }
-    let slice = gap.end - last;
-    match (stack.last(), &thread) {
-        (Some(c), _) => add(c.source, &c.who.clone(), slice, 0),
-        (None, Some(w)) => add(Source::Thread, &w.clone(), slice, 0),
-        (None, None) => uncovered += slice,
+
+    /// Gives the rest of the gap to what is still open, names and merges the parts, and
+    /// adds `hw` (no event) or `unaccounted` (time nothing covered).
+    fn finish(mut self, gap: Gap) -> Vec<Part> {
+        let slice = gap.end - self.last;
+        match (self.stack.last(), &self.thread) {
+            (Some(c), _) => add(&mut self.parts, c.source, &c.who, slice, 0),
+            (None, Some(w)) => add(&mut self.parts, Source::Thread, w, slice, 0),
+            (None, None) => self.uncovered += slice,
+        }
+        name_threads(&mut self.parts);
+        let mut merged = merge(self.parts);
+        if !self.had_events {
+            merged.push(Part {
+                source: Source::Hw,
+                who: Who::default(),
+                ns: gap.len(),
+                count: 1,
+            });
+        } else if self.uncovered > 0 {
+            merged.push(Part {
+                source: Source::Unaccounted,
+                who: Who::default(),
+                ns: self.uncovered,
+                count: 1,
+            });
+        }
+        merged
     }
-    // Threads named only by a switch away from them get their name from another part.
+}
+
+/// Threads named only by a switch away from them get their name from another part.
+fn name_threads(parts: &mut [Part]) {
     let names: Vec<(i32, String)> = parts
         .iter()
         .filter(|p| p.source == Source::Thread && !p.who.name.is_empty())
@@ -313,6 +372,10 @@ pub fn classify(gap: Gap, events: &[NoiseEvent], own_tid: i32) -> Vec<Part> {
             p.who.name = n.clone();
         }
     }
+}
+
+/// Parts that became equal once named, merged (first place kept).
+fn merge(parts: Vec<Part>) -> Vec<Part> {
     let mut merged: Vec<Part> = Vec::with_capacity(parts.len() + 1);
     for p in parts {
         match merged
@@ -320,26 +383,11 @@ pub fn classify(gap: Gap, events: &[NoiseEvent], own_tid: i32) -> Vec<Part> {
             .find(|m| m.source == p.source && m.who == p.who)
         {
             Some(m) => {
-                m.ns += p.ns;
-                m.count += p.count;
+                m.ns = m.ns.saturating_add(p.ns);
+                m.count = m.count.saturating_add(p.count);
             }
             None => merged.push(p),
         }
-    }
-    if !had_events {
-        merged.push(Part {
-            source: Source::Hw,
-            who: Who::default(),
-            ns: gap.len(),
-            count: 1,
-        });
-    } else if uncovered > 0 {
-        merged.push(Part {
-            source: Source::Unaccounted,
-            who: Who::default(),
-            ns: uncovered,
-            count: 1,
-        });
     }
     merged
 }

@@ -111,35 +111,9 @@ pub fn samples_from_csv(
     default_unit: Option<&str>,
     cpu_hz: Option<u64>,
 ) -> Result<Vec<Sample>, CsvError> {
-    if let Some(u) = default_unit {
-        if matches!(u.trim(), "cycles" | "cycle" | "cyc") && cpu_hz.is_none() {
-            return Err(CsvError::CyclesWithoutClock);
-        }
-        let ok = !u.trim().is_empty()
-            && (matches!(u.trim(), "cycles" | "cycle" | "cyc")
-                || latscope_core::time::parse_duration(&format!("1{}", u.trim())).is_ok());
-        if !ok {
-            return Err(CsvError::BadUnit {
-                unit: u.to_string(),
-            });
-        }
-    }
+    check_unit(default_unit, cpu_hz)?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let start = text.trim_start();
-    if start.starts_with('{') || start.starts_with('[') {
-        let is_trace = serde_json::from_str::<serde_json::Value>(text)
-            .ok()
-            .is_some_and(|v| v.get("kind").and_then(|k| k.as_str()) == Some("trace"));
-        return Err(if is_trace {
-            CsvError::TraceJson {
-                file: file.to_string(),
-            }
-        } else {
-            CsvError::Json {
-                file: file.to_string(),
-            }
-        });
-    }
+    refuse_json(text, file)?;
     let (head_ln, head) = text
         .lines()
         .enumerate()
@@ -151,20 +125,7 @@ pub fn samples_from_csv(
         .into_iter()
         .max_by_key(|c| head.matches(char::from(*c)).count())
         .unwrap_or(b',');
-    // Rows may differ in length (a short row is "missing value" in the cell it lacks);
-    // a row whose first cell starts with `#` is a comment wherever the `#` stands.
-    let mut rows = ::csv::ReaderBuilder::new()
-        .delimiter(sep)
-        .has_headers(false)
-        .flexible(true)
-        .comment(Some(b'#'))
-        .trim(::csv::Trim::All)
-        .from_reader(text.as_bytes())
-        .into_records()
-        .filter(|r| match r {
-            Ok(r) => !r.iter().all(str::is_empty) && !r.get(0).is_some_and(|c| c.starts_with('#')),
-            Err(_) => true,
-        });
+    let mut rows = records(text, sep);
     let read_err = |e: ::csv::Error| CsvError::Encoding {
         file: file.to_string(),
         message: e.to_string(),
@@ -177,15 +138,7 @@ pub fn samples_from_csv(
             })
         }
     };
-    let yc = find_col(&header, y, file)?;
-    let xc: Option<(usize, Option<usize>)> = match x {
-        XColumn::Count(c) => Some((find_col(&header, c, file)?, None)),
-        XColumn::Priorities { from, to } => Some((
-            find_col(&header, from, file)?,
-            Some(find_col(&header, to, file)?),
-        )),
-        XColumn::None => None,
-    };
+    let cols = Columns::find(header, x, y, file)?;
     let mut out = Vec::new();
     let mut lines = latscope_core::textpos::LineCounter::new();
     for row in rows {
@@ -193,10 +146,117 @@ pub fn samples_from_csv(
         let ln = cells
             .position()
             .map_or(0, |p| lines.record_line(text, p.byte(), true) - 1);
+        out.push(cols.sample(&cells, ln + 1, file, default_unit, cpu_hz)?);
+    }
+    if out.is_empty() {
+        return Err(CsvError::NoRows {
+            file: file.to_string(),
+            header_line: head_ln + 1,
+        });
+    }
+    Ok(out)
+}
+
+/// A unit for bare numbers must be a unit of time, or cycles with the clock given.
+fn check_unit(default_unit: Option<&str>, cpu_hz: Option<u64>) -> Result<(), CsvError> {
+    let Some(u) = default_unit else {
+        return Ok(());
+    };
+    if matches!(u.trim(), "cycles" | "cycle" | "cyc") && cpu_hz.is_none() {
+        return Err(CsvError::CyclesWithoutClock);
+    }
+    let ok = !u.trim().is_empty()
+        && (matches!(u.trim(), "cycles" | "cycle" | "cyc")
+            || latscope_core::time::parse_duration(&format!("1{}", u.trim())).is_ok());
+    if !ok {
+        return Err(CsvError::BadUnit {
+            unit: u.to_string(),
+        });
+    }
+    Ok(())
+}
+
+/// JSON is refused with what to do instead (a `latscope trace` result goes to
+/// `--trace`), rather than failing on a missing column.
+fn refuse_json(text: &str, file: &str) -> Result<(), CsvError> {
+    let start = text.trim_start();
+    if !(start.starts_with('{') || start.starts_with('[')) {
+        return Ok(());
+    }
+    let is_trace = serde_json::from_str::<serde_json::Value>(text)
+        .ok()
+        .is_some_and(|v| v.get("kind").and_then(|k| k.as_str()) == Some("trace"));
+    Err(if is_trace {
+        CsvError::TraceJson {
+            file: file.to_string(),
+        }
+    } else {
+        CsvError::Json {
+            file: file.to_string(),
+        }
+    })
+}
+
+/// The records of `text` separated by `sep`, blank and comment rows left out. Rows may
+/// differ in length (a short row is "missing value" in the cell it lacks); a row whose
+/// first cell starts with `#` is a comment wherever the `#` stands.
+fn records(
+    text: &str,
+    sep: u8,
+) -> impl Iterator<Item = Result<::csv::StringRecord, ::csv::Error>> + '_ {
+    ::csv::ReaderBuilder::new()
+        .delimiter(sep)
+        .has_headers(false)
+        .flexible(true)
+        .comment(Some(b'#'))
+        .trim(::csv::Trim::All)
+        .from_reader(text.as_bytes())
+        .into_records()
+        .filter(|r| match r {
+            Ok(r) => !r.iter().all(str::is_empty) && !r.get(0).is_some_and(|c| c.starts_with('#')),
+            Err(_) => true,
+        })
+}
+
+/// The header and where x and y are read.
+struct Columns {
+    header: Vec<String>,
+    /// The count column, or the from- and to-priority columns; `None`: x = 0.
+    x: Option<(usize, Option<usize>)>,
+    y: usize,
+}
+
+impl Columns {
+    fn find(header: Vec<String>, x: &XColumn, y: &str, file: &str) -> Result<Columns, CsvError> {
+        let yc = find_col(&header, y, file)?;
+        let xc: Option<(usize, Option<usize>)> = match x {
+            XColumn::Count(c) => Some((find_col(&header, c, file)?, None)),
+            XColumn::Priorities { from, to } => Some((
+                find_col(&header, from, file)?,
+                Some(find_col(&header, to, file)?),
+            )),
+            XColumn::None => None,
+        };
+        Ok(Columns {
+            header,
+            x: xc,
+            y: yc,
+        })
+    }
+
+    /// The sample of the row `cells` on line `line` (1-based).
+    fn sample(
+        &self,
+        cells: &::csv::StringRecord,
+        line: usize,
+        file: &str,
+        default_unit: Option<&str>,
+        cpu_hz: Option<u64>,
+    ) -> Result<Sample, CsvError> {
         let bad = |i: usize, m: String| CsvError::Cell {
             file: file.to_string(),
-            line: ln + 1,
-            column: header[i].clone(),
+            line,
+            column: self.header[i].clone(),
             message: m,
         };
         let cell = |i: usize| -> Result<&str, CsvError> {
@@ -209,7 +269,7 @@ pub fn samples_from_csv(
         let count = |i: usize, max: u64| -> Result<u64, CsvError> {
             parse_count(cell(i)?, max).map_err(|e| bad(i, e.to_string()))
         };
-        let xv = match xc {
+        let xv = match self.x {
             None => 0.0,
             Some((i, None)) => count(i, MAX_COUNT)? as f64,
             Some((f, Some(t))) => {
@@ -219,21 +279,14 @@ pub fn samples_from_csv(
                 switch_levels(a as u32, b as u32)
             }
         };
-        let yv = parse_sample_duration(cell(yc)?, default_unit, cpu_hz)
-            .map_err(|e| bad(yc, e.to_string()))?;
-        out.push(Sample {
+        let yv = parse_sample_duration(cell(self.y)?, default_unit, cpu_hz)
+            .map_err(|e| bad(self.y, e.to_string()))?;
+        Ok(Sample {
             x: xv,
             y_ns: yv,
-            row: ln + 1,
-        });
+            row: line,
+        })
     }
-    if out.is_empty() {
-        return Err(CsvError::NoRows {
-            file: file.to_string(),
-            header_line: head_ln + 1,
-        });
-    }
-    Ok(out)
 }
 
 #[cfg(test)]

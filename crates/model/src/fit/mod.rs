@@ -264,42 +264,13 @@ pub fn fit_target(
     let constant = target.is_constant();
     let (ls, upper) = if constant {
         let mean = samples.iter().map(|s| s.y_ns).sum::<f64>() / n;
-        let flat = |v: f64| Line {
-            intercept_ns: v,
-            slope_ns: 0.0,
-        };
         (flat(mean), flat(worst.y_ns))
     } else {
-        if env.len() < 2 {
-            return Err(FitError::OneX {
-                x: samples[0].x,
-                n: samples.len(),
-            });
-        }
-        let pts: Vec<(f64, f64)> = env.iter().map(|e| (e.x, e.max_ns)).collect();
-        (
-            line::least_squares(samples).ok_or(FitError::Overflow)?,
-            // Every fitted slope is a cost per level, release or position: never negative.
-            // Samples whose envelope falls with x (a switch series mixing blocking calls
-            // whose tails before the switch differ) get the flat line above them, still
-            // safe, rather than a negative cost `--write` must refuse.
-            line::safe_line(&pts, &[], 0.0).ok_or(FitError::Overflow)?,
-        )
+        lines(samples, &env)?
     };
     let (line_res, line_residuals) = residual_stats(samples, |x| ls.at(x));
     let piecewise = if target == Target::Tick {
-        piecewise::fit_tick(samples, &env).map(|f| {
-            let (residuals, _) = residual_stats(samples, |x| f.least_squares.at(x));
-            PiecewiseReport {
-                least_squares: f.least_squares,
-                safe: f.safe,
-                residuals,
-                max_excess_ns: env
-                    .iter()
-                    .map(|e| f.safe.at(e.x) - e.max_ns)
-                    .fold(0.0, f64::max),
-            }
-        })
+        piecewise_report(samples, &env)
     } else {
         None
     };
@@ -308,25 +279,7 @@ pub fn fit_target(
         (None, true) => "constant",
         _ => "line",
     };
-    type Model = Box<dyn Fn(f64) -> f64>;
-    let (safe_at, ls_at): (Model, Model) = match &piecewise {
-        Some(p) => {
-            let (s, l) = (p.safe, p.least_squares);
-            (Box::new(move |x| s.at(x)), Box::new(move |x| l.at(x)))
-        }
-        None => (Box::new(move |x| upper.at(x)), Box::new(move |x| ls.at(x))),
-    };
-    let excess: Vec<ExcessAt> = env
-        .iter()
-        .map(|e| ExcessAt {
-            x: e.x,
-            samples: e.samples,
-            max_ns: e.max_ns,
-            safe_ns: safe_at(e.x),
-            excess_ns: (safe_at(e.x) - e.max_ns).max(0.0),
-            least_squares_ns: ls_at(e.x),
-        })
-        .collect();
+    let excess = excess_table(&env, piecewise.as_ref(), upper, ls);
     let residuals_ns = keep_residuals.then(|| match &piecewise {
         Some(p) => samples
             .iter()
@@ -354,6 +307,89 @@ pub fn fit_target(
         residuals_ns,
         points: Some(points_of(samples, &worst, POINTS_CAP)),
     };
+    if all_finite(&r) {
+        Ok(r)
+    } else {
+        Err(FitError::Overflow)
+    }
+}
+
+/// A line of slope 0 at `v`.
+fn flat(v: f64) -> Line {
+    Line {
+        intercept_ns: v,
+        slope_ns: 0.0,
+    }
+}
+
+/// The least-squares line and the safe line above the envelope; two distinct x values
+/// needed.
+fn lines(samples: &[Sample], env: &[EnvelopePoint]) -> Result<(Line, Line), FitError> {
+    if env.len() < 2 {
+        return Err(FitError::OneX {
+            x: samples[0].x,
+            n: samples.len(),
+        });
+    }
+    let pts: Vec<(f64, f64)> = env.iter().map(|e| (e.x, e.max_ns)).collect();
+    Ok((
+        line::least_squares(samples).ok_or(FitError::Overflow)?,
+        // Every fitted slope is a cost per level, release or position: never negative.
+        // Samples whose envelope falls with x (a switch series mixing blocking calls
+        // whose tails before the switch differ) get the flat line above them, still
+        // safe, rather than a negative cost `--write` must refuse.
+        line::safe_line(&pts, &[], 0.0).ok_or(FitError::Overflow)?,
+    ))
+}
+
+/// The tick's piecewise model, where the samples support one, with its residuals and
+/// its largest excess over the envelope.
+fn piecewise_report(samples: &[Sample], env: &[EnvelopePoint]) -> Option<PiecewiseReport> {
+    piecewise::fit_tick(samples, env).map(|f| {
+        let (residuals, _) = residual_stats(samples, |x| f.least_squares.at(x));
+        PiecewiseReport {
+            least_squares: f.least_squares,
+            safe: f.safe,
+            residuals,
+            max_excess_ns: env
+                .iter()
+                .map(|e| f.safe.at(e.x) - e.max_ns)
+                .fold(0.0, f64::max),
+        }
+    })
+}
+
+/// Per envelope point: the safe and least-squares model's values there (the piecewise
+/// model's where there is one, else the lines') and the safe model's excess.
+fn excess_table(
+    env: &[EnvelopePoint],
+    piecewise: Option<&PiecewiseReport>,
+    upper: Line,
+    ls: Line,
+) -> Vec<ExcessAt> {
+    type Model = Box<dyn Fn(f64) -> f64>;
+    let (safe_at, ls_at): (Model, Model) = match piecewise {
+        Some(p) => {
+            let (s, l) = (p.safe, p.least_squares);
+            (Box::new(move |x| s.at(x)), Box::new(move |x| l.at(x)))
+        }
+        None => (Box::new(move |x| upper.at(x)), Box::new(move |x| ls.at(x))),
+    };
+    env.iter()
+        .map(|e| ExcessAt {
+            x: e.x,
+            samples: e.samples,
+            max_ns: e.max_ns,
+            safe_ns: safe_at(e.x),
+            excess_ns: (safe_at(e.x) - e.max_ns).max(0.0),
+            least_squares_ns: ls_at(e.x),
+        })
+        .collect()
+}
+
+/// Whether every figure a user reads (the lines, their residuals, the piecewise models)
+/// is finite: huge inputs can overflow to infinity or NaN in floating point.
+fn all_finite(r: &FitResult) -> bool {
     let mut figures = vec![
         r.least_squares.intercept_ns,
         r.least_squares.slope_ns,
@@ -371,10 +407,7 @@ pub fn fit_target(
             figures.extend([m.base_ns, m.first_ns, m.per_ns, m.last_ns]);
         }
     }
-    if figures.iter().any(|v| !v.is_finite()) {
-        return Err(FitError::Overflow);
-    }
-    Ok(r)
+    figures.iter().all(|v| v.is_finite())
 }
 
 #[cfg(test)]

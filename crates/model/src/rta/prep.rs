@@ -77,6 +77,7 @@ pub(crate) fn switch_at(sys: &System, opts: &AnalysisOptions, l: Picos, levels: 
     }
 }
 
+/// Computes the per-system quantities every task's fixed point reads.
 pub(super) fn prepare(sys: &System, opts: &AnalysisOptions) -> Prep {
     let res = crate::resource::blocking::effect(sys);
     let ov = opts.overheads;
@@ -86,9 +87,58 @@ pub(super) fn prepare(sys: &System, opts: &AnalysisOptions) -> Prep {
         Picos::ZERO
     };
     let tick = sys.kernel.tick_period();
-    let n = sys.tasks.len() as u32;
-    let tick_released: Vec<bool> = sys
-        .tasks
+    let tick_released = tick_released(sys);
+    let n_rel = tick_released.iter().filter(|&&b| b).count() as u32;
+    let tc = TickCharges::of(sys, ov, l, n_rel);
+    let sleep = SleepLateness::of(sys, tick);
+    let cold = sys.platform.cache.assume == crate::system::CacheState::Cold;
+    let inputs = JitterInputs {
+        opts,
+        l,
+        sleep,
+        cold,
+        masking: res.masking,
+    };
+    let (jitter, jitter_ps) = (0..sys.tasks.len())
+        .map(|i| release_jitter(sys, &inputs, i, &tick_released))
+        .unzip();
+    let cs = &sys.critical_sections;
+    let blocking_cs = if ov {
+        cs.kernel.max(cs.application)
+    } else {
+        cs.application
+    };
+    let order = priority_order(sys);
+    Prep {
+        pos: positions(&order),
+        group_end: group_ends(sys, &order),
+        order,
+        names: sys.tasks.iter().map(|t| t.name.as_str().into()).collect(),
+        l,
+        tick,
+        jitter,
+        jitter_ps,
+        tick_released,
+        tick_base: tc.base,
+        tick_per_release: tc.per_release,
+        tick_first_excess: tc.first_excess,
+        tick_pessimistic: tc.pessimistic,
+        modes_nested: tc.modes_nested(n_rel),
+        blocking_cs,
+        res_blocking: res.tasks.iter().map(|b| b.total.0).collect(),
+        res_from: res.tasks.into_iter().map(|b| b.from).collect(),
+        nested_inheritance: unbounded_by_nesting(sys),
+        masking: res.masking,
+        irq_jitter: if ov { sleep.max_wake } else { Picos::ZERO } + res.masking,
+        irq_shift: Vec::new(),
+        irq_path: irq_path(sys, ov, cold, l),
+        max_shared_level: max_shared_level(sys),
+    }
+}
+
+/// Per task (file order): whether the tick releases it.
+fn tick_released(sys: &System) -> Vec<bool> {
+    sys.tasks
         .iter()
         .enumerate()
         // A sporadic task no interrupt releases is released by the tick too: the
@@ -97,122 +147,207 @@ pub(super) fn prepare(sys: &System, opts: &AnalysisOptions) -> Prep {
         .map(|(i, t)| {
             t.released_by.is_none() && (sys.chains.is_empty() || sys.activator(i).is_none())
         })
-        .collect();
-    let n_rel = tick_released.iter().filter(|&&b| b).count() as u32;
-    let (tick_base, tick_per_release, tick_first_excess, tick_pessimistic) = if !ov {
-        (Picos::ZERO, Picos::ZERO, Picos::ZERO, Picos::ZERO)
-    } else {
-        match &sys.kernel.costs {
-            KernelCosts::Tick(c) => (
-                l + c.tick_base,
-                c.tick_per_release,
-                c.first_release_excess(),
-                l + c.worst_tick_cost(n_rel),
-            ),
-            KernelCosts::Listscan(c) => (
-                l + c.scheduler_run(n, &[]),
-                c.insertion_cost(n_rel.saturating_sub(1)),
-                Picos::ZERO,
-                l + c.worst_scheduler_run(n, n_rel),
-            ),
-            KernelCosts::Irqpath(c) => (l + c.tick, Picos::ZERO, Picos::ZERO, l + c.tick),
-        }
-    };
-    let max_wake = sys
-        .kernel
-        .sleep_states
-        .iter()
-        .map(|s| s.unpredictable_extra())
-        .max()
-        .unwrap_or(Picos::ZERO);
-    let max_timed = sys
-        .kernel
-        .sleep_states
-        .iter()
-        .map(|s| s.timed_lateness(tick))
-        .max()
-        .unwrap_or(Picos::ZERO);
-    let cold = sys.platform.cache.assume == crate::system::CacheState::Cold;
-    let mut jitter = Vec::with_capacity(sys.tasks.len());
-    let mut jitter_ps = Vec::with_capacity(sys.tasks.len());
-    for (i, t) in sys.tasks.iter().enumerate() {
-        let mut jp = JitterParts {
-            file_ns: t.jitter.as_ns_f64(),
-            ..Default::default()
+        .collect()
+}
+
+/// What a tick costs, by kernel model, for the two tick modes.
+struct TickCharges {
+    base: Picos,
+    per_release: Picos,
+    first_excess: Picos,
+    pessimistic: Picos,
+}
+
+impl TickCharges {
+    /// The charges with `n_rel` tick-released tasks (all zero without overheads).
+    fn of(sys: &System, ov: bool, l: Picos, n_rel: u32) -> TickCharges {
+        let n = sys.tasks.len() as u32;
+        let (base, per_release, first_excess, pessimistic) = if !ov {
+            (Picos::ZERO, Picos::ZERO, Picos::ZERO, Picos::ZERO)
+        } else {
+            match &sys.kernel.costs {
+                KernelCosts::Tick(c) => (
+                    l + c.tick_base,
+                    c.tick_per_release,
+                    c.first_release_excess(),
+                    l + c.worst_tick_cost(n_rel),
+                ),
+                KernelCosts::Listscan(c) => (
+                    l + c.scheduler_run(n, &[]),
+                    c.insertion_cost(n_rel.saturating_sub(1)),
+                    Picos::ZERO,
+                    l + c.worst_scheduler_run(n, n_rel),
+                ),
+                KernelCosts::Irqpath(c) => (l + c.tick, Picos::ZERO, Picos::ZERO, l + c.tick),
+            }
         };
-        let mut total = t.jitter;
-        if tick_released[i] && opts.tick_release_delay {
-            // The kernel notices a release only at a tick (docs/simulator.md section 2
-            // rule 2, FreeRTOS xTaskIncrementTick). Released at most J after its arrival:
-            // on the tick grid (exact rational test, audit D20) the noticing tick is at
-            // most ceil(J / tick) ticks after the arrival (audit D3); off the grid it
-            // is less than one tick after the latest release, J + tick.
-            let hz = sys.kernel.tick_hz;
-            let aligned = on_tick_grid(t.period(), hz) && on_tick_grid(t.offset, hz);
-            let delay = if aligned {
-                Picos(ticks_ps_ceil(ticks_covering(t.jitter, hz), hz))
-            } else {
-                t.jitter + Picos(ticks_ps_ceil(1, hz))
-            };
-            let extra = Picos((delay - t.jitter).0.max(0));
-            total += extra;
-            jp.tick_delay_ns = extra.as_ns_f64();
+        TickCharges {
+            base,
+            per_release,
+            first_excess,
+            pessimistic,
         }
-        let relay = sys.kernel.tick_relay.delay;
-        if tick_released[i] && relay > Picos::ZERO {
-            // A tick broadcast from another core runs here up to `relay` after its
-            // nominal instant (rta/tick_relay.rs): the release is noticed that much later.
-            total += relay;
-            jp.tick_delay_ns += relay.as_ns_f64();
-        }
-        if ov && !sys.kernel.sleep_states.is_empty() {
-            let extra = if t.released_by.is_some() {
-                max_wake
-            } else if tick_released[i] {
-                max_timed
-            } else {
-                Picos::ZERO
-            };
-            total += extra;
-            jp.tickless_ns = extra.as_ns_f64();
-        }
-        if let Some(x) = t.released_by {
-            let irq = &sys.interrupts[x];
-            let path = match (&sys.kernel.costs, ov) {
-                (KernelCosts::Irqpath(c), true) => {
-                    let entry = sys.platform.irq_entry();
-                    c.stage(cold).activation_latency(entry) + irq.wcet
-                }
-                _ => l + irq.wcet,
-            };
-            total += path;
-            jp.irq_path_ns = path.as_ns_f64();
-        }
-        // A kernel critical section masks the tick and the interrupts at or below the
-        // kernel's level: the release is noticed that much later (docs/resources.md).
-        let masked = match t.released_by {
-            Some(x) => !sys.interrupts[x].above_kernel,
-            None => tick_released[i],
-        };
-        if masked && res.masking > Picos::ZERO {
-            total += res.masking;
-            jp.critical_ns = res.masking.as_ns_f64();
-        }
-        jp.total_ns = total.as_ns_f64();
-        jitter.push(jp);
-        jitter_ps.push(total.0);
     }
-    let cs = &sys.critical_sections;
-    let blocking_cs = if ov {
-        cs.kernel.max(cs.application)
-    } else {
-        cs.application
+
+    /// [`Prep::modes_nested`]: the partitioned charge of a tick never exceeds the
+    /// pessimistic one (in i128: `n_rel` ticks' charges can pass `i64`).
+    fn modes_nested(&self, n_rel: u32) -> bool {
+        self.per_release >= Picos::ZERO
+            && self.base <= self.pessimistic
+            && self.base.0 as i128
+                + n_rel as i128 * self.per_release.0 as i128
+                + self.first_excess.0 as i128
+                <= self.pessimistic.0 as i128
+    }
+}
+
+/// How late a sleeping CPU runs what wakes it (docs/simulator.md, tickless).
+#[derive(Clone, Copy)]
+struct SleepLateness {
+    /// The longest exit latency an interrupt can meet: its arrival is unpredictable.
+    max_wake: Picos,
+    /// The longest lateness of a timed wake-up (the kernel programs the exit ahead).
+    max_timed: Picos,
+}
+
+impl SleepLateness {
+    fn of(sys: &System, tick: Picos) -> SleepLateness {
+        let states = &sys.kernel.sleep_states;
+        SleepLateness {
+            max_wake: states
+                .iter()
+                .map(|s| s.unpredictable_extra())
+                .max()
+                .unwrap_or(Picos::ZERO),
+            max_timed: states
+                .iter()
+                .map(|s| s.timed_lateness(tick))
+                .max()
+                .unwrap_or(Picos::ZERO),
+        }
+    }
+}
+
+/// What every task's release jitter is built from.
+struct JitterInputs<'a> {
+    opts: &'a AnalysisOptions,
+    /// The interrupt entry latency charged (zero without overheads).
+    l: Picos,
+    sleep: SleepLateness,
+    cold: bool,
+    /// The longest kernel critical section.
+    masking: Picos,
+}
+
+/// Task `i`'s effective release jitter, by part and in total (picoseconds).
+fn release_jitter(
+    sys: &System,
+    x: &JitterInputs,
+    i: usize,
+    tick_released: &[bool],
+) -> (JitterParts, i64) {
+    let t = &sys.tasks[i];
+    let ov = x.opts.overheads;
+    let mut jp = JitterParts {
+        file_ns: t.jitter.as_ns_f64(),
+        ..Default::default()
     };
-    let order = priority_order(sys);
+    let mut total = t.jitter;
+    if tick_released[i] && x.opts.tick_release_delay {
+        let extra = tick_release_delay(sys, i);
+        total += extra;
+        jp.tick_delay_ns = extra.as_ns_f64();
+    }
+    let relay = sys.kernel.tick_relay.delay;
+    if tick_released[i] && relay > Picos::ZERO {
+        // A tick broadcast from another core runs here up to `relay` after its
+        // nominal instant (rta/tick_relay.rs): the release is noticed that much later.
+        total += relay;
+        jp.tick_delay_ns += relay.as_ns_f64();
+    }
+    if ov && !sys.kernel.sleep_states.is_empty() {
+        let extra = if t.released_by.is_some() {
+            x.sleep.max_wake
+        } else if tick_released[i] {
+            x.sleep.max_timed
+        } else {
+            Picos::ZERO
+        };
+        total += extra;
+        jp.tickless_ns = extra.as_ns_f64();
+    }
+    if let Some(r) = t.released_by {
+        let path = releasing_irq_path(sys, r, ov, x.cold, x.l);
+        total += path;
+        jp.irq_path_ns = path.as_ns_f64();
+    }
+    // A kernel critical section masks the tick and the interrupts at or below the
+    // kernel's level: the release is noticed that much later (docs/resources.md).
+    let masked = match t.released_by {
+        Some(r) => !sys.interrupts[r].above_kernel,
+        None => tick_released[i],
+    };
+    if masked && x.masking > Picos::ZERO {
+        total += x.masking;
+        jp.critical_ns = x.masking.as_ns_f64();
+    }
+    jp.total_ns = total.as_ns_f64();
+    (jp, total.0)
+}
+
+/// The wait for the tick that notices task `i`'s release, beyond its file jitter.
+fn tick_release_delay(sys: &System, i: usize) -> Picos {
+    let t = &sys.tasks[i];
+    // The kernel notices a release only at a tick (docs/simulator.md section 2
+    // rule 2, FreeRTOS xTaskIncrementTick). Released at most J after its arrival:
+    // on the tick grid (exact rational test, audit D20) the noticing tick is at
+    // most ceil(J / tick) ticks after the arrival (audit D3); off the grid it
+    // is less than one tick after the latest release, J + tick.
+    let hz = sys.kernel.tick_hz;
+    let aligned = on_tick_grid(t.period(), hz) && on_tick_grid(t.offset, hz);
+    let delay = if aligned {
+        Picos(ticks_ps_ceil(ticks_covering(t.jitter, hz), hz))
+    } else {
+        t.jitter + Picos(ticks_ps_ceil(1, hz))
+    };
+    Picos((delay - t.jitter).0.max(0))
+}
+
+/// From interrupt `r`'s arrival to the end of its handler, which releases the task.
+fn releasing_irq_path(sys: &System, r: usize, ov: bool, cold: bool, l: Picos) -> Picos {
+    let irq = &sys.interrupts[r];
+    match (&sys.kernel.costs, ov) {
+        (KernelCosts::Irqpath(c), true) => {
+            let entry = sys.platform.irq_entry();
+            c.stage(cold).activation_latency(entry) + irq.wcet
+        }
+        _ => l + irq.wcet,
+    }
+}
+
+/// [`Prep::irq_path`]: the irqpath model's stage costs beyond `L` (zero elsewhere).
+fn irq_path(sys: &System, ov: bool, cold: bool, l: Picos) -> Picos {
+    match (&sys.kernel.costs, ov) {
+        (KernelCosts::Irqpath(c), true) => {
+            let st = c.stage(cold);
+            let entry_extra = st.entry.map_or(Picos::ZERO, |e| Picos((e - l).0.max(0)));
+            entry_extra + st.prologue + st.send + st.dispatch
+        }
+        _ => Picos::ZERO,
+    }
+}
+
+/// Each task's position in `order`.
+fn positions(order: &[usize]) -> Vec<usize> {
     let mut pos = vec![0; order.len()];
     for (x, &j) in order.iter().enumerate() {
         pos[j] = x;
     }
+    pos
+}
+
+/// Per position in `order`: the first position of a lower priority.
+fn group_ends(sys: &System, order: &[usize]) -> Vec<usize> {
     let mut group_end = vec![order.len(); order.len()];
     for x in (0..order.len().saturating_sub(1)).rev() {
         let (a, b) = (order[x], order[x + 1]);
@@ -222,52 +357,20 @@ pub(super) fn prepare(sys: &System, opts: &AnalysisOptions) -> Prep {
             x + 1
         };
     }
-    Prep {
-        order,
-        pos,
-        group_end,
-        names: sys.tasks.iter().map(|t| t.name.as_str().into()).collect(),
-        l,
-        tick,
-        jitter,
-        jitter_ps,
-        tick_released,
-        tick_base,
-        tick_per_release,
-        tick_first_excess,
-        tick_pessimistic,
-        modes_nested: tick_per_release >= Picos::ZERO
-            && tick_base <= tick_pessimistic
-            && tick_base.0 as i128
-                + n_rel as i128 * tick_per_release.0 as i128
-                + tick_first_excess.0 as i128
-                <= tick_pessimistic.0 as i128,
-        blocking_cs,
-        res_blocking: res.tasks.iter().map(|b| b.total.0).collect(),
-        res_from: res.tasks.into_iter().map(|b| b.from).collect(),
-        nested_inheritance: unbounded_by_nesting(sys),
-        masking: res.masking,
-        irq_jitter: if ov { max_wake } else { Picos::ZERO } + res.masking,
-        irq_shift: Vec::new(),
-        irq_path: match (&sys.kernel.costs, ov) {
-            (KernelCosts::Irqpath(c), true) => {
-                let st = c.stage(cold);
-                let entry_extra = st.entry.map_or(Picos::ZERO, |e| Picos((e - l).0.max(0)));
-                entry_extra + st.prologue + st.send + st.dispatch
-            }
-            _ => Picos::ZERO,
-        },
-        max_shared_level: {
-            let mut prios: Vec<u32> = sys.tasks.iter().map(|t| t.priority).collect();
-            prios.sort_unstable();
-            prios
-                .windows(2)
-                .filter(|w| w[0] == w[1])
-                .map(|w| w[0])
-                .max()
-        },
-    }
+    group_end
 }
+
+/// [`Prep::max_shared_level`].
+fn max_shared_level(sys: &System) -> Option<u32> {
+    let mut prios: Vec<u32> = sys.tasks.iter().map(|t| t.priority).collect();
+    prios.sort_unstable();
+    prios
+        .windows(2)
+        .filter(|w| w[0] == w[1])
+        .map(|w| w[0])
+        .max()
+}
+
 /// Tasks in descending priority order, ties in file order.
 pub(super) fn priority_order(sys: &System) -> Vec<usize> {
     let mut idx: Vec<usize> = (0..sys.tasks.len()).collect();

@@ -24,49 +24,77 @@ impl Sim {
 
     /// Builds the report for the time simulated so far.
     pub fn report(&self) -> SimReport {
-        let dur = self.now.max(1);
-        let mut tasks = Vec::with_capacity(self.n);
-        for i in 0..self.n {
-            let t = &self.cfg.tasks[i];
-            let mut misses = self.misses[i];
-            let mut first = self.first_miss[i];
-            if self.has_job[i] && self.now - self.job_arrival[i] > t.deadline.0 {
-                misses += 1;
-                let abs = self.job_arrival[i] + t.deadline.0;
-                if first.is_none_or(|f| abs < f) {
-                    first = Some(abs);
-                }
-            }
-            let response = self.resp[i].summary();
-            tasks.push(TaskReport {
-                name: t.name.clone(),
-                priority: t.priority,
-                jobs: self.jobs[i],
-                released: self.released[i],
-                max_response_ns: response.max_ns,
-                first_response_ns: self.first_resp[i].map(ns),
-                response,
-                deadline_ns: ns(t.deadline.0),
-                deadline_misses: misses,
-                first_miss_ns: first.map(ns),
-                preemptions: self.preempt[i],
-                overruns: self.overruns[i],
-                cpu_ns: ns(self.task_cpu[i]),
-                blocked_ns: ns(self.blocked_total[i]
-                    + if self.waiting[i].is_some() {
-                        self.now - self.wait_since[i]
-                    } else {
-                        0
-                    }),
-                max_blocking_ns: ns(if self.has_job[i] {
-                    self.max_inv[i].max(self.job_inv[i])
-                } else {
-                    self.max_inv[i]
-                }),
-            });
+        SimReport {
+            chains: self.chains.as_ref().map_or_else(Vec::new, |c| c.report()),
+            resources: self.resource_reports(),
+            kind: "simulate",
+            schema_version: 1,
+            source: self.opts.source.clone(),
+            kernel: if self.tick_mode { "tick" } else { "list-scan" },
+            seed: self.opts.seed,
+            duration_ns: ns(self.now),
+            hyperperiod_ns: self.cfg.hyperperiod().map(|h| ns(h.0)),
+            tick_period_ns: ns(self.period),
+            events: self.events,
+            tasks: (0..self.n).map(|i| self.task_report(i)).collect(),
+            tick: self.tick_report(),
+            switches: self.switch_report(),
+            interrupts: self.irq_reports(),
+            cpu: self.cpu_split(),
+            sleep: self.sleep_report(),
+            list_scan: self.list_scan_report(),
+            cores: Vec::new(),
+            global: None,
         }
+    }
+
+    /// Task `i`'s figures. A job still pending past its deadline at the end counts as a
+    /// miss (at its absolute deadline), and a wait or a blocking still going on counts up
+    /// to now, so a report cut mid-run does not hide them.
+    fn task_report(&self, i: usize) -> TaskReport {
+        let t = &self.cfg.tasks[i];
+        let mut misses = self.misses[i];
+        let mut first = self.first_miss[i];
+        if self.has_job[i] && self.now - self.job_arrival[i] > t.deadline.0 {
+            misses += 1;
+            let abs = self.job_arrival[i] + t.deadline.0;
+            if first.is_none_or(|f| abs < f) {
+                first = Some(abs);
+            }
+        }
+        let response = self.resp[i].summary();
+        TaskReport {
+            name: t.name.clone(),
+            priority: t.priority,
+            jobs: self.jobs[i],
+            released: self.released[i],
+            max_response_ns: response.max_ns,
+            first_response_ns: self.first_resp[i].map(ns),
+            response,
+            deadline_ns: ns(t.deadline.0),
+            deadline_misses: misses,
+            first_miss_ns: first.map(ns),
+            preemptions: self.preempt[i],
+            overruns: self.overruns[i],
+            cpu_ns: ns(self.task_cpu[i]),
+            blocked_ns: ns(self.blocked_total[i]
+                + if self.waiting[i].is_some() {
+                    self.now - self.wait_since[i]
+                } else {
+                    0
+                }),
+            max_blocking_ns: ns(if self.has_job[i] {
+                self.max_inv[i].max(self.job_inv[i])
+            } else {
+                self.max_inv[i]
+            }),
+        }
+    }
+
+    /// The tick handler's durations, lateness and peaks.
+    fn tick_report(&self) -> TickReport {
         let td = self.tick_dur.summary();
-        let tick = TickReport {
+        TickReport {
             count: td.count,
             min_ns: td.min_ns,
             max_ns: td.max_ns,
@@ -78,37 +106,25 @@ impl Sim {
             max_released: self.tick_max_rel,
             peaks_at_ns: self.tick_peak.2.iter().map(|&t| ns(t)).collect(),
             peak_count: self.tick_peak.1,
-        };
-        let name = |x: u32| -> String {
-            let x = x as usize;
-            if x >= self.n {
-                "idle".into()
-            } else {
-                self.cfg.tasks[x].name.clone()
-            }
-        };
-        let nn = self.n + 1;
-        let mut pairs: Vec<((u32, u32), Agg)> = if self.sw_pair_dense.is_empty() {
-            self.sw_pair.iter().map(|(k, v)| (*k, *v)).collect()
+        }
+    }
+
+    /// A switch endpoint's name: a task, or `idle` past the last task index.
+    fn endpoint_name(&self, x: u32) -> String {
+        let x = x as usize;
+        if x >= self.n {
+            "idle".into()
         } else {
-            self.sw_pair_dense
-                .iter()
-                .enumerate()
-                .filter(|(_, g)| g.count > 0)
-                .map(|(k, g)| (((k / nn) as u32, (k % nn) as u32), *g))
-                .collect()
-        };
-        pairs.sort_by_key(|(k, _)| *k);
-        let mut dists: Vec<(i64, Agg)> = self
-            .sw_dist
-            .iter()
-            .enumerate()
-            .filter(|(_, g)| g.count > 0)
-            .map(|(k, g)| (k as i64 - self.maxp as i64, *g))
-            .chain(self.sw_dist_map.iter().map(|(d, g)| (*d, *g)))
-            .collect();
-        dists.sort_by_key(|(d, _)| *d);
-        let switches = SwitchReport {
+            self.cfg.tasks[x].name.clone()
+        }
+    }
+
+    /// Context switches overall and grouped by pair, levels scanned and priority
+    /// distance.
+    fn switch_report(&self) -> SwitchReport {
+        let pairs = self.switch_pairs();
+        let dists = self.switch_distances();
+        SwitchReport {
             count: self.sw_all.count,
             min_ns: (self.sw_all.count > 0).then(|| ns(self.sw_all.min)),
             mean_ns: (self.sw_all.count > 0).then(|| self.sw_all.group().mean_ns),
@@ -116,8 +132,8 @@ impl Sim {
             by_pair: pairs
                 .into_iter()
                 .map(|((a, b), g)| SwitchGroup {
-                    from: Some(name(a)),
-                    to: Some(name(b)),
+                    from: Some(self.endpoint_name(a)),
+                    to: Some(self.endpoint_name(b)),
                     ..g.group()
                 })
                 .collect(),
@@ -141,8 +157,45 @@ impl Sim {
                     ..g.group()
                 })
                 .collect(),
+        }
+    }
+
+    /// Switches by (from, to), sorted: from the dense table when the engine kept one
+    /// (few tasks), else from the map.
+    fn switch_pairs(&self) -> Vec<((u32, u32), Agg)> {
+        let nn = self.n + 1;
+        let mut pairs: Vec<((u32, u32), Agg)> = if self.sw_pair_dense.is_empty() {
+            self.sw_pair.iter().map(|(k, v)| (*k, *v)).collect()
+        } else {
+            self.sw_pair_dense
+                .iter()
+                .enumerate()
+                .filter(|(_, g)| g.count > 0)
+                .map(|(k, g)| (((k / nn) as u32, (k % nn) as u32), *g))
+                .collect()
         };
-        let interrupts = (0..self.cfg.interrupts.len())
+        pairs.sort_by_key(|(k, _)| *k);
+        pairs
+    }
+
+    /// Switches by priority distance, sorted: the dense table is offset by the highest
+    /// priority; distances outside it were kept in the map.
+    fn switch_distances(&self) -> Vec<(i64, Agg)> {
+        let mut dists: Vec<(i64, Agg)> = self
+            .sw_dist
+            .iter()
+            .enumerate()
+            .filter(|(_, g)| g.count > 0)
+            .map(|(k, g)| (k as i64 - self.maxp as i64, *g))
+            .chain(self.sw_dist_map.iter().map(|(d, g)| (*d, *g)))
+            .collect();
+        dists.sort_by_key(|(d, _)| *d);
+        dists
+    }
+
+    /// Each interrupt's count, losses and handler response.
+    fn irq_reports(&self) -> Vec<IrqReport> {
+        (0..self.cfg.interrupts.len())
             .map(|q| IrqReport {
                 name: self.cfg.interrupts[q].name.clone(),
                 count: self.irq_count[q],
@@ -150,10 +203,15 @@ impl Sim {
                 response: self.irq_resp[q].summary(),
                 max_latency_ns: self.irq_max_lat[q].map(ns),
             })
-            .collect();
+            .collect()
+    }
+
+    /// Where the CPU time went, in ns and as fractions of the time simulated.
+    fn cpu_split(&self) -> CpuSplit {
+        let dur = self.now.max(1);
         let c = &self.cpu;
         let f = |x: i64| x as f64 / dur as f64;
-        let cpu = CpuSplit {
+        CpuSplit {
             tasks_ns: ns(c.task),
             tick_ns: ns(c.tick),
             switch_ns: ns(c.switch),
@@ -170,88 +228,79 @@ impl Sim {
             idle_fraction: f(c.idle),
             sleep_fraction: f(c.sleep),
             wake_fraction: f(c.wake),
-        };
-        let sleep = SleepReport {
+        }
+    }
+
+    /// Tickless sleeps and what woke the CPU.
+    fn sleep_report(&self) -> SleepReport {
+        SleepReport {
             state: self.cfg.tickless.as_ref().map(|t| t.state.clone()),
             sleeps: self.sleeps,
             wakeups: self.wake_timer_n + self.wake_irq_n,
             timer_wakeups: self.wake_timer_n,
             interrupt_wakeups: self.wake_irq_n,
-        };
-        let list_scan = (!self.tick_mode).then(|| ListScanReport {
+        }
+    }
+
+    /// The list-scan scheduler's runs (none under the tick model).
+    fn list_scan_report(&self) -> Option<ListScanReport> {
+        (!self.tick_mode).then(|| ListScanReport {
             scheduler_runs: self.ls_runs,
             lost_ticks: self.ls_lost,
             late_runs: self.ls_late,
             delay: self.ls_delay.summary(),
             overruns: self.ls_overruns,
-        });
+        })
+    }
+
+    /// Each resource's use and blocking episodes; a hold still going on counts up to
+    /// now.
+    fn resource_reports(&self) -> Vec<ResourceReport> {
+        (0..self.cfg.resources.len())
+            .map(|r| self.resource_report(r))
+            .collect()
+    }
+
+    /// Resource `r`'s report.
+    fn resource_report(&self, r: usize) -> ResourceReport {
+        let res = &self.cfg.resources[r];
+        let st = &self.res_stats[r];
+        let held_now = self.owner[r].is_some() || self.isr_holds[r] > 0;
+        let cur_hold = if held_now {
+            self.now - self.hold_since[r]
+        } else {
+            0
+        };
         let tname = |x: usize| self.cfg.tasks[x].name.clone();
-        let resources = self
-            .cfg
-            .resources
-            .iter()
-            .enumerate()
-            .map(|(r, res)| {
-                let st = &self.res_stats[r];
-                let held_now = self.owner[r].is_some() || self.isr_holds[r] > 0;
-                let cur_hold = if held_now {
-                    self.now - self.hold_since[r]
-                } else {
-                    0
-                };
-                ResourceReport {
-                    name: res.name.clone(),
-                    protocol: match res.protocol {
-                        SimProtocol::Inheritance => "inheritance",
-                        SimProtocol::Ceiling => "ceiling",
-                        SimProtocol::Critical => "critical",
-                    },
-                    ceiling: self.ceil[r],
-                    takes: st.takes,
-                    contended: st.contended,
-                    inheritances: st.inheritances,
-                    held_ns: ns(st.held + cur_hold),
-                    max_hold_ns: ns(st.max_hold.max(cur_hold)),
-                    waited_ns: ns(st.waited),
-                    max_wait_ns: ns(st.max_wait),
-                    episodes: st
-                        .episodes
-                        .iter()
-                        .map(|e| BlockEpisode {
-                            at_ns: ns(e.at),
-                            task: tname(e.task as usize),
-                            holder: e
-                                .holder
-                                .map_or_else(|| "interrupt".into(), |h| tname(h as usize)),
-                            holder_priority: e.holder_prio,
-                            inherited: e.inherited,
-                            wait_ns: e.wait.map(ns),
-                        })
-                        .collect(),
-                }
-            })
-            .collect();
-        SimReport {
-            chains: self.chains.as_ref().map_or_else(Vec::new, |c| c.report()),
-            resources,
-            kind: "simulate",
-            schema_version: 1,
-            source: self.opts.source.clone(),
-            kernel: if self.tick_mode { "tick" } else { "list-scan" },
-            seed: self.opts.seed,
-            duration_ns: ns(self.now),
-            hyperperiod_ns: self.cfg.hyperperiod().map(|h| ns(h.0)),
-            tick_period_ns: ns(self.period),
-            events: self.events,
-            tasks,
-            tick,
-            switches,
-            interrupts,
-            cpu,
-            sleep,
-            list_scan,
-            cores: Vec::new(),
-            global: None,
+        ResourceReport {
+            name: res.name.clone(),
+            protocol: match res.protocol {
+                SimProtocol::Inheritance => "inheritance",
+                SimProtocol::Ceiling => "ceiling",
+                SimProtocol::Critical => "critical",
+            },
+            ceiling: self.ceil[r],
+            takes: st.takes,
+            contended: st.contended,
+            inheritances: st.inheritances,
+            held_ns: ns(st.held + cur_hold),
+            max_hold_ns: ns(st.max_hold.max(cur_hold)),
+            waited_ns: ns(st.waited),
+            max_wait_ns: ns(st.max_wait),
+            episodes: st
+                .episodes
+                .iter()
+                .map(|e| BlockEpisode {
+                    at_ns: ns(e.at),
+                    task: tname(e.task as usize),
+                    holder: e
+                        .holder
+                        .map_or_else(|| "interrupt".into(), |h| tname(h as usize)),
+                    holder_priority: e.holder_prio,
+                    inherited: e.inherited,
+                    wait_ns: e.wait.map(ns),
+                })
+                .collect(),
         }
     }
 }
