@@ -169,7 +169,7 @@ impl ChainObserver {
                 }
             }
         }
-        let chains = chains
+        let chains: Vec<State> = chains
             .into_iter()
             .map(|spec| {
                 let n = spec.steps.len();
@@ -187,7 +187,7 @@ impl ChainObserver {
                 }
             })
             .collect();
-        let started = if chains.iter().any(|c: &State| c.spec.read_start) {
+        let started = if chains.iter().any(|c| c.spec.read_start) {
             vec![false; tasks]
         } else {
             Vec::new()
