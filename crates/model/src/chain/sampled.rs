@@ -35,8 +35,7 @@ pub fn tightens(sys: &System, c: &Chain, k: usize) -> bool {
     if k > 0 && c.links.get(k - 1) != Some(&Link::Sampled) {
         return false;
     }
-    let (Some(Step::Task(w)), Some(Step::Task(r))) = (c.steps.get(k), c.steps.get(k + 1))
-    else {
+    let (Some(Step::Task(w)), Some(Step::Task(r))) = (c.steps.get(k), c.steps.get(k + 1)) else {
         return false;
     };
     let (Some(tw), Some(tr)) = (sys.tasks.get(*w), sys.tasks.get(*r)) else {

@@ -292,12 +292,7 @@ pub(super) fn build(
 }
 
 /// The chain's `read` key: when its sampled links' readers take their input.
-fn read_at(
-    ctx: &Ctx,
-    rc: &RawChain,
-    label: &str,
-    links: &[Link],
-) -> Result<ReadAt, SystemError> {
+fn read_at(ctx: &Ctx, rc: &RawChain, label: &str, links: &[Link]) -> Result<ReadAt, SystemError> {
     let Some(r) = &rc.read else {
         return Ok(ReadAt::Release);
     };

@@ -42,9 +42,12 @@ fn err(text: &str) -> String {
 fn read_round_trips_and_defaults_to_release() {
     let sys = System::from_toml_str(&system(3, 2, 1, ""), "a.toml").expect("valid");
     assert_eq!(sys.chains[0].read, ReadAt::Release);
-    assert!(!sys.to_toml_string().contains("read"), "the default is not written");
-    let sys = System::from_toml_str(&system(3, 2, 1, "read = \"start\"\n"), "b.toml")
-        .expect("valid");
+    assert!(
+        !sys.to_toml_string().contains("read"),
+        "the default is not written"
+    );
+    let sys =
+        System::from_toml_str(&system(3, 2, 1, "read = \"start\"\n"), "b.toml").expect("valid");
     assert_eq!(sys.chains[0].read, ReadAt::Start);
     let again = System::from_toml_str(&sys.to_toml_string(), "c.toml").expect("valid");
     assert_eq!(again.chains, sys.chains);
@@ -70,7 +73,10 @@ fn a_bad_read_names_the_file_line_chain_and_key() {
          [[chain]]\nname = \"ab\"\nsteps = [\"A\", \"B\"]\nlinks = [\"event\"]\nread = \"start\"\n"
     );
     let e = err(&event_only);
-    assert!(e.contains("every link of this chain is an event link"), "{e}");
+    assert!(
+        e.contains("every link of this chain is an event link"),
+        "{e}"
+    );
 }
 
 /// W above Rd: Dürr's terms. `R_W = 3 + 1 = 4`, `R_Rd = 3 + 1 + 1 = 5`; reaction
@@ -78,21 +84,31 @@ fn a_bad_read_names_the_file_line_chain_and_key() {
 /// the same system keeps Davare's 26 and 19.
 #[test]
 fn a_writer_above_its_reader_takes_duerrs_terms_only_when_reading_at_start() {
-    let sys = System::from_toml_str(&system(3, 2, 1, "read = \"start\"\n"), "s.toml")
-        .expect("valid");
+    let sys =
+        System::from_toml_str(&system(3, 2, 1, "read = \"start\"\n"), "s.toml").expect("valid");
     let c = analyze(&sys, &plain()).expect("analysed").chains.remove(0);
     let (t_w, r_w, t_r, r_r) = (ms(10), ms(4), ms(7), ms(5));
     assert_eq!(c.bound_ps, Some(t_w + r_w.max(t_r) + r_r));
     assert_eq!(c.age_ps, Some(t_w + r_r));
-    assert_eq!(c.davare_reaction_ns, Some((t_w + r_w + t_r + r_r) as f64 / 1000.0));
+    assert_eq!(
+        c.davare_reaction_ns,
+        Some((t_w + r_w + t_r + r_r) as f64 / 1000.0)
+    );
     assert_eq!(c.davare_age_ns, Some((t_w + r_w + r_r) as f64 / 1000.0));
     let total: f64 = c.composition.iter().map(|p| p.ns).sum();
-    assert_eq!(Some(total), c.reaction_ns, "the parts add up to the reaction time");
+    assert_eq!(
+        Some(total),
+        c.reaction_ns,
+        "the parts add up to the reaction time"
+    );
     let sys = System::from_toml_str(&system(3, 2, 1, ""), "r.toml").expect("valid");
     let c = analyze(&sys, &plain()).expect("analysed").chains.remove(0);
     assert_eq!(c.bound_ps, Some(t_w + r_w + t_r + r_r));
     assert_eq!(c.age_ps, Some(t_w + r_w + r_r));
-    assert_eq!((c.read, c.duerr_links, c.davare_reaction_ns), (None, None, None));
+    assert_eq!(
+        (c.read, c.duerr_links, c.davare_reaction_ns),
+        (None, None, None)
+    );
 }
 
 /// Rd above W: a job of Rd released inside W's response runs first and reads the old
@@ -100,8 +116,8 @@ fn a_writer_above_its_reader_takes_duerrs_terms_only_when_reading_at_start() {
 /// `R_W = 3 + 1 + 1 = 5`: reaction `10 + 5 + 7 + 4 = 26`, age `10 + 5 + 4 = 19`.
 #[test]
 fn a_reader_above_its_writer_keeps_davares_terms() {
-    let sys = System::from_toml_str(&system(3, 1, 2, "read = \"start\"\n"), "s.toml")
-        .expect("valid");
+    let sys =
+        System::from_toml_str(&system(3, 1, 2, "read = \"start\"\n"), "s.toml").expect("valid");
     let c = analyze(&sys, &plain()).expect("analysed").chains.remove(0);
     assert_eq!(c.duerr_links, Some(vec![]));
     assert_eq!(c.bound_ps, Some(ms(10) + ms(5) + ms(7) + ms(4)));

@@ -249,5 +249,8 @@ fn start_read_chains_never_exceed_duerrs_bound() {
          (tenths): {hist:?}"
     );
     assert!(compared >= sets / 2, "only {compared} chains compared");
-    assert!(tightened >= sets / 5, "only {tightened} chains with a Dürr link");
+    assert!(
+        tightened >= sets / 5,
+        "only {tightened} chains with a Dürr link"
+    );
 }

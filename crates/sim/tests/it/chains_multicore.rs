@@ -330,9 +330,7 @@ fn start_system(k: usize) -> Option<System> {
             Step::Interrupt(_) => None,
         })
         .collect();
-    let free: Vec<usize> = (0..sys.tasks.len())
-        .filter(|i| !used.contains(i))
-        .collect();
+    let free: Vec<usize> = (0..sys.tasks.len()).filter(|i| !used.contains(i)).collect();
     let pair = free.iter().find_map(|&a| {
         free.iter()
             .find(|&&b| b != a && sys.tasks[b].core == sys.tasks[a].core)
@@ -387,5 +385,8 @@ fn start_read_chains_on_cores_never_exceed_their_bounds() {
         }
     }
     assert!(compared >= n / 2, "only {compared} chains compared");
-    assert!(tightened >= n / 10, "only {tightened} chains with a Dürr link");
+    assert!(
+        tightened >= n / 10,
+        "only {tightened} chains with a Dürr link"
+    );
 }

@@ -142,7 +142,11 @@ fn a_reader_that_reads_at_start_gets_duerrs_bound() {
     assert_eq!(c.duerr_links, Some(vec![0]), "the one link qualifies");
     assert_eq!(c.bound_ps, Some(ms(22)), "T_W + max(R_W, T_Rd) + R_Rd");
     assert_eq!(c.age_ps, Some(ms(15)), "T_W + R_Rd");
-    assert_eq!(c.davare_reaction_ns, Some(26e6), "Davare's sum, kept visible");
+    assert_eq!(
+        c.davare_reaction_ns,
+        Some(26e6),
+        "Davare's sum, kept visible"
+    );
     assert_eq!(c.davare_age_ns, Some(19e6));
     let parts: Vec<(&str, &str, f64)> = c
         .composition
