@@ -425,7 +425,7 @@ pub(super) fn chain_bound(
             let (cr, ca) = sampled::cut(r_w, sys.tasks[*r].period().0);
             less_r = less_r.saturating_add(cr);
             less_a = less_a.saturating_add(ca);
-            if let Some(p) = out.composition.get_mut(part_at[last]) {
+            if let Some(p) = part_at.get(last).and_then(|&i| out.composition.get_mut(i)) {
                 p.ns = ns(r_w - cr);
             }
             used.push(last);
