@@ -46,12 +46,19 @@ fn analyze(text: &str, json: bool) -> std::process::Output {
 fn start_reads_show_duerr_and_davare() {
     let text = format!("{SYSTEM}read = \"start\"\n");
     let out = analyze(&text, true);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     let c = &v["chains"][0];
     assert_eq!(c["read"], "start");
     assert_eq!(c["duerr_links"], serde_json::json!([0]));
-    let (r, a) = (c["reaction_ns"].as_f64().unwrap(), c["age_ns"].as_f64().unwrap());
+    let (r, a) = (
+        c["reaction_ns"].as_f64().unwrap(),
+        c["age_ns"].as_f64().unwrap(),
+    );
     let (dr, da) = (
         c["davare_reaction_ns"].as_f64().unwrap(),
         c["davare_age_ns"].as_f64().unwrap(),
@@ -68,7 +75,11 @@ fn start_reads_show_duerr_and_davare() {
 #[test]
 fn release_reads_have_no_duerr_keys() {
     let out = analyze(SYSTEM, true);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     let c = v["chains"][0].as_object().unwrap();
     for k in ["read", "duerr_links", "davare_reaction_ns", "davare_age_ns"] {
