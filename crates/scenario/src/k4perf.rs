@@ -333,6 +333,7 @@ fn chain_row(sys: &System) -> Result<crate::row::Row, ScenarioError> {
         steps: vec![Step::Interrupt(gpio), Step::Task(ah)],
         links: vec![Link::Event],
         deadline: None,
+        read: latscope_model::chain::ReadAt::Release,
     });
     let res =
         latscope_model::rta::analyze(&with_chain, &latscope_model::AnalysisOptions::default())

@@ -6,8 +6,10 @@
 //! step's job it comes from (an interrupt's arrival, a task's nominal release). A task
 //! job of a later step takes its token when it is released: through an event link from
 //! the job whose completion released it, through a sampled link from the latest value
-//! its predecessor wrote (at its last completion). The last step's completions are the
-//! chain's outputs:
+//! its predecessor wrote (at its last completion); in a chain with `read = "start"` a
+//! sampled link's reader takes that value when the job first runs instead (the engine
+//! calls [`ChainObserver::task_runs`] whenever a task is running). The last step's
+//! completions are the chain's outputs:
 //!
 //! - event chain: latency = output time - token, for every output;
 //! - sampled chain, reaction time: an output whose token is newer than every earlier
@@ -19,7 +21,7 @@
 //! The engine calls [`ChainObserver::task_release`], [`ChainObserver::task_complete`]
 //! and [`ChainObserver::irq_complete`]; the observer does not change what runs.
 
-use latscope_model::chain::{Link, Step};
+use latscope_model::chain::{Link, ReadAt, Step};
 use latscope_model::System;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -40,6 +42,9 @@ pub struct SimChain {
     /// The first step is released by an event (an interrupt, or a task an interrupt or
     /// another task releases), not by the tick: the stimulus is that event.
     pub event_first: bool,
+    /// The sampled links' readers read when a job first runs (`read = "start"`), not
+    /// when it is released.
+    pub read_start: bool,
 }
 
 /// The chains of a system, for [`crate::Sim::observe_chains`].
@@ -56,6 +61,7 @@ pub fn from_system(sys: &System) -> Vec<SimChain> {
                 }
                 _ => true,
             },
+            read_start: c.read == ReadAt::Start,
         })
         .collect()
 }
@@ -122,6 +128,7 @@ struct State {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Hook {
     Release { task: usize, arrival: i64 },
+    Start { task: usize, arrival: i64 },
     Complete { task: usize, arrival: i64, now: i64 },
     IrqEnd { irq: usize, arrival: i64, now: i64 },
 }
@@ -144,6 +151,9 @@ pub struct ChainObserver {
     of_task: Vec<Vec<(usize, usize)>>,
     /// Per interrupt: chains it starts.
     of_irq: Vec<Vec<usize>>,
+    /// Per task (the engine's indices): whether its current job has run yet. Empty when
+    /// no chain reads at start (the engine's hook then does nothing).
+    started: Vec<bool>,
 }
 
 impl ChainObserver {
@@ -159,7 +169,7 @@ impl ChainObserver {
                 }
             }
         }
-        let chains = chains
+        let chains: Vec<State> = chains
             .into_iter()
             .map(|spec| {
                 let n = spec.steps.len();
@@ -177,19 +187,37 @@ impl ChainObserver {
                 }
             })
             .collect();
+        let started = if chains.iter().any(|c| c.spec.read_start) {
+            vec![false; tasks]
+        } else {
+            Vec::new()
+        };
         ChainObserver {
             forward: None,
             chains,
             of_task,
             of_irq,
+            started,
         }
     }
 
     /// A recorder for one core of a multicore run: `tasks[k]` and `irqs[k]` are the
     /// whole system's indices of the core's task and interrupt `k` (None: an
     /// inter-core interrupt, which starts no chain).
-    pub(crate) fn forwarding(tasks: Vec<usize>, irqs: Vec<Option<usize>>) -> ChainObserver {
+    /// `starts`: whether some chain reads at start (the recorder then records each job's
+    /// first run).
+    pub(crate) fn forwarding(
+        tasks: Vec<usize>,
+        irqs: Vec<Option<usize>>,
+        starts: bool,
+    ) -> ChainObserver {
+        let started = if starts {
+            vec![false; tasks.len()]
+        } else {
+            Vec::new()
+        };
         ChainObserver {
+            started,
             forward: Some(Forward {
                 tasks,
                 irqs,
@@ -212,6 +240,7 @@ impl ChainObserver {
     pub(crate) fn apply(&mut self, h: Hook) {
         match h {
             Hook::Release { task, arrival } => self.task_release(task, arrival),
+            Hook::Start { task, arrival } => self.job_starts(task, arrival),
             Hook::Complete { task, arrival, now } => self.task_complete(task, arrival, now),
             Hook::IrqEnd { irq, arrival, now } => self.irq_complete(irq, arrival, now),
         }
@@ -219,6 +248,9 @@ impl ChainObserver {
 
     /// A job of task `i` with nominal arrival `arrival` is released.
     pub fn task_release(&mut self, i: usize, arrival: i64) {
+        if let Some(s) = self.started.get_mut(i) {
+            *s = false;
+        }
         if let Some(f) = &mut self.forward {
             if let Some(&task) = f.tasks.get(i) {
                 f.log.push(Hook::Release { task, arrival });
@@ -237,6 +269,8 @@ impl ChainObserver {
                 Some(arrival)
             } else {
                 match st.spec.links[k - 1] {
+                    // Read when the job first runs (`job_starts`).
+                    Link::Sampled if st.spec.read_start => None,
                     Link::Sampled => st.latest[k - 1],
                     Link::Event => {
                         let q = &mut st.pending[k];
@@ -254,6 +288,36 @@ impl ChainObserver {
                 }
             };
             st.job_token[k] = tok;
+        }
+    }
+
+    /// Task `i`'s job (nominal arrival `arrival`) is running: the first call after its
+    /// release is the job's start, when a reader of a `read = "start"` chain reads.
+    pub fn task_runs(&mut self, i: usize, arrival: i64) {
+        match self.started.get_mut(i) {
+            Some(s) if !*s => *s = true,
+            _ => return,
+        }
+        if let Some(f) = &mut self.forward {
+            if let Some(&task) = f.tasks.get(i) {
+                f.log.push(Hook::Start { task, arrival });
+            }
+            return;
+        }
+        self.job_starts(i, arrival);
+    }
+
+    /// Task `i`'s job starts: each `read = "start"` chain's sampled link into it takes
+    /// the latest value its writer completed.
+    fn job_starts(&mut self, i: usize, _arrival: i64) {
+        let Some(list) = self.of_task.get(i) else {
+            return;
+        };
+        for &(c, k) in list {
+            let st = &mut self.chains[c];
+            if k > 0 && st.spec.read_start && st.spec.links[k - 1] == Link::Sampled {
+                st.job_token[k] = st.latest[k - 1];
+            }
         }
     }
 

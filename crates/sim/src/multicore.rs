@@ -130,7 +130,15 @@ impl MultiSim {
                         _ => None,
                     })
                     .collect();
-                cores[d].set_chain_observer(ChainObserver::forwarding(v.tasks.clone(), irqs));
+                let starts = sys
+                    .chains
+                    .iter()
+                    .any(|c| c.read == latscope_model::chain::ReadAt::Start);
+                cores[d].set_chain_observer(ChainObserver::forwarding(
+                    v.tasks.clone(),
+                    irqs,
+                    starts,
+                ));
             }
             chains = Some(ChainObserver::new(
                 crate::chains::from_system(sys),

@@ -106,11 +106,22 @@ class ChainResult(Doc):
     bound_ns: Optional[float] = None
     #: Exact value of `bound_ns` or `reaction_ns` in picoseconds.
     bound_ps: Optional[int] = None
+    #: Reads at start: Davare et al.'s data age, which `age_ns` never exceeds.
+    davare_age_ns: Optional[float] = None
+    #: Reads at start: Davare et al.'s reaction time, which `reaction_ns` (Dürr et
+    #: al.'s where a link allows) never exceeds.
+    davare_reaction_ns: Optional[float] = None
     deadline_ns: Optional[float] = None
+    #: Reads at start: the sampled links that take Dürr et al.'s terms (their index in
+    #: `links`); the others keep Davare et al.'s.
+    duerr_links: Optional[List[int]] = None
     #: Bound (reaction time for a sampled chain) within the deadline; null without one.
     meets_deadline: Optional[bool] = None
     #: Sampled chain: maximum reaction time (null when unbounded).
     reaction_ns: Optional[float] = None
+    #: `start` when the chain's sampled readers read when they first run (`read =
+    #: "start"`); absent for reads at release.
+    read: Optional[str] = None
     #: Why there is no bound (or no age bound), if so.
     unbounded_reason: Optional[str] = None
 

@@ -50,6 +50,20 @@ pub(super) fn print(out: &mut impl Write, r: &AnalysisResult) -> std::io::Result
                 .collect();
             writeln!(out, "    = {}", parts.join(" + "))?;
         }
+        if let (Some(dr), Some(used)) = (c.davare_reaction_ns, &c.duerr_links) {
+            let on = if used.is_empty() {
+                "no link qualifies, so Davare et al.'s terms throughout".to_string()
+            } else {
+                let list: Vec<String> = used.iter().map(|k| k.to_string()).collect();
+                format!("Dürr et al. 2019 on link {}", list.join(", "))
+            };
+            writeln!(
+                out,
+                "    (readers read at start: {on}; Davare et al. 2007: reaction {}, data age {})",
+                t(dr),
+                c.davare_age_ns.map_or_else(|| "unbounded".into(), t)
+            )?;
+        }
         if let Some(why) = &c.unbounded_reason {
             writeln!(out, "    ({why})")?;
         }

@@ -30,16 +30,17 @@
 //! the last step that still works on that read: segment `s`'s value is overwritten at
 //! most `T_s + R_s` after the release that wrote it. A writer whose releases are only
 //! sporadic (an interrupt not declared `periodic`) may keep a value for ever: no age
-//! bound. The tighter bounds of Dürr, von der Brüggen, Chen and Chen (2019) are not
-//! used: they assume a reader copies its input when it starts (implicit communication),
-//! while a sampled link here reads at the reader's release, where a lower-priority
-//! reader released inside its writer's response still reads the old value
-//! (`crates/sim/tests/chains_sampled_reads.rs` works a case above their figure). Tasks
+//! bound. The tighter bounds of Dürr, von der Brüggen, Chen and Chen (2019) assume a
+//! reader copies its input when it starts (implicit communication); they are used only
+//! for a chain with `read = "start"` ([`super::sampled`]). By default a sampled link
+//! reads at the reader's release, where a lower-priority reader released inside its
+//! writer's response still reads the old value
+//! (`crates/sim/tests/it/chains_sampled_reads.rs` works a case above their figure). Tasks
 //! on EDF cores take Spuri's bounds instead of the responses here ([`super::edf`]).
 //! Definitions and tightness: docs/analysis.md.
 
 use super::error::StepUnbounded;
-use super::{Chain, Link, Step};
+use super::{sampled, Chain, Link, ReadAt, Step};
 use crate::range::AnalysisError;
 use crate::rta::{analyze_tasks, AnalysisOptions, AnalysisResult, TaskResult};
 use crate::system::{KernelCosts, System};
@@ -80,6 +81,21 @@ pub struct ChainResult {
     /// Why there is no bound (or no age bound), if so.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unbounded_reason: Option<String>,
+    /// `start` when the chain's sampled readers read when they first run (`read =
+    /// "start"`); absent for reads at release.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read: Option<String>,
+    /// Reads at start: the sampled links that take Dürr et al.'s terms (their index in
+    /// `links`); the others keep Davare et al.'s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duerr_links: Option<Vec<usize>>,
+    /// Reads at start: Davare et al.'s reaction time, which `reaction_ns` (Dürr et
+    /// al.'s where a link allows) never exceeds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub davare_reaction_ns: Option<f64>,
+    /// Reads at start: Davare et al.'s data age, which `age_ns` never exceeds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub davare_age_ns: Option<f64>,
 }
 
 /// One term of a chain's bound.
@@ -302,11 +318,19 @@ pub(super) fn chain_bound(
         meets_deadline: c.deadline.map(|_| false),
         composition: Vec::new(),
         unbounded_reason: None,
+        read: (c.read == ReadAt::Start).then(|| c.read.name().to_string()),
+        duerr_links: None,
+        davare_reaction_ns: None,
+        davare_age_ns: None,
     };
     let segs = segments(c);
     let mut reaction: i64 = 0;
     let mut age: Option<i64> = Some(0);
     let mut age_why: Option<String> = None;
+    // Per step position: its response part's index in the composition; per segment:
+    // its response (for Dürr et al.'s terms, `super::sampled`).
+    let mut part_at: Vec<usize> = vec![0; c.steps.len()];
+    let mut seg_rs: Vec<i64> = Vec::with_capacity(segs.len());
     for (si, &(first, last)) in segs.iter().enumerate() {
         let head = c.steps[first];
         let period = writer_period(sys, head).map(|t| t.0);
@@ -359,6 +383,9 @@ pub(super) fn chain_bound(
                 }
             };
             let part = (r - before).max(0);
+            if let Some(p) = part_at.get_mut(k) {
+                *p = out.composition.len();
+            }
             out.composition.push(ChainPart {
                 step: name(s),
                 part: "response".into(),
@@ -368,6 +395,7 @@ pub(super) fn chain_bound(
             seg_r = before;
         }
         reaction = reaction.saturating_add(seg_r);
+        seg_rs.push(seg_r);
         age = match (age, si + 1 < segs.len()) {
             (Some(a), true) => match period {
                 Some(t) => Some(a.saturating_add(t).saturating_add(seg_r)),
@@ -383,6 +411,30 @@ pub(super) fn chain_bound(
             (Some(a), false) => Some(a.saturating_add(seg_r)),
             (None, _) => None,
         };
+    }
+    if c.read == ReadAt::Start && !event {
+        let (mut less_r, mut less_a, mut used) = (0i64, 0i64, Vec::new());
+        for (si, &(first, last)) in segs.iter().enumerate() {
+            if si + 1 >= segs.len() || first != last || !sampled::tightens(sys, c, last) {
+                continue;
+            }
+            let Some(Step::Task(r)) = c.steps.get(last + 1) else {
+                continue;
+            };
+            let r_w = seg_rs.get(si).copied().unwrap_or(0);
+            let (cr, ca) = sampled::cut(r_w, sys.tasks[*r].period().0);
+            less_r = less_r.saturating_add(cr);
+            less_a = less_a.saturating_add(ca);
+            if let Some(p) = part_at.get(last).and_then(|&i| out.composition.get_mut(i)) {
+                p.ns = ns(r_w - cr);
+            }
+            used.push(last);
+        }
+        out.davare_reaction_ns = Some(ns(reaction));
+        out.davare_age_ns = age.map(ns);
+        reaction = reaction.saturating_sub(less_r);
+        age = age.map(|a| a.saturating_sub(less_a));
+        out.duerr_links = Some(used);
     }
     out.bound_ps = Some(reaction);
     if event {

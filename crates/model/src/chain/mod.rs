@@ -14,6 +14,7 @@ pub(crate) mod cores;
 pub mod edf;
 pub mod error;
 pub mod margins;
+pub mod sampled;
 
 use latscope_core::time::Picos;
 use serde::Serialize;
@@ -29,6 +30,38 @@ pub struct Chain {
     /// End-to-end deadline: the event bound, or for a chain with a sampled link the
     /// maximum reaction time, must not exceed it.
     pub deadline: Option<Picos>,
+    /// When the readers of the chain's sampled links take their input (`read`).
+    #[serde(skip_serializing_if = "ReadAt::is_release")]
+    pub read: ReadAt,
+}
+
+/// When a sampled link's reader takes the latest value its writer completed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReadAt {
+    /// At the reader job's release (the default; Davare et al.'s bound).
+    #[default]
+    Release,
+    /// When the reader job first runs: a task that copies its inputs at the top of its
+    /// loop (a FreeRTOS queue peek before the work, AUTOSAR implicit communication).
+    /// Allows Dürr et al.'s tighter bound on links whose writer outranks the reader on
+    /// one core ([`sampled`]).
+    Start,
+}
+
+impl ReadAt {
+    /// The word in the system file.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReadAt::Release => "release",
+            ReadAt::Start => "start",
+        }
+    }
+
+    /// Whether this is the default (skipped when written).
+    pub fn is_release(&self) -> bool {
+        *self == ReadAt::Release
+    }
 }
 
 /// A step of a chain.

@@ -6,7 +6,7 @@ use super::error::SystemError;
 use super::model::{Interrupt, Kernel, ModelKind, System, Task};
 use super::raw::{RawFile, SDur};
 use super::write::format_exact;
-use crate::chain::{Chain, Link, Step};
+use crate::chain::{Chain, Link, ReadAt, Step};
 use serde::Deserialize;
 use toml::Spanned;
 
@@ -18,6 +18,9 @@ pub(super) struct RawChain {
     pub(super) links: Spanned<Vec<Spanned<String>>>,
     #[serde(default)]
     pub(super) deadline: Option<SDur>,
+    /// When the sampled links' readers read: "release" (default) or "start".
+    #[serde(default)]
+    pub(super) read: Option<Spanned<String>>,
 }
 
 fn step_label(sys_tasks: &[Task], irqs: &[Interrupt], s: Step) -> String {
@@ -214,11 +217,13 @@ pub(super) fn build(
             Some(d) => Some(ctx.dur(d, &label, "deadline", hz, true)?),
             None => None,
         };
+        let read = read_at(ctx, rc, &label, &links)?;
         chains.push(Chain {
             name,
             steps,
             links,
             deadline,
+            read,
         });
     }
     // A sampled link's reader must be released by the tick, not by an event link of
@@ -286,6 +291,38 @@ pub(super) fn build(
     Ok(chains)
 }
 
+/// The chain's `read` key: when its sampled links' readers take their input.
+fn read_at(ctx: &Ctx, rc: &RawChain, label: &str, links: &[Link]) -> Result<ReadAt, SystemError> {
+    let Some(r) = &rc.read else {
+        return Ok(ReadAt::Release);
+    };
+    let read = match r.get_ref().trim() {
+        "release" => ReadAt::Release,
+        "start" => ReadAt::Start,
+        other => {
+            return Err(ctx.err(
+                Some(r.span()),
+                label,
+                Some("read"),
+                format!(
+                    "\"{other}\" is not a read time (release: the reader reads when it is \
+                     released; start: when it first runs)"
+                ),
+            ))
+        }
+    };
+    if read == ReadAt::Start && !links.contains(&Link::Sampled) {
+        return Err(ctx.err(
+            Some(r.span()),
+            label,
+            Some("read"),
+            "read = \"start\" says when a sampled link's reader reads, but every link of \
+             this chain is an event link",
+        ));
+    }
+    Ok(read)
+}
+
 pub(super) fn write(sys: &System, root: &mut toml::Table) {
     use toml::Value as V;
     if sys.chains.is_empty() {
@@ -312,6 +349,9 @@ pub(super) fn write(sys: &System, root: &mut toml::Table) {
             );
             if let Some(d) = c.deadline {
                 t.insert("deadline".into(), V::String(format_exact(d)));
+            }
+            if !c.read.is_release() {
+                t.insert("read".into(), V::String(c.read.name().into()));
             }
             V::Table(t)
         })

@@ -147,6 +147,7 @@ impl System {
                     steps: vec![crate::chain::Step::Task(ka), crate::chain::Step::Task(kb)],
                     links: vec![crate::chain::Link::Event],
                     deadline: None,
+                    read: crate::chain::ReadAt::Release,
                 });
                 continue;
             }

@@ -4,6 +4,7 @@
 
 mod chain_margins;
 mod chains;
+mod chains_read;
 mod fit_calibration;
 mod fit_input;
 mod fit_paper_tables;

@@ -53,6 +53,9 @@ impl Sim {
     fn run_loop(&mut self, until: i64, inclusive: bool) {
         loop {
             self.dispatch();
+            if self.chains.is_some() {
+                self.chain_job_runs();
+            }
             let (t, t_act, t_tick, t_irq) = self.next_times();
             if t > until || (t == until && !inclusive) {
                 self.advance(until);
@@ -84,6 +87,21 @@ impl Sim {
                 self.wake_req = true;
                 self.wake_by_timer = true;
             }
+        }
+    }
+
+    /// Tells the chain observer which task runs now (no handler or kernel frame on top):
+    /// a `read = "start"` chain's reader reads at its job's first run.
+    fn chain_job_runs(&mut self) {
+        if !self.frames.is_empty() || self.sleeping {
+            return;
+        }
+        let Some(i) = self.task_running() else {
+            return;
+        };
+        let arrival = self.job_arrival[i];
+        if let Some(c) = self.chains.as_deref_mut() {
+            c.task_runs(i, arrival);
         }
     }
 

@@ -8,9 +8,16 @@
 //! (event), reaction time or data age (sampled) above the analysed one; and no simulated
 //! task response above its analysed (holistic) WCRT. The ratios observed / bound are
 //! printed as a histogram (docs/analysis.md, "End-to-end chains").
+//!
+//! A second harness runs the sampled shape (two or three tasks, random priorities, so
+//! about half the links have a writer above its reader) with `read = "start"`: no
+//! simulated reaction time or data age above the analysed one, which is Dürr et al.'s
+//! where a link qualifies (docs/analysis.md, "Sampled links read at start"), and that
+//! never above Davare et al.'s. `LATSCOPE_CHAIN_START_SETS=10000 cargo test --release
+//! -p latscope-sim --test it chains_crosscheck:: -- --nocapture` runs more sets.
 
 use latscope_core::Picos;
-use latscope_model::chain::{Chain, Link, Step};
+use latscope_model::chain::{Chain, Link, ReadAt, Step};
 use latscope_model::generate::{freertos_template, generate, GenerateSpec, Method};
 use latscope_model::overheads::tick::TickCosts;
 use latscope_model::rta::analyze;
@@ -58,6 +65,11 @@ fn add_irq(sys: &mut System, rng: &mut ChaCha8Rng, releases: usize, periodic: bo
 
 /// One random system with one chain, validated by writing and reading it back.
 fn system(k: usize) -> Option<System> {
+    system_read(k, ReadAt::Release)
+}
+
+/// [`system`] with the chain's readers reading at `read` (a chain with a sampled link).
+fn system_read(k: usize, read: ReadAt) -> Option<System> {
     let mut sys = generate(&freertos_template(), &spec(k), 1).ok()?.remove(0);
     let mut rng = ChaCha8Rng::seed_from_u64(0x28_0000 + k as u64);
     if k % 2 == 1 {
@@ -110,6 +122,11 @@ fn system(k: usize) -> Option<System> {
     sys.chains.push(Chain {
         name: "c".into(),
         steps,
+        read: if links.contains(&Link::Sampled) {
+            read
+        } else {
+            ReadAt::Release
+        },
         links,
         deadline: None,
     });
@@ -172,4 +189,68 @@ fn simulated_chains_never_exceed_their_bounds() {
     );
     assert!(compared >= SETS / 2, "only {compared} chains compared");
     assert!(ages >= SETS / 10, "only {ages} data ages compared");
+}
+
+fn start_sets() -> usize {
+    std::env::var("LATSCOPE_CHAIN_START_SETS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(600)
+}
+
+#[test]
+fn start_read_chains_never_exceed_duerrs_bound() {
+    let sets = start_sets();
+    let mut hist = [0usize; 11];
+    let (mut compared, mut tightened, mut ages, mut below_davare) = (0, 0, 0, 0);
+    for j in 0..sets {
+        // The sampled shape of `system` (k % 5 == 1).
+        let k = 5 * j + 1;
+        let Some(sys) = system_read(k, ReadAt::Start) else {
+            continue;
+        };
+        let res = analyze(&sys, &AnalysisOptions::default()).expect("analysable");
+        let bound = &res.chains[0];
+        if let (Some(r), Some(d)) = (bound.bound_ps, bound.davare_reaction_ns) {
+            let r = r as f64 / 1000.0;
+            assert!(r <= d + 1e-6, "set {k}: Dürr {r} above Davare {d}");
+            below_davare += usize::from(r < d);
+        }
+        if let (Some(a), Some(d)) = (bound.age_ns, bound.davare_age_ns) {
+            assert!(a <= d + 1e-6, "set {k}: Dürr age {a} above Davare {d}");
+        }
+        let used = bound.duerr_links.as_ref().map_or(0, Vec::len);
+        let cfg = from_system(&sys, &FromSystemOptions::default()).expect("convertible");
+        let horizon = cfg
+            .hyperperiod()
+            .unwrap_or(Picos::from_ms(1_000))
+            .min(Picos::from_ms(1_000));
+        let mut sim = Sim::new(
+            cfg,
+            SimOptions {
+                seed: k as u64,
+                ..Default::default()
+            },
+        )
+        .expect("valid");
+        sim.observe_chains(chains::from_system(&sys));
+        sim.run_until(horizon);
+        let rep = sim.report();
+        let Some(aged) = check_chain(k, &sys, bound, &rep.chains[0], &mut hist) else {
+            continue;
+        };
+        compared += 1;
+        tightened += usize::from(used > 0);
+        ages += usize::from(aged);
+    }
+    eprintln!(
+        "read = start: chains compared {compared} (with a Dürr link {tightened}, data ages \
+         {ages}), reaction below Davare's in {below_davare}; observed/bound histogram \
+         (tenths): {hist:?}"
+    );
+    assert!(compared >= sets / 2, "only {compared} chains compared");
+    assert!(
+        tightened >= sets / 5,
+        "only {tightened} chains with a Dürr link"
+    );
 }

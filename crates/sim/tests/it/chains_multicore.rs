@@ -12,9 +12,14 @@
 //! `LATSCOPE_CHAIN_MC_SETS=10000 cargo test --release -p latscope-sim --test
 //! it chains_multicore:: -- --nocapture` runs more sets and prints the tightness histogram
 //! (simulated maximum / bound) recorded in docs/analysis.md.
+//!
+//! A second harness (a quarter as many sets) gives every chain with a sampled link
+//! `read = "start"` and adds a sampled chain of two tasks on one core (random
+//! priorities): no simulated reaction time or data age above the analysed one (Dürr et
+//! al.'s terms where a link qualifies, docs/analysis.md, "Sampled links read at start").
 
 use latscope_core::Picos;
-use latscope_model::chain::{Chain, Link, Step};
+use latscope_model::chain::{Chain, Link, ReadAt, Step};
 use latscope_model::generate::{freertos_template, generate, GenerateSpec, Method};
 use latscope_model::rta::analyze;
 use latscope_model::system::Interrupt;
@@ -152,6 +157,7 @@ fn system(k: usize) -> Option<System> {
             steps,
             links,
             deadline: None,
+            read: latscope_model::chain::ReadAt::Release,
         });
     }
     System::from_toml_str(&sys.to_toml_string(), &format!("mcchain{k}")).ok()
@@ -303,5 +309,84 @@ links = ["event"]
             .iter()
             .find(|t| t.name == "B")
             .and_then(|t| t.wcrt_ns)
+    );
+}
+
+/// [`system`] with its sampled chains reading at start, plus a sampled chain reading at
+/// start between two tasks of one core that no chain uses.
+fn start_system(k: usize) -> Option<System> {
+    let mut sys = system(k)?;
+    for c in &mut sys.chains {
+        if c.links.contains(&Link::Sampled) {
+            c.read = ReadAt::Start;
+        }
+    }
+    let used: Vec<usize> = sys
+        .chains
+        .iter()
+        .flat_map(|c| c.steps.iter())
+        .filter_map(|s| match *s {
+            Step::Task(i) => Some(i),
+            Step::Interrupt(_) => None,
+        })
+        .collect();
+    let free: Vec<usize> = (0..sys.tasks.len()).filter(|i| !used.contains(i)).collect();
+    let pair = free.iter().find_map(|&a| {
+        free.iter()
+            .find(|&&b| b != a && sys.tasks[b].core == sys.tasks[a].core)
+            .map(|&b| (a, b))
+    });
+    if let Some((a, b)) = pair {
+        // Writer first by index: the generator's priorities make it above or below.
+        sys.chains.push(Chain {
+            name: "local".into(),
+            steps: vec![Step::Task(a), Step::Task(b)],
+            links: vec![Link::Sampled],
+            deadline: None,
+            read: ReadAt::Start,
+        });
+    }
+    System::from_toml_str(&sys.to_toml_string(), &format!("mcstart{k}")).ok()
+}
+
+#[test]
+fn start_read_chains_on_cores_never_exceed_their_bounds() {
+    let n = sets() / 4;
+    let mut hist = [0usize; 11];
+    let (mut compared, mut tightened, mut ages) = (0, 0, 0);
+    for k in 0..n {
+        let Some(sys) = start_system(k) else {
+            continue;
+        };
+        let res = analyze(&sys, &AnalysisOptions::default()).expect("analysable");
+        let rep = run_multi_seeded(&sys, k, Some(ExecMode::Uniform), Picos::from_ms(300));
+        assert_eq!(rep.chains.len(), sys.chains.len(), "set {k}");
+        for (bound, seen) in res.chains.iter().zip(&rep.chains) {
+            if let (Some(r), Some(d)) = (bound.reaction_ns, bound.davare_reaction_ns) {
+                assert!(r <= d + 1e-6, "set {k}: Dürr {r} above Davare {d}");
+            }
+            let Some(aged) = check_chain(k, &sys, bound, seen, &mut hist) else {
+                continue;
+            };
+            compared += 1;
+            tightened += usize::from(bound.duerr_links.as_ref().is_some_and(|l| !l.is_empty()));
+            ages += usize::from(aged);
+        }
+    }
+    println!(
+        "read = start, {n} sets: chains compared {compared} (with a Dürr link {tightened}, \
+         data ages {ages})"
+    );
+    for (b, c) in hist.iter().enumerate() {
+        if b == 10 {
+            println!("  1.0 (equal): {c}");
+        } else {
+            println!("  {:.1}-{:.1}: {c}", b as f64 / 10.0, (b + 1) as f64 / 10.0);
+        }
+    }
+    assert!(compared >= n / 2, "only {compared} chains compared");
+    assert!(
+        tightened >= n / 10,
+        "only {tightened} chains with a Dürr link"
     );
 }

@@ -22,6 +22,10 @@
 //! 50, so a stimulus just after 50 is reflected 25 ms later: above Dürr's 22 ms, within
 //! Davare's 26 ms. Under implicit communication Rd's job of 63 would have read at 64 and
 //! answered at 65 (15 ms).
+//!
+//! The second test gives the same chain `read = "start"` (Rd reads when its job first
+//! runs), where Dürr et al.'s terms hold and the analysis uses them; worked by hand
+//! there.
 
 use latscope_core::Picos;
 use latscope_model::rta::analyze;
@@ -98,4 +102,78 @@ fn a_reader_released_inside_its_writers_response_exceeds_duerrs_implicit_bound()
     assert_eq!(seen, 25e6, "the hand-worked reaction time");
     assert!(seen > duerr as f64 / 1000.0);
     assert!(seen <= davare as f64 / 1000.0);
+    assert_eq!(res.chains[0].read, None, "reads at release by default");
+    assert_eq!(res.chains[0].davare_reaction_ns, None);
+}
+
+/// The same three tasks, the chain with `read = "start"`.
+///
+/// Analysis (no kernel costs, as above): `T_W = 10`, `R_W = 4`, `T_Rd = 7`, `R_Rd = 5`
+/// ms. W (priority 2) outranks Rd (priority 1) on the one core, both periodic, W alone
+/// in its segment without jitter: the link takes Dürr et al.'s terms.
+/// Reaction (Theorem 5.4): `T_W + max(R_W, T_Rd) + R_Rd = 10 + 7 + 5 = 22 ms` (Davare
+/// `10 + 4 + 7 + 5 = 26`); the composition is W's period 10, W's response beyond Rd's
+/// period `max(4 - 7, 0) = 0`, Rd's period 7, Rd's response 5.
+/// Data age (Theorem 5.10): `T_W + R_Rd = 10 + 5 = 15 ms` (Davare `10 + 4 + 5 = 19`).
+///
+/// Schedule (repeats every 70 ms): X runs 10k..10k+3, W 10k+3..10k+4; Rd is released at
+/// multiples of 7 and reads when it first runs. Rd released at 0, 21, 42, 63 (inside
+/// X's or W's run) starts at 4, 24, 44, 64, after W completed, and reads W's job of 0,
+/// 20, 40, 60; Rd at 7, 14, 28, 35, 49, 56 runs at once and reads W's latest: the job
+/// of 0, 10, 20, 30, 40, 50. Outputs (Rd's completions, with the token read): 5 (0),
+/// 8 (0), 15 (10), 25 (20), 29 (20), 36 (30), 45 (40), 50 (40), 57 (50), 65 (60).
+/// Reaction of an output with a new token: its time minus the previous output's token:
+/// 15 - 0, 25 - 10, 36 - 20, 45 - 30, 57 - 40, 65 - 50 = 15, 15, 16, 15, 17, 15: at
+/// most 17 ms. Data age of a token: its last output minus the token: 8 - 0, 15 - 10,
+/// 29 - 20, 36 - 30, 50 - 40, 57 - 50, 65 - 60 = 8, 5, 9, 6, 10, 7, 5: at most 10 ms.
+#[test]
+fn a_reader_that_reads_at_start_gets_duerrs_bound() {
+    let text = format!("{SYSTEM}read = \"start\"\n");
+    let sys = System::from_toml_str(&text, "duerr-start.toml").expect("valid");
+    let opts = AnalysisOptions {
+        overheads: false,
+        tick_release_delay: false,
+        ..Default::default()
+    };
+    let res = analyze(&sys, &opts).expect("analysed");
+    let ms = |x: i64| x * 1_000_000_000;
+    let c = &res.chains[0];
+    assert_eq!(c.read.as_deref(), Some("start"));
+    assert_eq!(c.duerr_links, Some(vec![0]), "the one link qualifies");
+    assert_eq!(c.bound_ps, Some(ms(22)), "T_W + max(R_W, T_Rd) + R_Rd");
+    assert_eq!(c.age_ps, Some(ms(15)), "T_W + R_Rd");
+    assert_eq!(
+        c.davare_reaction_ns,
+        Some(26e6),
+        "Davare's sum, kept visible"
+    );
+    assert_eq!(c.davare_age_ns, Some(19e6));
+    let parts: Vec<(&str, &str, f64)> = c
+        .composition
+        .iter()
+        .map(|p| (p.step.as_str(), p.part.as_str(), p.ns))
+        .collect();
+    assert_eq!(
+        parts,
+        vec![
+            ("W", "period", 10e6),
+            ("W", "response", 0.0),
+            ("Rd", "period", 7e6),
+            ("Rd", "response", 5e6)
+        ]
+    );
+    let cfg = from_system(
+        &sys,
+        &FromSystemOptions {
+            exec: ExecMode::Wcet,
+            ..Default::default()
+        },
+    )
+    .expect("convertible");
+    let mut sim = Sim::new(cfg, SimOptions::default()).expect("valid");
+    sim.observe_chains(chains::from_system(&sys));
+    sim.run_until(Picos::from_ms(700));
+    let seen = &sim.report().chains[0];
+    assert_eq!(seen.max_ns, Some(17e6), "the hand-worked reaction time");
+    assert_eq!(seen.age_max_ns, Some(10e6), "the hand-worked data age");
 }
