@@ -37,7 +37,7 @@ fn sets() -> usize {
     std::env::var("LATSCOPE_CHAIN_EDFX_SETS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(300)
+        .unwrap_or(1000)
 }
 
 /// A task not in `used`, on another core than task `x` (any core when `x` is `None`).
@@ -228,17 +228,19 @@ fn simulated_chains_across_edf_cores_never_exceed_their_bounds() {
             compared += 1;
             ages += usize::from(aged);
             let c = &sys.chains[ci];
-            let through_edf_across = c.links.iter().enumerate().any(|(j, l)| {
-                match (l, c.steps[j], c.steps[j + 1]) {
-                    (Link::Event, Step::Task(a), Step::Task(b)) => {
-                        let (ca, cb) = (sys.tasks[a].core, sys.tasks[b].core);
-                        ca != cb
-                            && (sys.kernel.scheduler_of(ca) == Scheduler::Edf
-                                || sys.kernel.scheduler_of(cb) == Scheduler::Edf)
-                    }
-                    _ => false,
-                }
-            });
+            let through_edf_across =
+                c.links
+                    .iter()
+                    .enumerate()
+                    .any(|(j, l)| match (l, c.steps[j], c.steps[j + 1]) {
+                        (Link::Event, Step::Task(a), Step::Task(b)) => {
+                            let (ca, cb) = (sys.tasks[a].core, sys.tasks[b].core);
+                            ca != cb
+                                && (sys.kernel.scheduler_of(ca) == Scheduler::Edf
+                                    || sys.kernel.scheduler_of(cb) == Scheduler::Edf)
+                        }
+                        _ => false,
+                    });
             edf_events += usize::from(through_edf_across);
         }
     }
