@@ -12,6 +12,7 @@ mod analyze_overflow;
 mod analyze_published_blocking;
 mod chains_cli;
 mod chains_edf_cli;
+mod chains_edf_cores_cli;
 mod chains_read_cli;
 mod compare_gate;
 mod durations_cli;

@@ -22,6 +22,10 @@
 //! raise the responses, so the fixed point is the least one above the start and every
 //! round's figures are below it. A sampled link across cores needs no interrupt: the
 //! reader reads shared memory on its own period, so its bound is as on one core.
+//!
+//! When an event link across cores starts or ends at a task of an EDF core, the
+//! predecessor's response is its EDF bound instead: [`super::edf_cores`] runs that fixed
+//! point and this file only adds the chains' bounds ([`with_chains`]).
 
 use super::analysis::{chain_bound, irq_response, mark_unbounded, wcrt_ps};
 use crate::range::AnalysisError;
@@ -40,6 +44,9 @@ pub(crate) fn analyze_cores_with_chains(
     sys: &System,
     opts: &AnalysisOptions,
 ) -> Result<AnalysisResult, AnalysisError> {
+    if super::edf_cores::is_mixed(sys) {
+        return Ok(super::edf_cores::analyze_mixed(sys, opts)?.fp);
+    }
     let links = sys.cross_core_links();
     let n = sys.tasks.len();
     let mut tl = TaskIpis {
@@ -116,6 +123,19 @@ pub(crate) fn analyze_cores_with_chains(
             }
         }
     }
+    Ok(with_chains(sys, opts, res, &tl))
+}
+
+/// `res` (the partitioned analysis with the task-sent inter-core interrupts `tl`
+/// settled, unbounded tasks marked) with its verdicts recomputed, a note per event
+/// link across cores and each chain's bound.
+pub(super) fn with_chains(
+    sys: &System,
+    opts: &AnalysisOptions,
+    mut res: AnalysisResult,
+    tl: &TaskIpis,
+) -> AnalysisResult {
+    let links = sys.cross_core_links();
     res.schedulable = res.tasks.iter().all(|t| t.schedulable);
     for c in &mut res.cores {
         c.schedulable = res
@@ -143,7 +163,7 @@ pub(crate) fn analyze_cores_with_chains(
     }
     // Each interrupt's handler response on its own core, in the settled view.
     let views: Vec<_> = (0..sys.platform.cores)
-        .map(|c| settled_view(sys, opts, &tl, c))
+        .map(|c| settled_view(sys, opts, tl, c))
         .collect();
     let irq = |q: usize| -> Option<i64> {
         let v = views.get(sys.interrupts.get(q)?.core as usize)?;
@@ -155,5 +175,5 @@ pub(crate) fn analyze_cores_with_chains(
         .iter()
         .map(|c| chain_bound(sys, &res, c, &irq))
         .collect();
-    Ok(res)
+    res
 }

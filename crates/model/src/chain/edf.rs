@@ -7,9 +7,9 @@
 //! fixed-priority responses for the tasks of EDF cores and recomputes the bound of every
 //! chain that passes through one; the other chains keep the fixed-priority result.
 //!
-//! Event links across cores into or out of an EDF core are refused when the system is
-//! read (`system::chains`): the EDF analysis has no inter-core interrupt in a core's
-//! view for a task-sent release.
+//! With event links across cores into or out of an EDF core, the EDF bounds and the
+//! core views come from the cross-core fixed point of [`super::edf_cores`], which
+//! charges the inter-core interrupt on the receiving core.
 
 use super::analysis::{chain_bound, irq_response, mark_unbounded, ChainResult};
 use super::Step;
@@ -71,9 +71,11 @@ pub fn chains_with_edf(
             ),
         }
     }
-    // Each interrupt's handler response on its own core (no task-sent inter-core
-    // interrupts: a system with chains through EDF cores has none across cores).
-    let views = if sys.platform.cores > 1 {
+    // Each interrupt's handler response on its own core (with the task-sent inter-core
+    // interrupts settled when event links cross into or out of an EDF core).
+    let views = if super::edf_cores::is_mixed(sys) {
+        super::edf_cores::analyze_mixed(sys, opts).map_or_else(|_| Vec::new(), |m| m.views)
+    } else if sys.platform.cores > 1 {
         crate::rta::cores::core_views(sys, opts).0
     } else {
         Vec::new()

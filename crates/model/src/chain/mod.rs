@@ -6,12 +6,14 @@
 //! variable communication, the cause-effect chains of automotive and ROS 2 work).
 //!
 //! Rooms: this file (the validated types), [`analysis`] (the bounds: holistic analysis
-//! for event links, maximum reaction time and data age for sampled links), the reading
-//! and writing of the tables in `system::chains`.
+//! for event links, maximum reaction time and data age for sampled links), [`edf`] and
+//! [`edf_cores`] (tasks on EDF cores, event links across cores into or out of them), the
+//! reading and writing of the tables in `system::chains`.
 
 pub mod analysis;
 pub(crate) mod cores;
 pub mod edf;
+pub mod edf_cores;
 pub mod error;
 pub mod margins;
 pub mod sampled;

@@ -26,7 +26,22 @@ pub fn analyze_edf_cores(
     sys: &System,
     opts: &AnalysisOptions,
 ) -> Result<Vec<EdfCore>, AnalysisError> {
+    if crate::chain::edf_cores::is_mixed(sys) {
+        return Ok(crate::chain::edf_cores::analyze_mixed(sys, opts)?.edf);
+    }
     let (views, unbounded) = core_views(sys, opts);
+    analyze_views(sys, opts, views, &unbounded)
+}
+
+/// The EDF analysis of the EDF cores among `views` (each core's view of `sys`, in core
+/// order); `unbounded[q]`: the system's interrupt `q` releases a task across cores and
+/// its handler has no bounded response, so that task gets no bound.
+pub(crate) fn analyze_views(
+    sys: &System,
+    opts: &AnalysisOptions,
+    views: Vec<crate::system::cores::CoreView>,
+    unbounded: &[bool],
+) -> Result<Vec<EdfCore>, AnalysisError> {
     let mut out = Vec::new();
     for v in views {
         if sys.kernel.scheduler_of(v.core) != Scheduler::Edf || v.sys.tasks.is_empty() {

@@ -140,6 +140,22 @@ pub(crate) fn settled_view(
     tl.settled(sys, opts, c, &release_paths(sys, opts, tl))
 }
 
+/// Every core's view with the cross-core release paths settled for the task-sent
+/// inter-core interrupts `tl`, and per interrupt of the system whether its cross-core
+/// release has no bounded path ([`core_views`] with the chains' event links across
+/// cores; `crate::chain::edf_cores` reads EDF cores through them).
+pub(crate) fn settled_views(
+    sys: &System,
+    opts: &AnalysisOptions,
+    tl: &TaskIpis,
+) -> (Vec<crate::system::cores::CoreView>, Vec<bool>) {
+    let paths = release_paths(sys, opts, tl);
+    let views = (0..sys.platform.cores)
+        .map(|c| tl.view(sys, c, &paths))
+        .collect();
+    (views, paths.unbounded)
+}
+
 fn release_paths(sys: &System, opts: &AnalysisOptions, tl: &TaskIpis) -> Paths {
     let n = sys.interrupts.len();
     let mut paths = Paths {

@@ -247,47 +247,6 @@ pub(super) fn build(
             }
         }
     }
-    // A chain through a task on an EDF core takes Spuri's bounds (chain::edf), whose
-    // core views have no inter-core interrupt for a release sent by a task: such a
-    // chain is refused when the system has an event link across cores.
-    let across = chains.iter().find_map(|c| {
-        c.links
-            .iter()
-            .enumerate()
-            .find_map(|(k, l)| match (l, c.steps[k], c.steps[k + 1]) {
-                (Link::Event, Step::Task(a), Step::Task(b)) if tasks[a].core != tasks[b].core => {
-                    Some((c.name.clone(), a, b))
-                }
-                _ => None,
-            })
-    });
-    if let Some((other, a, b)) = across {
-        for (ci, (c, rc)) in chains.iter().zip(&raw.chain).enumerate() {
-            for s in &c.steps {
-                if let Step::Task(t) = *s {
-                    if kernel.scheduler_of(tasks[t].core) == super::Scheduler::Edf {
-                        return Err(ctx.err(
-                            Some(rc.get_ref().steps.span()),
-                            &format!("chain[{ci}] \"{}\"", c.name),
-                            Some("steps"),
-                            format!(
-                                "task \"{}\" is scheduled by EDF (core {}), and chain \"{other}\" \
-                                 has an event link across cores (task \"{}\" on core {} -> task \
-                                 \"{}\" on core {}): chains through EDF cores are analysed only \
-                                 in systems without event links across cores",
-                                tasks[t].name,
-                                tasks[t].core,
-                                tasks[a].name,
-                                tasks[a].core,
-                                tasks[b].name,
-                                tasks[b].core
-                            ),
-                        ));
-                    }
-                }
-            }
-        }
-    }
     Ok(chains)
 }
 

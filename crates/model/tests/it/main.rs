@@ -2,6 +2,7 @@
 //! test file, so the crate and its dependencies are linked once instead of once per file
 //! (issue 24). Run one file's tests with `cargo test --release -p latscope-model --test it NAME::`.
 
+mod chain_edf_cores;
 mod chain_margins;
 mod chains;
 mod chains_read;

@@ -135,6 +135,12 @@ impl Sim {
             Activation::Interrupt(_) | Activation::Task(_) => {
                 if let Some(a) = self.irq_queue[i].pop_front() {
                     self.release_job(i, a);
+                    // Under EDF the next job has a later deadline than the one that
+                    // completed: another ready job may now come first, so the kernel
+                    // chooses again (under fixed priority the task keeps its place).
+                    if self.edf && self.edf_pick() != i {
+                        self.pendsv_pending = true;
+                    }
                 } else {
                     self.ready_remove(i);
                     self.cur_blocked = true;

@@ -6,6 +6,7 @@ mod common;
 
 mod chains_crosscheck;
 mod chains_edf;
+mod chains_edf_cores;
 mod chains_multicore;
 mod chains_sampled_reads;
 mod crosscheck;
