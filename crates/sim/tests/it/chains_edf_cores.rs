@@ -160,6 +160,7 @@ fn system(k: usize) -> Option<System> {
             steps,
             links,
             deadline: None,
+            read: latscope_model::chain::ReadAt::Release,
         });
     }
     System::from_toml_str(&sys.to_toml_string(), &format!("edfx{k}")).ok()
