@@ -12,10 +12,11 @@
 //! inside the handler does not see: it is subtracted before comparing.
 
 use crate::freertos_figures::figures;
+use crate::row::Figures;
 use crate::simulated::{report_json, simulate, simulate_config, write_vcd};
 use crate::{run_err, Info, Options, Outcome, Row, ScenarioError};
 use latscope_core::Picos;
-use latscope_model::overheads::tick::levels_scanned;
+use latscope_model::overheads::tick::{levels_scanned, TickCosts};
 use latscope_model::system::{KernelCosts, System};
 use latscope_sim::{from_system, FromSystemOptions, Kernel, Sim, SwitchCost};
 
@@ -112,8 +113,41 @@ pub fn run(opts: &Options) -> Result<Outcome, ScenarioError> {
     let KernelCosts::Tick(c) = sys.kernel.costs else {
         return Err(run_err(NAME)("system.toml does not use the tick model"));
     };
-    let l = sys.platform.irq_entry();
-    let value = |id: &str| f.get(id).map(|g| g.value).unwrap_or(f64::NAN);
+    inputs(&f, &sys, &c, &mut out);
+    let dur = Picos::from_ms(if opts.quick { 2_000 } else { 60_000 });
+    let sim = simulate(
+        NAME,
+        &sys,
+        &FromSystemOptions::default(),
+        dur,
+        opts.out_dir.is_some(),
+    )?;
+    line_rows(&f, &sys, &sim, &mut out);
+    let sim2 = first_step_rows(&f, &sys, dur, &mut out)?;
+    out.notes.push(format!(
+        "Table 4's 3.255 us is {:.2} samples of the 8 MS/s analyzer (0.125 us each): not a time it can read between two edges. The neighbouring figures are whole numbers of samples (1.5 = 12, 2.875 = 23, 3.875 = 31, 4.375 = 35), so 3.255 is most likely 3.25 us (26 samples) with a stray digit; the rows compare with the printed 3.255.",
+        3.255 / SAMPLE_US
+    ));
+    loop_rule(&sys, &mut out);
+    census(&sys, &sim2, &mut out);
+    out.notes.push(format!(
+        "Why a simulated CS(A,IDLE) took 5.344 us against the published 4.375 us with the earlier least-squares line (1.826 us + 0.675 us per level): +0.151 us because that line gives {:.3} us at 5 iterations, +0.675 us because the paper's own rule scans 6 levels (6 - 0) where Table 4 lists 5, and +0.143 us for the entry latency L, which the paper's timing inside the handler does not see.",
+        1.826 + 4.0 * 0.675
+    ));
+    write_vcd(NAME, &sim, opts, &mut out, "capture.vcd")?;
+    out.results.push(report_json(NAME, &sim, 500)?);
+    out.results.push(report_json(NAME, &sim2, 500)?);
+    Ok(out)
+}
+
+/// A figure of the paper by its name, in its unit (NaN when the list has no such figure).
+fn value(f: &Figures, id: &str) -> f64 {
+    f.get(id).map(|g| g.value).unwrap_or(f64::NAN)
+}
+
+/// The task set, the entry latency and the calibration of system.toml's line through the
+/// 1- and 2-iteration switches (calibration 1).
+fn inputs(f: &Figures, sys: &System, c: &TickCosts, out: &mut Outcome) {
     out.rows.push(f.input(
         "tasks of Table 3 above idle",
         "Table 3",
@@ -124,7 +158,6 @@ pub fn run(opts: &Options) -> Result<Outcome, ScenarioError> {
         "L",
         sys.platform.irq_entry_cycles as f64,
     ));
-    // Calibration 1: system.toml's line through the 1- and 2-iteration switches.
     for (k, id) in [(1, "Table 4, 1 iteration"), (2, "Table 4, 2 iterations")] {
         out.rows.push(
             f.input(
@@ -137,25 +170,25 @@ pub fn run(opts: &Options) -> Result<Outcome, ScenarioError> {
             ),
         );
     }
-    let dur = Picos::from_ms(if opts.quick { 2_000 } else { 60_000 });
-    let sim = simulate(
-        NAME,
-        &sys,
-        &FromSystemOptions::default(),
-        dur,
-        opts.out_dir.is_some(),
-    )?;
-    let cal12 = [
-        "Table 3",
-        "loop rule",
-        "Table 4, 1 iteration",
-        "Table 4, 2 iterations",
-    ];
+}
+
+/// What the line through the 1- and 2-iteration points uses.
+const CAL12: [&str; 4] = [
+    "Table 3",
+    "loop rule",
+    "Table 4, 1 iteration",
+    "Table 4, 2 iterations",
+];
+
+/// The line through 1 and 2 iterations on the simulated Table 3 set: a check row over the
+/// calibration points' pairs, and a prediction per pair of 3 to 5 iterations.
+fn line_rows(f: &Figures, sys: &System, sim: &Sim, out: &mut Outcome) {
+    let l = sys.platform.irq_entry();
     let line = "line through 1 and 2 iterations";
     for (k, id, pairs) in TABLE4 {
         if k <= 2 {
             // The calibration points: one check row over all their pairs.
-            let got: Vec<f64> = pairs.iter().map(|(a, b)| pair_us(&sim, l, a, b)).collect();
+            let got: Vec<f64> = pairs.iter().map(|(a, b)| pair_us(sim, l, a, b)).collect();
             let worst = got.iter().copied().fold(f64::NAN, f64::max);
             let all_there = got.iter().all(|g| g.is_finite());
             out.rows.push(
@@ -163,7 +196,7 @@ pub fn run(opts: &Options) -> Result<Outcome, ScenarioError> {
                     &format!("worst of Table 4's {}-iteration switches: {line}", k),
                     id,
                     if all_there { worst } else { f64::NAN },
-                    &cal12,
+                    &CAL12,
                 )
                 .method(&format!(
                     "simulated Table 3 set, worst of {} over the {} pairs listed, minus L",
@@ -178,45 +211,62 @@ pub fn run(opts: &Options) -> Result<Outcome, ScenarioError> {
             continue;
         }
         for (from, to) in pairs {
-            let got = pair_us(&sim, l, from, to);
+            let got = pair_us(sim, l, from, to);
             let words = format!("CS({from},{to}), {k} iterations in Table 4: {line}");
-            let rule = levels_scanned(prio(&sys, from), prio(&sys, to));
+            let rule = levels_scanned(prio(sys, from), prio(sys, to));
             let method = format!(
                 "simulated Table 3 set, worst CS({from},{to}) minus L; the rule scans {rule} level(s)"
             );
             let (tol, why) = line_tolerance(rule);
             let r = f
-                .prediction_abs(&words, id, got, tol, &cal12)
+                .prediction_abs(&words, id, got, tol, &CAL12)
                 .tolerance_because(&why);
             let row = if r.is_miss() {
-                r.explain(&format!(
-                    "The step from 1 to 2 iterations ({:.3} us) is not a per-level cost: \
-                     Table 4's further levels add {:.3}, {:.3} and {:.3} us. Extrapolating the \
-                     first step overestimates every deeper scan{}.",
-                    value("Table 4, 2 iterations") - value("Table 4, 1 iteration"),
-                    value("Table 4, 3 iterations") - value("Table 4, 2 iterations"),
-                    value("Table 4, 4 iterations") - value("Table 4, 3 iterations"),
-                    value("Table 4, 5 iterations") - value("Table 4, 4 iterations"),
-                    if rule != k {
-                        format!(
-                            "; and the paper's own rule (priority difference) gives this \
-                             switch {rule} levels, not the {k} Table 4 lists"
-                        )
-                    } else {
-                        String::new()
-                    }
-                ))
+                r.explain(&line_miss(f, rule, k))
             } else {
                 r
             };
             out.rows.push(row.method(&method));
         }
     }
-    // Calibration 2: a first step, then a constant cost per further level (1, 2, 3).
+}
+
+/// Why the line misses a deeper switch: the step from 1 to 2 iterations is not a
+/// per-level cost (and the paper's rule may scan another number of levels than Table 4
+/// lists).
+fn line_miss(f: &Figures, rule: u32, k: u32) -> String {
+    format!(
+        "The step from 1 to 2 iterations ({:.3} us) is not a per-level cost: \
+         Table 4's further levels add {:.3}, {:.3} and {:.3} us. Extrapolating the \
+         first step overestimates every deeper scan{}.",
+        value(f, "Table 4, 2 iterations") - value(f, "Table 4, 1 iteration"),
+        value(f, "Table 4, 3 iterations") - value(f, "Table 4, 2 iterations"),
+        value(f, "Table 4, 4 iterations") - value(f, "Table 4, 3 iterations"),
+        value(f, "Table 4, 5 iterations") - value(f, "Table 4, 4 iterations"),
+        if rule != k {
+            format!(
+                "; and the paper's own rule (priority difference) gives this \
+                 switch {rule} levels, not the {k} Table 4 lists"
+            )
+        } else {
+            String::new()
+        }
+    )
+}
+
+/// Calibration 2: a first step, then a constant cost per further level (through 1, 2 and
+/// 3 iterations); Table 3's set simulated again with it and checked against the 4- and
+/// 5-iteration switches. Returns that simulation.
+fn first_step_rows(
+    f: &Figures,
+    sys: &System,
+    dur: Picos,
+    out: &mut Outcome,
+) -> Result<Sim, ScenarioError> {
     let (t1, t2, t3) = (
-        value("Table 4, 1 iteration"),
-        value("Table 4, 2 iterations"),
-        value("Table 4, 3 iterations"),
+        value(f, "Table 4, 1 iteration"),
+        value(f, "Table 4, 2 iterations"),
+        value(f, "Table 4, 3 iterations"),
     );
     let cost = |k: u32| -> Picos {
         let us = match k {
@@ -226,7 +276,7 @@ pub fn run(opts: &Options) -> Result<Outcome, ScenarioError> {
         };
         Picos((us * 1e6).round() as i64)
     };
-    let mut cfg = from_system(&sys, &FromSystemOptions::default()).map_err(run_err(NAME))?;
+    let mut cfg = from_system(sys, &FromSystemOptions::default()).map_err(run_err(NAME))?;
     if let Kernel::Tick(k) = &mut cfg.kernel {
         if let SwitchCost::PerLevel(t) = &mut k.switch_cost {
             for (i, p) in t.iter_mut().enumerate() {
@@ -251,9 +301,10 @@ pub fn run(opts: &Options) -> Result<Outcome, ScenarioError> {
         "Table 4, 4 iterations",
         "Table 4, 5 iterations",
     ];
+    let l = sys.platform.irq_entry();
     for (k, id, pairs) in TABLE4.iter().skip(3) {
         for (from, to) in pairs.iter() {
-            let rule = levels_scanned(prio(&sys, from), prio(&sys, to));
+            let rule = levels_scanned(prio(sys, from), prio(sys, to));
             out.rows.push(
                 f.check(
                     &format!("CS({from},{to}), {k} iterations in Table 4: {step}"),
@@ -267,20 +318,7 @@ pub fn run(opts: &Options) -> Result<Outcome, ScenarioError> {
             );
         }
     }
-    out.notes.push(format!(
-        "Table 4's 3.255 us is {:.2} samples of the 8 MS/s analyzer (0.125 us each): not a time it can read between two edges. The neighbouring figures are whole numbers of samples (1.5 = 12, 2.875 = 23, 3.875 = 31, 4.375 = 35), so 3.255 is most likely 3.25 us (26 samples) with a stray digit; the rows compare with the printed 3.255.",
-        3.255 / SAMPLE_US
-    ));
-    loop_rule(&sys, &mut out);
-    census(&sys, &sim2, &mut out);
-    out.notes.push(format!(
-        "Why a simulated CS(A,IDLE) took 5.344 us against the published 4.375 us with the earlier least-squares line (1.826 us + 0.675 us per level): +0.151 us because that line gives {:.3} us at 5 iterations, +0.675 us because the paper's own rule scans 6 levels (6 - 0) where Table 4 lists 5, and +0.143 us for the entry latency L, which the paper's timing inside the handler does not see.",
-        1.826 + 4.0 * 0.675
-    ));
-    write_vcd(NAME, &sim, opts, &mut out, "capture.vcd")?;
-    out.results.push(report_json(NAME, &sim, 500)?);
-    out.results.push(report_json(NAME, &sim2, 500)?);
-    Ok(out)
+    Ok(sim2)
 }
 
 fn prio(sys: &System, name: &str) -> u32 {

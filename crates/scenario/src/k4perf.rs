@@ -14,7 +14,8 @@ use crate::row::{Figure, Figures};
 use crate::simulated::{irq_to_task_us, report_json, simulate, write_vcd};
 use crate::{Info, Options, Outcome, ScenarioError};
 use latscope_core::Picos;
-use latscope_model::system::{CacheState, KernelCosts, System};
+use latscope_model::overheads::irqpath::IrqPathCosts;
+use latscope_model::system::{CacheState, KernelCosts, Platform, System};
 use latscope_sim::FromSystemOptions;
 
 pub const INFO: Info = Info {
@@ -71,12 +72,23 @@ pub fn run(opts: &Options) -> Result<Outcome, ScenarioError> {
     let f = figures();
     let sys = system()?;
     let mut out = Outcome::new(&INFO, f.list, opts);
-    let KernelCosts::Irqpath(c) = sys.kernel.costs else {
+    let KernelCosts::Irqpath(c) = &sys.kernel.costs else {
         return Err(crate::run_err(NAME)(
             "system.toml does not use the irqpath model",
         ));
     };
     let p = &sys.platform;
+    warm_rows(&f, p, c, &mut out);
+    cold_rows(&f, p, c, &mut out);
+    dispatching_rows(&f, p, c, &mut out);
+    non_secure_rows(&f, &mut out);
+    simulated(&sys, opts, &mut out)?;
+    Ok(out)
+}
+
+/// The warm path in cycles and time (system.toml against the document's DWT counts),
+/// and the document's own cross-check against the oscilloscope.
+fn warm_rows(f: &Figures, p: &Platform, c: &IrqPathCosts, out: &mut Outcome) {
     let entry = p.irq_entry_in(CacheState::Warm);
     let cyc = |t: Picos| t.0 as f64 * p.cpu_hz as f64 / 1e12;
     let warm = c.stage(false);
@@ -143,9 +155,11 @@ pub fn run(opts: &Options) -> Result<Outcome, ScenarioError> {
         )
         .method("DWT cycle model at 125 MHz against the oscilloscope: the document's own cross-check of its two instruments, redone"),
     );
+}
 
-    // Cold cache: one factor (cold time per warm cycle) calibrated on the handler's GPIO
-    // set, applied to every part of the path (system.toml's cold stage).
+/// Cold cache: one factor (cold time per warm cycle) calibrated on the handler's GPIO
+/// set, applied to every part of the path (system.toml's cold stage).
+fn cold_rows(f: &Figures, p: &Platform, c: &IrqPathCosts, out: &mut Outcome) {
     let cold = c.stage(true);
     let cold_entry = p.irq_entry_in(CacheState::Cold);
     let per_cycle = 3.3 / 29.0;
@@ -190,9 +204,14 @@ pub fn run(opts: &Options) -> Result<Outcome, ScenarioError> {
                 .into(),
         );
     }
+}
 
-    // The dispatching handler (pinHandler2): 3.1 - 2.3 us of pin dispatch, as the figures
-    // imply, is handler work after the prologue, before the send.
+/// The dispatching handler (pinHandler2): 3.1 - 2.3 us of pin dispatch, as the figures
+/// imply, is handler work after the prologue, before the send.
+fn dispatching_rows(f: &Figures, p: &Platform, c: &IrqPathCosts, out: &mut Outcome) {
+    let entry = p.irq_entry_in(CacheState::Warm);
+    let warm = c.stage(false);
+    let actor = warm.activation_latency(entry);
     let extra = Picos::from_ns(800);
     let dispatching = latscope_model::overheads::irqpath::IrqPathStage {
         send: warm.send + extra,
@@ -222,6 +241,11 @@ pub fn run(opts: &Options) -> Result<Outcome, ScenarioError> {
          long finding the pin takes. What the figures imply: 3.1 - 2.3 = 0.8 us, about 100 \
          cycles at 125 MHz, of extra handler work before the message is sent.",
     ));
+}
+
+/// The non-secure handler's entry, and why the document's figures cannot settle whether
+/// it reaches useful work as early.
+fn non_secure_rows(f: &Figures, out: &mut Outcome) {
     out.rows.push(f.input(
         "hardware entry, non-secure handler",
         "non-secure entry",
@@ -237,8 +261,6 @@ pub fn run(opts: &Options) -> Result<Outcome, ScenarioError> {
          (14 cycles, three instructions of which read the cycle counter), so this cannot be \
          checked from its figures.",
     ));
-    simulated(&sys, opts, &mut out)?;
-    Ok(out)
 }
 
 fn simulated(sys: &System, opts: &Options, out: &mut Outcome) -> Result<(), ScenarioError> {

@@ -18,7 +18,7 @@
 //! totals to whole microseconds.
 
 use crate::documents::KERNELPERF;
-use crate::row::{Figure, Figures};
+use crate::row::{Figure, Figures, Row};
 use crate::simulated::{report_json, simulate, simulate_config, write_vcd};
 use crate::{run_err, Info, Options, Outcome, ScenarioError};
 use latscope_core::Picos;
@@ -114,198 +114,9 @@ pub fn run(opts: &Options) -> Result<Outcome, ScenarioError> {
         return Err(run_err(NAME)("system.toml does not use the listscan model"));
     };
     let mut out = Outcome::new(&INFO, f.list, opts);
-    let n = sys.tasks.len() as u32;
-    let tick = sys.kernel.tick_period();
-    let equal = vec![1u32; n as usize];
-
-    out.rows
-        .push(f.input("tick period", "tick", tick.as_us_f64() / 1e3));
-    out.rows.push(f.input("threads", "threads", n as f64));
-    out.rows.push(f.input(
-        "status check per installed thread",
-        "check",
-        us(c.check_per_thread),
-    ));
-    out.rows.push(f.input(
-        "run-queue insertion at position 0",
-        "insert base",
-        us(c.insert_base),
-    ));
-    out.rows.push(f.input(
-        "insertion cost per queue position",
-        "insert step",
-        us(c.insert_per_position),
-    ));
-    out.rows
-        .push(f.input("thread context switch", "switch", us(c.switch)));
-
-    let tc0 = c.scheduler_run(n, &insertion_positions(&equal));
-    let inserts0 = tc0 - c.scheduler_run(n, &[]);
-    // The one tolerance rule: the document's own resolution. Each component is read to
-    // 0.1 us ("about 1.3 us", "0.6 us", "0.2 us"; "give or take a bit"), so each is good to
-    // ±0.05 us, and the run adds them up: the same model with every component at 0.05 us
-    // gives how far the sum can move. The compared figure is given to whole microseconds
-    // ("about 58 microseconds"): ±0.5 us more.
-    let half = Picos::from_ns(50);
-    let rounding = ListScanCosts {
-        check_per_thread: half,
-        insert_base: half,
-        insert_per_position: half,
-        switch: Picos::ZERO,
-    };
-    let tol = |installed: u32, pos: &[u32], checks: bool| -> (f64, String) {
-        let run = rounding.scheduler_run(if checks { installed } else { 0 }, pos);
-        let t = us(run) + 0.5;
-        (
-            t,
-            format!(
-                "±{t:.2} us: the components are read to 0.1 us (±0.05 us each); summed as the \
-                 run sums them ({} status checks, {} insertions over {} queue positions) they \
-                 may move {:.2} us; the figure itself is given to whole microseconds (±0.5 us)",
-                if checks { installed } else { 0 },
-                pos.len(),
-                pos.iter().map(|&p| p as u64).sum::<u64>(),
-                us(run)
-            ),
-        )
-    };
-    let m = "ListScanCosts::scheduler_run with test case 0's components";
-    let with_tick = ["check", "insert base", "insert step", "threads", "tick"];
-    let pos0 = insertion_positions(&equal);
-    let (t, why) = tol(n, &pos0, false);
-    out.rows.push(
-        f.prediction_abs(
-            "TC0: insertions of 16 equal-priority threads",
-            "TC0 insertions",
-            us(inserts0),
-            t,
-            &COMPONENTS,
-        )
-        .tolerance_because(&why)
-        .method(m),
-    );
-    let (t, why) = tol(n, &pos0, true);
-    out.rows.push(
-        f.prediction_abs(
-            "TC0: scheduler run per tick",
-            "TC0 scheduler",
-            us(tc0),
-            t,
-            &COMPONENTS,
-        )
-        .tolerance_because(&why)
-        .method(m),
-    );
-    let pct = |run: Picos, t: Picos| 100.0 * run.0 as f64 / t.0 as f64;
-    out.rows.push(
-        f.derived(
-            "TC0: scheduler overhead at 8 ms tick",
-            "TC0 overhead",
-            pct(tc0, tick),
-            &with_tick,
-        )
-        .restates("TC0: scheduler run per tick")
-        .method("the row above / tick period (the document's 58 / 8,000)"),
-    );
-    // Test case 9: 8 of 16 at half rate; the tick where only 8 are put on the queue.
-    let pos9 = insertion_positions(&equal[..8]);
-    let tc9 = c.scheduler_run(n, &pos9);
-    let (t, why) = tol(n, &pos9, true);
-    out.rows.push(
-        f.prediction_abs(
-            "TC9: scheduler run when 8 of 16 are released",
-            "TC9",
-            us(tc9),
-            t,
-            &COMPONENTS,
-        )
-        .tolerance_because(&why)
-        .method("16 status checks + 8 insertions at positions 0..7"),
-    );
-    let tc10 = c.scheduler_run(8, &pos9);
-    let (t, why) = tol(8, &pos9, true);
-    out.rows.push(
-        f.prediction_abs(
-            "TC10: scheduler run with 8 threads",
-            "TC10",
-            us(tc10),
-            t,
-            &COMPONENTS,
-        )
-        .tolerance_because(&why)
-        .method("8 status checks + 8 insertions at positions 0..7"),
-    );
-    let rising: Vec<u32> = (1..=n).collect();
-    let pos11 = insertion_positions(&rising);
-    let tc11 = c.scheduler_run(n, &pos11);
-    let (t, why) = tol(n, &pos11, true);
-    out.rows.push(
-        f.prediction_abs(
-            "TC11: scheduler run, rising priorities",
-            "TC11",
-            us(tc11),
-            t,
-            &COMPONENTS,
-        )
-        .tolerance_because(&why)
-        .method("16 status checks + 16 insertions at the queue head"),
-    );
-    let tick12 = Picos::from_ms(4);
-    out.rows.push(
-        f.derived(
-            "TC12: scheduler run at 4 ms tick",
-            "TC12 scheduler",
-            us(tc0),
-            &COMPONENTS,
-        )
-        .restates("TC0: scheduler run per tick")
-        .method("test case 0's run again: the scheduler's cost does not depend on the tick period"),
-    );
-    out.rows.push(
-        f.derived(
-            "TC12: scheduler overhead at 4 ms tick",
-            "TC12 overhead",
-            pct(tc0, tick12),
-            &COMPONENTS,
-        )
-        .restates("TC0: scheduler run per tick")
-        .method("test case 0's run / 4 ms (the document's 58 / 4,000)"),
-    );
-    // The summary's range over the test cases (9 averaged over its two kinds of tick).
-    let overheads = [
-        pct(tc0, tick),
-        (pct(tc0, tick) + pct(tc9, tick)) / 2.0,
-        pct(tc10, tick),
-        pct(tc11, tick),
-        pct(tc0, tick12),
-    ];
-    let lo = overheads.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = overheads.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let cases = "test cases 0 and 9-12 (9 averaged over its full and half ticks)";
-    out.rows.push(
-        f.derived(
-            "lowest scheduler overhead over the test cases",
-            "range low",
-            lo,
-            &with_tick,
-        )
-        .restates("TC10: scheduler run with 8 threads")
-        .method(&format!(
-            "smallest predicted run / tick over {cases}: test case 10"
-        )),
-    );
-    out.rows.push(
-        f.derived(
-            "highest scheduler overhead over the test cases",
-            "range high",
-            hi,
-            &with_tick,
-        )
-        .restates("TC0: scheduler run per tick")
-        .method(&format!(
-            "largest predicted run / tick over {cases}: test case 12"
-        )),
-    );
+    inputs(&f, &c, &sys, &mut out);
+    let runs = test_case_runs(&f, &c, &sys, &mut out);
+    overheads(&f, &sys, &runs, &mut out);
     out.notes.push(
         "The components read in test case 0 add up to 54.4 us against the 58 us measured: \
          about 3.6 us per run that no component explains (entry, exit and GPIO toggling). \
@@ -330,6 +141,229 @@ pub fn run(opts: &Options) -> Result<Outcome, ScenarioError> {
     ));
     simulated(&sys, opts, &mut out)?;
     Ok(out)
+}
+
+/// The system's figures that the document states: tick, threads, test case 0's components.
+fn inputs(f: &Figures, c: &ListScanCosts, sys: &System, out: &mut Outcome) {
+    let tick = sys.kernel.tick_period();
+    out.rows
+        .push(f.input("tick period", "tick", tick.as_us_f64() / 1e3));
+    out.rows
+        .push(f.input("threads", "threads", sys.tasks.len() as u32 as f64));
+    out.rows.push(f.input(
+        "status check per installed thread",
+        "check",
+        us(c.check_per_thread),
+    ));
+    out.rows.push(f.input(
+        "run-queue insertion at position 0",
+        "insert base",
+        us(c.insert_base),
+    ));
+    out.rows.push(f.input(
+        "insertion cost per queue position",
+        "insert step",
+        us(c.insert_per_position),
+    ));
+    out.rows
+        .push(f.input("thread context switch", "switch", us(c.switch)));
+}
+
+/// The tolerance of a predicted scheduler run, from the document's own resolution. Each
+/// component is read to 0.1 us ("about 1.3 us", "0.6 us", "0.2 us"; "give or take a bit"),
+/// so each is good to ±0.05 us, and the run adds them up: the same model with every
+/// component at 0.05 us gives how far the sum can move. The compared figure is given to
+/// whole microseconds ("about 58 microseconds"): ±0.5 us more. Returns the tolerance in
+/// us and the sentence that says why.
+fn tolerance(installed: u32, pos: &[u32], checks: bool) -> (f64, String) {
+    let half = Picos::from_ns(50);
+    let rounding = ListScanCosts {
+        check_per_thread: half,
+        insert_base: half,
+        insert_per_position: half,
+        switch: Picos::ZERO,
+    };
+    let run = rounding.scheduler_run(if checks { installed } else { 0 }, pos);
+    let t = us(run) + 0.5;
+    (
+        t,
+        format!(
+            "±{t:.2} us: the components are read to 0.1 us (±0.05 us each); summed as the \
+             run sums them ({} status checks, {} insertions over {} queue positions) they \
+             may move {:.2} us; the figure itself is given to whole microseconds (±0.5 us)",
+            if checks { installed } else { 0 },
+            pos.len(),
+            pos.iter().map(|&p| p as u64).sum::<u64>(),
+            us(run)
+        ),
+    )
+}
+
+/// A scheduler run predicted from test case 0's components, with its tolerance.
+fn predicted_run(
+    f: &Figures,
+    words: &str,
+    id: &str,
+    run: Picos,
+    tol: (f64, String),
+    method: &str,
+) -> Row {
+    f.prediction_abs(words, id, us(run), tol.0, &COMPONENTS)
+        .tolerance_because(&tol.1)
+        .method(method)
+}
+
+/// The predicted scheduler runs of test cases 0, 9, 10 and 11.
+struct Runs {
+    tc0: Picos,
+    tc9: Picos,
+    tc10: Picos,
+    tc11: Picos,
+}
+
+/// Test cases 0, 9, 10 and 11 predicted with `ListScanCosts::scheduler_run` (test case
+/// 0's insertions alone too), and test case 0's overhead at the 8 ms tick.
+fn test_case_runs(f: &Figures, c: &ListScanCosts, sys: &System, out: &mut Outcome) -> Runs {
+    let n = sys.tasks.len() as u32;
+    let tick = sys.kernel.tick_period();
+    let equal = vec![1u32; n as usize];
+    let tc0 = c.scheduler_run(n, &insertion_positions(&equal));
+    let inserts0 = tc0 - c.scheduler_run(n, &[]);
+    let m = "ListScanCosts::scheduler_run with test case 0's components";
+    let pos0 = insertion_positions(&equal);
+    out.rows.push(predicted_run(
+        f,
+        "TC0: insertions of 16 equal-priority threads",
+        "TC0 insertions",
+        inserts0,
+        tolerance(n, &pos0, false),
+        m,
+    ));
+    out.rows.push(predicted_run(
+        f,
+        "TC0: scheduler run per tick",
+        "TC0 scheduler",
+        tc0,
+        tolerance(n, &pos0, true),
+        m,
+    ));
+    out.rows.push(
+        f.derived(
+            "TC0: scheduler overhead at 8 ms tick",
+            "TC0 overhead",
+            pct(tc0, tick),
+            &WITH_TICK,
+        )
+        .restates("TC0: scheduler run per tick")
+        .method("the row above / tick period (the document's 58 / 8,000)"),
+    );
+    // Test case 9: 8 of 16 at half rate; the tick where only 8 are put on the queue.
+    let pos9 = insertion_positions(&equal[..8]);
+    let tc9 = c.scheduler_run(n, &pos9);
+    out.rows.push(predicted_run(
+        f,
+        "TC9: scheduler run when 8 of 16 are released",
+        "TC9",
+        tc9,
+        tolerance(n, &pos9, true),
+        "16 status checks + 8 insertions at positions 0..7",
+    ));
+    let tc10 = c.scheduler_run(8, &pos9);
+    out.rows.push(predicted_run(
+        f,
+        "TC10: scheduler run with 8 threads",
+        "TC10",
+        tc10,
+        tolerance(8, &pos9, true),
+        "8 status checks + 8 insertions at positions 0..7",
+    ));
+    let rising: Vec<u32> = (1..=n).collect();
+    let pos11 = insertion_positions(&rising);
+    let tc11 = c.scheduler_run(n, &pos11);
+    out.rows.push(predicted_run(
+        f,
+        "TC11: scheduler run, rising priorities",
+        "TC11",
+        tc11,
+        tolerance(n, &pos11, true),
+        "16 status checks + 16 insertions at the queue head",
+    ));
+    Runs {
+        tc0,
+        tc9,
+        tc10,
+        tc11,
+    }
+}
+
+/// The inputs of an overhead at the system's tick.
+const WITH_TICK: [&str; 5] = ["check", "insert base", "insert step", "threads", "tick"];
+
+/// A run's share of a tick period, in percent.
+fn pct(run: Picos, t: Picos) -> f64 {
+    100.0 * run.0 as f64 / t.0 as f64
+}
+
+/// Test case 12 (test case 0's run at a 4 ms tick) and the summary's range of overheads
+/// over the test cases, all restating the predicted runs.
+fn overheads(f: &Figures, sys: &System, r: &Runs, out: &mut Outcome) {
+    let tick = sys.kernel.tick_period();
+    let tick12 = Picos::from_ms(4);
+    out.rows.push(
+        f.derived(
+            "TC12: scheduler run at 4 ms tick",
+            "TC12 scheduler",
+            us(r.tc0),
+            &COMPONENTS,
+        )
+        .restates("TC0: scheduler run per tick")
+        .method("test case 0's run again: the scheduler's cost does not depend on the tick period"),
+    );
+    out.rows.push(
+        f.derived(
+            "TC12: scheduler overhead at 4 ms tick",
+            "TC12 overhead",
+            pct(r.tc0, tick12),
+            &COMPONENTS,
+        )
+        .restates("TC0: scheduler run per tick")
+        .method("test case 0's run / 4 ms (the document's 58 / 4,000)"),
+    );
+    // The summary's range over the test cases (9 averaged over its two kinds of tick).
+    let overheads = [
+        pct(r.tc0, tick),
+        (pct(r.tc0, tick) + pct(r.tc9, tick)) / 2.0,
+        pct(r.tc10, tick),
+        pct(r.tc11, tick),
+        pct(r.tc0, tick12),
+    ];
+    let lo = overheads.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = overheads.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let cases = "test cases 0 and 9-12 (9 averaged over its full and half ticks)";
+    out.rows.push(
+        f.derived(
+            "lowest scheduler overhead over the test cases",
+            "range low",
+            lo,
+            &WITH_TICK,
+        )
+        .restates("TC10: scheduler run with 8 threads")
+        .method(&format!(
+            "smallest predicted run / tick over {cases}: test case 10"
+        )),
+    );
+    out.rows.push(
+        f.derived(
+            "highest scheduler overhead over the test cases",
+            "range high",
+            hi,
+            &WITH_TICK,
+        )
+        .restates("TC0: scheduler run per tick")
+        .method(&format!(
+            "largest predicted run / tick over {cases}: test case 12"
+        )),
+    );
 }
 
 /// Bits a character takes on the line: start, 8 data, stop (8N1). The document gives the

@@ -202,166 +202,214 @@ pub(super) fn comparisons(b: &mut Builder, inputs: &[View]) -> Result<(), Report
             .filter(move |i| i.kind == k)
             .collect::<Vec<_>>()
     };
-    let ms: Vec<(&View, &MeasureResult)> = of(Kind::Measure)
-        .into_iter()
+    compare_measures(b, &of(Kind::Measure))?;
+    compare_noise(b, &of(Kind::Noise))?;
+    compare_traces(b, &of(Kind::Trace))?;
+    compare_analyses(b, &of(Kind::Analyze));
+    compare_simulations(b, &of(Kind::Simulate));
+    Ok(())
+}
+
+/// Two or more measure runs: their statistics side by side, each later run against the
+/// first (with a warning when they measured different things), the histograms overlaid.
+fn compare_measures(b: &mut Builder, views: &[&View]) -> Result<(), ReportError> {
+    let ms: Vec<(&View, &MeasureResult)> = views
+        .iter()
         .filter_map(|v| match v.result {
-            Some(Document::Measure(m)) => Some((v, &**m)),
+            Some(Document::Measure(m)) => Some((*v, &**m)),
             _ => None,
         })
         .collect();
-    if ms.len() > 1 {
-        b.heading(2, "Comparison of measure runs", Some("compare"));
-        let sets: Vec<StatsRow> = ms
-            .iter()
-            .map(|(v, m)| StatsRow {
-                label: v.name.clone(),
-                stats: measure::stats(&m.total),
-            })
-            .collect();
-        b.table(stats_table("run", &sets));
-        let (va, a) = ms[0];
-        for (vb, m) in &ms[1..] {
-            if ms.len() > 2 {
-                b.heading(3, &format!("{} against {}", vb.name, va.name), None);
-            }
-            let conflicts = cmp::conflicting_settings(a, m);
-            if !conflicts.is_empty() {
-                let list: Vec<String> = conflicts
-                    .iter()
-                    .map(|(k, x, y)| format!("{k} {x} against {y}"))
-                    .collect();
-                b.out.push(Block::Verdict(
-                    Tone::Warn,
-                    format!(
-                        "these runs measured different things ({}): latscope compare refuses them without --force",
-                        list.join(", ")
-                    ),
-                ));
-            }
-            let d = compare_measure((&va.name, a), (&vb.name, m));
-            Changes::of_document(&d).show(b);
-        }
-        let runs: Vec<(String, &MeasureResult)> =
-            ms.iter().map(|(v, m)| (v.name.clone(), *m)).collect();
-        overlay(b, &runs)?;
+    if ms.len() < 2 {
+        return Ok(());
     }
-    let ns: Vec<(&View, NoiseResult)> = of(Kind::Noise)
-        .into_iter()
-        .filter_map(|v| Some((v, NoiseResult::deserialize(v.doc).ok()?)))
+    b.heading(2, "Comparison of measure runs", Some("compare"));
+    let sets: Vec<StatsRow> = ms
+        .iter()
+        .map(|(v, m)| StatsRow {
+            label: v.name.clone(),
+            stats: measure::stats(&m.total),
+        })
         .collect();
-    if ns.len() > 1 {
-        b.heading(2, "Comparison of noise runs", Some("compare"));
-        let (va, a) = &ns[0];
-        for (vb, n) in &ns[1..] {
-            if ns.len() > 2 {
-                b.heading(3, &format!("{} against {}", vb.name, va.name), None);
-            }
-            let mut c = Changes::single(&va.name, &vb.name, noise_rows(a, n), BAND_PCT);
-            c.settings = differing(&noise_settings(a), &noise_settings(n));
-            c.show(b);
+    b.table(stats_table("run", &sets));
+    let (va, a) = ms[0];
+    for (vb, m) in &ms[1..] {
+        if ms.len() > 2 {
+            b.heading(3, &format!("{} against {}", vb.name, va.name), None);
         }
-        let lines: Vec<charts::Line> = ns
-            .iter()
-            .flat_map(|(v, n)| {
-                let window = n.settings.window_ns.max(1) as f64;
-                n.cpus.iter().map(move |c| charts::Line {
-                    name: format!("{}, CPU {}", v.name, c.cpu),
-                    points: c
-                        .windows
-                        .iter()
-                        .enumerate()
-                        .map(|(k, w)| (k as f64 * window, *w))
-                        .filter(|p| p.1.is_finite())
-                        .collect(),
-                })
+        warn_conflicts(b, a, m);
+        let d = compare_measure((&va.name, a), (&vb.name, m));
+        Changes::of_document(&d).show(b);
+    }
+    let runs: Vec<(String, &MeasureResult)> =
+        ms.iter().map(|(v, m)| (v.name.clone(), *m)).collect();
+    overlay(b, &runs)
+}
+
+/// The warning that two measure runs' settings differ the way `latscope compare` refuses
+/// without `--force`, so the reader does not take a changed setting for a change.
+fn warn_conflicts(b: &mut Builder, a: &MeasureResult, m: &MeasureResult) {
+    let conflicts = cmp::conflicting_settings(a, m);
+    if conflicts.is_empty() {
+        return;
+    }
+    let list: Vec<String> = conflicts
+        .iter()
+        .map(|(k, x, y)| format!("{k} {x} against {y}"))
+        .collect();
+    b.out.push(Block::Verdict(
+        Tone::Warn,
+        format!(
+            "these runs measured different things ({}): latscope compare refuses them without --force",
+            list.join(", ")
+        ),
+    ));
+}
+
+/// Two or more noise runs: each later run against the first, and every run's and CPU's
+/// noise per window overlaid.
+fn compare_noise(b: &mut Builder, views: &[&View]) -> Result<(), ReportError> {
+    let ns: Vec<(&View, NoiseResult)> = views
+        .iter()
+        .filter_map(|v| Some((*v, NoiseResult::deserialize(v.doc).ok()?)))
+        .collect();
+    if ns.len() < 2 {
+        return Ok(());
+    }
+    b.heading(2, "Comparison of noise runs", Some("compare"));
+    let (va, a) = &ns[0];
+    for (vb, n) in &ns[1..] {
+        if ns.len() > 2 {
+            b.heading(3, &format!("{} against {}", vb.name, va.name), None);
+        }
+        let mut c = Changes::single(&va.name, &vb.name, noise_rows(a, n), BAND_PCT);
+        c.settings = differing(&noise_settings(a), &noise_settings(n));
+        c.show(b);
+    }
+    let lines: Vec<charts::Line> = ns
+        .iter()
+        .flat_map(|(v, n)| {
+            let window = n.settings.window_ns.max(1) as f64;
+            n.cpus.iter().map(move |c| charts::Line {
+                name: format!("{}, CPU {}", v.name, c.cpu),
+                points: c
+                    .windows
+                    .iter()
+                    .enumerate()
+                    .map(|(k, w)| (k as f64 * window, *w))
+                    .filter(|p| p.1.is_finite())
+                    .collect(),
             })
-            .filter(|l| !l.points.is_empty())
+        })
+        .filter(|l| !l.points.is_empty())
+        .collect();
+    let o = charts::SeriesOpts::new("noise", charts::ValueUnit::Other("%".into()));
+    b.figure(
+        "Noise % per window, overlaid",
+        "The share of each window the spinning thread lost, per run and CPU.",
+        || charts::series_chart(&lines, &o),
+    )
+}
+
+/// Two or more trace results: every measurement that two or more of them hold, compared
+/// across them (in the order the measurements first appear).
+fn compare_traces(b: &mut Builder, views: &[&View]) -> Result<(), ReportError> {
+    let ts: Vec<(&View, &TraceResult)> = views
+        .iter()
+        .filter_map(|v| match v.result {
+            Some(Document::Trace(t)) => Some((*v, &t.result)),
+            _ => None,
+        })
+        .collect();
+    if ts.len() < 2 {
+        return Ok(());
+    }
+    b.heading(2, "Comparison of trace results", Some("compare"));
+    let mut names: Vec<&str> = Vec::new();
+    for (_, t) in &ts {
+        for m in &t.measurements {
+            if !names.contains(&m.name.as_str()) {
+                names.push(&m.name);
+            }
+        }
+    }
+    for name in names {
+        let with: Vec<(&View, &TraceResult, &Measurement)> = ts
+            .iter()
+            .filter_map(|(v, t)| {
+                t.measurements
+                    .iter()
+                    .find(|m| m.name == name)
+                    .map(|m| (*v, *t, m))
+            })
             .collect();
-        let o = charts::SeriesOpts::new("noise", charts::ValueUnit::Other("%".into()));
+        compare_measurement(b, name, &with)?;
+    }
+    Ok(())
+}
+
+/// One trace measurement across the inputs that hold it: a statistics table, each later
+/// input against the first, histograms and percentile curves overlaid. Counts are not
+/// compared (their statistics are not durations); one input alone is no comparison.
+fn compare_measurement(
+    b: &mut Builder,
+    name: &str,
+    with: &[(&View, &TraceResult, &Measurement)],
+) -> Result<(), ReportError> {
+    let found: Vec<(&View, &Measurement)> = with.iter().map(|w| (w.0, w.2)).collect();
+    if found.len() < 2 {
+        return Ok(());
+    }
+    b.heading(3, &format!("{name} across inputs"), None);
+    let timed = found.iter().all(|(_, m)| is_time_measurement(m));
+    if !timed {
+        return Ok(());
+    }
+    let rows: Vec<StatsRow> = found
+        .iter()
+        .map(|(t, m)| StatsRow {
+            label: t.name.clone(),
+            stats: trace::stats(m),
+        })
+        .collect();
+    b.table(stats_table("input", &rows));
+    let (fa, ta, ma) = with[0];
+    for (fb, tb, mb) in &with[1..] {
+        let mut c = Changes::single(&fa.name, &fb.name, measurement_rows(ma, mb), BAND_PCT);
+        c.settings = differing(&trace_settings(ta), &trace_settings(tb));
+        c.show(b);
+    }
+    let hs: Vec<(String, Vec<Bucket>)> = found
+        .iter()
+        .map(|(t, m)| (t.name.clone(), trace::buckets(m)))
+        .filter(|h| !h.1.is_empty())
+        .collect();
+    if hs.len() > 1 {
         b.figure(
-            "Noise % per window, overlaid",
-            "The share of each window the spinning thread lost, per run and CPU.",
-            || charts::series_chart(&lines, &o),
+            &format!("{name}: histograms, overlaid"),
+            "Count on a log axis.",
+            || charts::histogram(&hs, name),
         )?;
     }
-    let ts: Vec<(&View, &TraceResult)> = of(Kind::Trace)
-        .into_iter()
-        .filter_map(|v| match v.result {
-            Some(Document::Trace(t)) => Some((v, &t.result)),
-            _ => None,
-        })
+    let cs: Vec<(String, Vec<Bucket>, Option<Stats>)> = found
+        .iter()
+        .map(|(t, m)| (t.name.clone(), trace::buckets(m), Some(trace::stats(m))))
+        .filter(|h| !h.1.is_empty())
         .collect();
-    if ts.len() > 1 {
-        b.heading(2, "Comparison of trace results", Some("compare"));
-        let mut names: Vec<&str> = Vec::new();
-        for (_, t) in &ts {
-            for m in &t.measurements {
-                if !names.contains(&m.name.as_str()) {
-                    names.push(&m.name);
-                }
-            }
-        }
-        for name in names {
-            let with: Vec<(&View, &TraceResult, &Measurement)> = ts
-                .iter()
-                .filter_map(|(v, t)| {
-                    t.measurements
-                        .iter()
-                        .find(|m| m.name == name)
-                        .map(|m| (*v, *t, m))
-                })
-                .collect();
-            let found: Vec<(&View, &Measurement)> = with.iter().map(|w| (w.0, w.2)).collect();
-            if found.len() < 2 {
-                continue;
-            }
-            b.heading(3, &format!("{name} across inputs"), None);
-            let timed = found.iter().all(|(_, m)| is_time_measurement(m));
-            let rows: Vec<StatsRow> = found
-                .iter()
-                .map(|(t, m)| StatsRow {
-                    label: t.name.clone(),
-                    stats: trace::stats(m),
-                })
-                .collect();
-            if timed {
-                b.table(stats_table("input", &rows));
-                let (fa, ta, ma) = with[0];
-                for (fb, tb, mb) in &with[1..] {
-                    let mut c =
-                        Changes::single(&fa.name, &fb.name, measurement_rows(ma, mb), BAND_PCT);
-                    c.settings = differing(&trace_settings(ta), &trace_settings(tb));
-                    c.show(b);
-                }
-                let hs: Vec<(String, Vec<Bucket>)> = found
-                    .iter()
-                    .map(|(t, m)| (t.name.clone(), trace::buckets(m)))
-                    .filter(|h| !h.1.is_empty())
-                    .collect();
-                if hs.len() > 1 {
-                    b.figure(
-                        &format!("{name}: histograms, overlaid"),
-                        "Count on a log axis.",
-                        || charts::histogram(&hs, name),
-                    )?;
-                }
-                let cs: Vec<(String, Vec<Bucket>, Option<Stats>)> = found
-                    .iter()
-                    .map(|(t, m)| (t.name.clone(), trace::buckets(m), Some(trace::stats(m))))
-                    .filter(|h| !h.1.is_empty())
-                    .collect();
-                if cs.len() > 1 {
-                    b.figure(
-                        &format!("{name}: by percentile, overlaid"),
-                        "Each step to the right is ten times rarer; the last stretch is the largest instance.",
-                        || charts::cdf(&cs, name),
-                    )?;
-                }
-            }
-        }
+    if cs.len() > 1 {
+        b.figure(
+            &format!("{name}: by percentile, overlaid"),
+            "Each step to the right is ten times rarer; the last stretch is the largest instance.",
+            || charts::cdf(&cs, name),
+        )?;
     }
-    let an: Vec<TaskColumn> = of(Kind::Analyze)
-        .into_iter()
+    Ok(())
+}
+
+/// Two or more analyses: each task's worst-case response time per input.
+fn compare_analyses(b: &mut Builder, views: &[&View]) {
+    let an: Vec<TaskColumn> = views
+        .iter()
         .filter_map(|v| {
             let a = AnalyzeResult::deserialize(v.doc).ok()?;
             let tasks = a.analysis.tasks.iter();
@@ -375,8 +423,12 @@ pub(super) fn comparisons(b: &mut Builder, inputs: &[View]) -> Result<(), Report
         b.heading(2, "Comparison of analyses", Some("compare"));
         b.table(task_matrix(&an, "WCRT", "unbounded"));
     }
-    let sims: Vec<TaskColumn> = of(Kind::Simulate)
-        .into_iter()
+}
+
+/// Two or more simulations: each task's largest response seen per input.
+fn compare_simulations(b: &mut Builder, views: &[&View]) {
+    let sims: Vec<TaskColumn> = views
+        .iter()
         .filter_map(|v| match v.result {
             Some(Document::Simulate(s)) => Some((
                 v.name.clone(),
@@ -392,7 +444,6 @@ pub(super) fn comparisons(b: &mut Builder, inputs: &[View]) -> Result<(), Report
         b.heading(2, "Comparison of simulations", Some("compare"));
         b.table(task_matrix(&sims, "max response", "no response"));
     }
-    Ok(())
 }
 
 /// One input's column of a task × input table: its name and (task, duration) pairs.

@@ -19,6 +19,7 @@ mod simulate;
 pub mod sweep;
 mod trace;
 mod trace_chains;
+mod trace_measurement;
 
 use crate::artifacts::{SeriesDoc, SweepDoc, Timeline};
 use crate::charts::Chart;

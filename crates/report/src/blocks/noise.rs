@@ -57,8 +57,26 @@ pub(super) fn noise(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportE
     let Some(d) = typed(d) else {
         return Ok(());
     };
-    let cpus = &d.cpus;
-    for c in cpus {
+    verdicts(b, &d);
+    per_window(b, &d, level)?;
+    by_source(b, &d.cpus, level);
+    // The settings after the figures: the page opens on its answer (issue 26).
+    let s = &d.settings;
+    b.heading(level + 1, "Settings", None);
+    b.facts(vec![
+        ("policy".into(), format!("{} {}", s.policy, s.priority)),
+        ("threshold".into(), dur(s.threshold_ns as f64)),
+        ("window".into(), dur(s.window_ns as f64)),
+        ("duration".into(), dur(s.duration_ns as f64)),
+        ("classification".into(), d.classification.method.clone()),
+    ]);
+    Ok(())
+}
+
+/// The first screen: per CPU how much noise and what dominates it, a warning when the
+/// noise could not be classified, and the run's notes.
+fn verdicts(b: &mut Builder, d: &NoiseResult) {
+    for c in &d.cpus {
         let pct = c.noise_pct;
         let (tone, what) = match dominant(c) {
             None => (Tone::Good, "no noise above the threshold".to_string()),
@@ -92,8 +110,13 @@ pub(super) fn noise(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportE
     for n in &d.notes {
         b.note(n);
     }
-    let s = &d.settings;
+}
 
+/// Noise % per window per CPU as a chart, and as a table (with the steal beside it) when
+/// there are few enough windows to read.
+fn per_window(b: &mut Builder, d: &NoiseResult, level: u8) -> Result<(), ReportError> {
+    let cpus = &d.cpus;
+    let s = &d.settings;
     let window = if s.window_ns > 0 {
         s.window_ns as f64
     } else {
@@ -124,27 +147,33 @@ pub(super) fn noise(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportE
         || charts::series_chart(&lines, &o),
     )?;
     let wmax = cpus.iter().map(|c| c.windows.len()).max().unwrap_or(0);
-    if wmax <= 30 {
-        let mut headers = vec!["window".to_string()];
-        for c in cpus {
-            headers.push(format!("{} noise", cpu_name(c)));
-            headers.push(format!("{} steal", cpu_name(c)));
-        }
-        let rows = (0..wmax)
-            .map(|k| {
-                let mut row = vec![Cell::t(dur(k as f64 * window))];
-                for c in cpus {
-                    let w = c.windows.get(k);
-                    row.push(Cell::n(w.map_or("–".into(), |p| format!("{p:.3} %"))));
-                    let st = c.window_steal_ns.get(k);
-                    row.push(Cell::n(st.map_or("–".into(), |x| dur(*x as f64))));
-                }
-                row
-            })
-            .collect();
-        b.table(Table { headers, rows });
+    if wmax > 30 {
+        return Ok(());
     }
+    let mut headers = vec!["window".to_string()];
+    for c in cpus {
+        headers.push(format!("{} noise", cpu_name(c)));
+        headers.push(format!("{} steal", cpu_name(c)));
+    }
+    let rows = (0..wmax)
+        .map(|k| {
+            let mut row = vec![Cell::t(dur(k as f64 * window))];
+            for c in cpus {
+                let w = c.windows.get(k);
+                row.push(Cell::n(w.map_or("–".into(), |p| format!("{p:.3} %"))));
+                let st = c.window_steal_ns.get(k);
+                row.push(Cell::n(st.map_or("–".into(), |x| dur(*x as f64))));
+            }
+            row
+        })
+        .collect();
+    b.table(Table { headers, rows });
+    Ok(())
+}
 
+/// The split by source (count and time per CPU), then per CPU the interrupts, threads and
+/// softirqs that took the most.
+fn by_source(b: &mut Builder, cpus: &[CpuNoise], level: u8) {
     b.heading(level + 1, "Noise by source", None);
     let mut headers = vec!["source".to_string()];
     for c in cpus {
@@ -170,47 +199,42 @@ pub(super) fn noise(b: &mut Builder, d: &Value, level: u8) -> Result<(), ReportE
             (&c.by_source.thread, "Threads", "pid"),
             (&c.by_source.softirq, "Softirqs", "vec"),
         ] {
-            let rows: Vec<Vec<Cell>> = src
-                .rows
-                .iter()
-                .take(10)
-                .map(|r| {
-                    // Ids are names, not quantities: no digit grouping.
-                    let id = r
-                        .pid
-                        .map(i64::from)
-                        .or(r.irq.map(i64::from))
-                        .or(r.vector.map(i64::from))
-                        .map(|n| n.to_string())
-                        .unwrap_or_default();
-                    vec![
-                        Cell::t(&r.name),
-                        Cell::n(id),
-                        Cell::n(int(r.count as f64)),
-                        Cell::n(dur(r.total_ns as f64)),
-                    ]
-                })
-                .collect();
-            if rows.is_empty() {
-                continue;
-            }
-            b.heading(level + 2, &format!("{word} on {}", cpu_name(c)), None);
-            b.table(Table {
-                headers: vec!["name".into(), idh.into(), "count".into(), "time".into()],
-                rows,
-            });
+            top_rows(b, c, src, word, idh, level);
         }
     }
-    // The settings after the figures: the page opens on its answer (issue 26).
-    b.heading(level + 1, "Settings", None);
-    b.facts(vec![
-        ("policy".into(), format!("{} {}", s.policy, s.priority)),
-        ("threshold".into(), dur(s.threshold_ns as f64)),
-        ("window".into(), dur(s.window_ns as f64)),
-        ("duration".into(), dur(s.duration_ns as f64)),
-        ("classification".into(), d.classification.method.clone()),
-    ]);
-    Ok(())
+}
+
+/// The ten largest rows of one source on one CPU (nothing when it has none).
+fn top_rows(b: &mut Builder, c: &CpuNoise, src: &SourceNoise, word: &str, idh: &str, level: u8) {
+    let rows: Vec<Vec<Cell>> = src
+        .rows
+        .iter()
+        .take(10)
+        .map(|r| {
+            // Ids are names, not quantities: no digit grouping.
+            let id = r
+                .pid
+                .map(i64::from)
+                .or(r.irq.map(i64::from))
+                .or(r.vector.map(i64::from))
+                .map(|n| n.to_string())
+                .unwrap_or_default();
+            vec![
+                Cell::t(&r.name),
+                Cell::n(id),
+                Cell::n(int(r.count as f64)),
+                Cell::n(dur(r.total_ns as f64)),
+            ]
+        })
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    b.heading(level + 2, &format!("{word} on {}", cpu_name(c)), None);
+    b.table(Table {
+        headers: vec!["name".into(), idh.into(), "count".into(), "time".into()],
+        rows,
+    });
 }
 
 /// The overview line: the noisiest CPU.

@@ -190,7 +190,6 @@ pub fn series_chart(lines: &[Line], o: &SeriesOpts) -> Result<Option<Chart>, Rep
         ValueUnit::Time => Axis::time_linear(vmin, top, &o.word),
         ValueUnit::Other(u) => Axis::plain(vmin, top, &o.word, u),
     };
-    let mut drawn: Vec<usize> = Vec::new();
     let mut medians = false;
     let svg = draw(
         Frame {
@@ -206,77 +205,124 @@ pub fn series_chart(lines: &[Line], o: &SeriesOpts) -> Result<Option<Chart>, Rep
         |chart| {
             let (xp, _) = chart.plotting_area().get_pixel_range();
             let cols = (xp.end - xp.start).max(1) as usize;
-            let (tl, th) = (x.value(x.lo), x.value(x.hi));
-            for (i, l) in lines.iter().enumerate() {
-                let c = color(i);
-                let env = envelope(&l.points, tl, th, cols);
-                drawn.push(env.len());
-                let line: Vec<(f64, f64)> = env.iter().map(|&(t, v)| (x.at(t), y.at(v))).collect();
-                // Dense series (several points per pixel column): the min–max range of each
-                // column in a lighter tone and the column's median on top, so that a
-                // baseline stays visible under frequent large values.
-                let dense = l.points.len() > 2 * cols;
-                let stroke = if dense && lines.len() == 1 {
-                    c.mix(0.45)
-                } else {
-                    c.mix(1.0)
-                };
-                chart.draw_series(LineSeries::new(line.clone(), stroke.stroke_width(1)))?;
-                if dense && lines.len() == 1 {
-                    let med: Vec<(f64, f64)> = column_medians(&l.points, tl, th, cols)
-                        .iter()
-                        .map(|&(t, v)| (x.at(t), y.at(v)))
-                        .collect();
-                    chart.draw_series(LineSeries::new(med, DEEP.stroke_width(1)))?;
-                    medians = true;
-                }
-                if l.points.len() <= 60 {
-                    chart.draw_series(line.iter().map(|&p| Circle::new(p, 2, c.filled())))?;
-                }
-            }
+            medians = draw_lines(chart, lines, &x, &y, cols)?;
             if !o.marks.is_empty() {
-                // One tick per pixel column that holds a mark.
-                let top_y = y.hi;
-                let tick = (y.hi - y.lo) * 0.06;
-                let marks = envelope(
-                    &o.marks.iter().map(|&t| (t, 1.0)).collect::<Vec<_>>(),
-                    tl,
-                    th,
-                    cols,
-                );
-                chart.draw_series(marks.iter().map(|&(t, _)| {
-                    PathElement::new(
-                        vec![(x.at(t), top_y), (x.at(t), top_y - tick)],
-                        ALERT.stroke_width(2),
-                    )
-                }))?;
-                // Ticks merge where marks share a pixel column: the count is written, so
-                // the chart says how many it marks (the result's overruns).
-                chart.draw_series(std::iter::once(Text::new(
-                    format!("{} marked: {}", o.marks.len(), o.mark_word),
-                    (x.hi - (x.hi - x.lo) * 0.01, top_y - tick * 1.3),
-                    text_style(11.0, &ALERT, HPos::Right, VPos::Top),
-                )))?;
+                draw_marks(chart, o, &x, &y, cols)?;
             }
-            if let Some((wt, wv)) = worst {
-                let p = (x.at(wt), y.at(wv));
-                chart.draw_series(std::iter::once(Circle::new(p, 6, ALERT.stroke_width(2))))?;
-                let label = format!("worst {} at {}", value_text(&o.unit, wv), units::dur(wt));
-                let right_half = (p.0 - x.lo) > (x.hi - x.lo) * 0.6;
-                let (h, dx) = if right_half {
-                    (HPos::Right, -(x.hi - x.lo) * 0.012)
-                } else {
-                    (HPos::Left, (x.hi - x.lo) * 0.012)
-                };
-                chart.draw_series(std::iter::once(Text::new(
-                    label,
-                    (p.0 + dx, p.1),
-                    text_style(12.0, &ALERT, h, VPos::Bottom),
-                )))?;
+            if let Some(w) = worst {
+                draw_worst(chart, o, w, &x, &y)?;
             }
             Ok(())
         },
     )?;
+    let data = page_data(lines, o, worst, t0, t1);
+    Ok(Some(Chart {
+        svg,
+        legend: legend(lines, o, medians),
+        data: Some(data.to_string()),
+    }))
+}
+
+/// The plotting context of a chart drawn by [`draw`], and what drawing in it returns.
+type Ctx<'b, 'c> = ChartContext<'b, SVGBackend<'c>, Cartesian2d<Scale, Scale>>;
+type Drawn = Result<(), DrawingAreaErrorKind<std::io::Error>>;
+
+/// Each line as the envelope of `cols` pixel columns over the x axis' range, with dots when
+/// it has few points. A single dense line (several points per column) is drawn as each
+/// column's min–max range in a lighter tone with the column's median on top, so that a
+/// baseline stays visible under frequent large values; true when such medians were drawn.
+fn draw_lines(
+    chart: &mut Ctx<'_, '_>,
+    lines: &[Line],
+    x: &Axis,
+    y: &Axis,
+    cols: usize,
+) -> Result<bool, DrawingAreaErrorKind<std::io::Error>> {
+    let (tl, th) = (x.value(x.lo), x.value(x.hi));
+    let mut medians = false;
+    for (i, l) in lines.iter().enumerate() {
+        let c = color(i);
+        let env = envelope(&l.points, tl, th, cols);
+        let line: Vec<(f64, f64)> = env.iter().map(|&(t, v)| (x.at(t), y.at(v))).collect();
+        let dense = l.points.len() > 2 * cols;
+        let stroke = if dense && lines.len() == 1 {
+            c.mix(0.45)
+        } else {
+            c.mix(1.0)
+        };
+        chart.draw_series(LineSeries::new(line.clone(), stroke.stroke_width(1)))?;
+        if dense && lines.len() == 1 {
+            let med: Vec<(f64, f64)> = column_medians(&l.points, tl, th, cols)
+                .iter()
+                .map(|&(t, v)| (x.at(t), y.at(v)))
+                .collect();
+            chart.draw_series(LineSeries::new(med, DEEP.stroke_width(1)))?;
+            medians = true;
+        }
+        if l.points.len() <= 60 {
+            chart.draw_series(line.iter().map(|&p| Circle::new(p, 2, c.filled())))?;
+        }
+    }
+    Ok(medians)
+}
+
+/// The marks (overruns) as red ticks along the top, one per pixel column that holds one,
+/// and their count: ticks merge where marks share a column, so the chart says how many it
+/// marks (the result's overruns).
+fn draw_marks(chart: &mut Ctx<'_, '_>, o: &SeriesOpts, x: &Axis, y: &Axis, cols: usize) -> Drawn {
+    let (tl, th) = (x.value(x.lo), x.value(x.hi));
+    let top_y = y.hi;
+    let tick = (y.hi - y.lo) * 0.06;
+    let marks = envelope(
+        &o.marks.iter().map(|&t| (t, 1.0)).collect::<Vec<_>>(),
+        tl,
+        th,
+        cols,
+    );
+    chart.draw_series(marks.iter().map(|&(t, _)| {
+        PathElement::new(
+            vec![(x.at(t), top_y), (x.at(t), top_y - tick)],
+            ALERT.stroke_width(2),
+        )
+    }))?;
+    chart.draw_series(std::iter::once(Text::new(
+        format!("{} marked: {}", o.marks.len(), o.mark_word),
+        (x.hi - (x.hi - x.lo) * 0.01, top_y - tick * 1.3),
+        text_style(11.0, &ALERT, HPos::Right, VPos::Top),
+    )))?;
+    Ok(())
+}
+
+/// The worst case circled and labelled (the label to its left in the right part of the
+/// chart, so it stays inside).
+fn draw_worst(chart: &mut Ctx<'_, '_>, o: &SeriesOpts, worst: Point, x: &Axis, y: &Axis) -> Drawn {
+    let (wt, wv) = worst;
+    let p = (x.at(wt), y.at(wv));
+    chart.draw_series(std::iter::once(Circle::new(p, 6, ALERT.stroke_width(2))))?;
+    let label = format!("worst {} at {}", value_text(&o.unit, wv), units::dur(wt));
+    let right_half = (p.0 - x.lo) > (x.hi - x.lo) * 0.6;
+    let (h, dx) = if right_half {
+        (HPos::Right, -(x.hi - x.lo) * 0.012)
+    } else {
+        (HPos::Left, (x.hi - x.lo) * 0.012)
+    };
+    chart.draw_series(std::iter::once(Text::new(
+        label,
+        (p.0 + dx, p.1),
+        text_style(12.0, &ALERT, h, VPos::Bottom),
+    )))?;
+    Ok(())
+}
+
+/// The points the page script reads (each line exact when small, else its envelope of
+/// `EMBED_POINTS / 2` columns over `[t0, t1]`), the worst case, the marks and the link.
+fn page_data(
+    lines: &[Line],
+    o: &SeriesOpts,
+    worst: Option<Point>,
+    t0: f64,
+    t1: f64,
+) -> serde_json::Value {
     let sets: Vec<serde_json::Value> = lines
         .iter()
         .enumerate()
@@ -302,14 +348,18 @@ pub fn series_chart(lines: &[Line], o: &SeriesOpts) -> Result<Option<Chart>, Rep
         ValueUnit::Time => "ns".to_string(),
         ValueUnit::Other(u) => u.clone(),
     };
-    let data = serde_json::json!({
+    serde_json::json!({
         "type": "series",
         "unit": unit,
         "sets": sets,
         "worst": worst.map(|w| [w.0, w.1]),
         "marks": marks,
         "link": o.link,
-    });
+    })
+}
+
+/// The legend: each line (its range and median when drawn so), the marks, the worst case.
+fn legend(lines: &[Line], o: &SeriesOpts, medians: bool) -> Vec<(String, String)> {
     let mut legend: Vec<(String, String)> = lines
         .iter()
         .enumerate()
@@ -323,9 +373,5 @@ pub fn series_chart(lines: &[Line], o: &SeriesOpts) -> Result<Option<Chart>, Rep
         legend.push((o.mark_word.clone(), css(ALERT)));
     }
     legend.push(("worst case".into(), css(ALERT)));
-    Ok(Some(Chart {
-        svg,
-        legend,
-        data: Some(data.to_string()),
-    }))
+    legend
 }

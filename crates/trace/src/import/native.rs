@@ -102,10 +102,51 @@ pub fn read(bytes: &[u8], file: &str) -> Result<Capture> {
         pos: 0,
         file,
     };
+    let h = header(&mut c)?;
+    let mut channels = Vec::with_capacity(h.digital.min(4096));
+    let mut kept: u64 = 0;
+    for i in 0..h.digital {
+        channels.push(digital_channel(&mut c, i, &h, &mut kept)?);
+    }
+    let mut analog = Vec::with_capacity(h.analog.min(4096));
+    for i in 0..h.analog {
+        analog.push(analog_channel(&mut c, i)?);
+    }
+    if c.pos != bytes.len() {
+        return Err(c.err(format!(
+            "{} stray bytes after the last channel",
+            bytes.len() - c.pos
+        )));
+    }
+    Ok(Capture {
+        source: h.source,
+        samplerate_hz: if h.rate == 0 { None } else { Some(h.rate) },
+        start: Picos(h.start),
+        end: Picos(h.end),
+        channels,
+        analog,
+    })
+}
+
+/// The fields before the channels.
+struct Header {
+    rate: u64,
+    /// Capture start and end, ps.
+    start: i64,
+    end: i64,
+    /// The unit of the edge deltas, ps (positive).
+    tick: u64,
+    digital: usize,
+    analog: usize,
+    source: String,
+}
+
+/// Magic, version, sample rate, span, tick, channel counts and source, each checked.
+fn header(c: &mut Cur) -> Result<Header> {
     let magic = c.take(6, "magic")?;
     if magic != crate::export::native::MAGIC {
         return Err(Error::format(
-            file,
+            c.file,
             Place::Byte(0),
             "not a latscope capture (magic \"LSCAP\\0\" missing)",
         ));
@@ -127,131 +168,136 @@ pub fn read(bytes: &[u8], file: &str) -> Result<Capture> {
     if tick == 0 || tick > i64::MAX as u64 {
         return Err(c.err(format!("tick {tick} ps is invalid")));
     }
-    let nd = c.u32("digital channel count")? as usize;
-    let na = c.u32("analog channel count")? as usize;
+    let digital = c.u32("digital channel count")? as usize;
+    let analog = c.u32("analog channel count")? as usize;
     let source = c.str("source")?;
-    let mut channels = Vec::with_capacity(nd.min(4096));
-    let mut kept: u64 = 0;
-    for i in 0..nd {
-        let name = c.str(&format!("name of digital channel {i}"))?;
-        let init = c.take(1, "initial level")?[0];
-        if init > 1 {
-            return Err(c.err(format!(
-                "channel '{name}': initial level {init} is not 0 or 1"
-            )));
-        }
-        let n = c.u64("edge count")?;
-        let nbytes = c.u64("edge byte count")?;
-        if nbytes > (bytes.len() - c.pos) as u64 || n > nbytes {
-            return Err(c.err(format!(
-                "channel '{name}': {n} edges in {nbytes} bytes do not fit the file"
-            )));
-        }
-        kept += n;
-        if kept > super::limits::DEFAULT_MAX_EDGES {
-            return Err(c.err(format!(
-                "channel '{name}': more than {} edges in all (more than one import may keep)",
-                super::limits::DEFAULT_MAX_EDGES
-            )));
-        }
-        let data_at = c.pos;
-        let data = c.take(nbytes as usize, "edge data")?;
-        let mut edges = Vec::with_capacity(n as usize);
-        let mut t = start as i128;
-        let mut p = 0usize;
-        for k in 0..n {
-            let mut v: u64 = 0;
-            let mut shift = 0;
-            loop {
-                let Some(&b) = data.get(p) else {
-                    return Err(Error::format(
-                        file,
-                        Place::Byte((data_at + p) as u64),
-                        format!("channel '{name}': edge data ends inside edge {k}"),
-                    ));
-                };
-                p += 1;
-                if shift >= 64 {
-                    return Err(Error::format(
-                        file,
-                        Place::Byte((data_at + p) as u64),
-                        format!("channel '{name}': edge {k} delta overflows"),
-                    ));
-                }
-                v |= ((b & 0x7f) as u64) << shift;
-                shift += 7;
-                if b & 0x80 == 0 {
-                    break;
-                }
-            }
-            if k > 0 && v == 0 {
-                return Err(Error::format(
-                    file,
-                    Place::Byte((data_at + p) as u64),
-                    format!("channel '{name}': edge {k} is not after the previous one"),
-                ));
-            }
-            t += v as i128 * tick as i128;
-            if t > end as i128 {
-                return Err(Error::format(
-                    file,
-                    Place::Byte((data_at + p) as u64),
-                    format!("channel '{name}': edge {k} lies after the capture end"),
-                ));
-            }
-            edges.push(Picos(t as i64));
-        }
-        if p != data.len() {
-            return Err(Error::format(
-                file,
-                Place::Byte((data_at + p) as u64),
-                format!(
-                    "channel '{name}': {} stray bytes after the edges",
-                    data.len() - p
-                ),
-            ));
-        }
-        channels.push(DigitalChannel {
-            name,
-            initial: init == 1,
-            edges,
-        });
-    }
-    let mut analog = Vec::with_capacity(na.min(4096));
-    for i in 0..na {
-        let name = c.str(&format!("name of analog channel {i}"))?;
-        let a_start = c.i64("analog start")?;
-        let interval = c.i64("analog interval")?;
-        let n = c.u64("analog sample count")?;
-        if n.saturating_mul(4) > (bytes.len() - c.pos) as u64 {
-            return Err(c.err(format!(
-                "analog channel '{name}': {n} samples do not fit the file"
-            )));
-        }
-        let data = c.take(n as usize * 4, "analog samples")?;
-        let values = data
-            .chunks_exact(4)
-            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .collect();
-        analog.push(AnalogChannel {
-            name,
-            start: Picos(a_start),
-            interval: Picos(interval),
-            values,
-        });
-    }
-    if c.pos != bytes.len() {
+    Ok(Header {
+        rate,
+        start,
+        end,
+        tick,
+        digital,
+        analog,
+        source,
+    })
+}
+
+/// Digital channel `i`: name, initial level and edges; `kept` counts the edges of every
+/// channel so far, against the import limit (checked before the edges are decoded).
+fn digital_channel(c: &mut Cur, i: usize, h: &Header, kept: &mut u64) -> Result<DigitalChannel> {
+    let name = c.str(&format!("name of digital channel {i}"))?;
+    let init = c.take(1, "initial level")?[0];
+    if init > 1 {
         return Err(c.err(format!(
-            "{} stray bytes after the last channel",
-            bytes.len() - c.pos
+            "channel '{name}': initial level {init} is not 0 or 1"
         )));
     }
-    Ok(Capture {
-        source,
-        samplerate_hz: if rate == 0 { None } else { Some(rate) },
-        start: Picos(start),
-        end: Picos(end),
-        channels,
-        analog,
+    let n = c.u64("edge count")?;
+    let nbytes = c.u64("edge byte count")?;
+    if nbytes > (c.b.len() - c.pos) as u64 || n > nbytes {
+        return Err(c.err(format!(
+            "channel '{name}': {n} edges in {nbytes} bytes do not fit the file"
+        )));
+    }
+    *kept += n;
+    if *kept > super::limits::DEFAULT_MAX_EDGES {
+        return Err(c.err(format!(
+            "channel '{name}': more than {} edges in all (more than one import may keep)",
+            super::limits::DEFAULT_MAX_EDGES
+        )));
+    }
+    let data_at = c.pos;
+    let data = c.take(nbytes as usize, "edge data")?;
+    let edges = decode_edges(c.file, &name, data, data_at, n, h)?;
+    Ok(DigitalChannel {
+        name,
+        initial: init == 1,
+        edges,
+    })
+}
+
+/// The `n` edges of channel `name` from `data` (found at byte `data_at`): LEB128 deltas in
+/// ticks from the capture start, each after the one before, none after the end, no byte
+/// left over.
+fn decode_edges(
+    file: &str,
+    name: &str,
+    data: &[u8],
+    data_at: usize,
+    n: u64,
+    h: &Header,
+) -> Result<Vec<Picos>> {
+    let at = |p: usize, msg: String| Error::format(file, Place::Byte((data_at + p) as u64), msg);
+    let mut edges = Vec::with_capacity(n as usize);
+    let mut t = h.start as i128;
+    let mut p = 0usize;
+    for k in 0..n {
+        let mut v: u64 = 0;
+        let mut shift = 0;
+        loop {
+            let Some(&b) = data.get(p) else {
+                return Err(at(
+                    p,
+                    format!("channel '{name}': edge data ends inside edge {k}"),
+                ));
+            };
+            p += 1;
+            if shift >= 64 {
+                return Err(at(p, format!("channel '{name}': edge {k} delta overflows")));
+            }
+            v |= ((b & 0x7f) as u64) << shift;
+            shift += 7;
+            if b & 0x80 == 0 {
+                break;
+            }
+        }
+        if k > 0 && v == 0 {
+            return Err(at(
+                p,
+                format!("channel '{name}': edge {k} is not after the previous one"),
+            ));
+        }
+        t += v as i128 * h.tick as i128;
+        if t > h.end as i128 {
+            return Err(at(
+                p,
+                format!("channel '{name}': edge {k} lies after the capture end"),
+            ));
+        }
+        edges.push(Picos(t as i64));
+    }
+    if p != data.len() {
+        return Err(at(
+            p,
+            format!(
+                "channel '{name}': {} stray bytes after the edges",
+                data.len() - p
+            ),
+        ));
+    }
+    Ok(edges)
+}
+
+/// Analog channel `i`: name, first sample time, interval and f32 samples.
+fn analog_channel(c: &mut Cur, i: usize) -> Result<AnalogChannel> {
+    let name = c.str(&format!("name of analog channel {i}"))?;
+    let a_start = c.i64("analog start")?;
+    let interval = c.i64("analog interval")?;
+    let n = c.u64("analog sample count")?;
+    if n.saturating_mul(4) > (c.b.len() - c.pos) as u64 {
+        return Err(c.err(format!(
+            "analog channel '{name}': {n} samples do not fit the file"
+        )));
+    }
+    let data = c.take(n as usize * 4, "analog samples")?;
+    let values = data
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    Ok(AnalogChannel {
+        name,
+        start: Picos(a_start),
+        interval: Picos(interval),
+        values,
     })
 }

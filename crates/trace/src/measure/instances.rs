@@ -397,157 +397,39 @@ impl<'a> Instances<'a> {
         if n == 0 || self.sorted {
             return (Summary::default(), Dist::Empty, Vec::new());
         }
-        // pass 1: extremes, the worst k, exact sums of the values and of their squares
-        // (both relative to the first value, so they stay small for values that cluster),
-        // and counts per grid step around the first value
-        let v0 = match &self.vals {
-            Vals::Own { vals, .. } => vals[0],
-            Vals::Edges {
-                edges, first, span, ..
-            } => edges[first + span].0 - edges[*first].0,
-        };
-        let (mut min, mut max, mut imin, mut imax) = (i64::MAX, i64::MIN, 0usize, 0usize);
-        let mut best: Vec<(i64, Picos)> = Vec::with_capacity(k + 1);
-        let mut floor = if k == 0 { i64::MAX } else { i64::MIN };
-        let ties_enter = !self.monotone;
-        let g = grid.max(1);
-        const HALF: i64 = 1 << 15;
-        let base = (v0 as i128 - (HALF as i128) * g as i128)
-            .clamp(i64::MIN as i128, i64::MAX as i128) as i64;
-        let div = ExactDiv::new(g as u64);
-        // four sets of counts, for values at places 0, 1, 2, 3 modulo 4, added up after the
-        // pass: a run of equal values then increments four counters in turn instead of one
-        // (each increment waits for the one before it to reach memory)
-        // The sets lie 64 bytes more than W counts apart: at exactly W (256 KiB) one value's
-        // four counters would share their address modulo 4 KiB, and the processor would
-        // make each increment wait for the store before it as if they were one counter.
-        const W: usize = 2 * HALF as usize;
-        const SETS: usize = 4;
-        const STRIDE: usize = W + 16;
-        let mut spec = vec![0u32; SETS * STRIDE];
-        const LAST: usize = W - 1;
-        let mut spec_ok = n <= u32::MAX as u64;
-        // the hot loop keeps no sums: when every value was counted on the grid (the usual
-        // case) the exact sums come from the counts below, else from a second pass
-        self.for_each_block(|i0, vals| {
-            // two passes over the block (1024 values, in L1): the extremes and the worst,
-            // then the counts. Each pass has few enough locals to keep them all in
-            // registers; one pass doing both spilled the running minimum to the stack, a
-            // store and a load on every value's critical path.
-            let (mut lo, mut hi, mut ilo, mut ihi) = (min, max, imin, imax);
-            let mut fl = floor;
-            for (j, &v) in vals.iter().enumerate() {
-                if v < lo {
-                    lo = v;
-                    ilo = i0 + j;
-                }
-                if v > hi {
-                    hi = v;
-                    ihi = i0 + j;
-                }
-                if (v > fl || (v == fl && ties_enter && k > 0))
-                    && offer(&mut best, k, (v, self.at(i0 + j)))
-                {
-                    fl = best[k - 1].0;
-                }
-            }
-            (min, max, imin, imax, floor) = (lo, hi, ilo, ihi, fl);
-            let (dv, b) = (div, base);
-            let mut ok = spec_ok;
-            let mut sets = spec.chunks_exact_mut(STRIDE);
-            let (Some(s0), Some(s1), Some(s2), Some(s3)) =
-                (sets.next(), sets.next(), sets.next(), sets.next())
-            else {
-                return; // four sets were allocated
-            };
-            let count = move |v: i64, set: &mut [u32], ok: &mut bool| {
-                let (q, fits) = dv.div(v.wrapping_sub(b) as u64);
-                let q = q as usize;
-                *ok &= fits & (q <= LAST);
-                set[q.min(LAST)] += 1;
-            };
-            let quads = vals.chunks_exact(SETS);
-            let tail = quads.remainder();
-            for c in quads {
-                count(c[0], s0, &mut ok);
-                count(c[1], s1, &mut ok);
-                count(c[2], s2, &mut ok);
-                count(c[3], s3, &mut ok);
-            }
-            for &v in tail {
-                count(v, s0, &mut ok);
-            }
-            spec_ok = ok;
-        });
-        let (first_set, others) = spec.split_at_mut(STRIDE);
-        for set in others.chunks_exact(STRIDE) {
-            for (a, b) in first_set[..W].iter_mut().zip(&set[..W]) {
-                // at most n ≤ u32::MAX in all when `spec_ok`; saturating otherwise (unused)
-                *a = a.saturating_add(*b);
-            }
-        }
-        spec.truncate(W);
-        let counted = spec_ok && base <= min;
+        // pass 1: extremes, the worst k, and counts per grid step around the first value
+        let v0 = self.first_value();
+        let mut pass = Pass::new(v0, grid, k, n, !self.monotone);
+        self.for_each_block(|i0, vals| pass.block(self, i0, vals));
+        let Pass {
+            min,
+            max,
+            imin,
+            imax,
+            best,
+            base,
+            g,
+            ..
+        } = pass;
+        // the counts, when every value fell on the grid inside the window
+        let counts = pass.counts.merged().filter(|_| base <= min);
         // exact sums of the values and of their squares relative to the first value (so
-        // they stay small for values that cluster); s2_over: the squares overflowed
-        let (s1, s2, s2_over) = if counted {
-            let (mut s1, mut s2, mut over) = (0i128, 0u128, false);
-            for (q, &c) in spec.iter().enumerate() {
-                if c == 0 {
-                    continue;
-                }
-                // value base + q·g, less v0 = (q − HALF)·g, exact in i128
-                let d = (base as i128 + q as i128 * g as i128) - v0 as i128;
-                s1 += d * c as i128;
-                let a = d.unsigned_abs();
-                match a.checked_mul(a).and_then(|sq| sq.checked_mul(c as u128)) {
-                    Some(t) => {
-                        let (sum, o) = s2.overflowing_add(t);
-                        s2 = sum;
-                        over |= o;
-                    }
-                    None => over = true,
-                }
-            }
-            (s1, s2, over)
-        } else {
-            self.sums(v0)
+        // they stay small for values that cluster); the third: the squares overflowed
+        let (s1, s2, s2_over) = match &counts {
+            Some(c) => sums_of_counts(c, base, g, v0),
+            None => self.sums(v0),
         };
         let mean = v0 as f64 + (s1 as f64) / n as f64;
-        let var = if n < 2 {
-            0.0
-        } else {
-            // n·Σd² − (Σd)², exact when it fits; otherwise a second pass in floating point
-            let exact = (!s2_over)
-                .then(|| {
-                    let a = s2.checked_mul(n as u128)?;
-                    let b = s1.unsigned_abs().checked_mul(s1.unsigned_abs())?;
-                    a.checked_sub(b)
-                })
-                .flatten();
-            match exact {
-                Some(num) => num as f64 / (n as f64 * (n - 1) as f64),
-                None => {
-                    let mut m2 = 0.0f64;
-                    self.for_each(|_, v| {
-                        let d = v as f64 - mean;
-                        m2 += d * d;
-                    });
-                    m2 / (n - 1) as f64
-                }
-            }
-        };
+        let var = self.variance(n, s1, s2, s2_over, mean);
         let (min_at, max_at) = (loc(self.at(imin)), loc(self.at(imax)));
         // the values were outside the window, or off the grid: count (or sort) again
-        let dist = if counted {
-            Dist::Counts {
+        let dist = match counts {
+            Some(counts) => Dist::Counts {
                 min: base,
                 grid: g,
-                counts: spec,
-            }
-        } else {
-            drop(spec);
-            self.dist(min, max, grid, n)
+                counts,
+            },
+            None => self.dist(min, max, grid, n),
         };
         let [p50, p90, p99, p999, p9999] =
             dist.at_ranks([50.0, 90.0, 99.0, 99.9, 99.99].map(|p| rank_index(p, n)));
@@ -566,6 +448,41 @@ impl<'a> Instances<'a> {
             max_at,
         };
         (sm, dist, best)
+    }
+    /// The first value in push order (there is one).
+    fn first_value(&self) -> i64 {
+        match &self.vals {
+            Vals::Own { vals, .. } => vals[0],
+            Vals::Edges {
+                edges, first, span, ..
+            } => edges[first + span].0 - edges[*first].0,
+        }
+    }
+    /// The sample variance of the `n` values from the exact sums `s1`, `s2` of their
+    /// differences to the first value: n·Σd² − (Σd)² in integers when it fits, else a
+    /// second pass in floating point around `mean`.
+    fn variance(&self, n: u64, s1: i128, s2: u128, s2_over: bool, mean: f64) -> f64 {
+        if n < 2 {
+            return 0.0;
+        }
+        let exact = (!s2_over)
+            .then(|| {
+                let a = s2.checked_mul(n as u128)?;
+                let b = s1.unsigned_abs().checked_mul(s1.unsigned_abs())?;
+                a.checked_sub(b)
+            })
+            .flatten();
+        match exact {
+            Some(num) => num as f64 / (n as f64 * (n - 1) as f64),
+            None => {
+                let mut m2 = 0.0f64;
+                self.for_each(|_, v| {
+                    let d = v as f64 - mean;
+                    m2 += d * d;
+                });
+                m2 / (n - 1) as f64
+            }
+        }
     }
     /// Exact sums of `v − v0` and of its squares, and whether the squares overflowed.
     fn sums(&self, v0: i64) -> (i128, u128, bool) {
@@ -617,6 +534,180 @@ impl<'a> Instances<'a> {
         v.sort_unstable();
         Dist::Sorted(v)
     }
+}
+
+/// Counts per grid step in the first pass: half the window below the first value, half
+/// above.
+const HALF: i64 = 1 << 15;
+/// Steps counted per set.
+const W: usize = 2 * HALF as usize;
+/// Sets of counts: four, for values at places 0, 1, 2, 3 modulo 4, added up after the
+/// pass: a run of equal values then increments four counters in turn instead of one (each
+/// increment waits for the one before it to reach memory).
+const SETS: usize = 4;
+/// The sets lie 64 bytes more than W counts apart: at exactly W (256 KiB) one value's
+/// four counters would share their address modulo 4 KiB, and the processor would make
+/// each increment wait for the store before it as if they were one counter.
+const STRIDE: usize = W + 16;
+/// The last step of a set (values beyond it are clamped there and spoil the counts).
+const LAST: usize = W - 1;
+
+/// The first pass of [`Instances::summary_worst`]: extremes, the worst k, and counts per
+/// grid step around the first value. The hot loop keeps no sums: when every value was
+/// counted on the grid (the usual case) the exact sums come from the counts, else from a
+/// second pass.
+struct Pass {
+    min: i64,
+    max: i64,
+    imin: usize,
+    imax: usize,
+    /// The k largest so far, largest first.
+    best: Vec<(i64, Picos)>,
+    /// Below this value nothing can enter `best`.
+    floor: i64,
+    k: usize,
+    /// Whether a value equal to the floor may still enter (places not in order).
+    ties_enter: bool,
+    /// The grid step (at least 1) and the value counted in step 0.
+    g: i64,
+    base: i64,
+    div: ExactDiv,
+    counts: GridCounts,
+}
+
+/// The first pass's counts per grid step, in [`SETS`] sets; `ok` while every value so far
+/// fell on the grid inside the window (and the total fits a `u32`).
+struct GridCounts {
+    spec: Vec<u32>,
+    ok: bool,
+}
+
+impl GridCounts {
+    /// The sets added up into one: counts per step from the pass's base, or none when a
+    /// value fell off the grid or outside the window.
+    fn merged(self) -> Option<Vec<u32>> {
+        let GridCounts { mut spec, ok } = self;
+        if !ok {
+            return None;
+        }
+        let (first_set, others) = spec.split_at_mut(STRIDE);
+        for set in others.chunks_exact(STRIDE) {
+            for (a, b) in first_set[..W].iter_mut().zip(&set[..W]) {
+                // at most n ≤ u32::MAX in all when `ok`
+                *a = a.saturating_add(*b);
+            }
+        }
+        spec.truncate(W);
+        Some(spec)
+    }
+}
+
+impl Pass {
+    fn new(v0: i64, grid: i64, k: usize, n: u64, ties_enter: bool) -> Pass {
+        let g = grid.max(1);
+        let base = (v0 as i128 - (HALF as i128) * g as i128)
+            .clamp(i64::MIN as i128, i64::MAX as i128) as i64;
+        Pass {
+            min: i64::MAX,
+            max: i64::MIN,
+            imin: 0,
+            imax: 0,
+            best: Vec::with_capacity(k + 1),
+            floor: if k == 0 { i64::MAX } else { i64::MIN },
+            k,
+            ties_enter,
+            g,
+            base,
+            div: ExactDiv::new(g as u64),
+            counts: GridCounts {
+                spec: vec![0u32; SETS * STRIDE],
+                ok: n <= u32::MAX as u64,
+            },
+        }
+    }
+
+    /// One block of values (`vals`, the first at index `i0` of `inst`): two passes over it
+    /// (1024 values, in L1): the extremes and the worst, then the counts. Each pass has few
+    /// enough locals to keep them all in registers; one pass doing both spilled the running
+    /// minimum to the stack, a store and a load on every value's critical path.
+    #[inline(always)]
+    fn block(&mut self, inst: &Instances, i0: usize, vals: &[i64]) {
+        let (mut lo, mut hi, mut ilo, mut ihi) = (self.min, self.max, self.imin, self.imax);
+        let mut fl = self.floor;
+        let (k, ties_enter) = (self.k, self.ties_enter);
+        for (j, &v) in vals.iter().enumerate() {
+            if v < lo {
+                lo = v;
+                ilo = i0 + j;
+            }
+            if v > hi {
+                hi = v;
+                ihi = i0 + j;
+            }
+            if (v > fl || (v == fl && ties_enter && k > 0))
+                && offer(&mut self.best, k, (v, inst.at(i0 + j)))
+            {
+                fl = self.best[k - 1].0;
+            }
+        }
+        (self.min, self.max, self.imin, self.imax, self.floor) = (lo, hi, ilo, ihi, fl);
+        self.count(vals);
+    }
+
+    /// Counts the block's values per grid step, the four sets in turn.
+    #[inline(always)]
+    fn count(&mut self, vals: &[i64]) {
+        let (dv, b) = (self.div, self.base);
+        let mut ok = self.counts.ok;
+        let mut sets = self.counts.spec.chunks_exact_mut(STRIDE);
+        let (Some(s0), Some(s1), Some(s2), Some(s3)) =
+            (sets.next(), sets.next(), sets.next(), sets.next())
+        else {
+            return; // four sets were allocated
+        };
+        let count = move |v: i64, set: &mut [u32], ok: &mut bool| {
+            let (q, fits) = dv.div(v.wrapping_sub(b) as u64);
+            let q = q as usize;
+            *ok &= fits & (q <= LAST);
+            set[q.min(LAST)] += 1;
+        };
+        let quads = vals.chunks_exact(SETS);
+        let tail = quads.remainder();
+        for c in quads {
+            count(c[0], s0, &mut ok);
+            count(c[1], s1, &mut ok);
+            count(c[2], s2, &mut ok);
+            count(c[3], s3, &mut ok);
+        }
+        for &v in tail {
+            count(v, s0, &mut ok);
+        }
+        self.counts.ok = ok;
+    }
+}
+
+/// Exact sums of `v − v0` and of its squares over values counted per grid step `g` from
+/// `base`, and whether the squares overflowed.
+fn sums_of_counts(counts: &[u32], base: i64, g: i64, v0: i64) -> (i128, u128, bool) {
+    let (mut s1, mut s2, mut over) = (0i128, 0u128, false);
+    for (q, &c) in counts.iter().enumerate() {
+        if c == 0 {
+            continue;
+        }
+        // value base + q·g, less v0 = (q − HALF)·g, exact in i128
+        let d = (base as i128 + q as i128 * g as i128) - v0 as i128;
+        s1 += d * c as i128;
+        let a = d.unsigned_abs();
+        match a.checked_mul(a).and_then(|sq| sq.checked_mul(c as u128)) {
+            Some(t) => {
+                let (sum, o) = s2.overflowing_add(t);
+                s2 = sum;
+                over |= o;
+            }
+            None => over = true,
+        }
+    }
+    (s1, s2, over)
 }
 
 #[cfg(test)]

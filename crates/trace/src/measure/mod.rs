@@ -15,6 +15,7 @@
 //! place only where that is not an edge (see `instances`).
 
 pub mod flags;
+mod gather;
 mod instances;
 mod json;
 pub mod limit;
@@ -24,7 +25,7 @@ use crate::error::{Error, Result};
 use instances::Instances;
 use latscope_core::capture::{Capture, DigitalChannel, Edge};
 use latscope_core::jsonnum::{nan_as_null, null_as_nan};
-use latscope_core::stats::{Location, Moments, Samples};
+use latscope_core::stats::Location;
 use latscope_core::time::Picos;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -432,175 +433,28 @@ fn measure_all(ctx: &Ctx, reqs: &[Request]) -> Result<Vec<Measurement>> {
         .collect()
 }
 
+/// One request's measurement: the instances its kind gathers (`gather`), summarised.
 fn measure(ctx: &Ctx, req: &Request) -> Result<Measurement> {
-    let mut s = Instances::new();
-    let mut unmatched = 0u64;
-    let mut unmatched_to = None;
-    let mut jitter = None;
+    let g = gather::gather(ctx, &req.kind)?;
+    Ok(summarise(ctx, req, g))
+}
+
+/// The statistics, histogram, worst instances and per-instance values of what a request
+/// gathered, as the result holds them (ns, or counts for a count).
+fn summarise(ctx: &Ctx, req: &Request, g: gather::Gathered) -> Measurement {
+    let gather::Gathered {
+        kind,
+        unit,
+        instances: mut s,
+        unmatched,
+        unmatched_to,
+        jitter,
+        busy,
+        series,
+    } = g;
     let mut frequency = None;
-    let mut busy = None;
-    let mut series = None;
-    let mut unit = "ns";
-    let kind: &'static str;
-    match &req.kind {
-        Kind::Pulse { channel, level } => {
-            kind = "pulse";
-            let ch = ctx.ch(channel)?;
-            // a pulse's place is its first edge: nothing stored but the width
-            let first = if ch.level_after(0) == *level { 0 } else { 1 };
-            let n = ch.edges.len().saturating_sub(first) / 2;
-            s = Instances::on_edges(&ch.edges, first, 2, 1, n);
-        }
-        Kind::Latency { from, to, window } => {
-            kind = "latency";
-            let a: Vec<Picos> = ctx.ch(&from.channel)?.edges_of(from.edge).collect();
-            let b: Vec<Picos> = ctx.ch(&to.channel)?.edges_of(to.edge).collect();
-            let same = from.channel == to.channel
-                || ctx.cap.channel_index(&from.channel)? == ctx.cap.channel_index(&to.channel)?;
-            let mut j = 0usize;
-            let mut matched = 0u64;
-            for (i, &t) in a.iter().enumerate() {
-                // first B event at/after t (strictly after when it is the same edge)
-                while j < b.len() && (b[j] < t || (same && b[j] == t)) {
-                    j += 1;
-                }
-                let next_a = a.get(i + 1).copied();
-                match b.get(j) {
-                    Some(&tb)
-                        if next_a.is_none_or(|n| tb < n) && window.is_none_or(|w| tb - t <= w) =>
-                    {
-                        s.push(tb.0 - t.0, t);
-                        matched += 1;
-                        j += 1;
-                    }
-                    _ => unmatched += 1,
-                }
-            }
-            unmatched_to = Some(b.len() as u64 - matched);
-        }
-        Kind::Period { on, nominal } => {
-            kind = "period";
-            // the edges of that kind are every edge (any) or every other one (rise,
-            // fall): a period's place is its first edge, nothing is copied
-            let ch = ctx.ch(&on.channel)?;
-            let (first, step) = match on.edge {
-                Edge::Any => (0, 1),
-                Edge::Rise => (usize::from(!ch.level_after(0)), 2),
-                Edge::Fall => (usize::from(ch.level_after(0)), 2),
-            };
-            let n_edges = ch.edges.len().saturating_sub(first).div_ceil(step);
-            let n = n_edges.saturating_sub(1);
-            s = Instances::on_edges(&ch.edges, first, step, step, n);
-            // jitter: exact moments and RMS, streamed (no second list)
-            let mut jm = Moments::default();
-            let mut sq = 0.0f64;
-            if let Some(nom) = nominal {
-                for k in 0..n {
-                    let a = ch.edges[first + step * k];
-                    let p = ch.edges[first + step * (k + 1)].0 - a.0;
-                    jm.add(p - nom.0, ctx.loc(a));
-                    sq += ((p - nom.0) as f64).powi(2);
-                }
-            }
-            if let (Some(n), Some(min), Some(max)) = (nominal, jm.min(), jm.max()) {
-                let rms = (sq / jm.count() as f64).sqrt();
-                jitter = Some(Jitter {
-                    nominal_ns: n.0 as f64 / PS_NS,
-                    min_ns: min as f64 / PS_NS,
-                    max_ns: max as f64 / PS_NS,
-                    mean_ns: jm.mean() / PS_NS,
-                    stdev_ns: jm.stdev() / PS_NS,
-                    abs_max_ns: min.abs().max(max.abs()) as f64 / PS_NS,
-                    rms_ns: rms / PS_NS,
-                });
-            }
-        }
-        Kind::Busy {
-            channel,
-            level,
-            per,
-        } => {
-            kind = "busy";
-            let ch = ctx.ch(channel)?;
-            let acc = Active::new(ch, *level, ctx.cap.start);
-            let wins = windows(ctx, per)?;
-            let mut pts = Vec::with_capacity(wins.len());
-            let mut pct = Samples::new();
-            for &(a, b) in &wins {
-                let busy_ps = acc.until(b) - acc.until(a);
-                s.push(busy_ps, a);
-                let p = if b > a {
-                    busy_ps as f64 * 100.0 / (b.0 - a.0) as f64
-                } else {
-                    0.0
-                };
-                // percent in millionths for exact order statistics
-                pct.push((p * 1e6).round() as i64, ctx.loc(a));
-                pts.push(WindowPoint {
-                    at_ns: (a.0 - ctx.origin.0) as f64 / PS_NS,
-                    window_ns: (b.0 - a.0) as f64 / PS_NS,
-                    value: busy_ps as f64 / PS_NS,
-                    percent: Some(p),
-                });
-            }
-            let total = (ctx.cap.end.0 - ctx.cap.start.0).max(1) as f64;
-            let overall =
-                (acc.until(ctx.cap.end) - acc.until(ctx.cap.start)) as f64 * 100.0 / total;
-            let ps = if pct.is_empty() {
-                PercentStats {
-                    overall,
-                    min: f64::NAN,
-                    max: f64::NAN,
-                    mean: f64::NAN,
-                    p50: f64::NAN,
-                    p99: f64::NAN,
-                }
-            } else {
-                let sm = pct.summary();
-                PercentStats {
-                    overall,
-                    min: sm.min as f64 / 1e6,
-                    max: sm.max as f64 / 1e6,
-                    mean: sm.mean / 1e6,
-                    p50: sm.p50 as f64 / 1e6,
-                    p99: sm.p99 as f64 / 1e6,
-                }
-            };
-            busy = Some(ps);
-            series = Some(pts);
-        }
-        Kind::Count { on, per } => {
-            kind = "count";
-            unit = "count";
-            let e: Vec<Picos> = ctx.ch(&on.channel)?.edges_of(on.edge).collect();
-            let wins = windows(ctx, per)?;
-            let mut pts = Vec::with_capacity(wins.len());
-            for &(a, b) in &wins {
-                let n = e.partition_point(|&x| x < b) - e.partition_point(|&x| x < a);
-                s.push(n as i64, a);
-                pts.push(WindowPoint {
-                    at_ns: (a.0 - ctx.origin.0) as f64 / PS_NS,
-                    window_ns: (b.0 - a.0) as f64 / PS_NS,
-                    value: n as f64,
-                    percent: None,
-                });
-            }
-            series = Some(pts);
-        }
-    }
     let scale = if unit == "count" { 1.0 } else { PS_NS };
-    let values: Vec<(f64, f64)> = match &series {
-        _ if !ctx.set.series => Vec::new(),
-        Some(pts) if kind == "busy" => pts
-            .iter()
-            .map(|p| (p.at_ns, p.percent.unwrap_or(0.0)))
-            .collect(),
-        _ => s
-            .pairs()
-            .into_iter()
-            .map(|(v, t)| (ctx.loc(t).at as f64 / PS_NS, v as f64 / scale))
-            .collect(),
-    };
+    let values = values(ctx, kind, &s, series.as_deref(), scale);
     // values are likely whole sample periods (counted per period, not sorted)
     let grid = if unit == "count" {
         1
@@ -628,7 +482,7 @@ fn measure(ctx: &Ctx, req: &Request) -> Result<Measurement> {
     let histogram = hist(&dist, sm.min, sm.max, res, ctx.set.bins, scale);
     // No instance: NaN (JSON null), never a made-up 0 "at 0 ns".
     let stat = |v: f64| if sm.count == 0 { f64::NAN } else { v };
-    Ok(Measurement {
+    Measurement {
         name: req.name.clone(),
         kind,
         definition: req.definition.clone(),
@@ -658,7 +512,30 @@ fn measure(ctx: &Ctx, req: &Request) -> Result<Measurement> {
         busy_percent: busy,
         series,
         values,
-    })
+    }
+}
+
+/// Every instance as (at ns, value) when the settings ask for the series (the busy share
+/// in percent per window for a busy measurement), else nothing.
+fn values(
+    ctx: &Ctx,
+    kind: &str,
+    s: &Instances,
+    series: Option<&[WindowPoint]>,
+    scale: f64,
+) -> Vec<(f64, f64)> {
+    match series {
+        _ if !ctx.set.series => Vec::new(),
+        Some(pts) if kind == "busy" => pts
+            .iter()
+            .map(|p| (p.at_ns, p.percent.unwrap_or(0.0)))
+            .collect(),
+        _ => s
+            .pairs()
+            .into_iter()
+            .map(|(v, t)| (ctx.loc(t).at as f64 / PS_NS, v as f64 / scale))
+            .collect(),
+    }
 }
 
 /// Linear histogram from min to max with bins a whole number of resolutions wide.
@@ -693,83 +570,6 @@ fn hist(
             count: c,
         })
         .collect()
-}
-
-/// Cumulative active time of a channel, queried at any instant in O(log n).
-struct Active<'a> {
-    ch: &'a DigitalChannel,
-    level: bool,
-    start: Picos,
-    /// active time from `start` up to each edge
-    cum: Vec<i64>,
-}
-
-impl<'a> Active<'a> {
-    fn new(ch: &'a DigitalChannel, level: bool, start: Picos) -> Active<'a> {
-        let mut cum = Vec::with_capacity(ch.edges.len());
-        let mut acc = 0i64;
-        let mut prev = start;
-        let mut lv = ch.initial;
-        for &e in &ch.edges {
-            if lv == level {
-                acc += e.0 - prev.0;
-            }
-            cum.push(acc);
-            prev = e;
-            lv = !lv;
-        }
-        Active {
-            ch,
-            level,
-            start,
-            cum,
-        }
-    }
-    /// Active time in [start, t].
-    fn until(&self, t: Picos) -> i64 {
-        let k = self.ch.edges.partition_point(|&e| e <= t);
-        if k == 0 {
-            return if self.ch.initial == self.level {
-                (t.0 - self.start.0).max(0)
-            } else {
-                0
-            };
-        }
-        let lv = self.ch.level_after(k - 1);
-        self.cum[k - 1]
-            + if lv == self.level {
-                t.0 - self.ch.edges[k - 1].0
-            } else {
-                0
-            }
-    }
-}
-
-fn windows(ctx: &Ctx, per: &Per) -> Result<Vec<(Picos, Picos)>> {
-    let (s, e) = (ctx.cap.start, ctx.cap.end);
-    Ok(match per {
-        Per::Whole => vec![(s, e)],
-        Per::Window(w) => {
-            if w.0 <= 0 {
-                return Err(Error::usage("the window must be positive"));
-            }
-            let n = (e.0 - s.0) / w.0;
-            if n > 50_000_000 {
-                return Err(Error::usage(format!(
-                    "{n} windows of {}: use a larger --window",
-                    latscope_core::time::format_ps(w.0 as i128)
-                )));
-            }
-            (0..n)
-                .map(|k| (Picos(s.0 + k * w.0), Picos(s.0 + (k + 1) * w.0)))
-                .collect()
-        }
-        Per::Periods(r) => {
-            let t: Vec<Picos> = ctx.ch(&r.channel)?.edges_of(r.edge).collect();
-            t.windows(2).map(|w| (w[0], w[1])).collect()
-        }
-        Per::Pulses { channel, level } => ctx.ch(channel)?.pulses(*level).collect(),
-    })
 }
 
 #[cfg(test)]

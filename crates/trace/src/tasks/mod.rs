@@ -13,6 +13,7 @@
 pub mod result;
 pub mod series;
 pub mod summarize;
+mod timing;
 pub mod walk;
 
 #[cfg(test)]
@@ -30,8 +31,6 @@ pub use walk::{walk, Timeline};
 use latscope_core::events::{ActorKind, EventTrace, LossKind, LostEvents as Lost};
 use latscope_core::stats::{Location, Samples};
 use latscope_core::time::Picos;
-use std::collections::BTreeMap;
-use summarize::summarize;
 
 const PS_NS: f64 = 1000.0;
 
@@ -104,232 +103,133 @@ pub fn analyze(trace: &EventTrace, opts: &Options) -> TaskTimingResult {
     analyze_walked(trace, &walk(trace), opts)
 }
 
-/// [`analyze`] on a timeline [`walk`] already produced (the CLI also writes its series).
-pub fn analyze_walked(trace: &EventTrace, tl: &Timeline, opts: &Options) -> TaskTimingResult {
-    let res = resolution_ps(trace);
-    let rel = |t: Picos| t.0.saturating_sub(trace.start.0);
-    let ns = |t: Picos| rel(t) as f64 / PS_NS;
-    let length = trace.end.0.saturating_sub(trace.start.0).max(0);
-    let percent = |run: i64| {
-        if length > 0 {
-            100.0 * run as f64 / length as f64
+/// What every actor's figures are computed against: the recording, the settings, the
+/// resolution, the length and the lost-event windows (indexed once for all actors).
+struct Frame<'a> {
+    trace: &'a EventTrace,
+    opts: &'a Options,
+    /// One recorder clock tick in ps.
+    res: i64,
+    /// The recording's length in ps (never negative).
+    length: i64,
+    losses: LossIndex<'a>,
+}
+
+impl<'a> Frame<'a> {
+    fn new(trace: &'a EventTrace, opts: &'a Options) -> Frame<'a> {
+        Frame {
+            trace,
+            opts,
+            res: resolution_ps(trace),
+            length: trace.end.0.saturating_sub(trace.start.0).max(0),
+            losses: LossIndex::new(&trace.lost),
+        }
+    }
+    /// A time in ps from the recording's start.
+    fn rel(&self, t: Picos) -> i64 {
+        t.0.saturating_sub(self.trace.start.0)
+    }
+    /// A time in ns from the recording's start.
+    fn ns(&self, t: Picos) -> f64 {
+        self.rel(t) as f64 / PS_NS
+    }
+    /// A run time as a share of the recording's length, in percent (0 for an empty one).
+    fn percent(&self, run: i64) -> f64 {
+        if self.length > 0 {
+            100.0 * run as f64 / self.length as f64
         } else {
             0.0
         }
-    };
+    }
+    /// The gaps between consecutive times, each at the later one.
+    fn gaps(&self, times: impl IntoIterator<Item = Picos>) -> Samples {
+        let mut gaps = Samples::new();
+        let mut prev = None::<Picos>;
+        for t in times {
+            if let Some(p) = prev {
+                gaps.push(
+                    t.0.saturating_sub(p.0),
+                    Location {
+                        at: self.rel(t),
+                        source: 0,
+                    },
+                );
+            }
+            prev = Some(t);
+        }
+        gaps
+    }
+}
+
+/// [`analyze`] on a timeline [`walk`] already produced (the CLI also writes its series).
+pub fn analyze_walked(trace: &EventTrace, tl: &Timeline, opts: &Options) -> TaskTimingResult {
+    let fr = Frame::new(trace, opts);
     let mut tasks = Vec::new();
     let mut isrs = Vec::new();
     let mut idle_run = None::<i64>;
-    let losses = LossIndex::new(&trace.lost);
     for (i, actor) in trace.actors.iter().enumerate() {
         let Some(a) = tl.actors.get(i) else { continue };
         match actor.kind {
             ActorKind::Idle => {
                 idle_run = Some(idle_run.unwrap_or(0).saturating_add(a.run_ps));
             }
-            ActorKind::Task => {
-                let mut lat = Samples::with_capacity(a.jobs.len());
-                let mut resp = Samples::with_capacity(a.jobs.len());
-                let mut exec = Samples::with_capacity(a.jobs.len());
-                let mut pre = CountStats::default();
-                let mut suspect = 0;
-                let mut instances = Vec::with_capacity(a.jobs.len());
-                for (k, j) in a.jobs.iter().enumerate() {
-                    let loc = Location {
-                        at: rel(j.release),
-                        source: k as u32,
-                    };
-                    let latency = j.first_run.map(|f| f.0.saturating_sub(j.release.0));
-                    if let Some(l) = latency {
-                        lat.push(l, loc);
-                    }
-                    let response = j.end.0.saturating_sub(j.release.0);
-                    resp.push(response, loc);
-                    exec.push(j.execution, loc);
-                    let p = u64::from(j.preemptions);
-                    pre.total += p;
-                    if p > pre.max || pre.max_at_ns.is_none() {
-                        pre.max = p;
-                        pre.max_at_ns = Some(ns(j.release));
-                    }
-                    let s = losses.touches(j.release, j.end, &j.cpus, i as u32);
-                    suspect += u64::from(s);
-                    instances.push(JobInstance {
-                        job: k as u64,
-                        release_ns: ns(j.release),
-                        start_latency_ns: latency.map(|l| l as f64 / PS_NS),
-                        response_ns: response as f64 / PS_NS,
-                        execution_ns: j.execution as f64 / PS_NS,
-                        preemptions: p,
-                        suspect: s,
-                    });
-                }
-                // Largest response first; among equal ones the earliest.
-                instances.sort_by(|x, y| {
-                    y.response_ns
-                        .total_cmp(&x.response_ns)
-                        .then(x.job.cmp(&y.job))
-                });
-                instances.truncate(opts.worst);
-                let mut gaps = Samples::new();
-                for w in a.releases.windows(2) {
-                    gaps.push(
-                        w[1].0.saturating_sub(w[0].0),
-                        Location {
-                            at: rel(w[1]),
-                            source: 0,
-                        },
-                    );
-                }
-                tasks.push(TaskTiming {
-                    name: actor.name.clone(),
-                    priority: actor.priority,
-                    id: actor.id,
-                    jobs: a.jobs.len() as u64,
-                    cut_off: a.cut_off,
-                    releases: a.releases.len() as u64,
-                    suspect,
-                    start_latency: summarize(&mut lat, res, opts.bins),
-                    response: summarize(&mut resp, res, opts.bins),
-                    execution: summarize(&mut exec, res, opts.bins),
-                    preemptions: pre,
-                    inter_arrival: summarize(&mut gaps, res, opts.bins),
-                    run_ns: a.run_ps as f64 / PS_NS,
-                    cpu_percent: percent(a.run_ps),
-                    worst: instances,
-                });
-            }
-            ActorKind::Isr | ActorKind::Tick => {
-                let mut dur = Samples::with_capacity(a.runs.len());
-                let mut gaps = Samples::new();
-                let mut suspect = 0;
-                let mut released = 0u64;
-                let mut by: BTreeMap<u64, ReleasedRow> = BTreeMap::new();
-                let mut started: BTreeMap<u32, u64> = BTreeMap::new();
-                let mut inst = Vec::with_capacity(a.runs.len());
-                for (k, r) in a.runs.iter().enumerate() {
-                    dur.push(
-                        r.duration,
-                        Location {
-                            at: rel(r.enter),
-                            source: k as u32,
-                        },
-                    );
-                    let s = losses.touches(r.enter, r.exit, &[r.cpu], i as u32);
-                    suspect += u64::from(s);
-                    released += u64::from(r.released);
-                    for &t in &r.started {
-                        *started.entry(t).or_insert(0) += 1;
-                    }
-                    let d = r.duration as f64 / PS_NS;
-                    let row = by.entry(u64::from(r.released)).or_insert(ReleasedRow {
-                        released: u64::from(r.released),
-                        count: 0,
-                        min_ns: d,
-                        max_ns: d,
-                        max_at_ns: ns(r.enter),
-                    });
-                    row.count += 1;
-                    row.min_ns = row.min_ns.min(d);
-                    if d > row.max_ns {
-                        row.max_ns = d;
-                        row.max_at_ns = ns(r.enter);
-                    }
-                    inst.push(IsrInstance {
-                        at_ns: ns(r.enter),
-                        duration_ns: d,
-                        released: u64::from(r.released),
-                        suspect: s,
-                    });
-                }
-                for w in a.runs.windows(2) {
-                    gaps.push(
-                        w[1].enter.0.saturating_sub(w[0].enter.0),
-                        Location {
-                            at: rel(w[1].enter),
-                            source: 0,
-                        },
-                    );
-                }
-                inst.sort_by(|x, y| {
-                    y.duration_ns
-                        .total_cmp(&x.duration_ns)
-                        .then(x.at_ns.total_cmp(&y.at_ns))
-                });
-                inst.truncate(opts.worst);
-                let tick = actor.kind == ActorKind::Tick;
-                isrs.push(IsrTiming {
-                    name: actor.name.clone(),
-                    kind: if tick { "tick" } else { "isr" },
-                    priority: actor.priority,
-                    id: actor.id,
-                    count: a.runs.len() as u64,
-                    suspect,
-                    duration: summarize(&mut dur, res, opts.bins),
-                    inter_arrival: summarize(&mut gaps, res, opts.bins),
-                    released,
-                    started_jobs: started
-                        .into_iter()
-                        .filter_map(|(t, jobs)| {
-                            trace.actors.get(t as usize).map(|x| StartedJobs {
-                                task: x.name.clone(),
-                                jobs,
-                            })
-                        })
-                        .collect(),
-                    run_ns: a.run_ps as f64 / PS_NS,
-                    cpu_percent: percent(a.run_ps),
-                    worst: inst,
-                    by_released: if tick {
-                        by.into_values().collect()
-                    } else {
-                        Vec::new()
-                    },
-                });
-            }
+            ActorKind::Task => tasks.push(timing::task(&fr, i, actor, a)),
+            ActorKind::Isr | ActorKind::Tick => isrs.push(timing::isr(&fr, i, actor, a)),
         }
     }
     let cpus = trace.cpus.max(1);
     TaskTimingResult {
         kind: "tasks",
         schema_version: 1,
-        recording: RecordingInfo {
-            source: trace.source.clone(),
-            format: trace.format.clone(),
-            clock_hz: trace.clock_hz,
-            resolution_ns: trace.clock_hz.map(|_| res as f64 / PS_NS),
-            start_ns: trace.start.0 as f64 / PS_NS,
-            end_ns: trace.end.0 as f64 / PS_NS,
-            length_ns: length as f64 / PS_NS,
-            cpus: trace.cpus,
-            events: trace.events.len() as u64,
-            unmatched_isr_exits: tl.unmatched_exits,
-        },
+        recording: recording(&fr, tl),
         tasks,
         isrs,
-        lost_events: LostEvents {
-            count: trace.lost_total(),
-            inferred: trace
-                .lost
-                .iter()
-                .filter(|l| l.kind == LossKind::Inferred)
-                .count() as u64,
-            windows: trace
-                .lost
-                .iter()
-                .map(|l| LostWindow {
-                    count: l.count,
-                    from_ns: ns(l.from),
-                    to_ns: ns(l.to),
-                    cpu: l.cpu,
-                    inferred: l.kind == LossKind::Inferred,
-                    actor: l
-                        .actor
-                        .and_then(|a| trace.actors.get(a as usize))
-                        .map(|a| a.name.clone()),
-                })
-                .collect(),
-        },
-        idle_percent: idle_run.map(|r| percent(r) / f64::from(cpus)),
+        lost_events: lost_events(&fr),
+        idle_percent: idle_run.map(|r| fr.percent(r) / f64::from(cpus)),
+    }
+}
+
+/// The recording's facts: source, clock, span, CPUs, events.
+fn recording(fr: &Frame, tl: &Timeline) -> RecordingInfo {
+    let trace = fr.trace;
+    RecordingInfo {
+        source: trace.source.clone(),
+        format: trace.format.clone(),
+        clock_hz: trace.clock_hz,
+        resolution_ns: trace.clock_hz.map(|_| fr.res as f64 / PS_NS),
+        start_ns: trace.start.0 as f64 / PS_NS,
+        end_ns: trace.end.0 as f64 / PS_NS,
+        length_ns: fr.length as f64 / PS_NS,
+        cpus: trace.cpus,
+        events: trace.events.len() as u64,
+        unmatched_isr_exits: tl.unmatched_exits,
+    }
+}
+
+/// Every lost-event window, in ns from the recording's start, with the total count.
+fn lost_events(fr: &Frame) -> LostEvents {
+    let trace = fr.trace;
+    LostEvents {
+        count: trace.lost_total(),
+        inferred: trace
+            .lost
+            .iter()
+            .filter(|l| l.kind == LossKind::Inferred)
+            .count() as u64,
+        windows: trace
+            .lost
+            .iter()
+            .map(|l| LostWindow {
+                count: l.count,
+                from_ns: fr.ns(l.from),
+                to_ns: fr.ns(l.to),
+                cpu: l.cpu,
+                inferred: l.kind == LossKind::Inferred,
+                actor: l
+                    .actor
+                    .and_then(|a| trace.actors.get(a as usize))
+                    .map(|a| a.name.clone()),
+            })
+            .collect(),
     }
 }
