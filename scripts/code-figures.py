@@ -19,7 +19,10 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-FN_RE = re.compile(r"\bfn\s+([A-Za-z_][A-Za-z0-9_]*)")
+# A function item: its name is followed by generics or parameters (`fn f(` / `fn f<`), so a
+# macro input that merely starts with `fn NAME =` (e.g. `words!(fn kind_word = [...])`) is
+# not taken for one.
+FN_RE = re.compile(r"\bfn\s+([A-Za-z_][A-Za-z0-9_]*)(?=\s*[(<])")
 
 
 def rust_files():

@@ -187,30 +187,41 @@ pub fn parse_cpu_list(text: &str) -> Result<Vec<u32>, MeasureError> {
     cpu_list(text).map_err(|why| MeasureError::Input(format!("malformed CPU list '{text}': {why}")))
 }
 
+/// What is wrong with a CPU list, without the list itself (the caller quotes it).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CpuListError {
+    #[error("empty element")]
+    EmptyElement,
+    #[error("'{0}' is not a CPU number")]
+    NotANumber(String),
+    #[error("range '{0}' goes backwards")]
+    Backwards(String),
+    #[error("range '{0}' is too long")]
+    TooLong(String),
+}
+
 /// [`parse_cpu_list`] with the problem alone (`range '3-1' goes backwards`), for a
 /// caller that quotes the text itself ([`crate::values::CpuList`]).
-pub(crate) fn cpu_list(text: &str) -> Result<Vec<u32>, String> {
-    let bad = |why: &str| why.to_string();
+pub(crate) fn cpu_list(text: &str) -> Result<Vec<u32>, CpuListError> {
     let mut out = Vec::new();
     for part in text.trim().split(',').map(str::trim) {
         if part.is_empty() {
-            return Err(bad("empty element"));
+            return Err(CpuListError::EmptyElement);
         }
         let (a, b) = match part.split_once('-') {
             Some((a, b)) => (a.trim(), b.trim()),
             None => (part, part),
         };
-        let a: u32 = a
-            .parse()
-            .map_err(|_| bad(&format!("'{part}' is not a CPU number")))?;
-        let b: u32 = b
-            .parse()
-            .map_err(|_| bad(&format!("'{part}' is not a CPU number")))?;
+        let number = |x: &str| {
+            x.parse::<u32>()
+                .map_err(|_| CpuListError::NotANumber(part.to_string()))
+        };
+        let (a, b) = (number(a)?, number(b)?);
         if b < a {
-            return Err(bad(&format!("range '{part}' goes backwards")));
+            return Err(CpuListError::Backwards(part.to_string()));
         }
         if b - a > 65_535 {
-            return Err(bad(&format!("range '{part}' is too long")));
+            return Err(CpuListError::TooLong(part.to_string()));
         }
         out.extend(a..=b);
     }
