@@ -98,13 +98,19 @@ pub struct ChainResult {
     pub davare_age_ns: Option<f64>,
 }
 
+/// The writer's composition part on a link bounded by Dürr et al.'s terms: what its
+/// response exceeds the reader's period by.
+pub const DUERR_WRITER_PART: &str = "response beyond the reader's period";
+
 /// One term of a chain's bound.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct ChainPart {
     pub step: String,
     /// `period`: waiting for the step's next release (a sampled read, or the first
     /// step's read of the stimulus); `response`: the step's worst response beyond its
-    /// predecessor's (the first step's: from its release).
+    /// predecessor's (the first step's: from its release); on a link that takes Dürr
+    /// et al.'s terms (`read = "start"`), the writer's part is
+    /// [`DUERR_WRITER_PART`]: `max(R_w - T_r, 0)`.
     pub part: String,
     pub ns: f64,
 }
@@ -426,6 +432,10 @@ pub(super) fn chain_bound(
             less_r = less_r.saturating_add(cr);
             less_a = less_a.saturating_add(ca);
             if let Some(p) = part_at.get(last).and_then(|&i| out.composition.get_mut(i)) {
+                // Dürr's `max(R_w, T_r)` charges the writer only what its response
+                // exceeds the reader's period by; named so, a 0 here does not read as
+                // "the writer takes no time".
+                p.part = DUERR_WRITER_PART.into();
                 p.ns = ns(r_w - cr);
             }
             used.push(last);

@@ -157,7 +157,7 @@ fn a_reader_that_reads_at_start_gets_duerrs_bound() {
         parts,
         vec![
             ("W", "period", 10e6),
-            ("W", "response", 0.0),
+            ("W", "response beyond the reader's period", 0.0),
             ("Rd", "period", 7e6),
             ("Rd", "response", 5e6)
         ]
