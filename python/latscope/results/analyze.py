@@ -82,7 +82,9 @@ class ChainPart(Doc):
     step: str
     #: `period`: waiting for the step's next release (a sampled read, or the first
     #: step's read of the stimulus); `response`: the step's worst response beyond its
-    #: predecessor's (the first step's: from its release).
+    #: predecessor's (the first step's: from its release); on a link that takes Dürr
+    #: et al.'s terms (`read = "start"`), the writer's part is
+    #: [`DUERR_WRITER_PART`]: `max(R_w - T_r, 0)`.
     part: str
     ns: float
 
