@@ -17,6 +17,8 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::io::{self, Write};
 
+use super::vcd_out::{BitLine, DecTime, Out};
+
 /// VCD identifier for variable `i`: printable ASCII 33..=126, base 94.
 pub fn ident(mut i: usize) -> String {
     let mut s = String::new();
@@ -171,62 +173,15 @@ fn timescale(cap: &Capture) -> (i64, &'static str) {
     SCALES[k]
 }
 
-/// The output, assembled as bytes and handed to the writer in blocks of 256 KiB: lines
-/// formatted through `writeln!` (the `fmt` machinery, twice per edge) cost more than
-/// everything else that writing a dense capture does.
-struct Out<W: Write> {
-    w: W,
-    buf: Vec<u8>,
-}
-
-impl<W: Write> Out<W> {
-    const BLOCK: usize = 1 << 18;
-
-    fn new(w: W) -> Self {
-        Out {
-            w,
-            buf: Vec::with_capacity(Self::BLOCK + 4096),
-        }
-    }
-
-    /// Hands the buffer to the writer once a block is full.
-    #[inline]
-    fn spill(&mut self) -> io::Result<()> {
-        if self.buf.len() >= Self::BLOCK {
-            self.w.write_all(&self.buf)?;
-            self.buf.clear();
-        }
-        Ok(())
-    }
-
-    /// `#t` on a line of its own.
-    #[inline]
-    fn time(&mut self, t: i64) {
-        self.buf.push(b'#');
-        self.buf
-            .extend_from_slice(itoa::Buffer::new().format(t).as_bytes());
-        self.buf.push(b'\n');
-    }
-
-    /// A one-bit change: `0id` or `1id`.
-    #[inline]
-    fn bit(&mut self, level: bool, id: &[u8]) {
-        self.buf.push(if level { b'1' } else { b'0' });
-        self.buf.extend_from_slice(id);
-        self.buf.push(b'\n');
-    }
-
-    fn finish(mut self) -> io::Result<()> {
-        self.w.write_all(&self.buf)?;
-        self.w.flush()
-    }
-}
+/// Above this many variables the merge keeps a heap; up to it, a scan of every variable's
+/// next change per time step is cheaper (several variables change at most steps of a
+/// logic analyser's capture, and a heap pays a sift per change).
+const SCAN_VARS: usize = 16;
 
 /// Writes `cap` as VCD.
-pub fn write<W: Write>(cap: &Capture, w: W) -> io::Result<()> {
-    let mut o = Out::new(w);
+pub fn write<W: Write>(cap: &Capture, mut w: W) -> io::Result<()> {
     let (unit, ts) = timescale(cap);
-    let b = &mut o.buf;
+    let mut b = Vec::new();
     writeln!(b, "$version latscope {} $end", env!("CARGO_PKG_VERSION"))?;
     // No `$` in the comment: a `$end` in the source name would close it early.
     let src: String = cap.source.replace('$', "_");
@@ -237,6 +192,7 @@ pub fn write<W: Write>(cap: &Capture, w: W) -> io::Result<()> {
     }
     writeln!(b, "$timescale {ts} $end")?;
     writeln!(b, "$scope module capture $end")?;
+    w.write_all(&b)?;
     let nd = cap.channels.len();
     let refs = references(
         cap.channels
@@ -245,79 +201,234 @@ pub fn write<W: Write>(cap: &Capture, w: W) -> io::Result<()> {
             .chain(cap.analog.iter().map(|a| a.name.as_str())),
     );
     let ids: Vec<String> = (0..nd + cap.analog.len()).map(ident).collect();
+    let mut o = Out::new(w);
     for (i, r) in refs.iter().enumerate().take(nd) {
-        writeln!(o.buf, "$var wire 1 {} {r} $end", ids[i])?;
-        o.spill()?;
+        o.raw(format!("$var wire 1 {} {r} $end\n", ids[i]).as_bytes())?;
     }
     for (j, r) in refs.iter().enumerate().skip(nd) {
-        writeln!(o.buf, "$var real 64 {} {r} $end", ids[j])?;
-        o.spill()?;
+        o.raw(format!("$var real 64 {} {r} $end\n", ids[j]).as_bytes())?;
     }
-    o.buf
-        .extend_from_slice(b"$upscope $end\n$enddefinitions $end\n#0\n$dumpvars\n");
-    for (i, c) in cap.channels.iter().enumerate() {
-        o.bit(c.initial, ids[i].as_bytes());
-        o.spill()?;
-    }
-    o.buf.extend_from_slice(b"$end\n");
-    let div = ExactDiv::new(unit as u64);
-    let rel = |t: i64| div.div(t - cap.start.0);
-
-    // k-way merge of every channel's change times, ordered by (time, var index, position).
-    // A variable whose next change still comes before every other one's is written on
-    // without going through the heap (a dense channel, or a quiet stretch of the others).
-    let mut heap: BinaryHeap<Reverse<(i64, usize, usize)>> = BinaryHeap::new();
-    for (i, c) in cap.channels.iter().enumerate() {
-        if let Some(&e) = c.edges.first() {
-            heap.push(Reverse((e.0, i, 0)));
-        }
-    }
-    let atime = |j: usize, k: usize| -> i64 {
-        let a = &cap.analog[j];
-        a.start.0 + a.interval.0 * k as i64
+    o.raw(b"$upscope $end\n$enddefinitions $end\n#0\n$dumpvars\n")?;
+    let mut body = Body {
+        cap,
+        nd,
+        ids: &ids,
+        lines: ids[..nd]
+            .iter()
+            .map(|i| BitLine::new(i.as_bytes()))
+            .collect(),
+        div: ExactDiv::new(unit as u64),
+        o,
+        time: DecTime::new(),
+        last: None,
+        scratch: Vec::new(),
     };
-    for (j, a) in cap.analog.iter().enumerate() {
-        if !a.values.is_empty() {
-            heap.push(Reverse((atime(j, 0), nd + j, 0)));
+    for (i, c) in cap.channels.iter().enumerate() {
+        body.bit(i, c.initial)?;
+    }
+    body.o.raw(b"$end\n")?;
+    if nd + cap.analog.len() <= SCAN_VARS {
+        body.merge_by_scan()?;
+    } else {
+        body.merge_by_heap()?;
+    }
+    let end = body.rel(cap.end.0);
+    if body.last != Some(end) {
+        body.o.time(&mut body.time, end);
+    }
+    body.o.finish()
+}
+
+/// The value changes after `$dumpvars`: every variable's changes merged in order of
+/// (time, variable index, position).
+struct Body<'a, W: Write> {
+    cap: &'a Capture,
+    /// Digital channels; variables `nd..` are the analog ones.
+    nd: usize,
+    ids: &'a [String],
+    lines: Vec<Option<BitLine>>,
+    div: ExactDiv,
+    o: Out<W>,
+    time: DecTime,
+    /// The last time written (in units).
+    last: Option<i64>,
+    scratch: Vec<u8>,
+}
+
+impl<W: Write> Body<'_, W> {
+    /// A time relative to the start, in units.
+    #[inline]
+    fn rel(&self, t: i64) -> i64 {
+        self.div.div(t - self.cap.start.0)
+    }
+
+    /// Time of change `k` of variable `v`, if it has one.
+    #[inline]
+    fn at(&self, v: usize, k: usize) -> Option<i64> {
+        if v < self.nd {
+            self.cap.channels[v].edges.get(k).map(|e| e.0)
+        } else {
+            let a = &self.cap.analog[v - self.nd];
+            (k < a.values.len()).then(|| a.start.0 + a.interval.0 * k as i64)
         }
     }
-    let mut last: Option<i64> = None;
-    while let Some(Reverse(mut cur)) = heap.pop() {
-        loop {
-            let (t, v, k) = cur;
-            let rt = rel(t);
-            if last != Some(rt) {
+
+    /// A one-bit line (the slow way for an identifier too long to prepare).
+    #[inline]
+    fn bit(&mut self, v: usize, level: bool) -> io::Result<()> {
+        match &self.lines[v] {
+            Some(l) => self.o.bit(l, level),
+            None => {
+                self.scratch.clear();
+                self.scratch.push(if level { b'1' } else { b'0' });
+                self.scratch.extend_from_slice(self.ids[v].as_bytes());
+                self.scratch.push(b'\n');
+                self.o.raw(&self.scratch)?;
+            }
+        }
+        self.o.spill()
+    }
+
+    /// Writes change `k` of variable `v` (at picosecond time `t`), with a time line first
+    /// if the time is new. The change at the start needs none: `#0` opened the dump.
+    #[inline]
+    fn change(&mut self, t: i64, v: usize, k: usize) -> io::Result<()> {
+        let rt = self.rel(t);
+        if self.last != Some(rt) {
+            if rt != 0 || self.last.is_some() {
+                self.o.time(&mut self.time, rt);
+            }
+            self.last = Some(rt);
+        }
+        if v < self.nd {
+            self.bit(v, self.cap.channels[v].level_after(k))
+        } else {
+            let a = &self.cap.analog[v - self.nd];
+            self.scratch.clear();
+            writeln!(self.scratch, "r{} {}", a.values[k], self.ids[v])?;
+            self.o.raw(&self.scratch)
+        }
+    }
+
+    /// Few variables: each time step, the earliest next change of all, then every
+    /// variable's changes at that time in variable order; a variable alone in front is
+    /// written on up to the next change of any other.
+    fn merge_by_scan(&mut self) -> io::Result<()> {
+        let nv = self.ids.len();
+        let mut pos = vec![0usize; nv];
+        let mut next: Vec<i64> = (0..nv).map(|v| self.at(v, 0).unwrap_or(i64::MAX)).collect();
+        let mut left: usize = self
+            .cap
+            .channels
+            .iter()
+            .map(|c| c.edges.len())
+            .sum::<usize>()
+            + self
+                .cap
+                .analog
+                .iter()
+                .map(|a| a.values.len())
+                .sum::<usize>();
+        while left > 0 {
+            // The earliest next change, its variable, and the earliest of the others.
+            let (mut t, mut a, mut t2) = (i64::MAX, 0, i64::MAX);
+            for (v, &x) in next.iter().enumerate() {
+                if x < t {
+                    (t2, t, a) = (t, x, v);
+                } else if x < t2 {
+                    t2 = x;
+                }
+            }
+            if t < t2 {
+                // One variable alone in front (a dense channel, or a quiet stretch of the
+                // others): its changes before the others' next one are written on.
+                let from = pos[a];
+                pos[a] = self.run_alone(a, from, t2)?;
+                left -= pos[a] - from;
+                next[a] = self.at(a, pos[a]).unwrap_or(i64::MAX);
+                continue;
+            }
+            for v in 0..nv {
+                if next[v] != t {
+                    continue;
+                }
+                // An exhausted variable also reads i64::MAX: `at` tells them apart.
+                while let Some(tv) = self.at(v, pos[v]) {
+                    if tv != t {
+                        break;
+                    }
+                    self.change(t, v, pos[v])?;
+                    pos[v] += 1;
+                    left -= 1;
+                }
+                next[v] = self.at(v, pos[v]).unwrap_or(i64::MAX);
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes variable `v`'s changes from position `k` on while their time is below
+    /// `until`; returns the position reached. A digital channel with a prepared line (the
+    /// bulk of a dense capture) takes a loop of its own over its edges.
+    fn run_alone(&mut self, v: usize, mut k: usize, until: i64) -> io::Result<usize> {
+        let line = match self.lines.get(v) {
+            Some(Some(l)) => l,
+            _ => {
+                while let Some(t) = self.at(v, k).filter(|&t| t < until) {
+                    self.change(t, v, k)?;
+                    k += 1;
+                }
+                return Ok(k);
+            }
+        };
+        let c = &self.cap.channels[v];
+        let (start, div) = (self.cap.start.0, self.div);
+        let (o, time, last) = (&mut self.o, &mut self.time, &mut self.last);
+        for e in c.edges.get(k..).unwrap_or_default() {
+            if e.0 >= until {
+                break;
+            }
+            let rt = div.div(e.0 - start);
+            if *last != Some(rt) {
                 if rt != 0 || last.is_some() {
-                    o.time(rt);
+                    o.time(time, rt);
                 }
-                last = Some(rt);
+                *last = Some(rt);
             }
-            let next = if v < nd {
-                let c = &cap.channels[v];
-                o.bit(c.level_after(k), ids[v].as_bytes());
-                c.edges.get(k + 1).map(|e| (e.0, v, k + 1))
-            } else {
-                let j = v - nd;
-                let a = &cap.analog[j];
-                writeln!(o.buf, "r{} {}", a.values[k], ids[v])?;
-                (k + 1 < a.values.len()).then(|| (atime(j, k + 1), v, k + 1))
-            };
+            o.bit(line, c.level_after(k));
             o.spill()?;
-            match next {
-                Some(n) if heap.peek().is_none_or(|Reverse(top)| n < *top) => cur = n,
-                Some(n) => {
-                    heap.push(Reverse(n));
-                    break;
-                }
-                None => break,
+            k += 1;
+        }
+        Ok(k)
+    }
+
+    /// Many variables: a heap of each variable's next change. A variable whose next change
+    /// still comes before every other one's is written on without going through the heap
+    /// (a dense channel, or a quiet stretch of the others).
+    fn merge_by_heap(&mut self) -> io::Result<()> {
+        let mut heap: BinaryHeap<Reverse<(i64, usize, usize)>> = BinaryHeap::new();
+        for v in 0..self.ids.len() {
+            if let Some(t) = self.at(v, 0) {
+                heap.push(Reverse((t, v, 0)));
             }
         }
+        while let Some(Reverse(mut cur)) = heap.pop() {
+            loop {
+                let (t, v, k) = cur;
+                self.change(t, v, k)?;
+                let next = self.at(v, k + 1).map(|tn| (tn, v, k + 1));
+                match next {
+                    Some(n) if heap.peek().is_none_or(|Reverse(top)| n < *top) => cur = n,
+                    Some(n) => {
+                        heap.push(Reverse(n));
+                        break;
+                    }
+                    None => break,
+                }
+            }
+        }
+        Ok(())
     }
-    let end = rel(cap.end.0);
-    if last != Some(end) {
-        o.time(end);
-    }
-    o.finish()
 }
 
 #[cfg(test)]
@@ -444,10 +555,16 @@ mod tests {
                 .wrapping_add(1_442_695_040_888_963_407);
             (rng >> 33) % m
         };
-        for case in 0..60 {
+        for case in 0..80 {
             let start = -(next(50) as i64) * 1_000;
             let mut channels = Vec::new();
-            for c in 0..(1 + case % 5) {
+            // Few variables (merged by a scan) and more than SCAN_VARS (by a heap).
+            let nch = if case % 4 == 3 {
+                SCAN_VARS + case % 5
+            } else {
+                1 + case % 5
+            };
+            for c in 0..nch {
                 let mut t = start;
                 let mut edges = Vec::new();
                 // dense, sparse and silent channels; shared times between channels
