@@ -261,7 +261,7 @@ impl Demand {
         self.jterm.push(cost as f64 * inv * e.jitter as f64);
         self.n.push(0);
         self.next.push(i64::MIN);
-        if k % BLOCK == 0 {
+        if k.is_multiple_of(BLOCK) {
             self.block_next.push(i64::MIN);
         } else if let Some(b) = self.block_next.last_mut() {
             *b = i64::MIN;
