@@ -42,13 +42,16 @@ pub(super) fn breakdown(
                 work_ps += n * dem.work[k] as i128;
             }
         }
+        // The higher-priority tasks' entities, as slices zipped together (one bounds
+        // check per slice, not three per task).
+        let hp = ctx.nf..ctx.nf + hp_end;
+        let (hp_n, hp_work, hp_switch) =
+            (&dem.n[hp.clone()], &dem.work[hp.clone()], &dem.switch[hp]);
         let shares = ctx.order[..hp_end]
             .iter()
-            .enumerate()
-            .filter_map(|(x, &j)| {
-                let k = ctx.nf + x;
-                let (n, work) = (dem.n[k], dem.work[k]);
-                cs_ps += n as i128 * dem.switch[k] as i128;
+            .zip(hp_n.iter().zip(hp_work.iter().zip(hp_switch)))
+            .filter_map(|(&j, (&n, (&work, &switch)))| {
+                cs_ps += n as i128 * switch as i128;
                 work_ps += n as i128 * work as i128;
                 (work > 0).then(|| (j, ns(n.saturating_mul(work))))
             });

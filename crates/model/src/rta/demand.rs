@@ -54,6 +54,9 @@ impl Fold {
     };
 }
 
+/// Entities per block of [`Demand::block_next`].
+const BLOCK: usize = 8;
+
 /// How many folds past its first changed entity [`Demand::begin`] keeps.
 const FOLDS_AHEAD: usize = 8;
 
@@ -110,6 +113,11 @@ pub(super) struct Demand {
     pub(super) n: Vec<i64>,
     /// Largest window for which `n` still holds (`n T - J`).
     pub(super) next: Vec<i64>,
+    /// Per block of [`BLOCK`] entities, the smallest `next` in it: a window at or below
+    /// it releases none of them, so an evaluation skips the block with one comparison.
+    /// Entities are in priority order, usually with the short periods first, so most
+    /// evaluations release nothing in the later blocks.
+    pub(super) block_next: Vec<i64>,
     /// The window of the counts (`i64::MIN`: none yet).
     pub(super) w_eval: i64,
     /// `ceil(w_eval / T_tick)`.
@@ -121,6 +129,7 @@ pub(super) struct Demand {
     /// Counts kept at the last task's first fixed point, if its window went further.
     pub(super) snap_n: Vec<i64>,
     pub(super) snap_next: Vec<i64>,
+    pub(super) snap_block_next: Vec<i64>,
     pub(super) snap_w: i64,
     pub(super) snap_ticks: i64,
     pub(super) snap_sum: i128,
@@ -177,6 +186,7 @@ impl Demand {
             &mut self.cost,
             &mut self.n,
             &mut self.next,
+            &mut self.block_next,
         ] {
             v.clear();
         }
@@ -251,6 +261,11 @@ impl Demand {
         self.jterm.push(cost as f64 * inv * e.jitter as f64);
         self.n.push(0);
         self.next.push(i64::MIN);
+        if k.is_multiple_of(BLOCK) {
+            self.block_next.push(i64::MIN);
+        } else if let Some(b) = self.block_next.last_mut() {
+            *b = i64::MIN;
+        }
         self.set(k, e.work, e.switch);
         self.folds_valid = self.folds_valid.min(k);
         self.w_eval = i64::MIN;
@@ -285,6 +300,7 @@ impl Demand {
         self.sum = 0;
         self.n.fill(0);
         self.next.fill(i64::MIN);
+        self.block_next.fill(i64::MIN);
         self.w_eval = i64::MIN;
         self.ticks = 0;
         self.sum_tick = 0;
@@ -326,6 +342,7 @@ impl Demand {
         if self.snap_valid {
             self.n.copy_from_slice(&self.snap_n);
             self.next.copy_from_slice(&self.snap_next);
+            self.block_next.copy_from_slice(&self.snap_block_next);
             self.w_eval = self.snap_w;
             self.ticks = self.snap_ticks;
             self.sum = self.snap_sum;
@@ -416,6 +433,7 @@ impl Demand {
     pub(super) fn snapshot(&mut self) {
         self.snap_n.clone_from(&self.n);
         self.snap_next.clone_from(&self.next);
+        self.snap_block_next.clone_from(&self.block_next);
         self.snap_w = self.w_eval;
         self.snap_ticks = self.ticks;
         self.snap_sum = self.sum;
@@ -434,40 +452,58 @@ impl Demand {
         }
         let a = self.active;
         let (period, jitter, inv) = (&self.period[..a], &self.jitter[..a], &self.inv[..a]);
-        let (cost, n, next) = (&self.cost[..a], &mut self.n[..a], &mut self.next[..a]);
+        let (cost, n) = (&self.cost[..a], &mut self.n[..a]);
+        let next = &mut self.next[..];
         let (fr, pf) = (&self.first_rel[..a], &self.pre_flag[..a]);
         let (mut first_n, mut pre_n) = (self.first_n, self.pre_n);
         let mut sum = self.sum;
-        for k in 0..a {
-            if w > next[k] {
-                let d;
-                if n[k] > 0 && w.saturating_sub(next[k]) <= period[k] {
-                    // Within one period past the boundary: exactly one more release.
-                    sum += cost[k] as i128;
-                    n[k] += 1;
-                    d = 1;
-                    next[k] = next[k].saturating_add(period[k]);
-                } else {
-                    // Recount (exact integers).
-                    let c = ceil_div_fast(w.saturating_add(jitter[k]), period[k], inv[k]);
-                    sum += (c - n[k]) as i128 * cost[k] as i128;
-                    d = c - n[k];
-                    n[k] = c;
-                    // `c T - J`, saturated (i64 arithmetic unless it overflows).
-                    next[k] = match c
-                        .checked_mul(period[k])
-                        .and_then(|x| x.checked_sub(jitter[k]))
-                    {
-                        Some(x) => x,
-                        None => (c as i128 * period[k] as i128 - jitter[k] as i128)
-                            .clamp(i64::MIN as i128, i64::MAX as i128)
-                            as i64,
-                    };
+        let blocks = &mut self.block_next[..a.div_ceil(BLOCK)];
+        let mut b = 0;
+        // A tight search for the next block with a release, then a visit of its entities.
+        while let Some(skip) = blocks[b..].iter().position(|&m| w > m) {
+            b += skip;
+            let lo = b * BLOCK;
+            let hi = (lo + BLOCK).min(a);
+            // The block's smallest boundary after the visit.
+            let mut least = i64::MAX;
+            for k in lo..hi {
+                if w > next[k] {
+                    let d;
+                    if n[k] > 0 && w.saturating_sub(next[k]) <= period[k] {
+                        // Within one period past the boundary: exactly one more release.
+                        sum += cost[k] as i128;
+                        n[k] += 1;
+                        d = 1;
+                        next[k] = next[k].saturating_add(period[k]);
+                    } else {
+                        // Recount (exact integers).
+                        let c = ceil_div_fast(w.saturating_add(jitter[k]), period[k], inv[k]);
+                        sum += (c - n[k]) as i128 * cost[k] as i128;
+                        d = c - n[k];
+                        n[k] = c;
+                        // `c T - J`, saturated (i64 arithmetic unless it overflows).
+                        next[k] = match c
+                            .checked_mul(period[k])
+                            .and_then(|x| x.checked_sub(jitter[k]))
+                        {
+                            Some(x) => x,
+                            None => (c as i128 * period[k] as i128 - jitter[k] as i128)
+                                .clamp(i64::MIN as i128, i64::MAX as i128)
+                                as i64,
+                        };
+                    }
+                    // Branch-free: the flags are 0 or 1.
+                    first_n += d * fr[k] as i64;
+                    pre_n += d * pf[k] as i64;
                 }
-                // Branch-free: the flags are 0 or 1.
-                first_n += d * fr[k] as i64;
-                pre_n += d * pf[k] as i64;
+                least = least.min(next[k]);
             }
+            // The entities of the block past `active` (in the last block only).
+            for &x in &next[hi..(lo + BLOCK).min(next.len())] {
+                least = least.min(x);
+            }
+            blocks[b] = least;
+            b += 1;
         }
         self.first_n = first_n;
         self.pre_n = pre_n;
@@ -562,10 +598,21 @@ impl Demand {
         // at least their values at the last evaluation.
         let mut num = base as f64 + self.sum as f64 + (self.sum_first + self.sum_pre) as f64;
         let mut den = 1.0f64;
-        for k in 0..a {
-            if bound[k] <= next {
-                den -= rate[k];
-                num += jterm[k] - ns[k] as f64 * cost[k] as f64;
+        // A block whose boundaries are all past `next` adds nothing (and skipping it
+        // leaves the additions of the others in the same order).
+        for (blk, &block_next) in self.block_next.iter().enumerate() {
+            let lo = blk * BLOCK;
+            if lo >= a {
+                break;
+            }
+            if block_next > next {
+                continue;
+            }
+            for k in lo..(lo + BLOCK).min(a) {
+                if bound[k] <= next {
+                    den -= rate[k];
+                    num += jterm[k] - ns[k] as f64 * cost[k] as f64;
+                }
             }
         }
         // The tick parts of capped entities, bounded on their own (splitting an entity's
@@ -703,6 +750,11 @@ mod tests {
                         }
                         + d.pre_charge(w, ticks);
                     assert_eq!(d.at(w, tick_p, tick_inv), direct, "w {w}");
+                    // Each block's kept boundary is its entities' smallest.
+                    for (b, chunk) in d.next.chunks(super::BLOCK).enumerate() {
+                        assert_eq!(d.block_next[b], chunk.iter().copied().min().unwrap());
+                    }
+                    assert_eq!(d.block_next.len(), d.next.len().div_ceil(super::BLOCK));
                     if step == 3 {
                         d.snapshot();
                     }

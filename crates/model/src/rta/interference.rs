@@ -154,67 +154,67 @@ impl Interference {
 
     /// Adds shares in priority order with the same outcome as [`Self::push`] for each
     /// (the same shares kept, the same additions to `others_ns` in the same order), but
-    /// the kept shares are held as a min-heap while selecting (the smallest share, the
-    /// latest pushed of equal ones, at the root, as [`Self::find_min`] picks it) and put
-    /// back in push order once, at the end. The breakdown pushes every higher-priority
-    /// task of every task, and shares tend to grow down the priority order (a longer
-    /// period rounds up by a larger WCET), so most pushes replace the smallest kept
-    /// share: a heap finds the next smallest in a few comparisons instead of a scan of
-    /// every kept share (which cost about a third of the analysis on the 100-task bench
-    /// sets).
+    /// the kept shares are held in a buffer sorted by the order in which they go out (the
+    /// smallest first, of equal ones the latest pushed, as [`Self::find_min`] picks it)
+    /// while selecting, and put back in push order once, at the end. The breakdown pushes
+    /// every higher-priority task of every task, and shares tend to grow down the
+    /// priority order (a longer period rounds up by a larger WCET), so most pushes
+    /// replace the smallest kept share: in the sorted buffer that is one step of its
+    /// start, and the new share moves down only past the kept shares larger than it
+    /// (a min-heap sifted every new share from its root; the breakdown was the largest
+    /// part of the analysis on the 100-task bench sets, docs/benchmarks.md, session 13).
     pub(super) fn extend_ordered(&mut self, shares: impl Iterator<Item = (usize, f64)>) {
-        if !self.items.is_empty() || self.keep == 0 || self.keep > 64 {
+        if !self.items.is_empty() || self.keep == 0 || self.keep > RING {
             for (task, ns) in shares {
                 self.push(task, ns);
             }
             return;
         }
-        // Each slot's push sequence, for the ties and the final order.
-        let mut seq = [0u32; 64];
-        let mut n: u32 = 0;
         let keep = self.keep;
-        let mut shares = shares;
-        while self.items.len() < keep {
-            let Some((task, ns)) = shares.next() else {
-                break;
-            };
-            seq[self.items.len()] = n;
-            self.items.push(Share {
-                task: task as u32,
-                ns,
-            });
-            n = n.wrapping_add(1);
-        }
-        if self.items.len() == keep {
-            let items = &mut self.items[..];
-            for at in (0..keep / 2).rev() {
-                sift_down(items, &mut seq, at);
-            }
-            for (task, ns) in shares {
-                let min = items[0].ns;
+        // The kept shares are `buf[start..start + len]`, the next to go out first; the
+        // window slides up one slot per share replaced and moves back to the front when
+        // it reaches the end (once per `BUF - keep` replacements).
+        let mut buf = [Slot::default(); BUF];
+        let (mut start, mut len) = (0usize, 0usize);
+        let mut seq: u32 = 0;
+        for (task, ns) in shares {
+            if len == keep {
+                let min = buf[start].ns;
                 if ns <= min {
                     self.others_ns += ns;
-                } else {
-                    self.others_ns += min;
-                    items[0] = Share {
-                        task: task as u32,
-                        ns,
-                    };
-                    seq[0] = n;
-                    sift_down(items, &mut seq, 0);
+                    seq = seq.wrapping_add(1);
+                    continue;
                 }
-                n = n.wrapping_add(1);
+                self.others_ns += min;
+                start += 1;
+                len -= 1;
+                if start + keep > BUF {
+                    buf.copy_within(start..start + len, 0);
+                    start = 0;
+                }
             }
-        }
-        // Back in push order (insertion sort of at most `keep` slots).
-        for k in 1..self.items.len() {
-            let mut x = k;
-            while x > 0 && seq[x - 1] > seq[x] {
-                seq.swap(x - 1, x);
-                self.items.swap(x - 1, x);
-                x -= 1;
+            // After the kept shares smaller than it, before the equal and larger ones
+            // (it is the latest pushed, so the first of its equals to go out).
+            let mut at = start + len;
+            while at > start && buf[at - 1].ns >= ns {
+                buf[at] = buf[at - 1];
+                at -= 1;
             }
+            buf[at] = Slot {
+                ns,
+                task: task as u32,
+                seq,
+            };
+            len += 1;
+            seq = seq.wrapping_add(1);
         }
+        // Back in push order.
+        let kept = &mut buf[start..start + len];
+        kept.sort_unstable_by_key(|s| s.seq);
+        self.items.extend(kept.iter().map(|s| Share {
+            task: s.task,
+            ns: s.ns,
+        }));
         if self.items.len() == keep {
             self.find_min();
         }
@@ -299,36 +299,17 @@ impl Serialize for Interference {
     }
 }
 
-/// Whether kept share `a` goes out before `b`: the smaller, or of equal ones the later
-/// pushed (as [`Interference::find_min`] picks).
-#[inline(always)]
-fn before(items: &[Share], seq: &[u32], a: usize, b: usize) -> bool {
-    let (x, y) = (items[a].ns, items[b].ns);
-    x < y || (x == y && seq[a] > seq[b])
-}
+/// The largest `keep` [`Interference::extend_ordered`] selects for in its buffer of
+/// `BUF` slots; a larger one takes one [`Interference::push`] per share.
+const RING: usize = 32;
+const BUF: usize = 128;
 
-/// Restores the min-heap order (by [`before`]) of `items` below slot `at`.
-#[inline(always)]
-fn sift_down(items: &mut [Share], seq: &mut [u32], mut at: usize) {
-    let len = items.len();
-    loop {
-        let l = 2 * at + 1;
-        if l >= len {
-            break;
-        }
-        let r = l + 1;
-        let c = if r < len && before(items, seq, r, l) {
-            r
-        } else {
-            l
-        };
-        if !before(items, seq, c, at) {
-            break;
-        }
-        items.swap(c, at);
-        seq.swap(c, at);
-        at = c;
-    }
+/// A kept share while selecting, with its push sequence number (for the final order).
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    ns: f64,
+    task: u32,
+    seq: u32,
 }
 
 #[cfg(test)]
@@ -343,9 +324,10 @@ mod tests {
     #[test]
     fn extend_ordered_equals_push() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(29);
-        let names: Arc<[Arc<str>]> = (0..200).map(|i| Arc::from(format!("t{i}"))).collect();
+        let names: Arc<[Arc<str>]> = (0..400).map(|i| Arc::from(format!("t{i}"))).collect();
         for round in 0..2_000 {
-            let n = rng.gen_range(0..120);
+            // Up to 400 shares: the selection buffer moves back to its front.
+            let n = rng.gen_range(0..400);
             let few = round % 2 == 0;
             let shares: Vec<(usize, f64)> = (0..n)
                 .map(|t| {
@@ -359,6 +341,7 @@ mod tests {
                 .collect();
             let detail = match rng.gen_range(0..4) {
                 0 => InterferenceDetail::Full,
+                1 => InterferenceDetail::Top(rng.gen_range(0..40)),
                 _ => InterferenceDetail::Top(rng.gen_range(0..12)),
             };
             let mut one = Interference::new(names.clone(), detail, n);
