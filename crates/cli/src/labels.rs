@@ -5,7 +5,9 @@
 
 use latscope_core::labels::{parse_labels, Labels};
 
-/// The `--label` option; flatten it into a command's `Args`.
+// The `--label` option; flatten it into a command's `Args`.
+// (A plain comment, not `///`: clap would take a doc comment as the command's `about`,
+// replacing the one main.rs gives, because commands' arguments are built deferred.)
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct LabelArgs {
     /// Attach KEY=VALUE to the result (repeatable), e.g. --label board=rpi4 --label

@@ -14,70 +14,84 @@ mod progress;
 mod ui;
 mod verdict;
 
-#[derive(Parser)]
-#[command(
-    name = "latscope",
-    version,
-    about = "Real-time latency and kernel-overhead toolkit",
-    long_about = "latscope measures Linux timer wake-up latency, imports logic-analyzer and \
-scope captures and computes the timing figures engineers read off by hand, models kernel \
-overheads and analyses schedulability with them, simulates tick-driven kernels, and writes \
-terminal, JSON and HTML reports.\n\nTimes accept units everywhere: ps, ns, us, ms, s.",
-    after_help = "Run `latscope <COMMAND> --help` for the options of one command."
-)]
-struct Cli {
-    #[command(subcommand)]
-    command: Command,
+/// The command line, defined once and declared twice: `Cli`, which the binary parses, builds
+/// each command's arguments only when that command is parsed (`defer`); `FullCli` builds
+/// them all at once for `completions` and `man`, which walk the whole tree (deferred
+/// commands would list the global flags first and leave nested commands out of `help`).
+/// Building all sixteen commands' argument trees was about a third of the instructions of
+/// a short run such as `latscope simulate … --duration 1ms` (issue 29, start-up cost).
+macro_rules! command_line {
+    ($cli:ident, $cmd:ident, $defer:tt) => {
+        #[derive(Parser)]
+        #[command(
+            name = "latscope",
+            version,
+            about = "Real-time latency and kernel-overhead toolkit",
+            long_about = "latscope measures Linux timer wake-up latency, imports logic-analyzer and \
+        scope captures and computes the timing figures engineers read off by hand, models kernel \
+        overheads and analyses schedulability with them, simulates tick-driven kernels, and writes \
+        terminal, JSON and HTML reports.\n\nTimes accept units everywhere: ps, ns, us, ms, s.",
+            after_help = "Run `latscope <COMMAND> --help` for the options of one command."
+        )]
+        struct $cli {
+            #[command(subcommand)]
+            command: $cmd,
 
-    /// Print only results, warnings and errors: no progress, summaries or notes
-    #[arg(short, long, global = true, conflicts_with = "verbose")]
-    quiet: bool,
+            /// Print only results, warnings and errors: no progress, summaries or notes
+            #[arg(short, long, global = true, conflicts_with = "verbose")]
+            quiet: bool,
 
-    /// More detail on standard error (repeatable)
-    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
-    verbose: u8,
+            /// More detail on standard error (repeatable)
+            #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+            verbose: u8,
 
-    /// Colour in terminal output; `auto` colours a terminal unless NO_COLOR is set
-    #[arg(long, global = true, value_enum, default_value_t, value_name = "WHEN")]
-    color: ui::ColorChoice,
+            /// Colour in terminal output; `auto` colours a terminal unless NO_COLOR is set
+            #[arg(long, global = true, value_enum, default_value_t, value_name = "WHEN")]
+            color: ui::ColorChoice,
+        }
+
+        #[derive(Subcommand)]
+        #[command(defer = $defer)]
+        enum $cmd {
+            /// Measure timer wake-up latency on this Linux host (cyclictest-style, explained)
+            Measure(cmd::measure::Args),
+            /// OS and hardware noise seen by spinning threads, split by source (osnoise-style,
+            /// no kernel tracer needed)
+            Noise(cmd::noise::Args),
+            /// Compare two `measure` JSON results; exit 1 when B is worse than A
+            Compare(cmd::compare::Args),
+            /// Combine `measure` results of the same settings (runs, hosts, boards) exactly
+            Merge(cmd::merge::Args),
+            /// Import a capture (sigrok, Saleae, VCD, CSV, cycle log) and measure its timing
+            Trace(cmd::trace::Args),
+            /// Convert a capture to VCD, latscope's own format or Perfetto JSON
+            Convert(cmd::convert::Args),
+            /// Response-time analysis of a system description with kernel overheads
+            Analyze(cmd::analyze::Args),
+            /// Fit overhead-model parameters from measurements
+            Fit(cmd::fit::Args),
+            /// Generate random task sets (UUniFast) as system descriptions
+            Generate(cmd::generate::Args),
+            /// Simulate a tick-driven kernel with overheads and shared resources, and write a virtual capture
+            Simulate(cmd::simulate::Args),
+            /// Run the bundled scenarios that reproduce the source documents' experiments
+            Scenario(cmd::scenario::Args),
+            /// Build an HTML or Markdown report from latscope JSON results
+            Report(cmd::report::Args),
+            /// Schedulability over generated task sets x configurations, parallel and sharded
+            Sweep(cmd::sweep::Args),
+            /// Results as flat rows in Parquet or CSV (for DuckDB, ClickHouse, Spark, pandas)
+            Export(cmd::export::Args),
+            /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
+            Completions(cmd::completions::Args),
+            /// Print the manual page (roff; read it with `latscope man | man -l -`)
+            Man(cmd::man::Args),
+        }
+    };
 }
 
-#[derive(Subcommand)]
-enum Command {
-    /// Measure timer wake-up latency on this Linux host (cyclictest-style, explained)
-    Measure(cmd::measure::Args),
-    /// OS and hardware noise seen by spinning threads, split by source (osnoise-style,
-    /// no kernel tracer needed)
-    Noise(cmd::noise::Args),
-    /// Compare two `measure` JSON results; exit 1 when B is worse than A
-    Compare(cmd::compare::Args),
-    /// Combine `measure` results of the same settings (runs, hosts, boards) exactly
-    Merge(cmd::merge::Args),
-    /// Import a capture (sigrok, Saleae, VCD, CSV, cycle log) and measure its timing
-    Trace(cmd::trace::Args),
-    /// Convert a capture to VCD, latscope's own format or Perfetto JSON
-    Convert(cmd::convert::Args),
-    /// Response-time analysis of a system description with kernel overheads
-    Analyze(cmd::analyze::Args),
-    /// Fit overhead-model parameters from measurements
-    Fit(cmd::fit::Args),
-    /// Generate random task sets (UUniFast) as system descriptions
-    Generate(cmd::generate::Args),
-    /// Simulate a tick-driven kernel with overheads and shared resources, and write a virtual capture
-    Simulate(cmd::simulate::Args),
-    /// Run the bundled scenarios that reproduce the source documents' experiments
-    Scenario(cmd::scenario::Args),
-    /// Build an HTML or Markdown report from latscope JSON results
-    Report(cmd::report::Args),
-    /// Schedulability over generated task sets x configurations, parallel and sharded
-    Sweep(cmd::sweep::Args),
-    /// Results as flat rows in Parquet or CSV (for DuckDB, ClickHouse, Spark, pandas)
-    Export(cmd::export::Args),
-    /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
-    Completions(cmd::completions::Args),
-    /// Print the manual page (roff; read it with `latscope man | man -l -`)
-    Man(cmd::man::Args),
-}
+command_line!(Cli, Command, true);
+command_line!(FullCli, FullCommand, false);
 
 fn main() -> ExitCode {
     // `latscope … | head` must end quietly like any Unix filter, not panic in println!:
@@ -111,8 +125,8 @@ fn main() -> ExitCode {
         Command::Report(a) => cmd::report::run(a),
         Command::Sweep(a) => cmd::sweep::run(a),
         Command::Export(a) => cmd::export::run(a),
-        Command::Completions(a) => cmd::completions::run(a, Cli::command()),
-        Command::Man(a) => cmd::man::run(a, Cli::command()),
+        Command::Completions(a) => cmd::completions::run(a, FullCli::command()),
+        Command::Man(a) => cmd::man::run(a, FullCli::command()),
     };
     ui::detail(format_args!(
         "finished in {:.3} s",
@@ -166,5 +180,6 @@ mod tests {
     #[test]
     fn the_argument_definitions_are_consistent() {
         Cli::command().debug_assert();
+        FullCli::command().debug_assert();
     }
 }

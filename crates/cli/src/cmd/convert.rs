@@ -6,8 +6,10 @@ use latscope_trace::export::{self, OutFormat};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// Convert a capture to VCD (one change per line), latscope's compact .lscap format or
-/// Perfetto / Chrome trace-event JSON.
+// Convert a capture to VCD (one change per line), latscope's compact .lscap format or
+// Perfetto / Chrome trace-event JSON.
+// (A plain comment, not `///`: clap would take a doc comment as the command's `about`,
+// replacing the one main.rs gives, because commands' arguments are built deferred.)
 #[derive(clap::Args, Debug)]
 #[command(
     // `--format` is the output format here; the input format is --input-format (its old

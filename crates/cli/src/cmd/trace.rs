@@ -10,7 +10,9 @@ use latscope_trace::report::{self, Report};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// How to read the input capture(s); shared with `latscope convert`.
+// How to read the input capture(s); shared with `latscope convert`.
+// (A plain comment, not `///`: clap would take a doc comment as the command's `about`,
+// replacing the one main.rs gives, because commands' arguments are built deferred.)
 #[derive(clap::Args, Debug, Clone)]
 pub struct InputArgs {
     /// Input format instead of detecting it from the content: sigrok, saleae-csv,
@@ -102,7 +104,9 @@ impl InputArgs {
     }
 }
 
-/// Import a capture and measure pulse widths, latencies, periods, busy time and counts.
+// Import a capture and measure pulse widths, latencies, periods, busy time and counts.
+// (A plain comment, not `///`: clap would take a doc comment as the command's `about`,
+// replacing the one main.rs gives, because commands' arguments are built deferred.)
 #[derive(clap::Args, Debug)]
 #[command(after_help = "\
 Channels are named as in the capture or by index: '#0', '#1', …  (see --list); a name
