@@ -1216,4 +1216,60 @@ mod tests {
         assert_eq!(m.probes, vec![(0, "Clock line".into()), (8, "D8".into())]);
         assert_eq!(m.unitsize, Some(2));
     }
+
+    /// The two-thread decoder against the one-thread one on chunks longer than a block,
+    /// of a length that is not a multiple of it: the same edges, and the same budget
+    /// error (entry and offset) wherever the budget runs out.
+    #[test]
+    fn overlapped_decoding_matches_one_thread() {
+        use std::io::Write;
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut chunk = |len: usize| -> Vec<u8> {
+            (0..len)
+                .map(|i| {
+                    // long runs with bursts of changes, so both decoder paths are taken
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    if (i / 4096) % 3 == 0 {
+                        x as u8
+                    } else {
+                        (i / 5000) as u8
+                    }
+                })
+                .collect()
+        };
+        let sizes = [LOGIC_READ * 2 + 1234, 2 * 777, LOGIC_READ + 2];
+        let mut buf = std::io::Cursor::new(Vec::new());
+        let mut w = zip::ZipWriter::new(&mut buf);
+        let o = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated);
+        let mut logic = Vec::new();
+        for (k, &n) in sizes.iter().enumerate() {
+            let name = format!("logic-1-{}", k + 1);
+            w.start_file(name.as_str(), o).unwrap();
+            w.write_all(&chunk(n)).unwrap();
+            logic.push((k as u64 + 1, k, name));
+        }
+        w.finish().unwrap();
+        let bytes = buf.into_inner();
+        let mut z = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
+        let all = decode_logic_serial(&mut z, "t.sr", &logic, 2, 0xffff, u64::MAX).unwrap();
+        assert!(all.kept > 1000);
+        let two = decode_logic(&mut z, "t.sr", &logic, 2, 0xffff, u64::MAX).unwrap();
+        assert_eq!(two.edges, all.edges);
+        assert_eq!(
+            (two.kept, two.samples, two.first),
+            (all.kept, all.samples, all.first)
+        );
+        for budget in [0, 10, all.kept / 3, all.kept - 1, all.kept] {
+            let a = decode_logic_serial(&mut z, "t.sr", &logic, 2, 0xffff, budget);
+            let b = decode_logic(&mut z, "t.sr", &logic, 2, 0xffff, budget);
+            match (a, b) {
+                (Ok(a), Ok(b)) => assert_eq!(a.edges, b.edges),
+                (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
+                (a, b) => panic!("budget {budget}: {:?} against {:?}", a.is_ok(), b.is_ok()),
+            }
+        }
+    }
 }
