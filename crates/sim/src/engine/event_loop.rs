@@ -117,7 +117,7 @@ impl Sim {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn activity_end(&self) -> i64 {
         if let Some(f) = self.frames.last() {
             let mut r = f.rem;
