@@ -29,6 +29,9 @@ pub(crate) struct Dist {
     /// Largest value kept exactly (ns); larger ones are recorded as this.
     highest: i64,
     h: Hist,
+    /// Index in the `Few` list of the value added last: the tick's cost and a task's
+    /// response mostly repeat the previous value, so it is checked before searching.
+    last: usize,
 }
 
 /// Distinct values kept as a list before a histogram is allocated (16 bytes each).
@@ -63,6 +66,7 @@ impl Dist {
             } else {
                 Hist::Off
             },
+            last: 0,
         }
     }
     /// A histogram's range for values up to `top`: room to grow, at most `highest`.
@@ -81,21 +85,37 @@ impl Dist {
         let v = (v_ps / 1000).clamp(0, self.highest);
         match &mut self.h {
             Hist::Off => {}
-            Hist::Few(few) => match few.binary_search_by_key(&v, |e| e.0) {
-                Ok(k) => few[k].1 += 1,
-                Err(k) if few.len() < FEW => few.insert(k, (v, 1)),
-                Err(_) => {
-                    let top = few.last().map_or(v, |e| e.0.max(v));
-                    let mut h = Box::new(Histogram::new(Dist::room(self.highest, top), 3));
-                    for &(x, c) in few.iter() {
-                        h.record_n(x, c);
-                    }
-                    h.record(v);
-                    self.h = Hist::Full(h);
-                }
+            Hist::Few(few) => match few.get_mut(self.last) {
+                Some(e) if e.0 == v => e.1 += 1,
+                _ => self.few_search(v),
             },
             Hist::Full(h) if v <= h.highest() => h.record(v),
             Hist::Full(_) => self.grow_and_record(v),
+        }
+    }
+    /// `add` of a value other than the last one while the values are a list.
+    fn few_search(&mut self, v: i64) {
+        let Hist::Few(few) = &mut self.h else {
+            return;
+        };
+        match few.binary_search_by_key(&v, |e| e.0) {
+            Ok(k) => {
+                few[k].1 += 1;
+                self.last = k;
+            }
+            Err(k) if few.len() < FEW => {
+                few.insert(k, (v, 1));
+                self.last = k;
+            }
+            Err(_) => {
+                let top = few.last().map_or(v, |e| e.0.max(v));
+                let mut h = Box::new(Histogram::new(Dist::room(self.highest, top), 3));
+                for &(x, c) in few.iter() {
+                    h.record_n(x, c);
+                }
+                h.record(v);
+                self.h = Hist::Full(h);
+            }
         }
     }
     /// Moves the counts into a histogram with room for `v`, then records it.

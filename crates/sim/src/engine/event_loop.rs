@@ -31,7 +31,9 @@ impl Sim {
         self.next_times().0
     }
 
-    /// (next instant, activity end, tick, interrupt arrival).
+    /// (next instant, activity end, tick, interrupt arrival). Inlined into the loop: it
+    /// runs once per event and the call cost was a tenth of the loop's (callgrind).
+    #[inline(always)]
     fn next_times(&self) -> (i64, i64, i64, i64) {
         let t_act = self.activity_end();
         let ticks_on = !self.sleeping && !self.waking;
@@ -105,6 +107,7 @@ impl Sim {
         }
     }
 
+    #[inline]
     pub(super) fn task_running(&self) -> Option<usize> {
         if self.tick_mode {
             (self.cur != self.idle && self.has_job[self.cur] && !self.cur_blocked)
@@ -114,6 +117,7 @@ impl Sim {
         }
     }
 
+    #[inline(always)]
     pub(super) fn activity_end(&self) -> i64 {
         if let Some(f) = self.frames.last() {
             let mut r = f.rem;
@@ -134,6 +138,7 @@ impl Sim {
         }
     }
 
+    #[inline(always)]
     pub(super) fn advance(&mut self, t: i64) {
         let dt = t - self.now;
         if dt <= 0 {

@@ -3,6 +3,7 @@
 use super::*;
 
 /// The first tick number whose instant is at or after `t` (see [`Sim::ceil_tick`]).
+#[inline]
 pub(super) fn ceil_tick_of(t: i64, exact: bool, period: i64, num: i128, den: i128) -> i64 {
     if exact {
         return ceil_div(t, period);
