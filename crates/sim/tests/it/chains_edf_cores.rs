@@ -20,7 +20,7 @@
 use latscope_core::Picos;
 use latscope_model::chain::edf::chains_with_edf;
 use latscope_model::chain::edf_cores::is_mixed;
-use latscope_model::chain::{Chain, Link, Step};
+use latscope_model::chain::{Link, Step};
 use latscope_model::edf::analyze_edf_cores;
 use latscope_model::generate::{freertos_template, generate, GenerateSpec, Method};
 use latscope_model::overheads::tick::TickCosts;
@@ -31,7 +31,7 @@ use latscope_sim::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::common::{check_chain, run_multi_seeded, sporadic, task_chain};
+use crate::common::{self, check_chain, run_multi_seeded, sporadic, task_chain};
 
 fn sets() -> usize {
     std::env::var("LATSCOPE_CHAIN_EDFX_SETS")
@@ -150,18 +150,7 @@ fn system(k: usize) -> Option<System> {
                 )
             }
         };
-        for s in &steps {
-            if let Step::Task(i) = s {
-                used.push(*i);
-            }
-        }
-        sys.chains.push(Chain {
-            name: format!("chain{ci}"),
-            steps,
-            links,
-            deadline: None,
-            read: latscope_model::chain::ReadAt::Release,
-        });
+        common::push_chain(&mut sys, &mut used, format!("chain{ci}"), (steps, links));
     }
     System::from_toml_str(&sys.to_toml_string(), &format!("edfx{k}")).ok()
 }

@@ -28,7 +28,7 @@ use latscope_sim::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::common::{check_chain, run_multi_seeded, sporadic, task_chain};
+use crate::common::{self, check_chain, run_multi_seeded, sporadic, task_chain};
 
 fn sets() -> usize {
     std::env::var("LATSCOPE_CHAIN_MC_SETS")
@@ -147,18 +147,7 @@ fn system(k: usize) -> Option<System> {
                 )
             }
         };
-        for s in &steps {
-            if let Step::Task(i) = s {
-                used.push(*i);
-            }
-        }
-        sys.chains.push(Chain {
-            name: format!("chain{ci}"),
-            steps,
-            links,
-            deadline: None,
-            read: latscope_model::chain::ReadAt::Release,
-        });
+        common::push_chain(&mut sys, &mut used, format!("chain{ci}"), (steps, links));
     }
     System::from_toml_str(&sys.to_toml_string(), &format!("mcchain{k}")).ok()
 }

@@ -121,6 +121,31 @@ pub fn task_chain(
     }
 }
 
+/// Adds chain `name` (steps, links; read at release) to `sys` and records its tasks in
+/// `used` (the random multicore chain cross-checks keep a task in one chain only).
+pub fn push_chain(
+    sys: &mut latscope_model::System,
+    used: &mut Vec<usize>,
+    name: String,
+    (steps, links): (
+        Vec<latscope_model::chain::Step>,
+        Vec<latscope_model::chain::Link>,
+    ),
+) {
+    for s in &steps {
+        if let latscope_model::chain::Step::Task(i) = s {
+            used.push(*i);
+        }
+    }
+    sys.chains.push(latscope_model::chain::Chain {
+        name,
+        steps,
+        links,
+        deadline: None,
+        read: latscope_model::chain::ReadAt::Release,
+    });
+}
+
 /// Simulates random multicore set `k` as the multicore cross-checks do: `k` seeds the
 /// simulator and the derived execution times, interrupts arrive at random in every third
 /// set (the worst case otherwise), `exec` replaces the default execution-time mode.
