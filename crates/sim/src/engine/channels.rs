@@ -26,6 +26,17 @@ impl Sim {
         }
     }
 
+    /// Brings the high channel up to date with what runs now. Only the capture reads
+    /// the channels, so without one this is a single test: choosing the channel ran at
+    /// every frame and job step.
+    #[inline]
+    pub(super) fn sync_channel(&mut self) {
+        if self.edges.is_some() {
+            let c = self.context_channel();
+            self.set_channel(c);
+        }
+    }
+
     pub(super) fn task_level_channel(&self) -> usize {
         let n = self.n;
         if self.sleeping {

@@ -22,8 +22,10 @@ impl Sim {
         if masks {
             self.mask_depth += 1;
         }
-        let c = self.frame_channel(kind);
-        self.set_channel(c);
+        if self.edges.is_some() {
+            let c = self.frame_channel(kind);
+            self.set_channel(c);
+        }
     }
 
     pub(super) fn start_irq(&mut self, q: usize) {
@@ -48,8 +50,7 @@ impl Sim {
                 self.mask_depth -= 1;
             }
             self.end_frame(f);
-            let c = self.context_channel();
-            self.set_channel(c);
+            self.sync_channel();
             return;
         }
         let Some(i) = self.task_running() else {
@@ -64,8 +65,7 @@ impl Sim {
         if !done {
             // a step of the job ended (a section begins or ends, the task blocked, an
             // output step ended or the writer suspended)
-            let c = self.context_channel();
-            self.set_channel(c);
+            self.sync_channel();
             return;
         }
         self.record_completion(i);
@@ -79,8 +79,7 @@ impl Sim {
             self.ls_cur = None;
             self.ls_last = i;
         }
-        let c = self.context_channel();
-        self.set_channel(c);
+        self.sync_channel();
     }
 
     pub(super) fn end_frame(&mut self, f: Frame) {
