@@ -24,6 +24,7 @@
 
 mod arrivals;
 mod channels;
+mod delayed;
 mod devices;
 mod dispatch;
 mod edf;
@@ -50,8 +51,7 @@ use latscope_core::Picos;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use resources::{build_ops, Op, OpKind, ResStat};
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::collections::{HashMap, VecDeque};
 pub use summary::fmt_ns;
 
 const NEVER: i64 = i64::MAX;
@@ -205,8 +205,7 @@ pub struct Sim {
     cur_blocked: bool,
     pendsv_to: usize,
     pendsv_levels: u32,
-    delayed: BinaryHeap<Reverse<(i64, u64, u32)>>,
-    seq: u64,
+    delayed: delayed::Delayed,
     tick_count: i64,
     next_tick_k: i64,
     /// Pending tick: (nominal instant, tick number).

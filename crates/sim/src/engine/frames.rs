@@ -149,10 +149,7 @@ impl Sim {
                 // now reaches it), the step stops one short and that tick is processed
                 // at once (xPendedTicks / the pending SysTick), releasing every due task.
                 let k = self.floor_tick(self.now);
-                let due = self
-                    .delayed
-                    .peek()
-                    .is_some_and(|Reverse((w, _, _))| *w <= k);
+                let due = self.delayed.first_wake().is_some_and(|w| w <= k);
                 if due && k > self.tick_count && self.tick_pending.is_none() {
                     self.tick_count = k - 1;
                     self.tick_pending = Some((self.tick_time(k), k));

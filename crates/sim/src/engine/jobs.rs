@@ -68,8 +68,7 @@ impl Sim {
             true
         } else {
             self.pending_arrival[i] = arrival;
-            self.seq += 1;
-            self.delayed.push(Reverse((wake, self.seq, i as u32)));
+            self.delayed.push(wake, i as u32);
             false
         }
     }

@@ -10,11 +10,7 @@ impl Sim {
             .unwrap_or((self.now, self.floor_tick(self.now)));
         self.tick_count = self.tick_count.max(k);
         self.tick_released.clear();
-        while let Some(Reverse((w, _, i))) = self.delayed.peek().copied() {
-            if w > self.tick_count {
-                break;
-            }
-            self.delayed.pop();
+        while let Some(i) = self.delayed.pop_due(self.tick_count) {
             self.tick_released.push(i);
         }
         let r = self.tick_released.len();

@@ -26,7 +26,7 @@ impl Sim {
         if self.tick_pending.is_some() || self.len[0] > 1 {
             return;
         }
-        let next_wake = self.delayed.peek().map(|Reverse((w, _, _))| *w);
+        let next_wake = self.delayed.first_wake();
         let need = tl.min_idle_ticks.max(tl.margin_ticks + 1) as i64;
         let wake_at = match next_wake {
             Some(w) => {
