@@ -105,7 +105,7 @@ mod tests {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
-            if x % 3 != 0 {
+            if !x.is_multiple_of(3) {
                 let wake = tick + (x >> 8) as i64 % 6;
                 let task = step % 97;
                 seq += 1;
