@@ -875,7 +875,8 @@ impl<'scope> Overlap<'scope> {
     }
 }
 
-/// `decode_logic` on the calling thread alone.
+/// `decode_logic` on the calling thread alone: the tests' reference for it.
+#[cfg(test)]
 fn decode_logic_serial<R: Read + Seek>(
     z: &mut zip::ZipArchive<R>,
     file: &str,
