@@ -154,8 +154,11 @@ pub struct Decoder {
     pub samples: u64,
     /// First sample word (initial levels), once seen.
     pub first: Option<u64>,
-    /// Edge sample indices per bit (64 bits).
-    pub edges: Vec<Vec<u64>>,
+    /// Picoseconds per sample (1: the edges are sample indices).
+    step: i64,
+    /// Edge times per bit (64 bits): sample index × `step`, so a rate that divides 1 THz
+    /// needs no second pass over the edges to turn indices into times.
+    pub edges: Vec<Vec<Picos>>,
     /// Edges kept so far over all bits.
     pub kept: u64,
 }
@@ -199,9 +202,18 @@ impl Decoder {
             prev: 0,
             samples: 0,
             first: None,
+            step: 1,
             edges: vec![Vec::new(); 64],
             kept: 0,
         }
+    }
+
+    /// Edge times in units of `step` picoseconds per sample. Multiplied with wrapping:
+    /// the caller refuses a capture whose last sample is beyond ±2^62 ps (the product of
+    /// any index and the step then fits) and drops the edges.
+    pub fn with_step(mut self, step: i64) -> Decoder {
+        self.step = step;
+        self
     }
 
     #[inline(always)]
@@ -209,7 +221,7 @@ impl Decoder {
         let mut d = (w ^ self.prev) & self.mask;
         while d != 0 {
             let bit = d.trailing_zeros() as usize;
-            self.edges[bit].push(idx);
+            self.edges[bit].push(Picos((idx as i64).wrapping_mul(self.step)));
             self.kept += 1;
             d &= d - 1;
         }
@@ -248,6 +260,7 @@ impl Decoder {
         let mrep = replicate(self.mask, U);
         let mut last = self.prev; // the sample before byte i
         let mut kept = 0u64;
+        let step = self.step;
         let edges = &mut self.edges;
         // one word at byte offset `off`: its edges, and its last sample
         let mut word = |v: u64, off: usize, last: &mut u64| {
@@ -262,7 +275,8 @@ impl Decoder {
                 let at = base + (off / U) as u64;
                 while x != 0 {
                     let p = x.trailing_zeros();
-                    edges[(p % sh) as usize].push(at + (p / sh) as u64);
+                    let idx = at + (p / sh) as u64;
+                    edges[(p % sh) as usize].push(Picos((idx as i64).wrapping_mul(step)));
                     x &= x - 1;
                 }
             }
@@ -461,7 +475,14 @@ fn read_impl<R: Read + Seek>(r: R, file: &str, opts: &Options) -> Result<Capture
     let (unit, mask) = probe_layout(&m, file)?;
     let mask = selected_mask(mask, &m.probes, opts.only_channels.as_deref());
     let entries = list_entries(&mut z, &m, file)?;
-    let dec = decode_logic(&mut z, file, &entries.logic, unit, mask, opts.edge_budget())?;
+    let step = SampleClock::step(rate).unwrap_or(1);
+    let dec = decode_logic(
+        &mut z,
+        file,
+        &entries.logic,
+        (unit, mask, step),
+        opts.edge_budget(),
+    )?;
     let clock = SampleClock::new(dec.samples, rate, file)?;
     let channels = digital_channels(dec.first, dec.edges, &m.probes, &clock);
     let mut out = AnalogOut {
@@ -705,44 +726,28 @@ fn chunk_remainder(unit: u32) -> impl Fn(u64) -> String {
 
 /// Decodes the logic chunks in order into edge lists, against the edge budget.
 ///
-/// Inflate runs on the calling thread and the decoder on a second one, so the two
-/// overlap on two cores (issue 29 item 4: each is about a fifth of a dense capture's
-/// time). Inflated blocks go over a channel of depth one and come back for reuse, so at
-/// most four blocks of `LOGIC_READ` bytes exist. The decoder sees the same blocks in the
-/// same order as a single thread would, so the edges and every error are the same: an
-/// edge-budget error found by the decoder comes from earlier in the stream than anything
-/// the inflater met after it, and wins. If no thread can be started, one thread does both.
+/// The decoder starts on the calling thread, after inflate. Once a block shows more than
+/// one edge per [`OVERLAP_BYTES_PER_EDGE`] bytes, the decoder moves to a second thread
+/// and inflate overlaps with it on two cores (issue 29 item 4: on a dense capture each is
+/// about a fifth of the time); a sparse capture stays on one thread, where the decoder's
+/// block skip is cheap and handing blocks over would cost more than it saves. Inflated
+/// blocks go over a channel of depth one and come back for reuse, so at most four blocks
+/// of `LOGIC_READ` bytes exist. The decoder sees the same blocks in the same order
+/// either way, so the edges and every error are the same: an edge-budget error found by
+/// the decoder thread comes from earlier in the stream than anything the inflater met
+/// after it, and wins. If no thread can be started, one thread does everything.
 fn decode_logic<R: Read + Seek>(
     z: &mut zip::ZipArchive<R>,
     file: &str,
     logic: &[(u64, usize, String)],
-    unit: u32,
-    mask: u64,
+    (unit, mask, step): (u32, u64, i64),
     budget: u64,
 ) -> Result<Decoder> {
-    use std::sync::mpsc;
     let u = unit as usize;
     std::thread::scope(|s| {
-        // (block, whole bytes in it, chunk number, chunk offset read up to)
-        let (full_tx, full_rx) = mpsc::sync_channel::<(Vec<u8>, usize, usize, u64)>(1);
-        let (free_tx, free_rx) = mpsc::channel::<Vec<u8>>();
-        let spawned = std::thread::Builder::new()
-            .name("sr-decode".into())
-            .spawn_scoped(s, move || {
-                let mut dec = Decoder::new(u, mask);
-                for (block, whole, k, read) in full_rx {
-                    dec.feed(&block[..whole]);
-                    if dec.kept > budget {
-                        return Err((k, read));
-                    }
-                    // the inflater may have finished and gone: the block is then dropped
-                    let _ = free_tx.send(block);
-                }
-                Ok(dec)
-            });
-        let Ok(decoder) = spawned else {
-            return decode_logic_serial(z, file, logic, unit, mask, budget);
-        };
+        // the decoder while it runs here; `None` once it has moved to `overlap`
+        let mut here = Some(Decoder::new(u, mask).with_step(step));
+        let mut overlap: Option<Overlap> = None;
         let mut buf = vec![0u8; LOGIC_READ];
         let mut inflated = Ok(());
         for (k, (_, idx, name)) in logic.iter().enumerate() {
@@ -754,10 +759,30 @@ fn decode_logic<R: Read + Seek>(
                 u,
                 chunk_remainder(unit),
                 |block, whole, _, read| {
-                    let next = free_rx.try_recv().unwrap_or_else(|_| vec![0u8; LOGIC_READ]);
+                    if let Some(dec) = here.as_mut() {
+                        let before = dec.kept;
+                        dec.feed(&block[..whole]);
+                        if dec.kept > budget {
+                            return Err(budget_error(file, name, read, budget));
+                        }
+                        let edges = dec.kept - before;
+                        if edges.saturating_mul(OVERLAP_BYTES_PER_EDGE) > whole as u64 {
+                            if let Some(dec) = here.take() {
+                                match Overlap::start(s, dec, budget) {
+                                    Ok(o) => overlap = Some(o),
+                                    Err(dec) => here = Some(dec),
+                                }
+                            }
+                        }
+                        return Ok(());
+                    }
+                    let Some(o) = overlap.as_ref() else {
+                        return Ok(()); // one of the two is always there
+                    };
+                    let next = o.free.try_recv().unwrap_or_else(|_| vec![0u8; LOGIC_READ]);
                     let full = std::mem::replace(block, next);
                     // a closed channel: the decoder stopped on an error, returned below
-                    full_tx.send((full, whole, k, read)).map_err(|_| {
+                    o.full.send((full, whole, k, read)).map_err(|_| {
                         Error::format(
                             file,
                             Place::Entry(name.clone(), Some(read)),
@@ -771,7 +796,13 @@ fn decode_logic<R: Read + Seek>(
                 break;
             }
         }
-        drop(full_tx);
+        let Some(Overlap { full, decoder, .. }) = overlap else {
+            return match here {
+                Some(dec) => inflated.map(|()| dec),
+                None => inflated.and(Err(Error::format(file, Place::File, "no decoder"))),
+            };
+        };
+        drop(full);
         let decoded = match decoder.join() {
             Ok(d) => d,
             Err(panic) => std::panic::resume_unwind(panic),
@@ -786,17 +817,75 @@ fn decode_logic<R: Read + Seek>(
     })
 }
 
-/// `decode_logic` on the calling thread alone.
+/// A block with more edges than one per this many bytes moves the decoder to a thread of
+/// its own: a dense capture (an edge every 3 bytes) at once, a sparse one (tens of
+/// thousands of bytes per edge) never. 32 bytes per edge is where decoding a block costs
+/// about a tenth of inflating it.
+const OVERLAP_BYTES_PER_EDGE: u64 = 32;
+
+/// The decoder on a second thread: full blocks in (block, whole bytes in it, chunk number,
+/// chunk offset read up to), emptied ones back for reuse.
+struct Overlap<'scope> {
+    full: std::sync::mpsc::SyncSender<(Vec<u8>, usize, usize, u64)>,
+    free: std::sync::mpsc::Receiver<Vec<u8>>,
+    decoder: std::thread::ScopedJoinHandle<'scope, std::result::Result<Decoder, (usize, u64)>>,
+}
+
+impl<'scope> Overlap<'scope> {
+    /// Moves `dec` to a new thread; gives it back when no thread can be started.
+    fn start<'env>(
+        s: &'scope std::thread::Scope<'scope, 'env>,
+        dec: Decoder,
+        budget: u64,
+    ) -> std::result::Result<Overlap<'scope>, Decoder> {
+        use std::sync::mpsc;
+        let (full_tx, full_rx) = mpsc::sync_channel::<(Vec<u8>, usize, usize, u64)>(1);
+        let (free_tx, free_rx) = mpsc::channel::<Vec<u8>>();
+        // the decoder goes over once the thread runs, so a failed start keeps it here
+        let (dec_tx, dec_rx) = mpsc::channel::<Decoder>();
+        let spawned = std::thread::Builder::new()
+            .name("sr-decode".into())
+            .spawn_scoped(s, move || {
+                // always sent right after the start; (usize::MAX, 0) names no chunk
+                let Ok(mut dec) = dec_rx.recv() else {
+                    return Err((usize::MAX, 0));
+                };
+                for (block, whole, k, read) in full_rx {
+                    dec.feed(&block[..whole]);
+                    if dec.kept > budget {
+                        return Err((k, read));
+                    }
+                    // the inflater may have finished and gone: the block is then dropped
+                    let _ = free_tx.send(block);
+                }
+                Ok(dec)
+            });
+        match spawned {
+            Ok(decoder) => match dec_tx.send(dec) {
+                Ok(()) => Ok(Overlap {
+                    full: full_tx,
+                    free: free_rx,
+                    decoder,
+                }),
+                // the thread cannot have gone before receiving: never taken
+                Err(mpsc::SendError(dec)) => Err(dec),
+            },
+            Err(_) => Err(dec),
+        }
+    }
+}
+
+/// `decode_logic` on the calling thread alone: the tests' reference for it.
+#[cfg(test)]
 fn decode_logic_serial<R: Read + Seek>(
     z: &mut zip::ZipArchive<R>,
     file: &str,
     logic: &[(u64, usize, String)],
-    unit: u32,
-    mask: u64,
+    (unit, mask, step): (u32, u64, i64),
     budget: u64,
 ) -> Result<Decoder> {
     let u = unit as usize;
-    let mut dec = Decoder::new(u, mask);
+    let mut dec = Decoder::new(u, mask).with_step(step);
     let mut buf = vec![0u8; LOGIC_READ];
     for (_, idx, name) in logic {
         stream_entry(
@@ -845,10 +934,16 @@ impl SampleClock {
         }
         // exact either way; a whole number of ps per sample (every rate dividing 1 THz)
         // needs no 128-bit division per edge (the span check above bounds idx × step)
-        let step = (PS_PER_S as u64)
-            .is_multiple_of(rate)
-            .then(|| (PS_PER_S as u64 / rate) as i64);
-        Ok(SampleClock { rate, step })
+        Ok(SampleClock {
+            rate,
+            step: Self::step(rate),
+        })
+    }
+
+    /// Whole picoseconds per sample, when the rate divides 1 THz.
+    fn step(rate: u64) -> Option<i64> {
+        (rate > 0 && (PS_PER_S as u64).is_multiple_of(rate))
+            .then(|| (PS_PER_S as u64 / rate) as i64)
     }
 
     fn to_ps(&self, idx: u64) -> Picos {
@@ -861,10 +956,12 @@ impl SampleClock {
     }
 }
 
-/// One channel per probe, in probe order, from the decoded edges.
+/// One channel per probe, in probe order, from the decoded edges: times already when the
+/// clock has a whole step (the decoder was given it), else sample indices turned into
+/// times here.
 fn digital_channels(
     first: Option<u64>,
-    mut edges: Vec<Vec<u64>>,
+    mut edges: Vec<Vec<Picos>>,
     probes: &[(u32, String)],
     clock: &SampleClock,
 ) -> Vec<DigitalChannel> {
@@ -877,7 +974,10 @@ fn digital_channels(
         channels.push(DigitalChannel {
             name,
             initial: (first >> bit) & 1 == 1,
-            edges: e.into_iter().map(|i| clock.to_ps(i)).collect(),
+            edges: match clock.step {
+                Some(_) => e,
+                None => e.into_iter().map(|i| clock.to_ps(i.0 as u64)).collect(),
+            },
         });
     }
     channels
@@ -1145,7 +1245,8 @@ fn stream_entry<R: Read + Seek>(
 mod tests {
     use super::*;
 
-    fn naive(data: &[u8], u: usize, mask: u64) -> Vec<Vec<u64>> {
+    /// Edge times at 3 ps per sample, one sample at a time.
+    fn naive(data: &[u8], u: usize, mask: u64) -> Vec<Vec<Picos>> {
         let mut out = vec![Vec::new(); 64];
         let mut prev = None;
         for (i, c) in data.chunks_exact(u).enumerate() {
@@ -1156,7 +1257,7 @@ mod tests {
                 let d: u64 = (w ^ p) & mask;
                 for (bit, o) in out.iter_mut().enumerate() {
                     if d >> bit & 1 == 1 {
-                        o.push(i as u64);
+                        o.push(Picos(3 * i as i64));
                     }
                 }
             }
@@ -1195,7 +1296,7 @@ mod tests {
             } & !4;
             let want = naive(&data, u, mask);
             for split in [u, 3 * u, 40 * u, 1000 * u, data.len()] {
-                let mut d = Decoder::new(u, mask);
+                let mut d = Decoder::new(u, mask).with_step(3);
                 for c in data.chunks(split) {
                     d.feed(c);
                 }
@@ -1219,11 +1320,19 @@ mod tests {
 
     /// The two-thread decoder against the one-thread one on chunks longer than a block,
     /// of a length that is not a multiple of it: the same edges, and the same budget
-    /// error (entry and offset) wherever the budget runs out.
+    /// error (entry and offset) wherever the budget runs out; with the decoder moving to
+    /// its thread at the first block, in the middle of the stream, or never.
     #[test]
     fn overlapped_decoding_matches_one_thread() {
+        for dense_from in [0, LOGIC_READ + 5000, usize::MAX] {
+            overlapped_matches(dense_from);
+        }
+    }
+
+    fn overlapped_matches(dense_from: usize) {
         use std::io::Write;
         let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut at = 0usize; // bytes so far over all chunks
         let mut chunk = |len: usize| -> Vec<u8> {
             (0..len)
                 .map(|i| {
@@ -1231,7 +1340,8 @@ mod tests {
                     x ^= x << 13;
                     x ^= x >> 7;
                     x ^= x << 17;
-                    if (i / 4096) % 3 == 0 {
+                    at += 1;
+                    if (i / 4096) % 3 == 0 && at > dense_from {
                         x as u8
                     } else {
                         (i / 5000) as u8
@@ -1254,17 +1364,18 @@ mod tests {
         w.finish().unwrap();
         let bytes = buf.into_inner();
         let mut z = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
-        let all = decode_logic_serial(&mut z, "t.sr", &logic, 2, 0xffff, u64::MAX).unwrap();
+        let layout = (2, 0xffff, 7);
+        let all = decode_logic_serial(&mut z, "t.sr", &logic, layout, u64::MAX).unwrap();
         assert!(all.kept > 1000);
-        let two = decode_logic(&mut z, "t.sr", &logic, 2, 0xffff, u64::MAX).unwrap();
+        let two = decode_logic(&mut z, "t.sr", &logic, layout, u64::MAX).unwrap();
         assert_eq!(two.edges, all.edges);
         assert_eq!(
             (two.kept, two.samples, two.first),
             (all.kept, all.samples, all.first)
         );
         for budget in [0, 10, all.kept / 3, all.kept - 1, all.kept] {
-            let a = decode_logic_serial(&mut z, "t.sr", &logic, 2, 0xffff, budget);
-            let b = decode_logic(&mut z, "t.sr", &logic, 2, 0xffff, budget);
+            let a = decode_logic_serial(&mut z, "t.sr", &logic, layout, budget);
+            let b = decode_logic(&mut z, "t.sr", &logic, layout, budget);
             match (a, b) {
                 (Ok(a), Ok(b)) => assert_eq!(a.edges, b.edges),
                 (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),

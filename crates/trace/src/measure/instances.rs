@@ -632,6 +632,9 @@ impl Pass {
     /// minimum to the stack, a store and a load on every value's critical path.
     #[inline(always)]
     fn block(&mut self, inst: &Instances, i0: usize, vals: &[i64]) {
+        if self.run(i0, vals) {
+            return;
+        }
         let (mut lo, mut hi, mut ilo, mut ihi) = (self.min, self.max, self.imin, self.imax);
         let mut fl = self.floor;
         let (k, ties_enter) = (self.k, self.ties_enter);
@@ -652,6 +655,40 @@ impl Pass {
         }
         (self.min, self.max, self.imin, self.imax, self.floor) = (lo, hi, ilo, ihi, fl);
         self.count(vals);
+    }
+
+    /// A block whose values are all equal, handled as one value counted `vals.len()`
+    /// times, when none of them can enter the worst (a constant period or pulse width, as
+    /// a clock or tick sampled at a multiple of its rate gives): the same extremes with
+    /// the same first places, the same counts. False (nothing done) otherwise; the check
+    /// is a compare per value that the compiler vectorises.
+    #[inline(always)]
+    fn run(&mut self, i0: usize, vals: &[i64]) -> bool {
+        let Some(&x) = vals.first() else {
+            return true;
+        };
+        // the general loop offers x whenever this holds, and may then move the floor
+        if x > self.floor || (x == self.floor && self.ties_enter && self.k > 0) {
+            return false;
+        }
+        if vals.iter().fold(0i64, |d, &v| d | (v ^ x)) != 0 {
+            return false;
+        }
+        if x < self.min {
+            (self.min, self.imin) = (x, i0);
+        }
+        if x > self.max {
+            (self.max, self.imax) = (x, i0);
+        }
+        let (q, fits) = self.div.div(x.wrapping_sub(self.base) as u64);
+        let q = q as usize;
+        self.counts.ok &= fits & (q <= LAST);
+        // the sets are added up at the end, so one takes the whole run; at most n ≤
+        // u32::MAX in all while the counts are kept (`ok`), never read otherwise
+        if let Some(c) = self.counts.spec.get_mut(q.min(LAST)) {
+            *c = c.wrapping_add(vals.len() as u32);
+        }
+        true
     }
 
     /// Counts the block's values per grid step, the four sets in turn.
@@ -732,7 +769,26 @@ mod tests {
     fn matches_samples_on_every_path() {
         let mut x: u64 = 7;
         type Shape = (&'static str, Box<dyn Fn(u64) -> i64>, i64);
-        let shapes: [Shape; 6] = [
+        // runs of 3,072 equal values (a constant period; three blocks of 1,024), now and
+        // then a larger one in its last block: the shortcut for blocks of one value, with the run's value
+        // rising past the worst (taken by the general loop) and falling to a new minimum
+        // at a block's start (taken by the shortcut)
+        let runs = |up: bool| -> Box<dyn Fn(u64) -> i64> {
+            let i = std::cell::Cell::new(0u64);
+            Box::new(move |r| {
+                let k = i.get();
+                i.set(k + 1);
+                let step = ((k / 3072) % 4) as i64;
+                if k % 3072 >= 2048 && r % 300 == 0 {
+                    ((r >> 20) % 50) as i64 * 1000 + 10_000
+                } else {
+                    (if up { step } else { 3 - step }) * 1000 + 2000
+                }
+            })
+        };
+        let shapes: [Shape; 8] = [
+            ("runs-up", runs(true), 1000),
+            ("runs-down", runs(false), 1000),
             ("few", Box::new(|r| (r % 97) as i64 - 20), 1),
             (
                 "grid",
@@ -758,6 +814,12 @@ mod tests {
             let mut vals = Vec::new();
             for i in 0..200_000i64 {
                 vals.push((f(xorshift(&mut x)), Picos(i * 10)));
+            }
+            // places out of push order too (equal values may then enter the worst)
+            if name == "runs-down" {
+                for v in vals.iter_mut().skip(100_000) {
+                    v.1 = Picos(3_000_000 - v.1 .0);
+                }
             }
             let loc = |t: Picos| Location { at: t.0, source: 0 };
             let mut s = Samples::new();
@@ -805,7 +867,7 @@ mod tests {
             let counted = matches!(dist, Dist::Counts { .. });
             assert_eq!(
                 counted,
-                matches!(name, "few" | "grid" | "grid-huge"),
+                matches!(name, "few" | "grid" | "grid-huge" | "runs-up" | "runs-down"),
                 "{name}"
             );
             for r in [1, 3, 1000] {
