@@ -18,6 +18,7 @@ pub mod perf;
 mod perf_holes;
 mod perf_layout;
 mod perf_tracepoint;
+mod prefault;
 pub mod saleae_bin;
 pub mod saleae_csv;
 pub mod scope_csv;

@@ -9,6 +9,7 @@
 
 use super::analog_input::{AnalogInput, Problem, Times, MAX_SPOOLED_SAMPLES};
 use super::limits::{Declared, MAX_ANALOG_SAMPLES, MAX_CHANNELS, MAX_META};
+use super::prefault::Prefault;
 use super::Options;
 use crate::error::{Error, Place, Result};
 use latscope_core::capture::{AnalogChannel, Capture, DigitalChannel};
@@ -161,6 +162,8 @@ pub struct Decoder {
     pub edges: Vec<Vec<Picos>>,
     /// Edges kept so far over all bits.
     pub kept: u64,
+    /// Per bit: the pages of its edge list made present ahead of the decoder's writes.
+    ahead: Vec<Prefault>,
 }
 
 #[inline(always)]
@@ -205,6 +208,7 @@ impl Decoder {
             step: 1,
             edges: vec![Vec::new(); 64],
             kept: 0,
+            ahead: vec![Prefault::default(); 64],
         }
     }
 
@@ -239,6 +243,14 @@ impl Decoder {
             6 => self.feed_u::<6>(buf),
             7 => self.feed_u::<7>(buf),
             _ => self.feed_u::<8>(buf),
+        }
+        let mut bits = self.mask;
+        while bits != 0 {
+            let bit = bits.trailing_zeros() as usize;
+            if let (Some(p), Some(e)) = (self.ahead.get_mut(bit), self.edges.get_mut(bit)) {
+                p.after_block(e);
+            }
+            bits &= bits - 1;
         }
     }
 
