@@ -23,6 +23,7 @@ pub mod saleae_bin;
 pub mod saleae_csv;
 pub mod scope_csv;
 pub mod sigrok;
+mod sigrok_inflate;
 mod stream_open;
 pub mod systemview;
 pub(crate) mod text;
