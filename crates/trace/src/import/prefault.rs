@@ -59,6 +59,13 @@ impl Prefault {
     }
 }
 
+/// Makes the pages of a freshly allocated (untouched) buffer present in one call, before
+/// it is written whole: its 4 KiB pages then cost no fault each.
+pub fn populate_buffer(b: &mut [u8]) {
+    let from = b.as_mut_ptr() as usize;
+    populate(from, from + b.len());
+}
+
 /// Makes the pages of the byte range `[from, to)` of this process's memory present and
 /// writable. `from` is rounded down to its page: that page is already present (it holds
 /// the list's last element) or belongs to the same allocation.

@@ -58,7 +58,9 @@ impl WholeEntry {
         self.raw.clear();
         e.read_to_end(&mut self.raw).ok()?;
         if self.out.len() < size {
-            self.out.resize(size, 0);
+            // zeroed by the allocator (fresh pages, not written), then made present at once
+            self.out = vec![0u8; size];
+            super::prefault::populate_buffer(&mut self.out);
         }
         let out = self.out.get_mut(..size)?;
         match self.inflater.deflate_decompress(&self.raw, out) {
