@@ -316,15 +316,6 @@ impl Decoder {
             *last = if sh == 64 { v } else { v >> (64 - sh) };
         };
         while i + 32 <= n {
-            // a long stretch where nothing changes: 256 bytes a step, then 32
-            let pat = replicate(last, U);
-            let skip = unchanged_prefix(&buf[i..n], pat, mrep);
-            if skip > 0 {
-                i += skip;
-                let lw = u64_at(buf, i - 8);
-                last = if sh == 64 { lw } else { lw >> (64 - sh) };
-                continue;
-            }
             let w = [
                 u64_at(buf, i),
                 u64_at(buf, i + 8),
@@ -336,6 +327,14 @@ impl Decoder {
                 // nothing changes on the kept bits; the last sample may differ elsewhere
                 last = if sh == 64 { w[3] } else { w[3] >> (64 - sh) };
                 i += 32;
+                // and perhaps for long: then 256 bytes a step (a dense capture, which
+                // seldom gets here, pays nothing for it)
+                let skip = unchanged_prefix(&buf[i..n], pat, mrep);
+                if skip > 0 {
+                    i += skip;
+                    let lw = u64_at(buf, i - 8);
+                    last = if sh == 64 { lw } else { lw >> (64 - sh) };
+                }
                 continue;
             }
             for (k, &v) in w.iter().enumerate() {
