@@ -9,6 +9,8 @@
 
 use super::analog_input::{AnalogInput, Problem, Times, MAX_SPOOLED_SAMPLES};
 use super::limits::{Declared, MAX_ANALOG_SAMPLES, MAX_CHANNELS, MAX_META};
+use super::prefault::Prefault;
+use super::sigrok_inflate::WholeEntry;
 use super::Options;
 use crate::error::{Error, Place, Result};
 use latscope_core::capture::{AnalogChannel, Capture, DigitalChannel};
@@ -161,6 +163,8 @@ pub struct Decoder {
     pub edges: Vec<Vec<Picos>>,
     /// Edges kept so far over all bits.
     pub kept: u64,
+    /// Per bit: the pages of its edge list made present ahead of the decoder's writes.
+    ahead: Vec<Prefault>,
 }
 
 #[inline(always)]
@@ -184,6 +188,26 @@ fn u64_at(b: &[u8], i: usize) -> u64 {
     u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or([0; 8]))
 }
 
+/// The length of the leading whole 256-byte blocks of `b` whose 8-byte words all equal
+/// `pat` on the bits of `mask`: samples where no kept bit changes. A sparse capture is
+/// almost all such blocks; written over fixed-size chunks so the compiler drops the
+/// bounds checks and compares several words per instruction.
+#[inline(always)]
+fn unchanged_prefix(b: &[u8], pat: u64, mask: u64) -> usize {
+    let mut n = 0;
+    for c in b.chunks_exact(256) {
+        let mut acc = 0u64;
+        for w in c.chunks_exact(8) {
+            acc |= u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]) ^ pat;
+        }
+        if acc & mask != 0 {
+            break;
+        }
+        n += 256;
+    }
+    n
+}
+
 fn replicate(w: u64, u: usize) -> u64 {
     match u {
         1 => w.wrapping_mul(0x0101_0101_0101_0101),
@@ -205,6 +229,7 @@ impl Decoder {
             step: 1,
             edges: vec![Vec::new(); 64],
             kept: 0,
+            ahead: vec![Prefault::default(); 64],
         }
     }
 
@@ -239,6 +264,14 @@ impl Decoder {
             6 => self.feed_u::<6>(buf),
             7 => self.feed_u::<7>(buf),
             _ => self.feed_u::<8>(buf),
+        }
+        let mut bits = self.mask;
+        while bits != 0 {
+            let bit = bits.trailing_zeros() as usize;
+            if let (Some(p), Some(e)) = (self.ahead.get_mut(bit), self.edges.get_mut(bit)) {
+                p.after_block(e);
+            }
+            bits &= bits - 1;
         }
     }
 
@@ -294,6 +327,14 @@ impl Decoder {
                 // nothing changes on the kept bits; the last sample may differ elsewhere
                 last = if sh == 64 { w[3] } else { w[3] >> (64 - sh) };
                 i += 32;
+                // and perhaps for long: then 256 bytes a step (a dense capture, which
+                // seldom gets here, pays nothing for it)
+                let skip = unchanged_prefix(&buf[i..n], pat, mrep);
+                if skip > 0 {
+                    i += skip;
+                    let lw = u64_at(buf, i - 8);
+                    last = if sh == 64 { lw } else { lw >> (64 - sh) };
+                }
                 continue;
             }
             for (k, &v) in w.iter().enumerate() {
@@ -749,19 +790,21 @@ fn decode_logic<R: Read + Seek>(
         let mut here = Some(Decoder::new(u, mask).with_step(step));
         let mut overlap: Option<Overlap> = None;
         let mut buf = vec![0u8; LOGIC_READ];
+        let mut entry = WholeEntry::new();
         let mut inflated = Ok(());
         for (k, (_, idx, name)) in logic.iter().enumerate() {
             let r = stream_entry(
                 z,
                 file,
                 (*idx, name),
-                &mut buf,
+                (&mut buf, Some(&mut entry)),
                 u,
                 chunk_remainder(unit),
-                |block, whole, _, read| {
+                |block, _, read| {
+                    let whole = block.len();
                     if let Some(dec) = here.as_mut() {
                         let before = dec.kept;
-                        dec.feed(&block[..whole]);
+                        dec.feed(block);
                         if dec.kept > budget {
                             return Err(budget_error(file, name, read, budget));
                         }
@@ -779,8 +822,8 @@ fn decode_logic<R: Read + Seek>(
                     let Some(o) = overlap.as_ref() else {
                         return Ok(()); // one of the two is always there
                     };
-                    let next = o.free.try_recv().unwrap_or_else(|_| vec![0u8; LOGIC_READ]);
-                    let full = std::mem::replace(block, next);
+                    let mut full = o.free.try_recv().unwrap_or_else(|_| vec![0u8; LOGIC_READ]);
+                    full[..whole].copy_from_slice(block);
                     // a closed channel: the decoder stopped on an error, returned below
                     o.full.send((full, whole, k, read)).map_err(|_| {
                         Error::format(
@@ -875,7 +918,8 @@ impl<'scope> Overlap<'scope> {
     }
 }
 
-/// `decode_logic` on the calling thread alone: the tests' reference for it.
+/// `decode_logic` on the calling thread alone: the tests' reference for it, with entries
+/// inflated in one call (as `decode_logic` does) or only streamed (`one_call` false).
 #[cfg(test)]
 fn decode_logic_serial<R: Read + Seek>(
     z: &mut zip::ZipArchive<R>,
@@ -883,20 +927,22 @@ fn decode_logic_serial<R: Read + Seek>(
     logic: &[(u64, usize, String)],
     (unit, mask, step): (u32, u64, i64),
     budget: u64,
+    one_call: bool,
 ) -> Result<Decoder> {
     let u = unit as usize;
     let mut dec = Decoder::new(u, mask).with_step(step);
     let mut buf = vec![0u8; LOGIC_READ];
+    let mut entry = one_call.then(WholeEntry::new);
     for (_, idx, name) in logic {
         stream_entry(
             z,
             file,
             (*idx, name),
-            &mut buf,
+            (&mut buf, entry.as_mut()),
             u,
             chunk_remainder(unit),
-            |block, whole, _, read| {
-                dec.feed(&block[..whole]);
+            |block, _, read| {
+                dec.feed(block);
                 if dec.kept > budget {
                     return Err(budget_error(file, name, read, budget));
                 }
@@ -1160,11 +1206,11 @@ fn read_analog<R: Read + Seek>(
             z,
             file,
             (*idx, ename),
-            &mut buf,
+            (&mut buf, None),
             4,
             |off| format!("length {off} is not a multiple of 4 (float32 samples)"),
-            |block, whole, at, _| {
-                for (j, b) in block[..whole].chunks_exact(4).enumerate() {
+            |block, at, _| {
+                for (j, b) in block.chunks_exact(4).enumerate() {
                     each(f32::from_le_bytes([b[0], b[1], b[2], b[3]])).map_err(|p| {
                         Error::format(
                             file,
@@ -1182,10 +1228,10 @@ fn read_analog<R: Read + Seek>(
 }
 
 /// Inflates one zip entry (`(index, name)`) through `buf`, refusing it once it passes its
-/// declared size, and hands `feed` the buffer with the count of its leading bytes that
-/// are whole `unit`-byte words (`unit` ≤ 8), the entry offset of their first byte and the
-/// offset read up to. `feed` may swap in another buffer of the same length (to hand the
-/// full one to another thread); the bytes of a word cut off at the end are carried over.
+/// declared size, and hands `feed` each block's leading bytes that are whole `unit`-byte
+/// words (`unit` ≤ 8), the entry offset of their first byte and the offset read up to;
+/// the bytes of a word cut off at the end are carried over. Given `whole`, an entry it
+/// can inflate in one call (see `sigrok_inflate`) is cut into the same blocks from there.
 /// Returns the entry's length, which must be a whole number of words
 /// (`remainder(length)` says why not). Logic chunks and analog streams are both read
 /// this way.
@@ -1193,11 +1239,37 @@ fn stream_entry<R: Read + Seek>(
     z: &mut zip::ZipArchive<R>,
     file: &str,
     (idx, name): (usize, &String),
-    buf: &mut Vec<u8>,
+    (buf, whole): (&mut [u8], Option<&mut WholeEntry>),
     unit: usize,
     remainder: impl Fn(u64) -> String,
-    mut feed: impl FnMut(&mut Vec<u8>, usize, u64, u64) -> Result<()>,
+    mut feed: impl FnMut(&[u8], u64, u64) -> Result<()>,
 ) -> Result<u64> {
+    if let Some(data) = whole.and_then(|w| w.inflate(z, idx)) {
+        // the same blocks, offsets and carries as the reads below give when each fills
+        // `buf`, cut from the inflated entry instead of copied through `buf`
+        let (mut carry, mut off, size) = (0usize, 0u64, data.len() as u64);
+        loop {
+            let k = (buf.len() - carry).min((size - off) as usize);
+            if k == 0 {
+                break;
+            }
+            let have = carry + k;
+            let whole = have - have % unit;
+            let at = off - carry as u64;
+            off += k as u64;
+            carry = have - whole;
+            let from = at as usize;
+            feed(&data[from..from + whole], at, off)?;
+        }
+        if carry != 0 {
+            return Err(Error::format(
+                file,
+                Place::Entry(name.clone(), Some(off)),
+                remainder(off),
+            ));
+        }
+        return Ok(off);
+    }
     let e = z
         .by_index(idx)
         .map_err(|er| Error::format(file, Place::Entry(name.clone(), None), er.to_string()))?;
@@ -1229,7 +1301,7 @@ fn stream_entry<R: Read + Seek>(
         off += k as u64;
         carry = have - whole;
         tail[..carry].copy_from_slice(&buf[whole..have]);
-        feed(buf, whole, at, off)?;
+        feed(&buf[..whole], at, off)?;
     }
     if carry != 0 {
         return Err(Error::format(
@@ -1269,11 +1341,11 @@ mod tests {
     #[test]
     fn decoder_matches_naive_for_every_unit_and_split() {
         let mut x: u64 = 12345;
-        // a change every ~2, ~7 and ~97 samples (long runs exercise the block skip, and
-        // changes of the unkept bit 2 alone must not make edges)
+        // a change every ~2, ~7, ~97 and ~700 samples (long runs exercise the block skips
+        // of 32 and 256 bytes, and changes of the unkept bit 2 alone must not make edges)
         for (u, every) in [1usize, 2, 3, 4, 5, 8]
             .into_iter()
-            .flat_map(|u| [(u, 2u64), (u, 7), (u, 97)])
+            .flat_map(|u| [(u, 2u64), (u, 7), (u, 97), (u, 700)])
         {
             let mut data = Vec::new();
             let mut w = 0u64;
@@ -1365,8 +1437,13 @@ mod tests {
         let bytes = buf.into_inner();
         let mut z = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
         let layout = (2, 0xffff, 7);
-        let all = decode_logic_serial(&mut z, "t.sr", &logic, layout, u64::MAX).unwrap();
+        let all = decode_logic_serial(&mut z, "t.sr", &logic, layout, u64::MAX, true).unwrap();
         assert!(all.kept > 1000);
+        // streamed (blocks as the inflater returns them) or inflated in one call: the same
+        let streamed =
+            decode_logic_serial(&mut z, "t.sr", &logic, layout, u64::MAX, false).unwrap();
+        assert_eq!(streamed.edges, all.edges);
+        assert_eq!((streamed.kept, streamed.samples), (all.kept, all.samples));
         let two = decode_logic(&mut z, "t.sr", &logic, layout, u64::MAX).unwrap();
         assert_eq!(two.edges, all.edges);
         assert_eq!(
@@ -1374,7 +1451,7 @@ mod tests {
             (all.kept, all.samples, all.first)
         );
         for budget in [0, 10, all.kept / 3, all.kept - 1, all.kept] {
-            let a = decode_logic_serial(&mut z, "t.sr", &logic, layout, budget);
+            let a = decode_logic_serial(&mut z, "t.sr", &logic, layout, budget, true);
             let b = decode_logic(&mut z, "t.sr", &logic, layout, budget);
             match (a, b) {
                 (Ok(a), Ok(b)) => assert_eq!(a.edges, b.edges),
