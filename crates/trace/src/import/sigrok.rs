@@ -1244,42 +1244,35 @@ fn stream_entry<R: Read + Seek>(
     remainder: impl Fn(u64) -> String,
     mut feed: impl FnMut(&[u8], u64, u64) -> Result<()>,
 ) -> Result<u64> {
+    let mut words = Words {
+        unit,
+        carry: 0,
+        off: 0,
+    };
     if let Some(data) = whole.and_then(|w| w.inflate(z, idx)) {
         // the same blocks, offsets and carries as the reads below give when each fills
         // `buf`, cut from the inflated entry instead of copied through `buf`
-        let (mut carry, mut off, size) = (0usize, 0u64, data.len() as u64);
+        let size = data.len() as u64;
         loop {
-            let k = (buf.len() - carry).min((size - off) as usize);
+            let k = (buf.len() - words.carry).min((size - words.off) as usize);
             if k == 0 {
                 break;
             }
-            let have = carry + k;
-            let whole = have - have % unit;
-            let at = off - carry as u64;
-            off += k as u64;
-            carry = have - whole;
+            let (whole, at) = words.take(k);
             let from = at as usize;
-            feed(&data[from..from + whole], at, off)?;
+            feed(&data[from..from + whole], at, words.off)?;
         }
-        if carry != 0 {
-            return Err(Error::format(
-                file,
-                Place::Entry(name.clone(), Some(off)),
-                remainder(off),
-            ));
-        }
-        return Ok(off);
+        return words.end(file, name, remainder);
     }
     let e = z
         .by_index(idx)
         .map_err(|er| Error::format(file, Place::Entry(name.clone(), None), er.to_string()))?;
     let declared = e.size();
     let mut e = Declared::new(e, declared, "its declared size");
-    let mut carry = 0usize;
     // the start of a word cut off by the last read (fewer than `unit` ≤ 8 bytes)
     let mut tail = [0u8; 8];
-    let mut off: u64 = 0;
     loop {
+        let carry = words.carry;
         buf[..carry].copy_from_slice(&tail[..carry]);
         let k = match e.read(&mut buf[carry..]) {
             Ok(k) => k,
@@ -1287,7 +1280,7 @@ fn stream_entry<R: Read + Seek>(
             Err(er) => {
                 return Err(Error::format(
                     file,
-                    Place::Entry(name.clone(), Some(off)),
+                    Place::Entry(name.clone(), Some(words.off)),
                     format!("corrupt or truncated data: {er}"),
                 ))
             }
@@ -1295,22 +1288,46 @@ fn stream_entry<R: Read + Seek>(
         if k == 0 {
             break;
         }
-        let have = carry + k;
-        let whole = have - have % unit;
-        let at = off - carry as u64;
-        off += k as u64;
-        carry = have - whole;
-        tail[..carry].copy_from_slice(&buf[whole..have]);
-        feed(&buf[..whole], at, off)?;
+        let (whole, at) = words.take(k);
+        let carry = words.carry;
+        tail[..carry].copy_from_slice(&buf[whole..whole + carry]);
+        feed(&buf[..whole], at, words.off)?;
     }
-    if carry != 0 {
-        return Err(Error::format(
-            file,
-            Place::Entry(name.clone(), Some(off)),
-            remainder(off),
-        ));
+    words.end(file, name, remainder)
+}
+
+/// An entry read in blocks, cut into whole words: the bytes of a word cut off at a
+/// block's end (`carry`) start the next block.
+struct Words {
+    unit: usize,
+    carry: usize,
+    /// Entry bytes read so far.
+    off: u64,
+}
+
+impl Words {
+    /// After `k` more bytes were read behind the carried ones: how many of the block's
+    /// bytes are whole words, and the entry offset of its first byte.
+    fn take(&mut self, k: usize) -> (usize, u64) {
+        let have = self.carry + k;
+        let whole = have - have % self.unit;
+        let at = self.off - self.carry as u64;
+        self.off += k as u64;
+        self.carry = have - whole;
+        (whole, at)
     }
-    Ok(off)
+
+    /// The entry's length, or the `remainder` error when it ended inside a word.
+    fn end(&self, file: &str, name: &str, remainder: impl Fn(u64) -> String) -> Result<u64> {
+        if self.carry != 0 {
+            return Err(Error::format(
+                file,
+                Place::Entry(name.to_string(), Some(self.off)),
+                remainder(self.off),
+            ));
+        }
+        Ok(self.off)
+    }
 }
 
 #[cfg(test)]
