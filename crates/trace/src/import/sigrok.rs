@@ -281,20 +281,23 @@ impl Decoder {
     /// otherwise each 8-byte word is compared with itself shifted by one sample (every
     /// sample against the one before it, the first against the previous word's last), and
     /// every set bit of the difference is one edge: no branch per sample, one per edge.
+    ///
+    /// `emit(x, at)` takes a word's differences `x` (bit `p`: an edge of bit `p % (8U)` at
+    /// sample `at + p / (8U)`) and stores them: [`Self::feed_u`] passes one that writes
+    /// every bit's list, or, when one bit is kept (a measurement of one channel), one that
+    /// writes that bit's list alone, held in a local so its length stays in a register.
     #[inline(always)]
     fn feed_words<const U: usize>(
         &mut self,
         buf: &[u8],
         mut i: usize,
-        n: usize,
-        base: u64,
+        (n, base): (usize, u64),
+        mut emit: impl FnMut(u64, u64),
     ) -> usize {
         let sh = 8 * U as u32; // bits per sample
         let mrep = replicate(self.mask, U);
         let mut last = self.prev; // the sample before byte i
         let mut kept = 0u64;
-        let step = self.step;
-        let edges = &mut self.edges;
         // one word at byte offset `off`: its edges, and its last sample
         let mut word = |v: u64, off: usize, last: &mut u64| {
             let before = if sh == 64 {
@@ -302,16 +305,10 @@ impl Decoder {
             } else {
                 (v << (sh % 64)) | *last
             };
-            let mut x = (v ^ before) & mrep;
+            let x = (v ^ before) & mrep;
             if x != 0 {
                 kept += x.count_ones() as u64;
-                let at = base + (off / U) as u64;
-                while x != 0 {
-                    let p = x.trailing_zeros();
-                    let idx = at + (p / sh) as u64;
-                    edges[(p % sh) as usize].push(Picos((idx as i64).wrapping_mul(step)));
-                    x &= x - 1;
-                }
+                emit(x, base + (off / U) as u64);
             }
             *last = if sh == 64 { v } else { v >> (64 - sh) };
         };
@@ -370,7 +367,31 @@ impl Decoder {
         }
         // the word-wide path needs a unit that divides 8
         if 8 % u == 0 && i + 8 <= n {
-            i = self.feed_words::<U>(buf, i, n, base);
+            let sh = 8 * U as u32;
+            let step = self.step;
+            if self.mask.count_ones() == 1 {
+                let bit = self.mask.trailing_zeros() as usize;
+                let mut list = std::mem::take(&mut self.edges[bit]);
+                i = self.feed_words::<U>(buf, i, (n, base), |mut x, at| {
+                    while x != 0 {
+                        let idx = at + (x.trailing_zeros() / sh) as u64;
+                        list.push(Picos((idx as i64).wrapping_mul(step)));
+                        x &= x - 1;
+                    }
+                });
+                self.edges[bit] = list;
+            } else {
+                let mut edges = std::mem::take(&mut self.edges);
+                i = self.feed_words::<U>(buf, i, (n, base), |mut x, at| {
+                    while x != 0 {
+                        let p = x.trailing_zeros();
+                        let idx = at + (p / sh) as u64;
+                        edges[(p % sh) as usize].push(Picos((idx as i64).wrapping_mul(step)));
+                        x &= x - 1;
+                    }
+                });
+                self.edges = edges;
+            }
         }
         while i < n {
             let w = word(buf, i, u);
@@ -1378,19 +1399,26 @@ mod tests {
                 }
                 data.extend_from_slice(&w.to_le_bytes()[..u]);
             }
-            let mask = if u == 8 {
+            let all = if u == 8 {
                 u64::MAX
             } else {
                 (1u64 << (u * 8)) - 1
             } & !4;
-            let want = naive(&data, u, mask);
-            for split in [u, 3 * u, 40 * u, 1000 * u, data.len()] {
-                let mut d = Decoder::new(u, mask).with_step(3);
-                for c in data.chunks(split) {
-                    d.feed(c);
+            // every bit but 2, and one bit alone (the lowest, the highest of the unit, and
+            // bit 2, which changes on its own): the two ways edges are stored
+            let top = 1u64 << (u * 8 - 1);
+            for mask in [all, 1, top, 4] {
+                let want = naive(&data, u, mask);
+                for split in [u, 3 * u, 40 * u, 1000 * u, data.len()] {
+                    let mut d = Decoder::new(u, mask).with_step(3);
+                    for c in data.chunks(split) {
+                        d.feed(c);
+                    }
+                    assert_eq!(d.edges, want, "unit {u} mask {mask:#x} split {split}");
+                    assert_eq!(d.samples, 3000);
+                    let kept: usize = want.iter().map(Vec::len).sum();
+                    assert_eq!(d.kept, kept as u64, "unit {u} mask {mask:#x} split {split}");
                 }
-                assert_eq!(d.edges, want, "unit {u} split {split}");
-                assert_eq!(d.samples, 3000);
             }
         }
     }
