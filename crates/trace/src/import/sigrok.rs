@@ -297,8 +297,7 @@ impl Decoder {
         let sh = 8 * U as u32; // bits per sample
         let mrep = replicate(self.mask, U);
         let mut last = self.prev; // the sample before byte i
-        let mut kept = 0u64;
-        // one word at byte offset `off`: its edges, and its last sample
+                                  // one word at byte offset `off`: its edges, and its last sample
         let mut word = |v: u64, off: usize, last: &mut u64| {
             let before = if sh == 64 {
                 *last
@@ -307,7 +306,6 @@ impl Decoder {
             };
             let x = (v ^ before) & mrep;
             if x != 0 {
-                kept += x.count_ones() as u64;
                 emit(x, base + (off / U) as u64);
             }
             *last = if sh == 64 { v } else { v >> (64 - sh) };
@@ -343,7 +341,6 @@ impl Decoder {
             word(u64_at(buf, i), i, &mut last);
             i += 8;
         }
-        self.kept += kept;
         self.prev = last;
         i
     }
@@ -372,6 +369,7 @@ impl Decoder {
             if self.mask.count_ones() == 1 {
                 let bit = self.mask.trailing_zeros() as usize;
                 let mut list = std::mem::take(&mut self.edges[bit]);
+                let before = list.len();
                 i = self.feed_words::<U>(buf, i, (n, base), |mut x, at| {
                     while x != 0 {
                         let idx = at + (x.trailing_zeros() / sh) as u64;
@@ -379,9 +377,13 @@ impl Decoder {
                         x &= x - 1;
                     }
                 });
+                // counted once here, not per word: a popcount per word cost a tenth of
+                // the dense decoder on the baseline x86-64 target, which has no POPCNT
+                self.kept += (list.len() - before) as u64;
                 self.edges[bit] = list;
             } else {
                 let mut edges = std::mem::take(&mut self.edges);
+                let before: usize = edges.iter().map(Vec::len).sum();
                 i = self.feed_words::<U>(buf, i, (n, base), |mut x, at| {
                     while x != 0 {
                         let p = x.trailing_zeros();
@@ -390,6 +392,8 @@ impl Decoder {
                         x &= x - 1;
                     }
                 });
+                let after: usize = edges.iter().map(Vec::len).sum();
+                self.kept += (after - before) as u64;
                 self.edges = edges;
             }
         }
