@@ -296,8 +296,9 @@ impl Decoder {
     ) -> usize {
         let sh = 8 * U as u32; // bits per sample
         let mrep = replicate(self.mask, U);
-        let mut last = self.prev; // the sample before byte i
-                                  // one word at byte offset `off`: its edges, and its last sample
+        // the sample before byte i
+        let mut last = self.prev;
+        // one word at byte offset `off`: its edges, and its last sample
         let mut word = |v: u64, off: usize, last: &mut u64| {
             let before = if sh == 64 {
                 *last
