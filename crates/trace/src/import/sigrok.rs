@@ -255,6 +255,11 @@ impl Decoder {
 
     /// Feeds whole sample words (`buf.len()` must be a multiple of the unit size).
     pub fn feed(&mut self, buf: &[u8]) {
+        // one list per bit is what the writers index; `edges` is public, so a caller may
+        // have taken lists away: they come back empty rather than the index panicking
+        if self.edges.len() < 64 {
+            self.edges.resize_with(64, Vec::new);
+        }
         match self.unit {
             1 => self.feed_u::<1>(buf),
             2 => self.feed_u::<2>(buf),
@@ -1425,6 +1430,20 @@ mod tests {
                     assert_eq!(d.kept, kept as u64, "unit {u} mask {mask:#x} split {split}");
                 }
             }
+        }
+    }
+
+    /// Lists taken out of the public `edges` (all of them, here) come back empty and
+    /// fill as before, on both writers (one kept bit, several), instead of a panic.
+    #[test]
+    fn edges_taken_away_are_restored_not_a_panic() {
+        let data: Vec<u8> = (0..200u32).map(|i| ((i / 3) % 2) as u8 * 0b11).collect();
+        for mask in [1u64, 0b11] {
+            let mut d = Decoder::new(1, mask).with_step(3);
+            d.edges.clear();
+            d.feed(&data);
+            assert_eq!(d.edges.len(), 64);
+            assert_eq!(d.edges[0], naive(&data, 1, mask)[0], "mask {mask:#b}");
         }
     }
 
