@@ -47,15 +47,17 @@ pub(super) fn breakdown(
         let hp = ctx.nf..ctx.nf + hp_end;
         let (hp_n, hp_work, hp_switch) =
             (&dem.n[hp.clone()], &dem.work[hp.clone()], &dem.switch[hp]);
+        // From the lowest priority up (see `Interference::select_from_lowest`).
         let shares = ctx.order[..hp_end]
             .iter()
             .zip(hp_n.iter().zip(hp_work.iter().zip(hp_switch)))
+            .rev()
             .filter_map(|(&j, (&n, (&work, &switch)))| {
                 cs_ps += n as i128 * switch as i128;
                 work_ps += n as i128 * work as i128;
-                (work > 0).then(|| (j, ns(n.saturating_mul(work))))
+                (work > 0).then(|| (j, n.saturating_mul(work)))
             });
-        interference.extend_ordered(shares);
+        interference.select_from_lowest(shares, hp_end);
         cs_ps += dem.sum_pre;
         let total = dem.sum + dem.sum_tick + dem.sum_first + dem.sum_pre;
         (total - work_ps - cs_ps - irq_ps, cs_ps, irq_ps)
@@ -65,7 +67,7 @@ pub(super) fn breakdown(
             dem.pre_charge(wc, ticks),
             0i128,
         );
-        let shares = (0..dem.active).filter_map(|k| {
+        let shares = (0..dem.active).rev().filter_map(|k| {
             let (tick, switch, work) = (dem.tick[k], dem.switch[k], dem.work[k]);
             if tick == 0 && switch == 0 && work == 0 {
                 return None;
@@ -75,12 +77,12 @@ pub(super) fn breakdown(
             cs_ps += n as i128 * switch as i128;
             match dem.attr[k] {
                 Attr::Interrupt => irq_ps += n as i128 * work as i128,
-                Attr::Task(j) if work > 0 => return Some((j, ns(n.saturating_mul(work)))),
+                Attr::Task(j) if work > 0 => return Some((j, n.saturating_mul(work))),
                 _ => {}
             }
             None
         });
-        interference.extend_ordered(shares);
+        interference.select_from_lowest(shares, dem.active);
         (tick_ps, cs_ps, irq_ps)
     };
     let ns_wide = |v: i128| ns(v.clamp(i64::MIN as i128, i64::MAX as i128) as i64);
