@@ -106,13 +106,16 @@ pub fn first_miss(sys: &System, opts: &AnalysisOptions, mode: TickMode) -> Optio
             Ok((tasks, chain)) => tasks
                 .into_iter()
                 .find(|t| !t.schedulable)
-                .map(|t| t.name)
+                .map(|t| t.name.to_string())
                 .or_else(|| chain.map(|c| crate::chain::margins::chain_label(&c))),
             Err(e) => Some(out_of_range_task(sys, &e)),
         };
     }
     match analyze_mode(sys, &o, mode) {
-        Ok(tasks) => tasks.into_iter().find(|t| !t.schedulable).map(|t| t.name),
+        Ok(tasks) => tasks
+            .into_iter()
+            .find(|t| !t.schedulable)
+            .map(|t| t.name.to_string()),
         // Past the analysis range nothing is proven: the set counts as missing, charged to
         // the task the error names (or the lowest-priority task when it names none).
         Err(e) => Some(out_of_range_task(sys, &e)),

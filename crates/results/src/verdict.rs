@@ -262,7 +262,7 @@ impl Verdict {
             .tasks
             .iter()
             .filter(|t| !t.schedulable)
-            .map(|t| t.name.as_str())
+            .map(|t| &*t.name)
             .collect();
         let n = r.tasks.len();
         let (status, line) = if missing.is_empty() && r.schedulable {

@@ -24,7 +24,7 @@ pub fn check(
         not_in_system: timing
             .tasks
             .iter()
-            .filter(|t| !res.tasks.iter().any(|x| x.name == t.name))
+            .filter(|t| !res.tasks.iter().any(|x| *x.name == *t.name))
             .map(|t| t.name.clone())
             .collect(),
         not_observed: Vec::new(),
@@ -37,7 +37,7 @@ pub fn check(
             .task(&task.name)
             .and_then(|t| t.worst.first().map(|w| (t, w)));
         let Some((_, w)) = worst else {
-            check.not_observed.push(task.name.clone());
+            check.not_observed.push(task.name.to_string());
             continue;
         };
         task.observed_max_ns = Some(w.response_ns);
@@ -49,10 +49,10 @@ pub fn check(
             None => false,
         };
         if over {
-            check.exceeded.push(task.name.clone());
+            check.exceeded.push(task.name.to_string());
         }
         if w.suspect {
-            check.suspect.push(task.name.clone());
+            check.suspect.push(task.name.to_string());
         }
     }
     Ok((check, timing))
@@ -108,7 +108,7 @@ fn rows(res: &AnalysisResult, c: &ObservedCheck) -> Vec<[String; 5]> {
         .filter_map(|t| {
             let obs = t.observed_max_ns?;
             Some([
-                t.name.clone(),
+                t.name.to_string(),
                 t.wcrt_ns.map_or_else(|| "unbounded".into(), format_ns_f64),
                 format_ns_f64(obs),
                 t.bound_ratio
@@ -117,7 +117,7 @@ fn rows(res: &AnalysisResult, c: &ObservedCheck) -> Vec<[String; 5]> {
                     "job {} released at {}{}",
                     t.observed_job.unwrap_or(0),
                     t.observed_at_ns.map_or_else(|| "?".into(), format_ns_f64),
-                    if c.suspect.contains(&t.name) {
+                    if c.suspect.iter().any(|s| **s == *t.name) {
                         " (suspect: touches lost events)"
                     } else {
                         ""
@@ -168,7 +168,7 @@ fn print_exceeded(
     c: &ObservedCheck,
 ) -> anyhow::Result<()> {
     for name in &c.exceeded {
-        if let Some(t) = res.tasks.iter().find(|t| &t.name == name) {
+        if let Some(t) = res.tasks.iter().find(|t| *t.name == **name) {
             writeln!(
                 out,
                 "EXCEEDED: {name}: observed response {} (job {} released at {}) > bound {}: \

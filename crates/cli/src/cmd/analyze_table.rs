@@ -63,7 +63,7 @@ pub(super) fn print_offsets(
                 t(h)
             )?;
             for task in &r.tasks {
-                let Some(x) = o.tasks.iter().find(|x| x.name == task.name) else {
+                let Some(x) = o.tasks.iter().find(|x| *x.name == *task.name) else {
                     continue;
                 };
                 writeln!(
@@ -159,7 +159,7 @@ fn print_task_rows(out: &mut impl Write, r: &AnalysisResult) -> anyhow::Result<(
         .zip(other)
         .map(|(a, b)| {
             [
-                a.name.clone(),
+                a.name.to_string(),
                 a.priority.to_string(),
                 t(a.period_ns),
                 t(a.deadline_ns),

@@ -27,7 +27,7 @@ pub fn rows(d: &AnalyzeResult) -> Vec<Vec<Cell>> {
         .iter()
         .map(|t| {
             vec![
-                Cell::Text(t.name.clone()),
+                Cell::Text(t.name.to_string()),
                 Cell::Int(i64::from(t.priority)),
                 Cell::Float(t.period_ns),
                 Cell::Float(t.deadline_ns),

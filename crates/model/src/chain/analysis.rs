@@ -231,7 +231,7 @@ pub(super) fn mark_unbounded(t: &mut TaskResult, why: &str) {
 pub(super) fn wcrt_ps(res: &AnalysisResult, name: &str) -> Option<i64> {
     res.tasks
         .iter()
-        .find(|t| t.name == name)
+        .find(|t| &*t.name == name)
         .and_then(|t| t.wcrt_ps)
 }
 
@@ -267,7 +267,7 @@ fn step_response(
             why: res
                 .tasks
                 .iter()
-                .find(|t| t.name == sys.tasks[i].name)
+                .find(|t| *t.name == *sys.tasks[i].name)
                 .and_then(|t| t.unbounded_reason.clone()),
         }),
         Step::Interrupt(q) => irq(q).ok_or_else(|| StepUnbounded::Interrupt {
@@ -370,7 +370,7 @@ pub(super) fn chain_bound(
                         Step::Task(i) => res
                             .tasks
                             .iter()
-                            .find(|t| t.name == sys.tasks[i].name)
+                            .find(|t| *t.name == *sys.tasks[i].name)
                             .map(|t| (t.jitter.irq_path_ns * 1000.0).round() as i64),
                         Step::Interrupt(_) => None,
                     };

@@ -141,7 +141,7 @@ pub(super) fn with_chains(
         c.schedulable = res
             .tasks
             .iter()
-            .filter(|t| c.tasks.contains(&t.name))
+            .filter(|t| c.tasks.iter().any(|n| **n == *t.name))
             .all(|t| t.schedulable);
     }
     for &(b, a) in &links {

@@ -53,7 +53,7 @@ pub fn chains_with_edf(
         }
         match edf
             .iter()
-            .find(|e| e.name == t.name)
+            .find(|e| *e.name == *t.name)
             .and_then(|e| e.bound_ns)
         {
             Some(b) => {

@@ -52,7 +52,7 @@ impl Workload {
         // The release jitter per task and the blocking are the fixed-priority analysis's:
         // they depend on how a release reaches the kernel, not on the scheduling policy.
         let fp = rta::analyze(sys, opts)?;
-        let by_name = |n: &str| fp.tasks.iter().find(|r| r.name == n);
+        let by_name = |n: &str| fp.tasks.iter().find(|r| &*r.name == n);
         let ov = opts.overheads;
         let l = if ov {
             sys.platform.irq_entry()

@@ -157,7 +157,7 @@ impl Search<'_> {
             let p = self.trial(unassigned, prio, c, k);
             // Past the analysis range nothing is proven: the candidate does not fit.
             let r = self.analyze(&p).map(|(t, _)| t).unwrap_or_default();
-            let me = r.iter().find(|t| t.name == self.sys.tasks[c].name);
+            let me = r.iter().find(|t| *t.name == *self.sys.tasks[c].name);
             if me.is_some_and(|t| t.schedulable) {
                 return Ok(ci);
             }
@@ -281,7 +281,7 @@ fn final_miss(miss: &TaskResult, n: usize) -> Failure {
         priority: miss.priority,
         levels_filled: n,
         candidates: vec![Candidate {
-            name: miss.name.clone(),
+            name: miss.name.to_string(),
             wcrt_ns: miss.wcrt_ns,
             deadline_ns: miss.deadline_ns,
         }],

@@ -308,7 +308,7 @@ pub(crate) fn analyze_cores_with(
                 &mut r.tick_modes.pessimistic,
                 &mut r.tick_modes.partitioned,
             ] {
-                for t in list.iter_mut().filter(|t| &t.name == name) {
+                for t in list.iter_mut().filter(|t| *t.name == **name) {
                     unbounded(t, why.clone());
                 }
             }
@@ -316,7 +316,7 @@ pub(crate) fn analyze_cores_with(
         }
         cores.push(CoreResult {
             core: c,
-            tasks: r.tasks.iter().map(|t| t.name.clone()).collect(),
+            tasks: r.tasks.iter().map(|t| t.name.to_string()).collect(),
             interrupts,
             utilisation_tasks: r.totals.utilisation_tasks,
             utilisation: r.totals.utilisation_total,

@@ -172,7 +172,7 @@ fn own_constants(ctx: &ModeCtx, i: usize) -> Own {
 fn skeleton(ctx: &ModeCtx, i: usize, blocking: i64) -> TaskResult {
     let t = &ctx.sys.tasks[i];
     TaskResult {
-        name: t.name.clone(),
+        name: ctx.p.names[i].clone(),
         priority: t.priority,
         wcrt_ns: None,
         deadline_ns: t.deadline.as_ns_f64(),

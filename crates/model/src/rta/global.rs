@@ -293,7 +293,7 @@ pub(super) fn analyze_global(
     let mut results: Vec<TaskResult> = Vec::with_capacity(sys.tasks.len());
     for &i in &p.order {
         let t = &sys.tasks[i];
-        let Some(mut r) = base.tasks.iter().find(|x| x.name == t.name).cloned() else {
+        let Some(mut r) = base.tasks.iter().find(|x| *x.name == *t.name).cloned() else {
             continue;
         };
         r.breakdown = Breakdown::default();

@@ -77,7 +77,7 @@ pub(super) fn analyse_listscan_task(
     let blocking = t.blocking.max(p.blocking_cs).0 + p.res_blocking.get(i).copied().unwrap_or(0);
     let jit = p.jitter_ps[i];
     let mut result = TaskResult {
-        name: t.name.clone(),
+        name: p.names[i].clone(),
         priority: t.priority,
         wcrt_ns: None,
         deadline_ns: t.deadline.as_ns_f64(),

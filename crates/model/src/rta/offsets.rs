@@ -239,7 +239,7 @@ fn bound_for(
         tasks: free
             .iter()
             .map(|r| OffsetBoundTask {
-                name: r.name.clone(),
+                name: r.name.to_string(),
                 wcrt_ns: r.wcrt_ns,
                 wcrt_ps: r.wcrt_ps,
                 offset_free_ns: r.wcrt_ns,

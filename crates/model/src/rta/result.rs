@@ -51,7 +51,9 @@ pub struct TickModes {
 /// One task's result.
 #[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct TaskResult {
-    pub name: String,
+    /// The task's name, shared by the analysis's results of the task (one reference
+    /// count per result, not a copy of the text).
+    pub name: Arc<str>,
     pub priority: u32,
     /// Worst-case response time from the nominal release; `None` (null) when unbounded
     /// or not found within the iteration budget.

@@ -70,7 +70,7 @@ fn a_chain_from_a_fixed_priority_core_through_an_edf_core_and_back_by_hand() {
     let wcrt = |n: &str| {
         res.tasks
             .iter()
-            .find(|t| t.name == n)
+            .find(|t| &*t.name == n)
             .and_then(|t| t.wcrt_ps)
             .expect("bounded")
     };
@@ -126,7 +126,7 @@ fn an_unbounded_predecessor_leaves_the_receiving_core_unbounded() {
     let opts = plain();
     let res = analyze(&sys, &opts).expect("analysed");
     for n in ["A", "C"] {
-        let t = res.tasks.iter().find(|t| t.name == n).expect("task");
+        let t = res.tasks.iter().find(|t| &*t.name == n).expect("task");
         assert_eq!(t.wcrt_ps, None, "{n}");
         assert!(
             t.unbounded_reason

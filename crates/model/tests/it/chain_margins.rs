@@ -136,7 +136,7 @@ fn event_link_across_cores_worked_by_hand() {
     let wcrt = |n: &str| {
         r.tasks
             .iter()
-            .find(|t| t.name == n)
+            .find(|t| &*t.name == n)
             .and_then(|t| t.wcrt_ps)
             .expect("bounded")
     };

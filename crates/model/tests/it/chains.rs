@@ -132,7 +132,7 @@ fn event_chain_holistic_known_answer() {
     );
     let sys = System::from_toml_str(&text, "sys.toml").unwrap();
     let r = analyze(&sys, &plain()).unwrap();
-    let w = |n: &str| r.tasks.iter().find(|t| t.name == n).unwrap().wcrt_ps;
+    let w = |n: &str| r.tasks.iter().find(|t| &*t.name == n).unwrap().wcrt_ps;
     assert_eq!(w("A"), Some(ms(2)));
     assert_eq!(w("B"), Some(ms(7)));
     assert_eq!(w("L"), Some(ms(24)));
@@ -150,7 +150,7 @@ fn event_chain_holistic_known_answer() {
     // Without the chain, B is an ordinary sporadic task and L sees no jitter.
     let plain_sys = System::from_toml_str(&format!("{HEAD}{three}"), "sys.toml").unwrap();
     let r0 = analyze(&plain_sys, &plain()).unwrap();
-    let w0 = |n: &str| r0.tasks.iter().find(|t| t.name == n).unwrap().wcrt_ps;
+    let w0 = |n: &str| r0.tasks.iter().find(|t| &*t.name == n).unwrap().wcrt_ps;
     assert_eq!(w0("B"), Some(ms(5)));
     assert_eq!(w0("L"), Some(ms(19)));
     // A deadline below the bound is a miss.
@@ -187,7 +187,7 @@ fn holistic_jitter_feeding_back_into_the_predecessor() {
         ..plain()
     };
     let r = analyze(&sys, &opts).unwrap();
-    let t = |n: &str| r.tasks.iter().find(|t| t.name == n).unwrap().clone();
+    let t = |n: &str| r.tasks.iter().find(|t| &*t.name == n).unwrap().clone();
     assert_eq!(t("A").wcrt_ps, None);
     assert_eq!(t("B").wcrt_ps, None);
     assert!(t("B")
@@ -225,7 +225,7 @@ fn sampled_chain_davare_known_answer() {
     let sum: i64 = ["A", "C", "D"]
         .iter()
         .map(|n| {
-            let t = r.tasks.iter().find(|t| t.name == *n).unwrap();
+            let t = r.tasks.iter().find(|t| &*t.name == *n).unwrap();
             (t.period_ns * 1000.0) as i64 + t.wcrt_ps.unwrap()
         })
         .sum();
@@ -249,7 +249,7 @@ fn interrupt_first_chain() {
     let w = |n: &str| {
         r.tasks
             .iter()
-            .find(|t| t.name == n)
+            .find(|t| &*t.name == n)
             .unwrap()
             .wcrt_ps
             .unwrap()

@@ -284,13 +284,13 @@ priority = 2
             ..Default::default()
         };
         let r = analyze(&sys(text), &opts).unwrap();
-        let b = r.tasks.iter().find(|t| t.name == "B").unwrap();
+        let b = r.tasks.iter().find(|t| &*t.name == "B").unwrap();
         assert_eq!(b.breakdown.jitter_ns, 73_000.0);
         assert_eq!(b.wcrt_ns, Some(2_576_000.0));
         assert_eq!(r.cores[1].interrupts, ["ipi<rx"]);
         assert_eq!(r.cores[0].interrupts, ["rx", "hi"]);
         // Without the crossing (B on core 0 with rx) the IPI and the remote path vanish.
-        let d = r.tasks.iter().find(|t| t.name == "D").unwrap();
+        let d = r.tasks.iter().find(|t| &*t.name == "D").unwrap();
         assert_eq!(d.wcrt_ns, Some(503_000.0));
     }
 }

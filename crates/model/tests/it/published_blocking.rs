@@ -243,7 +243,7 @@ fn kernel_critical_section_masks_a_kernel_interrupt_not_one_above() {
     let a = analyze(&plain, &opts).unwrap();
     let b = analyze(&with, &opts).unwrap();
     let find = |r: &latscope_model::rta::AnalysisResult, n: &str| {
-        r.tasks.iter().find(|t| t.name == n).unwrap().clone()
+        r.tasks.iter().find(|t| &*t.name == n).unwrap().clone()
     };
     let us = 1_000_000i64;
     let wcrt = |r: &latscope_model::rta::AnalysisResult, n: &str| find(r, n).wcrt_ps.unwrap() / us;

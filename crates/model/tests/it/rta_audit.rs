@@ -165,7 +165,7 @@ releases="t0"
     let get = |n: &str| {
         r.tasks
             .iter()
-            .find(|t| t.name == n)
+            .find(|t| &*t.name == n)
             .unwrap()
             .wcrt_ns
             .unwrap()
@@ -181,7 +181,7 @@ releases="t0"
             get(name)
         );
     }
-    let t1 = r.tasks.iter().find(|t| t.name == "t1").unwrap();
+    let t1 = r.tasks.iter().find(|t| &*t.name == "t1").unwrap();
     // 1 us handler + 269 cycles of path, once in t1's window.
     assert!((t1.breakdown.interrupts_ns - (1_000.0 + 269.0 / 0.084)).abs() < 0.01);
 }
@@ -235,7 +235,7 @@ releases="t0"
     let get = |n: &str| {
         r.tasks
             .iter()
-            .find(|t| t.name == n)
+            .find(|t| &*t.name == n)
             .unwrap()
             .wcrt_ns
             .unwrap()
@@ -284,7 +284,7 @@ wcet = "19us"
 priority = 1
 "#;
     let r = analyze(&sys(text), &AnalysisOptions::default()).unwrap();
-    let t1 = r.tasks.iter().find(|t| t.name == "t1").unwrap();
+    let t1 = r.tasks.iter().find(|t| &*t.name == "t1").unwrap();
     assert!(t1.wcrt_ns.unwrap() >= 1_801_000.0, "{:?}", t1.wcrt_ns);
     assert_eq!(t1.breakdown.interrupts_ns, 2.0 * 19_000.0);
 }
@@ -333,7 +333,7 @@ priority = 1
 releases = "t0"
 "#;
     let r = analyze(&sys(text), &AnalysisOptions::default()).unwrap();
-    let t1 = r.tasks.iter().find(|t| t.name == "t1").unwrap();
+    let t1 = r.tasks.iter().find(|t| &*t.name == "t1").unwrap();
     assert!(t1.wcrt_ns.unwrap() >= 1_365_916.667, "{:?}", t1.wcrt_ns);
     // Two ticks of 2 us + L (12 cycles at 84 MHz).
     assert!((t1.breakdown.tick_ns - 2.0 * (2_000.0 + 12_000.0 / 84.0)).abs() < 0.01);

@@ -19,7 +19,7 @@ fn no_overheads() -> AnalysisOptions {
 }
 
 fn wcrt_ms(r: &[TaskResult], name: &str) -> Option<f64> {
-    let t = r.iter().find(|t| t.name == name).unwrap();
+    let t = r.iter().find(|t| &*t.name == name).unwrap();
     t.wcrt_ns.map(|x| x / 1e6)
 }
 
@@ -40,7 +40,7 @@ fn textbook() -> AnalysisOptions {
 
 /// A task's WCRT in whole `unit`s (picoseconds per unit); panics if it is not whole.
 fn wcrt_in(r: &[TaskResult], name: &str, unit: i64) -> Option<i64> {
-    let t = r.iter().find(|t| t.name == name).unwrap();
+    let t = r.iter().find(|t| &*t.name == name).unwrap();
     t.wcrt_ps.map(|ps| {
         assert_eq!(ps % unit, 0, "{name}: {ps} ps is not a whole time unit");
         ps / unit
@@ -78,7 +78,7 @@ priority = 1
     assert_eq!(wcrt_ms(&r.tasks, "c"), Some(20.0));
     assert!(r.schedulable);
     // Contract: descending priority.
-    let names: Vec<&str> = r.tasks.iter().map(|t| t.name.as_str()).collect();
+    let names: Vec<&str> = r.tasks.iter().map(|t| &*t.name).collect();
     assert_eq!(names, ["a", "b", "c"]);
     // Breakdown of c adds up: 5 own + 3 jobs of a (9) + 2 jobs of b (6) = 20.
     let c = &r.tasks[2].breakdown;
@@ -153,7 +153,7 @@ fn lehoczky_example_2_both_priority_orders() {
         let r = analyze(&s, &textbook()).unwrap();
         assert_eq!(wcrt_in(&r.tasks, "t1", MS), Some(r1), "t1 at priority {p1}");
         assert_eq!(wcrt_in(&r.tasks, "t2", MS), Some(r2), "t2 at priority {p2}");
-        let low = r.tasks.iter().find(|t| t.name == critical.0).unwrap();
+        let low = r.tasks.iter().find(|t| &*t.name == critical.0).unwrap();
         assert_eq!(low.critical_job, critical.1, "{}", critical.0);
     }
 }
@@ -239,7 +239,7 @@ fn audsley_1993_table3_blocking_and_jitter() {
             "{name}: published R {published} + own jitter {j}"
         );
         let t = &r.tasks[i];
-        assert_eq!(t.name, name, "descending priority order");
+        assert_eq!(&*t.name, name, "descending priority order");
         assert_eq!(t.breakdown.blocking_ns, *b as f64 * 1e3, "{name}");
         assert!(t.schedulable, "{name}");
     }
@@ -295,7 +295,7 @@ priority = 1
     let r = analyze(&s, &textbook()).unwrap();
     let published = [("tsk1", 2, 1), ("tsk2", 2, 0), ("tsk3", 3, 1)];
     for (name, bound, jitter) in published {
-        let t = r.tasks.iter().find(|t| t.name == name).unwrap();
+        let t = r.tasks.iter().find(|t| &*t.name == name).unwrap();
         assert_eq!(t.breakdown.jitter_ns, jitter as f64 * 1e6, "{name}");
         assert_eq!(wcrt_in(&r.tasks, name, MS), Some(bound + jitter), "{name}");
         assert!(t.schedulable, "{name}");

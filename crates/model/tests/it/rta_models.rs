@@ -93,7 +93,7 @@ priority = 1
     let s = sys(text);
     let r = analyze(&s, &AnalysisOptions::default()).unwrap();
     let t0 = &r.tasks[0];
-    assert_eq!(t0.name, "t0");
+    assert_eq!(&*t0.name, "t0");
     // S = 5 * 1.3 + 5 * 0.6 + 0.2 * 10 = 11.5 us
     let sched = 11_500.0;
     let all = 200_000.0 + 2_501_000.0 + 4_003_000.0 + 2_001_000.0 * 2.0 + 5.0 * 1_250.0;
@@ -141,7 +141,7 @@ releases = "ah"
     let s = sys(text);
     let r = analyze(&s, &AnalysisOptions::default()).unwrap();
     let ah = &r.tasks[0];
-    assert_eq!(ah.name, "ah");
+    assert_eq!(&*ah.name, "ah");
     assert_eq!(ah.jitter.irq_path_ns, 2_248.0 + 232.0);
     assert_eq!(ah.jitter.tick_delay_ns, 0.0); // released by the interrupt, not the tick
     let cold = sys(&text.replace(

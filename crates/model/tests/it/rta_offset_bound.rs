@@ -93,7 +93,7 @@ fn never_above_the_offset_free_bound() {
             let free = analyze_mode(&sys, &AnalysisOptions::default(), mode).unwrap();
             let o = offset_bound(&sys, &AnalysisOptions::default(), mode).unwrap();
             for (f, b) in free.iter().zip(&o.tasks) {
-                assert_eq!(f.name, b.name);
+                assert_eq!(*f.name, *b.name);
                 assert_eq!(f.wcrt_ns, b.offset_free_ns);
                 if let (Some(f), Some(b)) = (f.wcrt_ps, b.wcrt_ps) {
                     compared += 1;

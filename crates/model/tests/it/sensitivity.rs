@@ -123,7 +123,7 @@ proptest! {
         let mode = if partitioned { TickMode::Partitioned } else { TickMode::Pessimistic };
         let m = sensitivity(&s, &opts, mode).unwrap();
         let first_miss = |x: &System| {
-            analyze_mode(x, &opts, mode).expect("in range").into_iter().find(|t| !t.schedulable).map(|t| t.name)
+            analyze_mode(x, &opts, mode).expect("in range").into_iter().find(|t| !t.schedulable).map(|t| t.name.to_string())
         };
         match m.scaling_exact {
             Some(r) => {

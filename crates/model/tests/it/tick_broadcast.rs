@@ -43,7 +43,7 @@ core = 1
 
 fn wcrt(sys: &System, name: &str) -> Picos {
     let r = analyze(sys, &AnalysisOptions::default()).expect("analysed");
-    let t = r.tasks.iter().find(|t| t.name == name).expect("task");
+    let t = r.tasks.iter().find(|t| &*t.name == name).expect("task");
     Picos(t.wcrt_ps.expect("bounded"))
 }
 
@@ -166,7 +166,7 @@ fn unbounded_relay_gives_no_bound() {
     );
     let sys = System::from_toml_str(&text, "b.toml").unwrap();
     let r = analyze(&sys, &AnalysisOptions::default()).expect("analysed");
-    let b = r.tasks.iter().find(|t| t.name == "B").unwrap();
+    let b = r.tasks.iter().find(|t| &*t.name == "B").unwrap();
     assert!(b.wcrt_ps.is_none());
     let why = b.unbounded_reason.as_deref().unwrap_or("");
     assert!(why.contains("broadcast tick from core 0"), "{why}");

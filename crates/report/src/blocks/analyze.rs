@@ -150,7 +150,7 @@ fn slack(b: &mut Builder, a: &AnalysisResult) -> Result<(), ReportError> {
         ("partitioned", &a.tick_modes.partitioned),
     ];
     let by_name = |list: &[Task], name: &str| -> Option<Response> {
-        list.iter().find(|t| t.name == name).map(response)
+        list.iter().find(|t| &*t.name == name).map(response)
     };
     let differ = a.tasks.iter().any(|t| {
         let p = by_name(modes[0].1, &t.name);
@@ -163,7 +163,7 @@ fn slack(b: &mut Builder, a: &AnalysisResult) -> Result<(), ReportError> {
             .tasks
             .iter()
             .map(|t| SlackRow {
-                label: t.name.clone(),
+                label: t.name.to_string(),
                 deadline_ns: t.deadline_ns,
                 responses: modes
                     .iter()
@@ -177,7 +177,7 @@ fn slack(b: &mut Builder, a: &AnalysisResult) -> Result<(), ReportError> {
             .tasks
             .iter()
             .map(|t| SlackRow {
-                label: t.name.clone(),
+                label: t.name.to_string(),
                 deadline_ns: t.deadline_ns,
                 responses: vec![response(t)],
             })
@@ -210,7 +210,7 @@ fn task_table(b: &mut Builder, tasks: &[Task], level: u8) {
         .iter()
         .map(|t| {
             let mut row = vec![
-                Cell::t(&t.name).bold(),
+                Cell::t(&*t.name).bold(),
                 Cell::n(t.priority.to_string()),
                 Cell::n(dur(t.period_ns)),
                 Cell::n(dur(t.breakdown.wcet_ns)),
@@ -275,7 +275,7 @@ pub(super) fn breakdown(b: &mut Builder, tasks: &[Task]) -> Result<(), ReportErr
     let rows: Vec<BarRow> = per_task
         .iter()
         .map(|(t, ps)| BarRow {
-            label: t.name.clone(),
+            label: t.name.to_string(),
             values: comps
                 .iter()
                 .map(|c| ps.iter().filter(|p| &p.0 == c).map(|p| p.1).sum())
@@ -316,7 +316,7 @@ pub(super) fn tick_modes(b: &mut Builder, a: &AnalysisResult, level: u8) {
     };
     let mut names: Vec<&str> = Vec::new();
     for t in m.pessimistic.iter().chain(&m.partitioned) {
-        if !names.contains(&t.name.as_str()) {
+        if !names.contains(&&*t.name) {
             names.push(&t.name);
         }
     }
@@ -326,8 +326,8 @@ pub(super) fn tick_modes(b: &mut Builder, a: &AnalysisResult, level: u8) {
             let r = a.pessimism_reduction.iter().find(|r| &*r.name == *name);
             vec![
                 Cell::t(*name).bold(),
-                cell(m.pessimistic.iter().find(|t| t.name == *name)),
-                cell(m.partitioned.iter().find(|t| t.name == *name)),
+                cell(m.pessimistic.iter().find(|t| &*t.name == *name)),
+                cell(m.partitioned.iter().find(|t| &*t.name == *name)),
                 Cell::n(
                     r.and_then(|r| {
                         let ns = r.reduction_ns?;

@@ -415,7 +415,7 @@ fn compare_analyses(b: &mut Builder, views: &[&View]) {
             let tasks = a.analysis.tasks.iter();
             Some((
                 v.name.clone(),
-                tasks.map(|t| (t.name.clone(), t.wcrt_ns)).collect(),
+                tasks.map(|t| (t.name.to_string(), t.wcrt_ns)).collect(),
             ))
         })
         .collect();

@@ -164,7 +164,7 @@ fn simulated_chains_never_exceed_their_bounds() {
                 t.wcrt_ns,
                 rep.tasks
                     .iter()
-                    .find(|x| x.name == t.name)
+                    .find(|x| *x.name == *t.name)
                     .and_then(|x| x.max_response_ns),
             ) else {
                 continue;

@@ -190,7 +190,7 @@ fn simulated_chains_across_edf_cores_never_exceed_their_bounds() {
             } else {
                 res.tasks
                     .iter()
-                    .find(|r| r.name == t.name)
+                    .find(|r| *r.name == *t.name)
                     .and_then(|r| r.wcrt_ns)
             };
             let (Some(b), Some(o)) = (bound, rep.tasks[i].max_response_ns) else {

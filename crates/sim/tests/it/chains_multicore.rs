@@ -174,7 +174,7 @@ fn simulated_chains_across_cores_never_exceed_their_bounds() {
                 t.wcrt_ns,
                 rep.tasks
                     .iter()
-                    .find(|x| x.name == t.name)
+                    .find(|x| *x.name == *t.name)
                     .and_then(|x| x.max_response_ns),
             ) else {
                 continue;
@@ -288,7 +288,7 @@ links = ["event"]
     let ra = res
         .tasks
         .iter()
-        .find(|t| t.name == "A")
+        .find(|t| &*t.name == "A")
         .and_then(|t| t.wcrt_ns);
     let ra = ra.expect("A bounded");
     assert!(bound >= ra + 2_000_000.0 + 3_000.0, "{bound} vs {ra}");
@@ -296,7 +296,7 @@ links = ["event"]
         Some(bound),
         res.tasks
             .iter()
-            .find(|t| t.name == "B")
+            .find(|t| &*t.name == "B")
             .and_then(|t| t.wcrt_ns)
     );
 }

@@ -72,7 +72,7 @@ fn a_reader_released_inside_its_writers_response_exceeds_duerrs_implicit_bound()
     let r = |n: &str| {
         res.tasks
             .iter()
-            .find(|t| t.name == n)
+            .find(|t| &*t.name == n)
             .and_then(|t| t.wcrt_ps)
             .expect("bounded")
     };

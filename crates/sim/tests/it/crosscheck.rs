@@ -76,7 +76,7 @@ fn overhead_free_first_job_equals_rta() {
         let rta = analyze_mode(&sys, &opts, TickMode::Partitioned).unwrap();
         let rep = simulate(&sys, k as u64);
         for a in &rta {
-            let s = rep.tasks.iter().find(|t| t.name == a.name).expect("task");
+            let s = rep.tasks.iter().find(|t| *t.name == *a.name).expect("task");
             let Some(w) = a.wcrt_ps else { continue };
             compared += 1;
             let wns = w as f64 / 1000.0;
@@ -163,7 +163,7 @@ fn with_overheads_simulation_never_exceeds_rta() {
                 if let (Some(x), Some(y)) = (a.wcrt_ps, b.wcrt_ps) {
                     assert!(x <= y, "set {k} ({mode:?}) task {}: {x} > {y}", a.name);
                 }
-                let s = rep.tasks.iter().find(|t| t.name == a.name).expect("task");
+                let s = rep.tasks.iter().find(|t| *t.name == *a.name).expect("task");
                 let (Some(w), Some(m)) = (a.wcrt_ps, s.max_response_ns) else {
                     continue;
                 };
@@ -241,7 +241,7 @@ fn tickless_simulation_never_exceeds_rta() {
         slept += usize::from(rep.sleep.sleeps > 0);
         for mode in [TickMode::Partitioned, TickMode::Pessimistic] {
             for a in analyze_mode(&sys, &opts, mode).unwrap() {
-                let s = rep.tasks.iter().find(|t| t.name == a.name).expect("task");
+                let s = rep.tasks.iter().find(|t| *t.name == *a.name).expect("task");
                 let (Some(w), Some(m)) = (a.wcrt_ps, s.max_response_ns) else {
                     continue;
                 };

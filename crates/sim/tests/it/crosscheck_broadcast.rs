@@ -42,7 +42,7 @@ fn broadcast_tick_simulation_never_exceeds_bounds() {
         let rep = run_multi_seeded(&sys, k, None, Picos::from_ms(400));
         for mode in [&r.tick_modes.partitioned, &r.tick_modes.pessimistic] {
             for a in mode {
-                let s = rep.tasks.iter().find(|t| t.name == a.name).expect("task");
+                let s = rep.tasks.iter().find(|t| *t.name == *a.name).expect("task");
                 let (Some(w), Some(m)) = (a.wcrt_ns, s.max_response_ns) else {
                     continue;
                 };
@@ -149,7 +149,7 @@ fn core_one_ticks_when_core_zero_tick_ends() {
     let w = r
         .tasks
         .iter()
-        .find(|t| t.name == "B")
+        .find(|t| &*t.name == "B")
         .unwrap()
         .wcrt_ns
         .unwrap();

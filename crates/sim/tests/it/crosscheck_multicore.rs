@@ -116,7 +116,7 @@ fn multicore_simulation_never_exceeds_per_core_bounds() {
         let rep = run_multi_seeded(&sys, k, None, Picos::from_ms(400));
         for mode in [&r.tick_modes.partitioned, &r.tick_modes.pessimistic] {
             for a in mode {
-                let s = rep.tasks.iter().find(|t| t.name == a.name).expect("task");
+                let s = rep.tasks.iter().find(|t| *t.name == *a.name).expect("task");
                 let (Some(w), Some(m)) = (a.wcrt_ns, s.max_response_ns) else {
                     continue;
                 };

@@ -99,7 +99,7 @@ fn bertogna_cirinei_worked_example() {
     let ms = |name: &str| {
         r.tasks
             .iter()
-            .find(|t| t.name == name)
+            .find(|t| &*t.name == name)
             .and_then(|t| t.wcrt_ps)
             .map(|p| p as f64 / 1e9)
     };
@@ -221,7 +221,7 @@ fn global_simulation_never_exceeds_the_bound() {
             .map(|t| {
                 r.tasks
                     .iter()
-                    .find(|x| x.name == t.name)
+                    .find(|x| *x.name == *t.name)
                     .and_then(|x| x.wcrt_ns)
             })
             .collect();

@@ -29,7 +29,7 @@ fn an_offset_halves_the_response_and_the_offset_aware_result_shows_it() {
     let bound = analyze_mode(&sys, &AnalysisOptions::default(), TickMode::Partitioned).unwrap();
     let l_bound = bound
         .iter()
-        .find(|t| t.name == "L")
+        .find(|t| &*t.name == "L")
         .unwrap()
         .wcrt_ns
         .unwrap();
@@ -139,7 +139,7 @@ fn random_offsets_stay_below_the_offset_free_bound() {
         for mode in [TickMode::Partitioned, TickMode::Pessimistic] {
             for a in analyze_mode(&sys, &AnalysisOptions::default(), mode).unwrap() {
                 let Some(w) = a.wcrt_ns else { continue };
-                let s = rep.tasks.iter().find(|t| t.name == a.name).unwrap();
+                let s = rep.tasks.iter().find(|t| *t.name == *a.name).unwrap();
                 if let Some(m) = s.max_response_ns {
                     compared += 1;
                     assert!(
@@ -148,7 +148,7 @@ fn random_offsets_stay_below_the_offset_free_bound() {
                         a.name
                     );
                 }
-                if let Some(x) = o.tasks.iter().find(|x| x.name == a.name) {
+                if let Some(x) = o.tasks.iter().find(|x| *x.name == *a.name) {
                     let worst = x.worst_ns.unwrap();
                     assert!(
                         worst <= w,

@@ -217,7 +217,7 @@ fn simulation_with_resources_never_exceeds_rta() {
         let nested = nested_inheritance_exposed(&sys);
         for mode in [TickMode::Partitioned, TickMode::Pessimistic] {
             for a in analyze_mode(&sys, &opts, mode).unwrap() {
-                let s = rep.tasks.iter().find(|t| t.name == a.name).expect("task");
+                let s = rep.tasks.iter().find(|t| *t.name == *a.name).expect("task");
                 let why = a.unbounded_reason.as_deref();
                 if why == Some(INHERITANCE_DEADLOCK) {
                     assert!(a.wcrt_ps.is_none() && !a.schedulable);
@@ -228,7 +228,7 @@ fn simulation_with_resources_never_exceeds_rta() {
                 let idx = sys
                     .tasks
                     .iter()
-                    .position(|t| t.name == a.name)
+                    .position(|t| *t.name == *a.name)
                     .expect("task");
                 let chain = nested[idx];
                 assert_ne!(why, Some(NESTED_INHERITANCE), "set {k}: {}", a.name);
@@ -238,7 +238,7 @@ fn simulation_with_resources_never_exceeds_rta() {
                         (Some(w), Some(m)) => {
                             let ratio = m / (w as f64 / 1000.0);
                             if ratio > worst.0 {
-                                worst = (ratio, k, a.name.clone());
+                                worst = (ratio, k, a.name.to_string());
                             }
                             newly_bounded += 1;
                         }
@@ -344,7 +344,7 @@ fn inheritance_chain_gets_the_nested_bound() {
             t.name,
             sim_resp(&t.name)
         );
-        if t.name == "H" {
+        if &*t.name == "H" {
             assert_eq!(t.wcrt_ps, Some(8_000_000_000));
             assert_eq!(t.blocking_ns, 7e6);
             let mut from: Vec<(String, String, f64)> = t

@@ -74,7 +74,7 @@ fn ten_task_bounds_are_sound_and_tight() {
         )
         .unwrap();
         for (a, b) in ev.iter().zip(&job) {
-            let s = rep.tasks.iter().find(|t| t.name == a.name).unwrap();
+            let s = rep.tasks.iter().find(|t| *t.name == *a.name).unwrap();
             let m = s.max_response_ns.unwrap();
             let (e, j) = (a.wcrt_ns.unwrap(), b.wcrt_ns.unwrap());
             assert!(
@@ -123,7 +123,7 @@ fn one_switch_per_event_pays_off_on_short_windows() {
             let m = rep
                 .tasks
                 .iter()
-                .find(|t| t.name == a.name)
+                .find(|t| *t.name == *a.name)
                 .unwrap()
                 .max_response_ns
                 .unwrap();
