@@ -469,12 +469,15 @@ impl Demand {
             for k in lo..hi {
                 if w > next[k] {
                     let d;
-                    if n[k] > 0 && w.saturating_sub(next[k]) <= period[k] {
+                    // `w <= next + T`, i.e. `w - next <= T` (both saturated: the same
+                    // answer, with one saturating operation instead of two).
+                    let one_on = next[k].saturating_add(period[k]);
+                    if n[k] > 0 && w <= one_on {
                         // Within one period past the boundary: exactly one more release.
                         sum += cost[k] as i128;
                         n[k] += 1;
                         d = 1;
-                        next[k] = next[k].saturating_add(period[k]);
+                        next[k] = one_on;
                     } else {
                         // Recount (exact integers).
                         let c = ceil_div_fast(w.saturating_add(jitter[k]), period[k], inv[k]);
