@@ -47,15 +47,23 @@ pub(super) fn breakdown(
         let hp = ctx.nf..ctx.nf + hp_end;
         let (hp_n, hp_work, hp_switch) =
             (&dem.n[hp.clone()], &dem.work[hp.clone()], &dem.switch[hp]);
+        // The sums in a loop of their own: inside the selection's iterator they were
+        // added through memory, one dependent read-modify-write per task.
+        for ((&n, &work), &switch) in hp_n.iter().zip(hp_work).zip(hp_switch) {
+            cs_ps += n as i128 * switch as i128;
+            work_ps += n as i128 * work as i128;
+        }
         // From the lowest priority up (see `Interference::select_from_lowest`).
         let shares = ctx.order[..hp_end]
             .iter()
-            .zip(hp_n.iter().zip(hp_work.iter().zip(hp_switch)))
+            .zip(hp_n.iter().zip(hp_work))
             .rev()
-            .filter_map(|(&j, (&n, (&work, &switch)))| {
-                cs_ps += n as i128 * switch as i128;
-                work_ps += n as i128 * work as i128;
-                (work > 0).then(|| (j, n.saturating_mul(work)))
+            .filter_map(|(&j, (&n, &work))| {
+                if work > 0 {
+                    Some((j, n.saturating_mul(work)))
+                } else {
+                    None
+                }
             });
         interference.select_from_lowest(shares, hp_end);
         cs_ps += dem.sum_pre;

@@ -182,6 +182,10 @@ impl Interference {
             self.items[start..].reverse();
         } else if self.keep == 0 {
             others = shares.map(|(_, ps)| ps as i128).sum();
+        } else if self.keep <= InterferenceDetail::DEFAULT_TOP {
+            // (A buffer no larger than needed: it is zeroed on every call.)
+            let mut buf = [Slot::default(); InterferenceDetail::DEFAULT_TOP];
+            others = select(&mut buf[..self.keep], shares, &mut self.items);
         } else if self.keep <= STACK_KEEP {
             let mut buf = [Slot::default(); STACK_KEEP];
             others = select(&mut buf[..self.keep], shares, &mut self.items);
@@ -278,6 +282,11 @@ impl Serialize for Interference {
 /// stack; a larger one uses one on the heap.
 const STACK_KEEP: usize = 32;
 
+/// Integers of picoseconds up to this size (about 4.4 s) keep a strict order through
+/// [`ns`]: there the spacing of f64 values is below 1e-6 ns, far finer than the 0.001 ns
+/// between two integers of ps.
+const EXACT_PS: u64 = 1 << 42;
+
 /// A kept share while selecting.
 #[derive(Clone, Copy, Default)]
 struct Slot {
@@ -301,45 +310,76 @@ fn ns_wide(ps: i128) -> f64 {
 /// of equal values the lowest priority (the earliest to arrive) first. A share arrives
 /// with a higher priority than every kept one, so it beats the first when its value is
 /// at least as large, and goes in after every kept share of a value not above its own.
+///
+/// Most shares lose to the first kept one. Those are told apart in picoseconds, in a
+/// loop of their own (the sum in registers, no conversion to ns), while the first kept
+/// one is within ±[`EXACT_PS`]: there a smaller integer has a strictly smaller value in
+/// ns, so the outcome is the one the comparison in ns gives.
 fn select(
     buf: &mut [Slot],
-    shares: impl Iterator<Item = (usize, i64)>,
+    mut shares: impl Iterator<Item = (usize, i64)>,
     items: &mut Vec<Share>,
 ) -> i128 {
     let keep = buf.len();
     let mut len = 0usize;
     let mut others: i128 = 0;
     let mut seq: u32 = 0;
-    for (task, ps) in shares {
-        let v = ns(ps);
-        let slot = Slot {
-            ns: v,
-            ps,
-            task: task as u32,
-            seq,
+    let slot = |task: usize, ps: i64, seq: u32| Slot {
+        ns: ns(ps),
+        ps,
+        task: task as u32,
+        seq,
+    };
+    // The first `keep` shares, in order.
+    while len < keep {
+        let Some((task, ps)) = shares.next() else {
+            break;
         };
+        let new = slot(task, ps, seq);
         seq = seq.wrapping_add(1);
-        if len < keep {
-            let mut at = len;
-            while at > 0 && buf[at - 1].ns > v {
-                buf[at] = buf[at - 1];
-                at -= 1;
+        let mut at = len;
+        while at > 0 && buf[at - 1].ns > new.ns {
+            buf[at] = buf[at - 1];
+            at -= 1;
+        }
+        buf[at] = new;
+        len += 1;
+    }
+    if len == keep {
+        loop {
+            // Below `floor` (in ps) a share loses to the first kept one.
+            let floor = if buf[0].ps.unsigned_abs() <= EXACT_PS {
+                buf[0].ps
+            } else {
+                i64::MIN
+            };
+            let mut contender = None;
+            for (task, ps) in shares.by_ref() {
+                if ps < floor {
+                    others += ps as i128;
+                    seq = seq.wrapping_add(1);
+                } else {
+                    contender = Some((task, ps));
+                    break;
+                }
             }
-            buf[at] = slot;
-            len += 1;
-            continue;
+            let Some((task, ps)) = contender else {
+                break;
+            };
+            let new = slot(task, ps, seq);
+            seq = seq.wrapping_add(1);
+            if new.ns < buf[0].ns {
+                others += ps as i128;
+                continue;
+            }
+            others += buf[0].ps as i128;
+            let mut at = 0;
+            while at + 1 < keep && buf[at + 1].ns <= new.ns {
+                buf[at] = buf[at + 1];
+                at += 1;
+            }
+            buf[at] = new;
         }
-        if v < buf[0].ns {
-            others += ps as i128;
-            continue;
-        }
-        others += buf[0].ps as i128;
-        let mut at = 0;
-        while at + 1 < keep && buf[at + 1].ns <= v {
-            buf[at] = buf[at + 1];
-            at += 1;
-        }
-        buf[at] = slot;
     }
     let kept = &mut buf[..len];
     // Back in priority order: the last to arrive first.
@@ -375,6 +415,11 @@ mod tests {
                     } else if round % 3 == 0 {
                         // Values that collapse to one f64 in ns: ties decided on the ns.
                         (1 << 60) + rng.gen_range(0..4_000)
+                    } else if round % 5 == 0 {
+                        // Around the integer shortcut's limit (`EXACT_PS`).
+                        (1 << 42) + rng.gen_range(-3_000..3_000)
+                    } else if round % 7 == 0 {
+                        rng.gen_range(0..1 << 55)
                     } else {
                         rng.gen_range(0..10_000_000)
                     };
