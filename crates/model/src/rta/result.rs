@@ -51,8 +51,8 @@ pub struct TickModes {
 /// One task's result.
 #[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct TaskResult {
-    /// The task's name, shared by the analysis's results of the task (one reference
-    /// count per result, not a copy of the text).
+    // Shared by the analysis's results of the task: one reference count per result, not
+    // a copy of the text (a plain comment: the JSON schema describes the name as before).
     pub name: Arc<str>,
     pub priority: u32,
     /// Worst-case response time from the nominal release; `None` (null) when unbounded
