@@ -3,7 +3,7 @@
 use super::demand::{Attr, Demand};
 use super::mode::ModeCtx;
 use super::prep::Prep;
-use super::ticks::{ceil_div_fast, ns};
+use super::ticks::{ceil_div_fast, ns, ns_wide};
 use super::{Breakdown, Interference};
 
 /// Where the WCRT of job `qc` (window `wc`) goes. When that job is the last one examined,
@@ -93,7 +93,6 @@ pub(super) fn breakdown(
         interference.select_from_lowest(shares, dem.active);
         (tick_ps, cs_ps, irq_ps)
     };
-    let ns_wide = |v: i128| ns(v.clamp(i64::MIN as i128, i64::MAX as i128) as i64);
     Breakdown {
         wcet_ns: t.wcet.as_ns_f64(),
         own_previous_jobs_ns: ns(qc as i64 * t.wcet.0),

@@ -3,7 +3,7 @@
 //! largest ones by default (the rest summed, `Breakdown::interference_others_ns`):
 //! memory stays linear in the number of tasks ([`InterferenceDetail`]).
 
-use super::ticks::ns;
+use super::ticks::{ns, ns_wide};
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -166,6 +166,8 @@ impl Interference {
     /// others (the largest part of the analysis on the 100-task bench sets,
     /// docs/benchmarks.md, sessions 13–14). Taken the other way, the first `keep` are
     /// usually the largest and most of the rest cost one comparison and one addition.
+    ///
+    /// For a new `Interference` (the breakdown makes one per result).
     pub(super) fn select_from_lowest(
         &mut self,
         shares: impl Iterator<Item = (usize, i64)>,
@@ -295,11 +297,6 @@ struct Slot {
     task: u32,
     /// Arrival order (the lowest priority first).
     seq: u32,
-}
-
-/// An `i128` sum of picoseconds in ns (saturated to `i64` first).
-fn ns_wide(ps: i128) -> f64 {
-    ns(ps.clamp(i64::MIN as i128, i64::MAX as i128) as i64)
 }
 
 /// The selection of [`Interference::select_from_lowest`] into `buf` (its length is how

@@ -54,6 +54,11 @@ pub(super) fn ns(p: i64) -> f64 {
     p as f64 / 1000.0
 }
 
+/// An `i128` sum of picoseconds in ns (saturated to `i64` first).
+pub(super) fn ns_wide(p: i128) -> f64 {
+    ns(p.clamp(i64::MIN as i128, i64::MAX as i128) as i64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::ceil_div_fast;
