@@ -167,9 +167,9 @@ fn run_one(a: RunArgs) -> anyhow::Result<ExitCode> {
             crate::out::write(m, "--markdown", md)?;
         }
     }
-    let mut value = serde_json::to_value(&out)?;
-    crate::labels::insert(&mut value, &labels)?;
-    let text = serde_json::to_string_pretty(&value)? + "\n";
+    let mut text = Vec::new();
+    crate::labels::write_labeled(&mut text, &out, &labels)?;
+    let text = String::from_utf8(text).context("the scenario's JSON is not UTF-8")?;
     if json_stdout {
         use std::io::Write as _;
         std::io::stdout()

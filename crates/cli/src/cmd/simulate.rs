@@ -5,7 +5,6 @@ use anyhow::Context;
 use latscope_core::time::{format_ps, parse_nonneg_duration, Picos};
 use latscope_model::system::System;
 use latscope_sim::{from_system, ExecMode, FromSystemOptions, IrqMode, Sim, SimOptions, SimReport};
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -203,14 +202,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     };
 
     if let Some(p) = &a.json {
-        let mut value = serde_json::to_value(&report)?;
-        crate::labels::insert(&mut value, &labels)?;
-        let text = serde_json::to_string_pretty(&value)? + "\n";
-        if p.as_os_str() == "-" {
-            std::io::stdout().write_all(text.as_bytes())?;
-        } else {
-            crate::out::write(p, "--json", text)?;
-        }
+        crate::labels::write_json(p, &report, &labels)?;
     }
     if let (Some(p), Some(sim)) = (&a.series, sim) {
         crate::out::stream(p, "--series", |w| Ok(sim.write_series_csv(w)?))?;
