@@ -37,16 +37,26 @@ pub enum AnalysisError {
     },
 }
 
+/// `ps` if within the range, else the error naming `place` (a closure: the text is made
+/// only for the error). Inline with the error out of line: the check runs for every
+/// term of every task on each analysis.
+#[inline]
 fn within(place: impl Fn() -> String, what: &str, ps: i128) -> Result<i128, AnalysisError> {
     if ps.abs() < LIMIT_PS {
         Ok(ps)
     } else {
-        Err(AnalysisError::OutOfRange {
-            place: place(),
-            what: what.to_string(),
-            value: human::ps(ps),
-            limit: human::ps(LIMIT_PS),
-        })
+        Err(out_of_range(place(), what, ps))
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn out_of_range(place: String, what: &str, ps: i128) -> AnalysisError {
+    AnalysisError::OutOfRange {
+        place,
+        what: what.to_string(),
+        value: human::ps(ps),
+        limit: human::ps(LIMIT_PS),
     }
 }
 

@@ -1,6 +1,6 @@
 //! The incremental interference demand of one tick mode, carried from task to task.
 
-use super::ticks::ceil_div_fast;
+use super::ticks::{ceil_div_fast, f64_of};
 
 /// What a charge is attributed to in the breakdown.
 #[derive(Clone, Copy, PartialEq)]
@@ -599,7 +599,7 @@ impl Demand {
         );
         // The first-release and preemption-switch charges only grow with the window:
         // at least their values at the last evaluation.
-        let mut num = base as f64 + self.sum as f64 + (self.sum_first + self.sum_pre) as f64;
+        let mut num = f64_of(base) + f64_of(self.sum) + f64_of(self.sum_first + self.sum_pre);
         let mut den = 1.0f64;
         // A block whose boundaries are all past `next` adds nothing (and skipping it
         // leaves the additions of the others in the same order).

@@ -4,7 +4,7 @@ use super::breakdown::breakdown;
 use super::demand::{Demand, Started};
 use super::mode::{Hint, ModeCtx, TICK_ENTITY};
 use super::prep::switch_at;
-use super::ticks::ns;
+use super::ticks::{f64_of, ns};
 use super::{Breakdown, TaskResult};
 use crate::overheads::tick::levels_scanned;
 
@@ -388,7 +388,7 @@ fn start(
     // f(w) <= w at or above a start that is not past the least fixed point is that
     // fixed point (Knaster-Tarski), so the result is unchanged; only iterations are saved.
     if st.u_int < 1.0 {
-        let lb = (base as f64 + st.jitter_work) / (1.0 - st.u_int) * (1.0 - 1e-9) - 1.0;
+        let lb = (f64_of(base) + st.jitter_work) / (1.0 - st.u_int) * (1.0 - 1e-9) - 1.0;
         if lb.is_finite() && lb > w as f64 && lb < (i64::MAX / 4) as f64 {
             w = lb as i64;
         }
