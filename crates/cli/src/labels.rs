@@ -54,7 +54,8 @@ pub fn write_labeled(
     labels: &Labels,
 ) -> anyhow::Result<()> {
     use serde::Serialize as _;
-    let mut ser = serde_json::Serializer::pretty(&mut *w);
+    let mut ser =
+        serde_json::Serializer::with_formatter(&mut *w, crate::json_pretty::Pretty::default());
     Labeled { result, labels }.serialize(&mut ser)?;
     w.write_all(b"\n")?;
     Ok(())

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 mod cmd;
 mod events_input;
 mod input;
+mod json_pretty;
 mod labels;
 mod out;
 mod progress;
