@@ -8,7 +8,6 @@ use std::process::ExitCode;
 mod cmd;
 mod events_input;
 mod input;
-mod json_pretty;
 mod labels;
 mod out;
 mod progress;

@@ -17,11 +17,10 @@ pub fn resolve(user: Option<BTreeMap<String, String>>) -> pyo3::PyResult<Labels>
     Ok(Labels::with_host(parse_labels(&given).map_err(err)?))
 }
 
-/// `result` as the CLI writes it with `--json`: pretty JSON with the `labels` object.
+/// `result` as the CLI writes it with `--json` (without its final newline): the same
+/// writer, [`latscope_core::labeled_json`].
 pub fn json_with(result: &impl Serialize, labels: &Labels) -> pyo3::PyResult<String> {
-    let mut value = serde_json::to_value(result).map_err(err)?;
-    if let Some(obj) = value.as_object_mut() {
-        obj.insert("labels".into(), serde_json::to_value(labels).map_err(err)?);
-    }
-    serde_json::to_string_pretty(&value).map_err(err)
+    let mut out = Vec::new();
+    latscope_core::labeled_json::write_labeled(&mut out, result, labels).map_err(err)?;
+    String::from_utf8(out).map_err(err)
 }
