@@ -72,11 +72,18 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         results.push((shown.clone(), r));
     }
     let (merged, info) = combine::merge(&results)?;
-    let mut value = serde_json::to_value(&merged)?;
-    if let Some(obj) = value.as_object_mut() {
-        obj.insert("merged".into(), serde_json::to_value(&info)?);
+    // The merged result as `measure` writes one (its keys in the order of its type), then
+    // what was merged.
+    #[derive(serde::Serialize)]
+    struct WithInfo<'a, R: serde::Serialize, I: serde::Serialize> {
+        #[serde(flatten)]
+        result: &'a R,
+        merged: &'a I,
     }
-    let text = serde_json::to_string_pretty(&value)? + "\n";
+    let text = serde_json::to_string_pretty(&WithInfo {
+        result: &merged,
+        merged: &info,
+    })? + "\n";
     if to_stdout {
         std::io::stdout()
             .lock()
