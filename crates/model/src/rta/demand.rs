@@ -33,14 +33,13 @@ pub(super) fn cap_binds(tick: i64, jitter: i64, period: i64, tick_p: i64) -> boo
     tick != 0 && (jitter != 0 || period < tick_p)
 }
 
-/// The running sums of [`Demand::begin`] at one entity index.
+/// The running sums of [`Demand::begin`] at one entity index that depend on the
+/// analysed task (its charges and preemption group).
 #[derive(Clone, Copy)]
 pub(super) struct Fold {
     u_int: f64,
     jitter_work: f64,
-    first_rate: f64,
     pre_rate: f64,
-    tick_first: i128,
 }
 
 impl Fold {
@@ -48,9 +47,7 @@ impl Fold {
     const START: Fold = Fold {
         u_int: -0.0,
         jitter_work: -0.0,
-        first_rate: -0.0,
         pre_rate: -0.0,
-        tick_first: 0,
     };
 }
 
@@ -168,6 +165,13 @@ pub(super) struct Demand {
     /// the same numbers.
     pub(super) folds: Vec<Fold>,
     pub(super) folds_valid: usize,
+    /// The sums of [`Demand::begin`] that depend only on the mode's entities, per
+    /// number of entities: `first_rates[k]` is `sum 1 / T_e` over the tick-released
+    /// entities before `k`, `ticks_before[k]` is `sum tick_e` over the entities before
+    /// `k`. Left folds in entity order, as `begin`'s other sums, so the same numbers as
+    /// summing them in each task's `begin`; built at the first `begin` after a `push`.
+    pub(super) first_rates: Vec<f64>,
+    pub(super) ticks_before: Vec<i128>,
     /// Some entity has a negative jitter (a phase after the window start, from the
     /// offset-based bound, [`offsets`]): it may have no release in a short window, so
     /// one release of everything is no lower bound.
@@ -215,6 +219,8 @@ impl Demand {
         self.negative_jitter = false;
         self.folds.clear();
         self.folds_valid = 0;
+        self.first_rates.clear();
+        self.ticks_before.clear();
     }
 
     pub(super) fn with_capacity(n: usize) -> Demand {
@@ -268,6 +274,8 @@ impl Demand {
         }
         self.set(k, e.work, e.switch);
         self.folds_valid = self.folds_valid.min(k);
+        self.first_rates.clear();
+        self.ticks_before.clear();
         self.w_eval = i64::MIN;
         self.snap_valid = false;
     }
@@ -356,9 +364,15 @@ impl Demand {
         // Entities past `active` have no charges (see `analyse_task`), so `first` and
         // `sum` over all entities are those of the active ones.
         self.active = active;
-        // One pass for the five sums, each still a left fold from -0.0 in entity order
-        // (as `Iterator::sum` is), so they are the same numbers as five separate sums;
-        // resumed from the last valid fold (see `folds`).
+        // The sums over the mode's fixed data, once per mode (see `first_rates`).
+        if self.ticks_before.len() != self.period.len() + 1 {
+            self.prefix_sums();
+        }
+        let first_rate = self.first_rates[active];
+        let tick_first = self.ticks_before[active];
+        // One pass for the three other sums, each still a left fold from -0.0 in entity
+        // order (as `Iterator::sum` is), so they are the same numbers as three separate
+        // sums; resumed from the last valid fold (see `folds`).
         if self.folds.is_empty() {
             self.folds.push(Fold::START);
             self.folds_valid = 0;
@@ -368,20 +382,14 @@ impl Demand {
         let Fold {
             mut u_int,
             mut jitter_work,
-            mut first_rate,
             mut pre_rate,
-            mut tick_first,
         } = self.folds[from];
         let (rate, jterm, inv) = (
             &self.rate[from..active],
             &self.jterm[from..active],
             &self.inv[from..active],
         );
-        let (fr, pf, tick) = (
-            &self.first_rel[from..active],
-            &self.pre_flag[from..active],
-            &self.tick[from..active],
-        );
+        let pf = &self.pre_flag[from..active];
         // The next task resumes a few entities further on (the previous task's own
         // entity is the one whose charge changes), so only the folds just ahead are
         // kept; a resume further on starts from the last one kept (still exact).
@@ -389,20 +397,14 @@ impl Demand {
         for k in 0..active - from {
             u_int += rate[k];
             jitter_work += jterm[k];
-            if fr[k] {
-                first_rate += inv[k];
-            }
             if pf[k] {
                 pre_rate += inv[k];
             }
-            tick_first += tick[k] as i128;
             if k < kept {
                 self.folds.push(Fold {
                     u_int,
                     jitter_work,
-                    first_rate,
                     pre_rate,
-                    tick_first,
                 });
             }
         }
@@ -426,6 +428,26 @@ impl Demand {
             } else {
                 self.first + tick_first
             },
+        }
+    }
+
+    /// Builds `first_rates` and `ticks_before` from the entities.
+    fn prefix_sums(&mut self) {
+        let len = self.period.len();
+        self.first_rates.clear();
+        self.ticks_before.clear();
+        self.first_rates.reserve(len + 1);
+        self.ticks_before.reserve(len + 1);
+        let (mut first_rate, mut tick) = (-0.0f64, 0i128);
+        self.first_rates.push(first_rate);
+        self.ticks_before.push(tick);
+        for k in 0..len {
+            if self.first_rel[k] {
+                first_rate += self.inv[k];
+            }
+            tick += self.tick[k] as i128;
+            self.first_rates.push(first_rate);
+            self.ticks_before.push(tick);
         }
     }
 
@@ -645,6 +667,37 @@ mod tests {
     use crate::rta::ticks::ceil_div_fast;
     use rand::{Rng, SeedableRng};
 
+    /// [`Demand::begin`]'s sums written out as its doc states them: each a separate
+    /// left fold (`Iterator::sum`) over the active entities in order.
+    fn begin_by_definition(d: &Demand, active: usize, tick_p: i64) -> super::Started {
+        let ks = || 0..active;
+        let mut u_int: f64 = ks().map(|k| d.rate[k]).sum();
+        let jitter_work: f64 = ks().map(|k| d.jterm[k]).sum();
+        let first_rate: f64 = ks().filter(|&k| d.first_rel[k]).map(|k| d.inv[k]).sum();
+        let pre_rate: f64 = ks().filter(|&k| d.pre_flag[k]).map(|k| d.inv[k]).sum();
+        let tick_first: i128 = ks().map(|k| d.tick[k] as i128).sum();
+        for k in ks().filter(|&k| d.capped[k]) {
+            u_int += d.tick[k] as f64 / d.period[k].max(tick_p) as f64;
+        }
+        let tick_rate = 1.0 / tick_p as f64;
+        if d.first_excess > 0 {
+            u_int += d.first_excess as f64 * first_rate.min(tick_rate);
+        }
+        if d.pre_cost > 0 {
+            u_int += d.pre_cost as f64 * pre_rate.min(tick_rate);
+        }
+        let first: i128 = ks().map(|k| (d.work[k] + d.switch[k]) as i128).sum();
+        super::Started {
+            u_int,
+            jitter_work,
+            first: if d.negative_jitter {
+                0
+            } else {
+                first + tick_first
+            },
+        }
+    }
+
     /// The incremental demand equals the direct sum `n (work + switch) + min(n, ticks)
     /// tick` through growing windows, charge changes between "tasks" (with the counts
     /// kept by `snapshot` and restored), windows below the counts' one (a reset), and a
@@ -731,6 +784,11 @@ mod tests {
                 assert_eq!(st.u_int.to_bits(), fresh.u_int.to_bits());
                 assert_eq!(st.jitter_work.to_bits(), fresh.jitter_work.to_bits());
                 assert_eq!(st.first, fresh.first);
+                // And those of plain sums over the entities, by their definition.
+                let plain = begin_by_definition(&d, active, tick_p);
+                assert_eq!(st.u_int.to_bits(), plain.u_int.to_bits());
+                assert_eq!(st.jitter_work.to_bits(), plain.jitter_work.to_bits());
+                assert_eq!(st.first, plain.first);
                 let first: i128 = (0..active)
                     .map(|k| (d.work[k] + d.switch[k] + d.tick[k]) as i128)
                     .sum();
