@@ -41,3 +41,13 @@ allowed_skip() {
     on && /^\| `/ { split($0, c, "`"); if (c[2] == n) found = 1 }
     END { exit !found }' "$here/docs/testing.md"
 }
+
+# release_bin: the absolute path of the release `latscope` binary, with CARGO_TARGET_DIR
+# relative (to the repository root, the scripts' working directory) or absolute.
+release_bin() {
+  local d="${CARGO_TARGET_DIR:-target}"
+  case "$d" in
+    /*) echo "$d/release/latscope" ;;
+    *) echo "$PWD/$d/release/latscope" ;;
+  esac
+}
