@@ -13,8 +13,12 @@ from conftest import SCENARIOS
 
 TICK = str(SCENARIOS / "freertos-tick" / "system.toml")
 
+# The child restores Python's own SIGINT handler first: started from a shell without job
+# control (a background CI job), it inherits SIGINT ignored, and Python then leaves it
+# ignored, so Ctrl-C could not be tested at all.
 CHILD = r"""
-import sys, threading, time, latscope
+import signal, sys, threading, time, latscope
+signal.signal(signal.SIGINT, signal.default_int_handler)
 ticks = []
 def other():
     while True:
