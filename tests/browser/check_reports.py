@@ -60,6 +60,12 @@ return {charts, tables, fetched, overlaps, wide, dupHeads, us,
 """
 
 
+# Pointer moves take no time. Selenium's default is 250 ms a move, which the page does not
+# need (its handlers read the events, not their timing), and with ~20 moves per report
+# that was ~5 s of waiting per report, most of this step's time (docs/testing.md, CI time).
+MOVE_MS = 0
+
+
 def make_driver(profile):
     opts = webdriver.ChromeOptions()
     opts.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -120,7 +126,7 @@ def check_hover(driver, problems):
         # Offsets from the element's centre, in CSS pixels.
         cx = ((x0 + x1) / 2 - vw / 2) * k
         cy = ((y0 + y1) / 2 - float(svg.get_attribute("height")) / 2) * k
-        ActionChains(driver).move_to_element_with_offset(svg, int(cx), int(cy)).perform()
+        ActionChains(driver, duration=MOVE_MS).move_to_element_with_offset(svg, int(cx), int(cy)).perform()
         text = fig.find_element(By.CSS_SELECTOR, ".readout").text.strip()
         if not text:
             problems.append(f"no hover read-out on {fid} ({svg.get_attribute('data-chart')})")
@@ -141,7 +147,7 @@ def check_zoom(driver, problems):
         plot = fig.find_element(By.CSS_SELECTOR, ".plot")
         w = plot.size["width"]
         a0, a1 = (float(v) for v in z["view"].split())
-        ActionChains(driver).move_to_element_with_offset(plot, int(-w * 0.15), 0).click_and_hold() \
+        ActionChains(driver, duration=MOVE_MS).move_to_element_with_offset(plot, int(-w * 0.15), 0).click_and_hold() \
             .move_by_offset(int(w * 0.25), 0).release().perform()
         after = driver.execute_script(AFTER_JS, z["id"])
         b0, b1 = (float(v) for v in after["view"].split())
@@ -152,10 +158,10 @@ def check_zoom(driver, problems):
         labels = [l for l in after["labels"] if l.strip()]
         if len(set(labels)) != len(labels):
             problems.append(f"zoomed axis of {z['id']} repeats a label: {labels}")
-        ActionChains(driver).move_to_element_with_offset(plot, int(w * 0.05), 0).perform()
+        ActionChains(driver, duration=MOVE_MS).move_to_element_with_offset(plot, int(w * 0.05), 0).perform()
         if not driver.execute_script(AFTER_JS, z["id"])["readout"].strip():
             problems.append(f"no hover read-out on {z['id']}")
-        ActionChains(driver).double_click(plot).perform()
+        ActionChains(driver, duration=MOVE_MS).double_click(plot).perform()
         back = driver.execute_script(AFTER_JS, z["id"])["view"]
         if back != z["view"]:
             problems.append(f"double-click did not reset {z['id']}: {back}")
@@ -207,7 +213,7 @@ def check_links(driver, problems):
         rows = driver.find_elements(By.CSS_SELECTOR, f"table.linked[data-link='{t['link']}'] tr[data-t]")
         for i, want in enumerate(t["rows"]):
             driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", rows[i])
-            ActionChains(driver).move_to_element(rows[i]).perform()
+            ActionChains(driver, duration=MOVE_MS).move_to_element(rows[i]).perform()
             got = driver.execute_script(MARK_JS, t["figs"][0])
             if got["mark"] is None or abs(got["mark"] - want) > 1e-6 * max(1.0, abs(want)):
                 problems.append(f"hovering row {i + 1} of {t['link']} marks {got['mark']}, not {want}")
