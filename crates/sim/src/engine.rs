@@ -102,8 +102,8 @@ pub struct SimOptions {
 }
 
 /// Count, extremes and sum of switch costs. An empty one starts from the extremes' far
-/// ends so that `add` needs no test (four adds per switch); it is reported only when its
-/// count is above zero.
+/// ends so that `add` needs no test (two adds per switch); it is reported only when its
+/// count is above zero. Integers only, so merging two is exact.
 #[derive(Clone, Copy, Debug)]
 struct Agg {
     count: u64,
@@ -130,6 +130,13 @@ impl Agg {
         self.max = self.max.max(v);
         self.count += 1;
         self.sum += v as i128;
+    }
+    /// Both together, as if every value of `o` had been added to `self`.
+    fn merge(&mut self, o: &Agg) {
+        self.min = self.min.min(o.min);
+        self.max = self.max.max(o.max);
+        self.count += o.count;
+        self.sum += o.sum;
     }
     fn group(&self) -> SwitchGroup {
         SwitchGroup {
@@ -274,12 +281,14 @@ pub struct Sim {
     tick_max_rel: u32,
     tick_peak: (i64, u64, Vec<i64>),
     series: Vec<TickRow>,
-    sw_all: Agg,
     sw_pair: HashMap<(u32, u32), Agg>,
     sw_pair_dense: Vec<Agg>,
     sw_levels: Vec<Agg>,
+    /// By priority distance at the switch, with shared resources only (inheritance and
+    /// ceilings change priorities): offset by the highest priority, and in the map when
+    /// the priorities are too far apart for the table. Without resources the distance is
+    /// a function of the pair, and the report merges the pairs.
     sw_dist: Vec<Agg>,
-    /// By priority distance when the priorities are too far apart for `sw_dist`.
     sw_dist_map: HashMap<i64, Agg>,
     maxp: usize,
     irq_resp: Vec<Dist>,

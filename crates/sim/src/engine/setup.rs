@@ -217,7 +217,6 @@ impl Sim {
             tick_max_rel: 0,
             tick_peak: (i64::MIN, 0, Vec::new()),
             series: Vec::new(),
-            sw_all: Agg::default(),
             sw_pair: HashMap::new(),
             sw_pair_dense: if n < 256 {
                 vec![Agg::default(); (n + 1) * (n + 1)]
@@ -225,7 +224,7 @@ impl Sim {
                 Vec::new()
             },
             sw_levels: Vec::new(),
-            sw_dist: if maxp <= 1 << 16 {
+            sw_dist: if res_on && maxp <= 1 << 16 {
                 vec![Agg::default(); 2 * maxp + 1]
             } else {
                 Vec::new()

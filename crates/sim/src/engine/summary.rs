@@ -123,12 +123,16 @@ impl Sim {
     /// distance.
     fn switch_report(&self) -> SwitchReport {
         let pairs = self.switch_pairs();
-        let dists = self.switch_distances();
+        let dists = self.switch_distances(&pairs);
+        let mut all = Agg::default();
+        for (_, g) in &pairs {
+            all.merge(g);
+        }
         SwitchReport {
-            count: self.sw_all.count,
-            min_ns: (self.sw_all.count > 0).then(|| ns(self.sw_all.min)),
-            mean_ns: (self.sw_all.count > 0).then(|| self.sw_all.group().mean_ns),
-            max_ns: (self.sw_all.count > 0).then(|| ns(self.sw_all.max)),
+            count: all.count,
+            min_ns: (all.count > 0).then(|| ns(all.min)),
+            mean_ns: (all.count > 0).then(|| all.group().mean_ns),
+            max_ns: (all.count > 0).then(|| ns(all.max)),
             by_pair: pairs
                 .into_iter()
                 .map(|((a, b), g)| SwitchGroup {
@@ -178,19 +182,30 @@ impl Sim {
         pairs
     }
 
-    /// Switches by priority distance, sorted: the dense table is offset by the highest
-    /// priority; distances outside it were kept in the map.
-    fn switch_distances(&self) -> Vec<(i64, Agg)> {
-        let mut dists: Vec<(i64, Agg)> = self
-            .sw_dist
-            .iter()
-            .enumerate()
-            .filter(|(_, g)| g.count > 0)
-            .map(|(k, g)| (k as i64 - self.maxp as i64, *g))
-            .chain(self.sw_dist_map.iter().map(|(d, g)| (*d, *g)))
-            .collect();
-        dists.sort_by_key(|(d, _)| *d);
-        dists
+    /// Switches by priority distance (the priority switched from minus the one switched
+    /// to), sorted. With shared resources, as recorded at each switch (the table offset
+    /// by the highest priority, then the map); without, the pairs' figures merged by
+    /// their distance.
+    fn switch_distances(&self, pairs: &[((u32, u32), Agg)]) -> Vec<(i64, Agg)> {
+        let mut dists: std::collections::BTreeMap<i64, Agg> = Default::default();
+        if self.res_on {
+            let table = self.sw_dist.iter().enumerate();
+            for (k, g) in table.filter(|(_, g)| g.count > 0) {
+                dists
+                    .entry(k as i64 - self.maxp as i64)
+                    .or_default()
+                    .merge(g);
+            }
+            for (d, g) in &self.sw_dist_map {
+                dists.entry(*d).or_default().merge(g);
+            }
+        } else {
+            for &((a, b), g) in pairs {
+                let d = self.prio[a as usize] as i64 - self.prio[b as usize] as i64;
+                dists.entry(d).or_default().merge(&g);
+            }
+        }
+        dists.into_iter().collect()
     }
 
     /// Each interrupt's count, losses and handler response.

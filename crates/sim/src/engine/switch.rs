@@ -31,7 +31,10 @@ impl Sim {
 
     pub(super) fn record_switch(&mut self, from: usize, to: usize, cost: i64, levels: u32) {
         self.events += 1;
-        self.sw_all.add(cost);
+        // Kept by (from, to) and by levels: the overall figures are merged from the pairs
+        // when the report is written (`Sim::switch_report`), exactly, as `Agg` is
+        // integers, and so are those by priority distance unless shared resources can
+        // change a task's priority (then the distance is the one at the switch).
         let nn = self.n + 1;
         if self.sw_pair_dense.is_empty() {
             self.sw_pair
@@ -47,12 +50,14 @@ impl Sim {
             self.sw_levels.resize(lv + 1, Agg::default());
         }
         self.sw_levels[lv].add(cost);
-        let d = self.prio[from] as i64 - self.prio[to] as i64;
-        if self.sw_dist.is_empty() {
-            self.sw_dist_map.entry(d).or_default().add(cost);
-        } else {
-            let k = (d + self.maxp as i64) as usize;
-            self.sw_dist[k].add(cost);
+        if self.res_on {
+            let d = self.prio[from] as i64 - self.prio[to] as i64;
+            if self.sw_dist.is_empty() {
+                self.sw_dist_map.entry(d).or_default().add(cost);
+            } else {
+                let k = (d + self.maxp as i64) as usize;
+                self.sw_dist[k].add(cost);
+            }
         }
     }
 }

@@ -122,6 +122,16 @@ fn inheritance_chain_across_two_mutexes() {
     assert_eq!(pulses(&s, "wait_A"), vec![(us(1500).0, us(4500).0)]);
     assert_eq!(pulses(&s, "wait_B"), vec![(ms(2).0, ms(6).0)]);
     assert_eq!(pulses(&s, "X"), vec![(ms(2).0, ms(3).0)]);
+    // Switches by priority distance use the priorities at the switch: at 1.5 ms M (2)
+    // switches to L raised to 2, distance 0. The four tasks' own priorities differ, so
+    // no pair gives 0 by them alone.
+    let d: Vec<i64> = r
+        .switches
+        .by_priority_distance
+        .iter()
+        .map(|g| g.distance.unwrap())
+        .collect();
+    assert!(d.contains(&0), "{d:?}");
 }
 
 /// Disinheritance only after the last give (FreeRTOS `uxMutexesHeld`): a holder keeps
