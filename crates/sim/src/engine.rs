@@ -195,6 +195,10 @@ pub struct Sim {
     l: i64,
     tick_mode: bool,
     events: u64,
+    /// Ticks that release nothing and that nothing interrupts are taken in one step
+    /// (`Sim::quiet_tick`); off only to test that step against the long way.
+    quiet_ticks: bool,
+    quiet_taken: u64,
 
     // tick kernel
     tick_cost: Vec<i64>,

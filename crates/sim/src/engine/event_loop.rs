@@ -74,7 +74,7 @@ impl Sim {
             if t_act == t && !zero_step {
                 self.complete();
             }
-            if t_tick == t {
+            if t_tick == t && !self.quiet_tick(t_irq, until, inclusive) {
                 self.tick_arrival();
             }
             if t_irq == t {

@@ -98,7 +98,7 @@ impl Sim {
                         switch = true;
                     }
                 }
-                if self.time_slicing && !self.edf && self.len[self.level[self.cur] as usize] > 1 {
+                if self.slice_due() {
                     switch = true;
                 }
                 if switch {

@@ -143,6 +143,8 @@ impl Sim {
             l,
             tick_mode,
             events: 0,
+            quiet_ticks: true,
+            quiet_taken: 0,
             tick_cost,
             sw_table,
             sw_const,
