@@ -195,10 +195,15 @@ pub struct Sim {
     l: i64,
     tick_mode: bool,
     events: u64,
-    /// Ticks that release nothing and that nothing interrupts are taken in one step
-    /// (`Sim::quiet_tick`); off only to test that step against the long way.
-    quiet_ticks: bool,
-    quiet_taken: u64,
+    /// Ticks that release nothing and deferred switches that nothing interrupts are
+    /// taken in one step (`Sim::quiet_tick`, `Sim::pendsv_in_one_step`); off only to
+    /// test those steps against the long way. `one_steps` counts them.
+    one_step: bool,
+    one_steps: (u64, u64),
+    /// The end of the run in progress (`run_loop`) and whether it is inclusive;
+    /// `i64::MIN` outside a run, where nothing may move the clock.
+    run_limit: i64,
+    run_inclusive: bool,
 
     // tick kernel
     tick_cost: Vec<i64>,

@@ -36,23 +36,43 @@ impl Sim {
     #[inline(always)]
     fn next_times(&self) -> (i64, i64, i64, i64) {
         let t_act = self.activity_end();
-        let ticks_on = !self.sleeping && !self.waking;
-        let t_tick = if let Some(q) = &self.tick_ext {
-            q.front().map_or(NEVER, |&(at, _)| at)
-        } else if ticks_on {
-            self.tick_time(self.next_tick_k)
-        } else {
-            NEVER
-        };
-        let mut t_irq = NEVER;
-        for &t in &self.irq_next {
-            t_irq = t_irq.min(t);
-        }
+        let t_tick = self.next_tick_at();
+        let t_irq = self.next_irq_at();
         let t = t_act.min(t_tick).min(t_irq).min(self.wake_timer);
         (t, t_act, t_tick, t_irq)
     }
 
+    /// The next tick's arrival (a relayed one on a core whose tick is relayed), `NEVER`
+    /// while the CPU sleeps or wakes.
+    #[inline(always)]
+    pub(super) fn next_tick_at(&self) -> i64 {
+        if let Some(q) = &self.tick_ext {
+            q.front().map_or(NEVER, |&(at, _)| at)
+        } else if !self.sleeping && !self.waking {
+            self.tick_time(self.next_tick_k)
+        } else {
+            NEVER
+        }
+    }
+
+    /// The next interrupt arrival.
+    #[inline(always)]
+    pub(super) fn next_irq_at(&self) -> i64 {
+        let mut t_irq = NEVER;
+        for &t in &self.irq_next {
+            t_irq = t_irq.min(t);
+        }
+        t_irq
+    }
+
     fn run_loop(&mut self, until: i64, inclusive: bool) {
+        self.run_limit = until;
+        self.run_inclusive = inclusive;
+        self.run_loop_to(until, inclusive);
+        self.run_limit = i64::MIN;
+    }
+
+    fn run_loop_to(&mut self, until: i64, inclusive: bool) {
         loop {
             self.dispatch();
             if self.chains.is_some() {

@@ -105,15 +105,7 @@ impl Sim {
                     self.pendsv_pending = true;
                 }
             }
-            FrameKind::PendSv => {
-                let prev = self.cur;
-                let to = self.pendsv_to;
-                if prev != to && prev != self.idle && !self.cur_blocked && self.has_job[prev] {
-                    self.preempt[prev] += 1;
-                }
-                self.cur = to;
-                self.cur_blocked = false;
-            }
+            FrameKind::PendSv => self.end_pendsv(),
             FrameKind::Irq(q) => {
                 let q = q as usize;
                 let r = self.now - f.arrival;

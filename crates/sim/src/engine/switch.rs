@@ -26,7 +26,50 @@ impl Sim {
             cost += self.cfg.tickless.as_ref().map_or(0, |t| t.switch_extra.0);
         }
         self.record_switch(self.cur, to, cost, skipped);
-        self.push_frame(FrameKind::PendSv, cost, self.now);
+        if !self.pendsv_in_one_step(cost) {
+            self.push_frame(FrameKind::PendSv, cost, self.now);
+        }
+    }
+
+    /// The deferred switch just chosen, run and ended in one step when nothing can come
+    /// before its end: no frame below it, no capture, no interrupt pending, and no tick,
+    /// interrupt, wake-up timer or end of the run before its handler ends (at that end
+    /// they would be processed in a different turn of the loop). It does what the
+    /// PendSV frame would: its time is switch time, then `end_pendsv`.
+    fn pendsv_in_one_step(&mut self, cost: i64) -> bool {
+        if !self.one_step
+            || !self.frames.is_empty()
+            || self.edges.is_some()
+            || self.irq_pending.iter().any(Option::is_some)
+        {
+            return false;
+        }
+        let end = self.now.saturating_add(cost.max(0));
+        if end > self.run_limit
+            || (end == self.run_limit && !self.run_inclusive)
+            || end >= self.next_tick_at()
+            || end >= self.next_irq_at()
+            || end >= self.wake_timer
+        {
+            return false;
+        }
+        self.one_steps.1 += 1;
+        self.cpu.switch += end - self.now;
+        self.now = end;
+        self.end_pendsv();
+        true
+    }
+
+    /// The end of the deferred switch: the chosen task runs (a task switched out with
+    /// its job not done counts a preemption).
+    pub(super) fn end_pendsv(&mut self) {
+        let prev = self.cur;
+        let to = self.pendsv_to;
+        if prev != to && prev != self.idle && !self.cur_blocked && self.has_job[prev] {
+            self.preempt[prev] += 1;
+        }
+        self.cur = to;
+        self.cur_blocked = false;
     }
 
     pub(super) fn record_switch(&mut self, from: usize, to: usize, cost: i64, levels: u32) {

@@ -29,7 +29,7 @@ impl Sim {
     /// Most of Table 1's ticks are such ticks; the loop then turns once instead of twice.
     #[inline(never)]
     pub(super) fn quiet_tick(&mut self, t_irq: i64, until: i64, inclusive: bool) -> bool {
-        if !self.quiet_ticks
+        if !self.one_step
             || !self.tick_mode
             || !self.frames.is_empty()
             || self.mask_depth > 0
@@ -66,7 +66,7 @@ impl Sim {
         }
         self.next_tick_k = k + 1;
         self.events += 1;
-        self.quiet_taken += 1;
+        self.one_steps.0 += 1;
         self.tick_count = count;
         self.tick_released.clear();
         self.note_tick(nominal, cost, 0);
@@ -78,16 +78,17 @@ impl Sim {
         true
     }
 
-    /// Takes every tick the long way (`false`), to test [`Sim::quiet_tick`] against it.
+    /// Takes every tick and deferred switch the long way (`false`), to test
+    /// [`Sim::quiet_tick`] and [`Sim::pendsv_in_one_step`] against it.
     #[doc(hidden)]
-    pub fn set_quiet_ticks(&mut self, on: bool) {
-        self.quiet_ticks = on;
+    pub fn set_one_step(&mut self, on: bool) {
+        self.one_step = on;
     }
 
-    /// Ticks taken in one step so far (for the test against the long way).
+    /// Ticks and switches taken in one step so far (for the test against the long way).
     #[doc(hidden)]
-    pub fn quiet_ticks_taken(&self) -> u64 {
-        self.quiet_taken
+    pub fn one_steps_taken(&self) -> (u64, u64) {
+        self.one_steps
     }
 
     /// Time slicing at the end of a tick: another task is ready at the running task's

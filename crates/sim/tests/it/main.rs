@@ -18,7 +18,7 @@ mod from_system;
 mod global_crosscheck;
 mod offset_bound;
 mod offsets;
-mod quiet_tick;
+mod one_step;
 mod resources;
 mod resources_crosscheck;
 mod result_json;

@@ -1,6 +1,8 @@
-//! A tick that releases nothing is taken in one step (`Sim::quiet_tick`): it must give the
-//! same simulation as the long way (the tick's arrival, its handler as a frame, the
-//! frame's end) on every system, not only on the ones it was measured on. Random task
+//! A tick that releases nothing (`Sim::quiet_tick`) and a deferred switch that nothing
+//! can interrupt (`Sim::pendsv_in_one_step`) are taken in one step: they must give the
+//! same simulation as the long way (the arrival, the handler as a frame, the frame's end
+//! in a later turn of the loop) on every system, not only on the ones they were measured
+//! on. Random task
 //! sets with the features around the tick varied (tick costs up to most of the tick
 //! period, time slicing between equal priorities, both task selections, EDF, release
 //! jitter and offsets, interrupts below and above the kernel, interrupts-disabled
@@ -109,8 +111,14 @@ fn system(k: usize, rng: &mut ChaCha8Rng) -> System {
 }
 
 /// The report (as JSON) and the tick series, the events and the clock after running `cfg` to each of
-/// `stops` in turn, with the one-step tick on or off; and how many ticks took it.
-fn run(cfg: &SimConfig, seed: u64, stops: &[Picos], quiet: bool) -> (String, u64, Picos, u64) {
+/// `stops` in turn, with the one-step tick and switch on or off; and how many steps
+/// were taken so.
+fn run(
+    cfg: &SimConfig,
+    seed: u64,
+    stops: &[Picos],
+    quiet: bool,
+) -> (String, u64, Picos, (u64, u64)) {
     let mut sim = Sim::new(
         cfg.clone(),
         SimOptions {
@@ -120,7 +128,7 @@ fn run(cfg: &SimConfig, seed: u64, stops: &[Picos], quiet: bool) -> (String, u64
         },
     )
     .expect("valid");
-    sim.set_quiet_ticks(quiet);
+    sim.set_one_step(quiet);
     for &s in stops {
         sim.run_until(s);
     }
@@ -130,13 +138,13 @@ fn run(cfg: &SimConfig, seed: u64, stops: &[Picos], quiet: bool) -> (String, u64
         json + &series,
         sim.events(),
         sim.now(),
-        sim.quiet_ticks_taken(),
+        sim.one_steps_taken(),
     )
 }
 
 #[test]
-fn a_quiet_tick_in_one_step_equals_the_long_way() {
-    let mut taken = 0;
+fn one_step_ticks_and_switches_equal_the_long_way() {
+    let mut taken = (0, 0);
     let mut cut_sets = 0;
     for k in 0..SETS {
         let mut rng = ChaCha8Rng::seed_from_u64(k as u64 ^ 0x9e37);
@@ -159,7 +167,7 @@ fn a_quiet_tick_in_one_step_equals_the_long_way() {
         }
         let on = run(&cfg, k as u64, &stops, true);
         let off = run(&cfg, k as u64, &stops, false);
-        assert_eq!(off.3, 0, "set {k}: the long way took a quiet tick");
+        assert_eq!(off.3, (0, 0), "set {k}: the long way took a step in one");
         assert_eq!(on.1, off.1, "set {k}: events");
         assert_eq!(on.2, off.2, "set {k}: clock");
         assert!(
@@ -168,9 +176,11 @@ fn a_quiet_tick_in_one_step_equals_the_long_way() {
             on.0,
             off.0
         );
-        taken += on.3;
+        taken.0 += on.3 .0;
+        taken.1 += on.3 .1;
     }
     assert!(cut_sets > SETS / 2, "{cut_sets}");
     // the step must have been exercised, not only declined
-    assert!(taken > 100_000, "only {taken} quiet ticks");
+    assert!(taken.0 > 50_000, "only {} ticks in one step", taken.0);
+    assert!(taken.1 > 100_000, "only {} switches in one step", taken.1);
 }
