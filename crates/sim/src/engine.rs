@@ -207,6 +207,8 @@ pub struct Sim {
 
     // tick kernel
     tick_cost: Vec<i64>,
+    /// The costliest tick handler: `l` plus the table's largest entry.
+    tick_cost_max: i64,
     sw_table: Vec<i64>,
     sw_const: Option<i64>,
     time_slicing: bool,

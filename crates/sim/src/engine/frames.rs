@@ -84,27 +84,7 @@ impl Sim {
 
     pub(super) fn end_frame(&mut self, f: Frame) {
         match f.kind {
-            FrameKind::Tick => {
-                if self.tick_notify {
-                    self.tick_fired.push((self.now, f.arrival));
-                }
-                let mut switch = false;
-                for k in 0..self.tick_released.len() {
-                    let i = self.tick_released[k] as usize;
-                    let a = self.pending_arrival[i];
-                    self.release_job(i, a);
-                    self.ready_add(i);
-                    if self.outranks(i, self.cur) {
-                        switch = true;
-                    }
-                }
-                if self.slice_due() {
-                    switch = true;
-                }
-                if switch {
-                    self.pendsv_pending = true;
-                }
-            }
+            FrameKind::Tick => self.end_tick(f.arrival),
             FrameKind::PendSv => self.end_pendsv(),
             FrameKind::Irq(q) => {
                 let q = q as usize;

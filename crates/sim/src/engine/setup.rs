@@ -147,6 +147,12 @@ impl Sim {
             one_steps: (0, 0),
             run_limit: i64::MIN,
             run_inclusive: false,
+            tick_cost_max: tick_cost
+                .iter()
+                .copied()
+                .max()
+                .unwrap_or(0)
+                .saturating_add(l),
             tick_cost,
             sw_table,
             sw_const,

@@ -4,6 +4,13 @@ use super::*;
 
 impl Sim {
     pub(super) fn start_tick(&mut self) {
+        let (nominal, cost) = self.begin_tick();
+        self.push_frame(FrameKind::Tick, cost, nominal);
+    }
+
+    /// The tick handler's start: the count, the delayed tasks now due, the handler's
+    /// cost (by how many it releases) and its statistics. Returns (nominal instant, cost).
+    fn begin_tick(&mut self) -> (i64, i64) {
         let (nominal, k) = self
             .tick_pending
             .take()
@@ -16,17 +23,43 @@ impl Sim {
         let r = self.tick_released.len();
         let cost = self.l + self.tick_cost[r.min(self.tick_cost.len() - 1)];
         self.note_tick(nominal, cost, r as u32);
-        self.push_frame(FrameKind::Tick, cost, nominal);
+        (nominal, cost)
     }
 
-    /// A tick that releases no task and that nothing can interrupt or end early, taken in
-    /// one step when it arrives (`run_loop`): what `tick_arrival`, `start_tick`, the
-    /// frame's run and its end in `end_frame` would do over two turns of the loop, with
-    /// the same figures. Returns false, changing nothing, when any of that could differ:
-    /// a frame, a mask or a switch already pending, an interrupt pending or arriving
-    /// before the handler ends, a task due, the next tick or the end of the run before
-    /// the handler ends, a capture (its channel edges), tickless idle or a multicore relay.
-    /// Most of Table 1's ticks are such ticks; the loop then turns once instead of twice.
+    /// The tick handler's end (`end_frame`): the tasks it moved off the delayed list
+    /// become ready, and a switch is asked for when one outranks the running task or
+    /// time slicing rotates the running task's priority.
+    pub(super) fn end_tick(&mut self, nominal: i64) {
+        if self.tick_notify {
+            self.tick_fired.push((self.now, nominal));
+        }
+        let mut switch = false;
+        for k in 0..self.tick_released.len() {
+            let i = self.tick_released[k] as usize;
+            let a = self.pending_arrival[i];
+            self.release_job(i, a);
+            self.ready_add(i);
+            if self.outranks(i, self.cur) {
+                switch = true;
+            }
+        }
+        if self.slice_due() {
+            switch = true;
+        }
+        if switch {
+            self.pendsv_pending = true;
+        }
+    }
+
+    /// A tick that nothing can interrupt or cut short, taken in one step when it arrives
+    /// (`run_loop`): what `tick_arrival`, `start_tick`, the frame's run and its end
+    /// (`end_tick`) would do over two turns of the loop, with the same figures. Returns
+    /// false, changing nothing, when any of that could differ: a frame, a mask or a
+    /// switch already pending, an interrupt pending or arriving before the handler ends,
+    /// the next tick or the end of the run before the handler ends (the costliest
+    /// handler of the cost table is assumed, as the tasks due are not counted before),
+    /// a capture (its channel edges) or a relayed tick. Most of Table 1's ticks are such
+    /// ticks; the loop then turns once instead of twice.
     #[inline(never)]
     pub(super) fn quiet_tick(&mut self, t_irq: i64, until: i64, inclusive: bool) -> bool {
         if !self.one_step
@@ -37,26 +70,15 @@ impl Sim {
             || self.tick_pending.is_some()
             || self.edges.is_some()
             || self.tick_ext.is_some()
-            || self.tick_notify
             || self.irq_pending.iter().any(Option::is_some)
         {
             return false;
         }
         let k = self.next_tick_k;
-        let count = self.tick_count.max(k);
-        if self.delayed.first_wake().is_some_and(|w| w <= count) {
-            return false;
-        }
-        let Some(&c0) = self.tick_cost.first() else {
-            return false;
-        };
-        let cost = self.l.saturating_add(c0);
         let nominal = self.tick_time(k);
-        if cost <= 0 || nominal != self.now {
-            return false;
-        }
-        let end = self.now.saturating_add(cost);
-        if end >= self.tick_time(k + 1)
+        let end = self.now.saturating_add(self.tick_cost_max.max(0));
+        if nominal != self.now
+            || end >= self.tick_time(k + 1)
             || end >= t_irq
             || end >= self.wake_timer
             || end > until
@@ -67,14 +89,12 @@ impl Sim {
         self.next_tick_k = k + 1;
         self.events += 1;
         self.one_steps.0 += 1;
-        self.tick_count = count;
-        self.tick_released.clear();
-        self.note_tick(nominal, cost, 0);
+        self.tick_pending = Some((nominal, k));
+        let (_, cost) = self.begin_tick();
+        let cost = cost.max(0);
         self.cpu.tick += cost;
-        self.now = end;
-        if self.slice_due() {
-            self.pendsv_pending = true;
-        }
+        self.now += cost;
+        self.end_tick(nominal);
         true
     }
 

@@ -1,14 +1,13 @@
-//! A tick that releases nothing (`Sim::quiet_tick`) and a deferred switch that nothing
-//! can interrupt (`Sim::pendsv_in_one_step`) are taken in one step: they must give the
-//! same simulation as the long way (the arrival, the handler as a frame, the frame's end
-//! in a later turn of the loop) on every system, not only on the ones they were measured
-//! on. Random task
-//! sets with the features around the tick varied (tick costs up to most of the tick
-//! period, time slicing between equal priorities, both task selections, EDF, release
-//! jitter and offsets, interrupts below and above the kernel, interrupts-disabled
-//! sections, tickless idle), each run in pieces that end at random instants (inside tick
-//! handlers too) with the one step on and off: the reports, event counts and clocks must
-//! be equal.
+//! A tick (`Sim::quiet_tick`) and a deferred switch (`Sim::pendsv_in_one_step`) that
+//! nothing can interrupt are taken in one step: they must give the same simulation as the
+//! long way (the arrival, the handler as a frame, the frame's end in a later turn of the
+//! loop) on every system, not only on the ones they were measured on. Random task sets
+//! with the features around the tick varied (tick costs up to most of the tick period,
+//! time slicing between equal priorities, both task selections, EDF, release jitter and
+//! offsets, interrupts below and above the kernel, interrupts-disabled sections, tickless
+//! idle, a free kernel whose jobs end exactly at tick instants), each run in pieces that
+//! end at random instants (inside tick handlers too) with the steps on and off: the
+//! reports, tick series, event counts and clocks must be equal.
 
 use latscope_core::Picos;
 use latscope_model::generate::{freertos_template, generate, GenerateSpec, Method};
@@ -56,6 +55,26 @@ fn system(k: usize, rng: &mut ChaCha8Rng) -> System {
             switch_per_level: Picos::from_ns(rng.gen_range(0..=1_000)),
             ..*c
         };
+    }
+    if k % 8 == 4 {
+        // free kernel, whole-millisecond execution times: jobs end exactly at tick
+        // instants, where the completion's switch must come before the tick
+        if let KernelCosts::Tick(c) = &mut sys.kernel.costs {
+            *c = TickCosts {
+                tick_base: Picos::ZERO,
+                tick_per_release: Picos::ZERO,
+                switch_base: Picos::ZERO,
+                switch_per_level: Picos::ZERO,
+                ..*c
+            };
+        }
+        sys.platform.irq_entry_cycles = 0;
+        for t in &mut sys.tasks {
+            let ms = Picos::from_ms(1).0;
+            let half = t.period().0 / 2 / ms * ms;
+            t.wcet = Picos(((t.wcet.0 + ms - 1) / ms * ms).min(half).max(ms));
+            t.bcet = t.wcet;
+        }
     }
     sys.kernel.time_slicing = rng.gen_bool(0.6);
     if rng.gen_bool(0.5) {
