@@ -72,6 +72,7 @@ impl Sim {
         self.cur_blocked = false;
     }
 
+    #[inline(always)]
     pub(super) fn record_switch(&mut self, from: usize, to: usize, cost: i64, levels: u32) {
         self.events += 1;
         // Kept by (from, to) and by levels: the overall figures are merged from the pairs

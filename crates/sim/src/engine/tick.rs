@@ -10,6 +10,7 @@ impl Sim {
 
     /// The tick handler's start: the count, the delayed tasks now due, the handler's
     /// cost (by how many it releases) and its statistics. Returns (nominal instant, cost).
+    #[inline(always)]
     fn begin_tick(&mut self) -> (i64, i64) {
         let (nominal, k) = self
             .tick_pending
@@ -29,6 +30,7 @@ impl Sim {
     /// The tick handler's end (`end_frame`): the tasks it moved off the delayed list
     /// become ready, and a switch is asked for when one outranks the running task or
     /// time slicing rotates the running task's priority.
+    #[inline(always)]
     pub(super) fn end_tick(&mut self, nominal: i64) {
         if self.tick_notify {
             self.tick_fired.push((self.now, nominal));
@@ -118,6 +120,7 @@ impl Sim {
         self.time_slicing && !self.edf && self.len[self.level[self.cur] as usize] > 1
     }
 
+    #[inline(always)]
     pub(super) fn note_tick(&mut self, nominal: i64, cost: i64, released: u32) {
         self.tick_dur.add(cost, nominal);
         let lat = self.now - nominal;
