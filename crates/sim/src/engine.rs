@@ -195,9 +195,9 @@ pub struct Sim {
     l: i64,
     tick_mode: bool,
     events: u64,
-    /// Ticks that release nothing and deferred switches that nothing interrupts are
-    /// taken in one step (`Sim::quiet_tick`, `Sim::pendsv_in_one_step`); off only to
-    /// test those steps against the long way. `one_steps` counts them.
+    /// Ticks and deferred switches that nothing can interrupt or cut short are taken in
+    /// one step (`Sim::quiet_tick`, `Sim::pendsv_in_one_step`); off only to test those
+    /// steps against the long way. `one_steps` counts them (ticks, switches).
     one_step: bool,
     one_steps: (u64, u64),
     /// The end of the run in progress (`run_loop`) and whether it is inclusive;
