@@ -137,13 +137,7 @@ fn deferred_switch_costs_levels_actually_scanned() {
     assert_eq!(pair("A", "B"), Some((2, 4000.0)));
     assert_eq!(pair("B", "idle"), Some((1, 3000.0)));
     assert_eq!(pair("idle", "A"), Some((1, 2000.0)));
-    let d: Vec<(i64, u64)> = r
-        .switches
-        .by_priority_distance
-        .iter()
-        .map(|g| (g.distance.unwrap(), g.count))
-        .collect();
-    assert_eq!(d, vec![(-3, 1), (1, 1), (2, 2)]);
+    assert_eq!(switch_distances(&r), vec![(-3, 1), (1, 1), (2, 2)]);
     // B is interrupted by ticks but never switched out with work left.
     assert_eq!(t(&r, "B").preempt, 0);
 }
@@ -877,12 +871,7 @@ fn sparse_priorities_walk_every_number() {
         .map(|g| (g.levels.unwrap(), g.max_ns))
         .collect();
     assert_eq!(lv, vec![(10, 2010.0), (4990, 6990.0)]);
-    let d: Vec<i64> = r
-        .switches
-        .by_priority_distance
-        .iter()
-        .map(|g| g.distance.unwrap())
-        .collect();
+    let d: Vec<i64> = switch_distances(&r).iter().map(|g| g.0).collect();
     assert_eq!(d, vec![10, 4990]);
     // Port-optimised selection with priorities up to u32::MAX: constant cost.
     cfg.tasks[0].priority = u32::MAX;

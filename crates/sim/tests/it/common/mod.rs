@@ -88,6 +88,13 @@ pub fn pulses(s: &Sim, ch: &str) -> Vec<(i64, i64)> {
     c.pulses(true).map(|(a, b)| (a.0, b.0)).collect()
 }
 
+/// The priority distances of the report's switch groups, in their order, with each
+/// group's count.
+pub fn switch_distances(r: &SimReport) -> Vec<(i64, u64)> {
+    let groups = r.switches.by_priority_distance.iter();
+    groups.map(|g| (g.distance.unwrap(), g.count)).collect()
+}
+
 /// Makes task `b` released by a source of period `t`: sporadic at that period (the random
 /// chain cross-checks, single- and multicore).
 pub fn sporadic(sys: &mut latscope_model::System, b: usize, t: Picos) {
