@@ -129,14 +129,14 @@ fn system(k: usize, rng: &mut ChaCha8Rng) -> System {
     sys
 }
 
-/// The report (as JSON) and the tick series, the events and the clock after running `cfg` to each of
-/// `stops` in turn, with the one-step tick and switch on or off; and how many steps
-/// were taken so.
+/// The report (as JSON) and the tick series, the events and the clock after running
+/// `cfg` to each of `stops` in turn, with the one-step tick and switch on or off; and
+/// how many steps were taken so.
 fn run(
     cfg: &SimConfig,
     seed: u64,
     stops: &[Picos],
-    quiet: bool,
+    one_step: bool,
 ) -> (String, u64, Picos, (u64, u64)) {
     let mut sim = Sim::new(
         cfg.clone(),
@@ -147,7 +147,7 @@ fn run(
         },
     )
     .expect("valid");
-    sim.set_one_step(quiet);
+    sim.set_one_step(one_step);
     for &s in stops {
         sim.run_until(s);
     }
