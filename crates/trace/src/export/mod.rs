@@ -3,6 +3,7 @@
 pub mod native;
 pub mod perfetto;
 pub mod vcd;
+mod vcd_body;
 mod vcd_out;
 
 use std::path::Path;

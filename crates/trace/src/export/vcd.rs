@@ -13,11 +13,10 @@
 //! * a final bare `#time` marks the capture end.
 
 use latscope_core::capture::Capture;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use std::io::{self, Write};
 
-use super::vcd_out::{BitLine, DecTime, Out};
+use super::vcd_body::{Body, SCAN_VARS};
+use super::vcd_out::Out;
 
 /// VCD identifier for variable `i`: printable ASCII 33..=126, base 94.
 pub fn ident(mut i: usize) -> String {
@@ -82,14 +81,15 @@ pub fn references<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
 /// inverse of the odd part modulo 2^64, instead of a 64-bit division per edge, which was a
 /// large share of the time spent writing a dense capture.
 #[derive(Clone, Copy)]
-struct ExactDiv {
+pub(super) struct ExactDiv {
     shift: u32,
-    odd: u64,
     inv: u64,
+    /// `u64::MAX / odd`: a quotient above it is not an exact one.
+    lim: u64,
 }
 
 impl ExactDiv {
-    fn new(unit: u64) -> Self {
+    pub(super) fn new(unit: u64) -> Self {
         let shift = unit.trailing_zeros();
         let odd = unit >> shift;
         // Newton's iteration for the inverse modulo 2^64: each step doubles the correct low
@@ -98,20 +98,24 @@ impl ExactDiv {
         for _ in 0..5 {
             inv = inv.wrapping_mul(2u64.wrapping_sub(odd.wrapping_mul(inv)));
         }
-        ExactDiv { shift, odd, inv }
+        ExactDiv {
+            shift,
+            inv,
+            lim: u64::MAX / odd,
+        }
     }
 
     /// `d / unit` for a multiple `d` of the unit (negative ones too).
     #[inline]
-    fn div(self, d: i64) -> i64 {
+    pub(super) fn div(self, d: i64) -> i64 {
         ((d >> self.shift) as u64).wrapping_mul(self.inv) as i64
     }
 
     /// Whether the unit divides `d`.
     #[inline]
     fn divides(self, d: u64) -> bool {
-        d.trailing_zeros() >= self.shift
-            && (d >> self.shift).wrapping_mul(self.inv) <= u64::MAX / self.odd
+        // `&`, not `&&`: both parts are cheap, and a loop over edges stays branch-free.
+        (d.trailing_zeros() >= self.shift) & ((d >> self.shift).wrapping_mul(self.inv) <= self.lim)
     }
 }
 
@@ -138,45 +142,58 @@ const SCALES: [(i64, &str); 13] = [
 fn timescale(cap: &Capture) -> (i64, &'static str) {
     let divs = SCALES.map(|(ps, _)| ExactDiv::new(ps as u64));
     let last = SCALES.len() - 1;
-    let mut k = 0; // the coarsest scale that divides every value seen so far
-    let mut any = false;
-    let mut see = |d: u64| {
-        if d != 0 {
-            any = true;
-            while k < last && !divs[k].divides(d) {
-                k += 1;
-            }
+    // The coarsest scale from `k` on that divides `d` (every scale divides 0).
+    let lower = |mut k: usize, d: u64| {
+        while k < last && !divs[k].divides(d) {
+            k += 1;
         }
-        k == last
+        k
     };
     let s = cap.start.0;
+    let end = (cap.end.0 - s).unsigned_abs();
+    let mut any = end != 0;
+    let mut k = lower(0, end);
     'all: {
-        if see((cap.end.0 - s).unsigned_abs()) {
+        if k == last {
             break 'all;
         }
         for c in &cap.channels {
-            for e in &c.edges {
-                if see((e.0 - s).unsigned_abs()) {
+            let mut rest = &c.edges[..];
+            // Edges the current scale divides change nothing: a tight search for the
+            // first it does not, then the scale is lowered for that one.
+            loop {
+                let d = divs[k];
+                let Some(at) = rest
+                    .iter()
+                    .position(|e| !d.divides((e.0 - s).unsigned_abs()))
+                else {
+                    break;
+                };
+                k = lower(k, (rest[at].0 - s).unsigned_abs());
+                if k == last {
+                    break 'all;
+                }
+                rest = &rest[at + 1..];
+            }
+            // (With the scale still at 1 s, this tells whole seconds from zeros.)
+            any = any || c.edges.iter().any(|e| e.0 != s);
+        }
+        for a in &cap.analog {
+            for d in [(a.start.0 - s).unsigned_abs(), a.interval.0.unsigned_abs()] {
+                any |= d != 0;
+                k = lower(k, d);
+                if k == last {
                     break 'all;
                 }
             }
         }
-        for a in &cap.analog {
-            if see((a.start.0 - s).unsigned_abs()) || see(a.interval.0.unsigned_abs()) {
-                break 'all;
-            }
-        }
     }
-    if !any {
+    // (A scale that moved met a value that is not zero.)
+    if !any && k == 0 {
         return (1_000, "1ns");
     }
     SCALES[k]
 }
-
-/// Above this many variables the merge keeps a heap; up to it, a scan of every variable's
-/// next change per time step is cheaper (several variables change at most steps of a
-/// logic analyser's capture, and a heap pays a sift per change).
-const SCAN_VARS: usize = 16;
 
 /// Writes `cap` as VCD.
 pub fn write<W: Write>(cap: &Capture, mut w: W) -> io::Result<()> {
@@ -209,20 +226,7 @@ pub fn write<W: Write>(cap: &Capture, mut w: W) -> io::Result<()> {
         o.raw(format!("$var real 64 {} {r} $end\n", ids[j]).as_bytes())?;
     }
     o.raw(b"$upscope $end\n$enddefinitions $end\n#0\n$dumpvars\n")?;
-    let mut body = Body {
-        cap,
-        nd,
-        ids: &ids,
-        lines: ids[..nd]
-            .iter()
-            .map(|i| BitLine::new(i.as_bytes()))
-            .collect(),
-        div: ExactDiv::new(unit as u64),
-        o,
-        time: DecTime::new(),
-        last: None,
-        scratch: Vec::new(),
-    };
+    let mut body = Body::new(cap, &ids, ExactDiv::new(unit as u64), o);
     for (i, c) in cap.channels.iter().enumerate() {
         body.bit(i, c.initial)?;
     }
@@ -232,207 +236,12 @@ pub fn write<W: Write>(cap: &Capture, mut w: W) -> io::Result<()> {
     } else {
         body.merge_by_heap()?;
     }
-    let end = body.rel(cap.end.0);
-    if body.last != Some(end) {
-        body.o.time(&mut body.time, end);
-    }
-    body.o.finish()
-}
-
-/// The value changes after `$dumpvars`: every variable's changes merged in order of
-/// (time, variable index, position).
-struct Body<'a, W: Write> {
-    cap: &'a Capture,
-    /// Digital channels; variables `nd..` are the analog ones.
-    nd: usize,
-    ids: &'a [String],
-    lines: Vec<Option<BitLine>>,
-    div: ExactDiv,
-    o: Out<W>,
-    time: DecTime,
-    /// The last time written (in units).
-    last: Option<i64>,
-    scratch: Vec<u8>,
-}
-
-impl<W: Write> Body<'_, W> {
-    /// A time relative to the start, in units.
-    #[inline]
-    fn rel(&self, t: i64) -> i64 {
-        self.div.div(t - self.cap.start.0)
-    }
-
-    /// Time of change `k` of variable `v`, if it has one.
-    #[inline]
-    fn at(&self, v: usize, k: usize) -> Option<i64> {
-        if v < self.nd {
-            self.cap.channels[v].edges.get(k).map(|e| e.0)
-        } else {
-            let a = &self.cap.analog[v - self.nd];
-            (k < a.values.len()).then(|| a.start.0 + a.interval.0 * k as i64)
-        }
-    }
-
-    /// A one-bit line (the slow way for an identifier too long to prepare).
-    #[inline]
-    fn bit(&mut self, v: usize, level: bool) -> io::Result<()> {
-        match &self.lines[v] {
-            Some(l) => self.o.bit(l, level),
-            None => {
-                self.scratch.clear();
-                self.scratch.push(if level { b'1' } else { b'0' });
-                self.scratch.extend_from_slice(self.ids[v].as_bytes());
-                self.scratch.push(b'\n');
-                self.o.raw(&self.scratch)?;
-            }
-        }
-        self.o.spill()
-    }
-
-    /// Writes change `k` of variable `v` (at picosecond time `t`), with a time line first
-    /// if the time is new. The change at the start needs none: `#0` opened the dump.
-    #[inline]
-    fn change(&mut self, t: i64, v: usize, k: usize) -> io::Result<()> {
-        let rt = self.rel(t);
-        if self.last != Some(rt) {
-            if rt != 0 || self.last.is_some() {
-                self.o.time(&mut self.time, rt);
-            }
-            self.last = Some(rt);
-        }
-        if v < self.nd {
-            self.bit(v, self.cap.channels[v].level_after(k))
-        } else {
-            let a = &self.cap.analog[v - self.nd];
-            self.scratch.clear();
-            writeln!(self.scratch, "r{} {}", a.values[k], self.ids[v])?;
-            self.o.raw(&self.scratch)
-        }
-    }
-
-    /// Few variables: each time step, the earliest next change of all, then every
-    /// variable's changes at that time in variable order; a variable alone in front is
-    /// written on up to the next change of any other.
-    fn merge_by_scan(&mut self) -> io::Result<()> {
-        let nv = self.ids.len();
-        let mut pos = vec![0usize; nv];
-        let mut next: Vec<i64> = (0..nv).map(|v| self.at(v, 0).unwrap_or(i64::MAX)).collect();
-        let mut left: usize = self
-            .cap
-            .channels
-            .iter()
-            .map(|c| c.edges.len())
-            .sum::<usize>()
-            + self
-                .cap
-                .analog
-                .iter()
-                .map(|a| a.values.len())
-                .sum::<usize>();
-        while left > 0 {
-            // The earliest next change, its variable, and the earliest of the others.
-            let (mut t, mut a, mut t2) = (i64::MAX, 0, i64::MAX);
-            for (v, &x) in next.iter().enumerate() {
-                if x < t {
-                    (t2, t, a) = (t, x, v);
-                } else if x < t2 {
-                    t2 = x;
-                }
-            }
-            if t < t2 {
-                // One variable alone in front (a dense channel, or a quiet stretch of the
-                // others): its changes before the others' next one are written on.
-                let from = pos[a];
-                pos[a] = self.run_alone(a, from, t2)?;
-                left -= pos[a] - from;
-                next[a] = self.at(a, pos[a]).unwrap_or(i64::MAX);
-                continue;
-            }
-            for v in 0..nv {
-                if next[v] != t {
-                    continue;
-                }
-                // An exhausted variable also reads i64::MAX: `at` tells them apart.
-                while let Some(tv) = self.at(v, pos[v]) {
-                    if tv != t {
-                        break;
-                    }
-                    self.change(t, v, pos[v])?;
-                    pos[v] += 1;
-                    left -= 1;
-                }
-                next[v] = self.at(v, pos[v]).unwrap_or(i64::MAX);
-            }
-        }
-        Ok(())
-    }
-
-    /// Writes variable `v`'s changes from position `k` on while their time is below
-    /// `until`; returns the position reached. A digital channel with a prepared line (the
-    /// bulk of a dense capture) takes a loop of its own over its edges.
-    fn run_alone(&mut self, v: usize, mut k: usize, until: i64) -> io::Result<usize> {
-        let line = match self.lines.get(v) {
-            Some(Some(l)) => l,
-            _ => {
-                while let Some(t) = self.at(v, k).filter(|&t| t < until) {
-                    self.change(t, v, k)?;
-                    k += 1;
-                }
-                return Ok(k);
-            }
-        };
-        let c = &self.cap.channels[v];
-        let (start, div) = (self.cap.start.0, self.div);
-        let (o, time, last) = (&mut self.o, &mut self.time, &mut self.last);
-        for e in c.edges.get(k..).unwrap_or_default() {
-            if e.0 >= until {
-                break;
-            }
-            let rt = div.div(e.0 - start);
-            if *last != Some(rt) {
-                if rt != 0 || last.is_some() {
-                    o.time(time, rt);
-                }
-                *last = Some(rt);
-            }
-            o.bit(line, c.level_after(k));
-            o.spill()?;
-            k += 1;
-        }
-        Ok(k)
-    }
-
-    /// Many variables: a heap of each variable's next change. A variable whose next change
-    /// still comes before every other one's is written on without going through the heap
-    /// (a dense channel, or a quiet stretch of the others).
-    fn merge_by_heap(&mut self) -> io::Result<()> {
-        let mut heap: BinaryHeap<Reverse<(i64, usize, usize)>> = BinaryHeap::new();
-        for v in 0..self.ids.len() {
-            if let Some(t) = self.at(v, 0) {
-                heap.push(Reverse((t, v, 0)));
-            }
-        }
-        while let Some(Reverse(mut cur)) = heap.pop() {
-            loop {
-                let (t, v, k) = cur;
-                self.change(t, v, k)?;
-                let next = self.at(v, k + 1).map(|tn| (tn, v, k + 1));
-                match next {
-                    Some(n) if heap.peek().is_none_or(|Reverse(top)| n < *top) => cur = n,
-                    Some(n) => {
-                        heap.push(Reverse(n));
-                        break;
-                    }
-                    None => break,
-                }
-            }
-        }
-        Ok(())
-    }
+    body.finish(cap.end.0)
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::vcd_body::WINDOW;
     use super::*;
     use latscope_core::capture::DigitalChannel;
     use latscope_core::time::Picos;
@@ -468,7 +277,7 @@ mod tests {
     #[test]
     fn timescale_is_the_largest_power_of_ten_dividing_the_gcd() {
         let mut rng = 7u64;
-        for case in 0..400 {
+        for case in 0..800 {
             rng = rng
                 .wrapping_mul(6_364_136_223_846_793_005)
                 .wrapping_add(1_442_695_040_888_963_407);
@@ -477,7 +286,13 @@ mod tests {
             let edges: Vec<Picos> = (1..=(case as i64 % 7))
                 .map(|k| Picos(start + k * step * (1 + (rng >> (k * 3)) as i64 % 9)))
                 .collect();
-            let end = Picos(edges.last().map_or(start, |e| e.0) + step * (case as i64 % 3));
+            // (An end at the start, with edges after it, is no valid capture, but the
+            // writer still gives the scale of the edges: whole seconds are not zeros.)
+            let end = if case % 4 == 3 {
+                Picos(start)
+            } else {
+                Picos(edges.last().map_or(start, |e| e.0) + step * (case as i64 % 3))
+            };
             let cap = Capture {
                 source: "t".into(),
                 samplerate_hz: None,
@@ -555,22 +370,47 @@ mod tests {
                 .wrapping_add(1_442_695_040_888_963_407);
             (rng >> 33) % m
         };
-        for case in 0..80 {
+        for case in 0..240 {
             let start = -(next(50) as i64) * 1_000;
             let mut channels = Vec::new();
-            // Few variables (merged by a scan) and more than SCAN_VARS (by a heap).
+            // Few variables (merged by a scan, with windows where they change together)
+            // and more than SCAN_VARS (by a heap).
             let nch = if case % 4 == 3 {
                 SCAN_VARS + case % 5
+            } else if case % 8 == 5 {
+                SCAN_VARS
             } else {
                 1 + case % 5
+            };
+            // A bus: every channel may change at the times of one grid.
+            let bus = case % 3 == 2;
+            let grid: Vec<i64> = {
+                let mut t = start;
+                (0..2_000)
+                    .map(|_| {
+                        t += 1_000 * (1 + next(3) as i64);
+                        t
+                    })
+                    .collect()
             };
             for c in 0..nch {
                 let mut t = start;
                 let mut edges = Vec::new();
-                // dense, sparse and silent channels; shared times between channels
-                let n = [0, 3, 200, 1000][next(4) as usize];
+                if bus {
+                    edges.extend(grid.iter().filter(|_| next(3) != 0).map(|&t| Picos(t)));
+                }
+                // dense, sparse and silent channels; shared times between channels; now
+                // and then a gap of more than a window (`WINDOW` units of 1 ns here)
+                let n = if bus {
+                    0
+                } else {
+                    [0, 3, 200, 1000][next(4) as usize]
+                };
                 for _ in 0..n {
                     t += 1_000 * (1 + next([1, 4, 50][c % 3]) as i64);
+                    if next(100) == 0 {
+                        t += 1_000 * (WINDOW as i64 + next(3) as i64 - 1);
+                    }
                     edges.push(Picos(t));
                 }
                 channels.push(DigitalChannel {
