@@ -173,9 +173,10 @@ impl<'a, W: Write> Body<'a, W> {
         let nv = self.ids.len();
         let mut pos = vec![0usize; nv];
         let mut next: Vec<i64> = (0..nv).map(|v| self.at(v, 0).unwrap_or(i64::MAX)).collect();
-        // Out of order times (never in a valid capture) go through the plain way, which
-        // writes them in the order they come.
-        let mut marks = in_order(self.cap).then(Marks::new);
+        // The windows' marks, made at the first tie (a capture with none, such as one
+        // dense channel, does not pay for the check). Out of order times (never in a
+        // valid capture) go through the plain way, which writes them as they come.
+        let mut marks: Option<Option<Marks>> = None;
         // Ties to take one step at a time before the next window.
         let mut steps = 0u32;
         loop {
@@ -199,7 +200,8 @@ impl<'a, W: Write> Body<'a, W> {
                 next[a] = self.at(a, pos[a]).unwrap_or(i64::MAX);
                 continue;
             }
-            match marks.as_mut() {
+            let cap = self.cap;
+            match marks.get_or_insert_with(|| in_order(cap).then(Marks::new)) {
                 Some(m) if steps == 0 => {
                     let (times, changes) = self.window(t, &mut pos, m)?;
                     if changes < 2 * times {
