@@ -152,9 +152,20 @@ impl<'a, W: Write> Body<'a, W> {
         self.value(v, k)
     }
 
-    /// The line of change `k` of variable `v` (after its time line).
-    #[inline]
+    /// The line of change `k` of variable `v` (after its time line). A digital channel's
+    /// prepared line is written here, inline: through calls, it was most of the cost of a
+    /// change in a capture whose channels change together.
+    #[inline(always)]
     fn value(&mut self, v: usize, k: usize) -> io::Result<()> {
+        if let (Some(Some(line)), Some(c)) = (self.lines.get(v), self.cap.channels.get(v)) {
+            self.o.bit(line, c.level_after(k));
+            return self.o.spill();
+        }
+        self.value_slow(v, k)
+    }
+
+    /// [`Self::value`] for a digital identifier too long to prepare, or an analog value.
+    fn value_slow(&mut self, v: usize, k: usize) -> io::Result<()> {
         if v < self.nd {
             self.bit(v, self.cap.channels[v].level_after(k))
         } else {
@@ -229,18 +240,9 @@ impl<'a, W: Write> Body<'a, W> {
     }
 
     /// Writes variable `v`'s changes at time `t` from position `k` on (its time line
-    /// written); returns the position after them. A digital channel with a prepared line
-    /// takes its edges directly.
+    /// written); returns the position after them.
     #[inline]
     fn changes_at(&mut self, t: i64, v: usize, mut k: usize) -> io::Result<usize> {
-        if let (Some(Some(line)), Some(c)) = (self.lines.get(v), self.cap.channels.get(v)) {
-            while c.edges.get(k).is_some_and(|e| e.0 == t) {
-                self.o.bit(line, c.level_after(k));
-                self.o.spill()?;
-                k += 1;
-            }
-            return Ok(k);
-        }
         while self.at(v, k) == Some(t) {
             self.value(v, k)?;
             k += 1;
@@ -296,15 +298,7 @@ impl<'a, W: Write> Body<'a, W> {
                     let Some(k) = pos.get_mut(v) else {
                         continue;
                     };
-                    // A digital channel's prepared line, here rather than through `value`
-                    // (its calls were most of the cost of a change).
-                    match (self.lines.get(v), self.cap.channels.get(v)) {
-                        (Some(Some(line)), Some(c)) => {
-                            self.o.bit(line, c.level_after(*k));
-                            self.o.spill()?;
-                        }
-                        _ => self.value(v, *k)?,
-                    }
+                    self.value(v, *k)?;
                     *k += 1;
                     changes += 1;
                 }
