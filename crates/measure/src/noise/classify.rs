@@ -8,7 +8,9 @@
 //! hwnoise tracer: nothing the kernel records took the time). Time inside a gap that
 //! has events but that no handler or thread covers (kernel entry and exit, the
 //! tracepoints' own cost, or the hypervisor) is `unaccounted`, never silently given to
-//! a neighbour. The parts of a gap add up to its length exactly.
+//! a neighbour; so is the stretch before a switch away from a thread the trace never
+//! switched to (the switch to it is missing), which counts that thread's run. The parts
+//! of a gap add up to its length exactly.
 
 use super::events::{NoiseEvent, What};
 
@@ -111,8 +113,8 @@ struct Ctx {
 enum Act {
     Push(Ctx),
     Pop(Source, Who),
-    /// A switch away from the pid to the thread named.
-    Switch(i32, Who),
+    /// A switch away from the first thread (pid and name) to the second.
+    Switch(Who, Who),
 }
 
 /// A point: its time, its rank among points of one time (NMIs first), what happens.
@@ -208,10 +210,15 @@ fn act_of(what: &What) -> Option<Act> {
         ),
         What::Switch {
             prev_pid,
+            prev_comm,
             next_pid,
             next_comm,
         } => Act::Switch(
-            *prev_pid,
+            Who {
+                name: prev_comm.clone(),
+                pid: Some(*prev_pid),
+                ..Who::default()
+            },
             Who {
                 name: next_comm.clone(),
                 pid: Some(*next_pid),
@@ -265,6 +272,19 @@ impl Walk {
     /// `act`.
     fn step(&mut self, t: i64, act: Act) {
         let slice = t - self.last;
+        if let Some(prev) = self.missed_switch(&act) {
+            // Who held the stretch is not known: the thread named last, then `prev`,
+            // with the switch between them missing. It is `unaccounted`, and `prev`
+            // counts one run: it certainly held the CPU inside the gap.
+            self.uncovered += slice;
+            self.had_events = true;
+            if prev.pid != Some(self.own_tid) {
+                add(&mut self.parts, Source::Thread, &prev, 0, 1);
+            }
+            self.last = t;
+            self.apply(act);
+            return;
+        }
         match self.owner(&act) {
             Some((s, w)) => {
                 // An exit with nothing open, inside the gap, still is one run of its
@@ -284,6 +304,17 @@ impl Walk {
         self.apply(act);
     }
 
+    /// A switch away from a thread other than the one the walk holds: the trace lacks
+    /// the switch to it. Seen on Linux 6.18 in a VM while RT throttling holds a
+    /// real-time spinner: the CPU idles, and neither the wake-up of a higher real-time
+    /// thread nor the switch from idle to it is recorded, only its switch back.
+    fn missed_switch(&self, act: &Act) -> Option<Who> {
+        match (self.stack.last(), &self.thread, act) {
+            (None, Some(w), Act::Switch(prev, _)) if w.pid != prev.pid => Some(prev.clone()),
+            _ => None,
+        }
+    }
+
     /// Who held the stretch up to a point with `act`. A handler or thread that ends
     /// there with nothing open before it began before the gap's first event: it held it.
     fn owner(&self, act: &Act) -> Option<(Source, Who)> {
@@ -291,14 +322,9 @@ impl Walk {
             (Some(c), _, _) => Some((c.source, c.who.clone())),
             (None, Some(w), _) => Some((Source::Thread, w.clone())),
             (None, None, Act::Pop(s, w)) => Some((*s, w.clone())),
-            (None, None, Act::Switch(prev, _)) if *prev != self.own_tid => Some((
-                Source::Thread,
-                Who {
-                    name: String::new(),
-                    pid: Some(*prev),
-                    ..Who::default()
-                },
-            )),
+            (None, None, Act::Switch(prev, _)) if prev.pid != Some(self.own_tid) => {
+                Some((Source::Thread, prev.clone()))
+            }
             _ => None,
         }
     }
@@ -426,6 +452,7 @@ mod tests {
             ts,
             What::Switch {
                 prev_pid: prev,
+                prev_comm: String::new(),
                 next_pid: next,
                 next_comm: comm.into(),
             },
@@ -522,6 +549,49 @@ mod tests {
         assert_eq!(ran(42), Some((1, 7_000, String::new())));
         assert_eq!(ran(43), Some((1, 2_500, "other".to_string())));
         assert_eq!(of(&p, Source::Thread).0, 2, "two threads ran");
+        assert_eq!(total(&p), GAP.len());
+    }
+
+    #[test]
+    fn a_switch_away_from_a_thread_never_switched_to_leaves_its_stretch_unaccounted() {
+        // RT throttling holds the spinner and the CPU idles; the switch from idle to a
+        // higher real-time thread is missing, only its switch back is recorded.
+        let mut back = switch(10_800, 42, OWN, "spinner");
+        if let What::Switch { prev_comm, .. } = &mut back.what {
+            *prev_comm = "burster".into();
+        }
+        let events = [
+            switch(1_500, OWN, 0, "swapper/1"),
+            irq_in(2_000, 36),
+            irq_out(2_300, 36),
+            back,
+        ];
+        let p = classify(GAP, &events, OWN);
+        let ran = |pid| {
+            p.iter()
+                .find(|p| p.source == Source::Thread && p.who.pid == Some(pid))
+                .map(|p| (p.count, p.ns, p.who.name.clone()))
+        };
+        // Idle is known from its switch to the interrupt, and after it until the next
+        // event: the interrupt's exit. Then nothing says when the burster began.
+        assert_eq!(ran(0), Some((1, 500, "swapper/1".to_string())));
+        assert_eq!(ran(42), Some((1, 0, "burster".to_string())));
+        assert_eq!(of(&p, Source::Irq), (1, 300));
+        // Before the switch to idle (500 ns), between the interrupt's exit and the
+        // switch back (8,500 ns) and after it (200 ns).
+        assert_eq!(of(&p, Source::Unaccounted), (1, 9_200));
+        assert_eq!(total(&p), GAP.len());
+        // A switch away from the spinner itself while another thread holds the CPU is
+        // no run of the spinner.
+        let p = classify(
+            GAP,
+            &[
+                switch(1_500, OWN, 0, "swapper/1"),
+                switch(9_000, OWN, 7, "x"),
+            ],
+            OWN,
+        );
+        assert!(p.iter().all(|x| x.who.pid != Some(OWN)), "{p:?}");
         assert_eq!(total(&p), GAP.len());
     }
 

@@ -43,6 +43,7 @@ pub enum What {
     /// `sched_switch`: the CPU goes from `prev_pid` to `next_pid`.
     Switch {
         prev_pid: i32,
+        prev_comm: String,
         next_pid: i32,
         next_comm: String,
     },
@@ -82,11 +83,13 @@ pub fn parse(line: &str) -> Option<NoiseEvent> {
             Kind::SoftirqExit { vec } => What::SoftirqExit { vec },
             Kind::Switch {
                 prev_pid,
+                prev_comm,
                 next_pid,
                 next_comm,
                 ..
             } => What::Switch {
                 prev_pid,
+                prev_comm,
                 next_pid,
                 next_comm,
             },
@@ -191,6 +194,7 @@ mod tests {
             e.what,
             What::Switch {
                 prev_pid: 9,
+                prev_comm: "a b".into(),
                 next_pid: 42,
                 next_comm: "burst er".into()
             }

@@ -296,7 +296,7 @@ pub fn execute(
         if let (Some(rt), Some(p)) = (rt_runtime_us, rt_period_us) {
             if rt >= 0 && rt < p {
                 notes.push(format!(
-                    "RT throttling is on ({rt} of every {p} µs): a real-time spinner is stopped for {} µs of every {} µs and that time counts as noise (the threads that ran in it are named)",
+                    "RT throttling is on ({rt} of every {p} µs): a real-time spinner is stopped for {} µs of every {} µs and that time counts as noise (the threads that ran in it are named; where the CPU idled, the trace may lack the switch to the next thread, and that stretch is unaccounted)",
                     p - rt,
                     p
                 ));
