@@ -156,6 +156,11 @@ pub fn split_prefix(line: &str) -> Option<(u32, i64, &str)> {
     split_head(line).map(|(_, _, cpu, ts, rest)| (cpu, ts, rest))
 }
 
+/// The line's head with its task: (comm, pid, CPU, time in ns, the rest).
+pub fn split_prefix_task(line: &str) -> Option<(&str, i32, u32, i64, &str)> {
+    split_head(line)
+}
+
 /// Parses one line; None for comments, blank lines, other events and malformed lines.
 pub fn parse_line(line: &str) -> Option<Event> {
     let (comm, pid, cpu, ts, after) = split_head(line)?;

@@ -8,9 +8,9 @@
 //! hwnoise tracer: nothing the kernel records took the time). Time inside a gap that
 //! has events but that no handler or thread covers (kernel entry and exit, the
 //! tracepoints' own cost, or the hypervisor) is `unaccounted`, never silently given to
-//! a neighbour; so is the stretch before a switch away from a thread the trace never
-//! switched to (the switch to it is missing), which counts that thread's run. The parts
-//! of a gap add up to its length exactly.
+//! a neighbour; so is the stretch before the trace first shows a thread it never
+//! switched to (an event naming it as current, or a switch away from it), which counts
+//! that thread's run. The parts of a gap add up to its length exactly.
 
 use super::events::{NoiseEvent, What};
 
@@ -115,6 +115,8 @@ enum Act {
     Pop(Source, Who),
     /// A switch away from the first thread (pid and name) to the second.
     Switch(Who, Who),
+    /// The task an event inside the gap names as current (its line's prefix).
+    Current(Who),
 }
 
 /// A point: its time, its rank among points of one time (NMIs first), what happens.
@@ -164,7 +166,24 @@ fn points(gap: Gap, events: &[NoiseEvent]) -> Vec<Point> {
                 points.push((e.ts.min(gap.end), 1, Act::Pop(Source::Nmi, who)));
             }
             _ if e.ts <= gap.start - TS_RESOLUTION_NS || e.ts > gap.end => {}
-            what => points.extend(act_of(what).map(|a| (e.ts, 2, a))),
+            what => {
+                // The task an event names is current at its time. A switch names the
+                // task it leaves, which the switch itself says; a stamp before the
+                // start may name the task of the gap before.
+                if let (Some((pid, comm)), false, true) = (
+                    &e.task,
+                    matches!(what, What::Switch { .. }),
+                    e.ts >= gap.start,
+                ) {
+                    let who = Who {
+                        name: comm.clone(),
+                        pid: Some(*pid),
+                        ..Who::default()
+                    };
+                    points.push((e.ts, 2, Act::Current(who)));
+                }
+                points.extend(act_of(what).map(|a| (e.ts, 2, a)));
+            }
         }
     }
     // Stable: events of one time keep their order; NMI points go first.
@@ -272,6 +291,10 @@ impl Walk {
     /// `act`.
     fn step(&mut self, t: i64, act: Act) {
         let slice = t - self.last;
+        if let Act::Current(who) = act {
+            self.current(t, slice, who);
+            return;
+        }
         if let Some(prev) = self.missed_switch(&act) {
             // Who held the stretch is not known: the thread named last, then `prev`,
             // with the switch between them missing. It is `unaccounted`, and `prev`
@@ -302,6 +325,31 @@ impl Walk {
         }
         self.last = t;
         self.apply(act);
+    }
+
+    /// An event names `who` as the current task (outside any handler). When the walk
+    /// holds another thread, the switch between them is missing: the stretch before is
+    /// unaccounted and `who` counts one run from here (this kernel records no switch
+    /// when the CPU leaves its idle task, so a thread woken from idle is first seen in
+    /// its own events). When the walk holds none, `who` held the CPU since the last
+    /// point, as for a switch away from it.
+    fn current(&mut self, t: i64, slice: i64, who: Who) {
+        let held = self.thread.as_ref().map_or(Some(self.own_tid), |w| w.pid);
+        if !self.stack.is_empty() || who.pid == held {
+            return;
+        }
+        let own = who.pid == Some(self.own_tid);
+        if self.thread.is_none() {
+            add(&mut self.parts, Source::Thread, &who, slice, 1);
+        } else {
+            self.uncovered += slice;
+            if !own {
+                add(&mut self.parts, Source::Thread, &who, 0, 1);
+            }
+        }
+        self.had_events = true;
+        self.last = t;
+        self.thread = (!own).then_some(who);
     }
 
     /// A switch away from a thread other than the one the walk holds: the trace lacks
@@ -344,6 +392,7 @@ impl Walk {
                     self.stack.pop();
                 }
             }
+            Act::Current(_) => {}
             Act::Switch(_, next) => {
                 self.thread = if next.pid == Some(self.own_tid) {
                     None
@@ -425,7 +474,17 @@ mod tests {
     const OWN: i32 = 100;
 
     fn ev(ts: i64, what: What) -> NoiseEvent {
-        NoiseEvent { cpu: 1, ts, what }
+        NoiseEvent {
+            cpu: 1,
+            ts,
+            task: None,
+            what,
+        }
+    }
+    /// The same event with the task its line names as current.
+    fn by(mut e: NoiseEvent, pid: i32, comm: &str) -> NoiseEvent {
+        e.task = Some((pid, comm.into()));
+        e
     }
     fn irq_in(ts: i64, irq: u32) -> NoiseEvent {
         ev(
@@ -593,6 +652,60 @@ mod tests {
         );
         assert!(p.iter().all(|x| x.who.pid != Some(OWN)), "{p:?}");
         assert_eq!(total(&p), GAP.len());
+    }
+
+    #[test]
+    fn a_thread_woken_from_idle_is_followed_from_its_first_own_event() {
+        // As above, but an interrupt hits the burster: its lines name the burster as
+        // current, so the burster holds the CPU from there; before it nothing says.
+        let events = [
+            by(switch(1_500, OWN, 0, "swapper/1"), OWN, "spinner"),
+            by(irq_in(9_000, 36), 42, "burster"),
+            by(irq_out(9_100, 36), 42, "burster"),
+            by(switch(10_800, 42, OWN, "spinner"), 42, "burster"),
+        ];
+        let p = classify(GAP, &events, OWN);
+        let ran = |pid| {
+            p.iter()
+                .find(|p| p.source == Source::Thread && p.who.pid == Some(pid))
+                .map(|p| (p.count, p.ns, p.who.name.clone()))
+        };
+        assert_eq!(ran(0), Some((1, 0, "swapper/1".to_string())));
+        assert_eq!(ran(42), Some((1, 1_700, "burster".to_string())));
+        assert_eq!(of(&p, Source::Irq), (1, 100));
+        // 500 ns before the switch to idle, 7,500 from it to the interrupt, 200 after
+        // the switch back.
+        assert_eq!(of(&p, Source::Unaccounted), (1, 8_200));
+        assert_eq!(total(&p), GAP.len());
+        // An event naming the spinner while the walk holds another thread: the switch
+        // back is missing; the spinner is no thread noise.
+        let p = classify(
+            GAP,
+            &[
+                by(switch(1_500, OWN, 7, "x"), OWN, "spinner"),
+                by(irq_in(6_000, 36), OWN, "spinner"),
+                by(irq_out(6_500, 36), OWN, "spinner"),
+            ],
+            OWN,
+        );
+        assert_eq!(ran_of(&p, 7), Some((1, 0)));
+        assert!(p.iter().all(|x| x.who.pid != Some(OWN)), "{p:?}");
+        assert_eq!(of(&p, Source::Unaccounted), (1, 500 + 4_500 + 4_500));
+        assert_eq!(total(&p), GAP.len());
+        // A stamp before the gap names the task of the gap before: not followed.
+        let gap = Gap {
+            cpu: 1,
+            start: 10_400,
+            end: 13_400,
+        };
+        let p = classify(gap, &[by(irq_out(9_800, 5), 42, "old")], OWN);
+        assert!(p.iter().all(|x| x.who.pid != Some(42)), "{p:?}");
+    }
+
+    fn ran_of(p: &[Part], pid: i32) -> Option<(u64, i64)> {
+        p.iter()
+            .find(|p| p.source == Source::Thread && p.who.pid == Some(pid))
+            .map(|p| (p.count, p.ns))
     }
 
     #[test]

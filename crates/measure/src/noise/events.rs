@@ -13,6 +13,9 @@ pub struct NoiseEvent {
     pub cpu: u32,
     /// CLOCK_MONOTONIC ns (the instance's trace clock is `mono`).
     pub ts: i64,
+    /// The task current when the event was recorded (pid, comm: the line's prefix);
+    /// None for events made by hand.
+    pub task: Option<(i32, String)>,
     pub what: What,
 }
 
@@ -98,10 +101,11 @@ pub fn parse(line: &str) -> Option<NoiseEvent> {
         return Some(NoiseEvent {
             cpu: e.cpu,
             ts: e.ts,
+            task: Some((e.pid, e.comm)),
             what,
         });
     }
-    let (cpu, ts, rest) = parse::split_prefix(line)?;
+    let (comm, pid, cpu, ts, rest) = parse::split_prefix_task(line)?;
     let rest = rest.trim_start();
     let (name, fields) = rest.split_once(": ")?;
     let fields = fields.trim();
@@ -131,7 +135,12 @@ pub fn parse(line: &str) -> Option<NoiseEvent> {
     } else {
         return None;
     };
-    Some(NoiseEvent { cpu, ts, what })
+    Some(NoiseEvent {
+        cpu,
+        ts,
+        task: Some((pid, comm.to_string())),
+        what,
+    })
 }
 
 #[cfg(test)]
