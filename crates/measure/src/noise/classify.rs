@@ -600,13 +600,8 @@ mod tests {
             switch(10_500, 43, OWN, "spinner"),
         ];
         let p = classify(GAP, &events, OWN);
-        let ran = |pid| {
-            p.iter()
-                .find(|p| p.who.pid == Some(pid))
-                .map(|p| (p.count, p.ns, p.who.name.clone()))
-        };
-        assert_eq!(ran(42), Some((1, 7_000, String::new())));
-        assert_eq!(ran(43), Some((1, 2_500, "other".to_string())));
+        assert_eq!(thread(&p, 42), Some((1, 7_000, String::new())));
+        assert_eq!(thread(&p, 43), Some((1, 2_500, "other".to_string())));
         assert_eq!(of(&p, Source::Thread).0, 2, "two threads ran");
         assert_eq!(total(&p), GAP.len());
     }
@@ -626,15 +621,10 @@ mod tests {
             back,
         ];
         let p = classify(GAP, &events, OWN);
-        let ran = |pid| {
-            p.iter()
-                .find(|p| p.source == Source::Thread && p.who.pid == Some(pid))
-                .map(|p| (p.count, p.ns, p.who.name.clone()))
-        };
         // Idle is known from its switch to the interrupt, and after it until the next
         // event: the interrupt's exit. Then nothing says when the burster began.
-        assert_eq!(ran(0), Some((1, 500, "swapper/1".to_string())));
-        assert_eq!(ran(42), Some((1, 0, "burster".to_string())));
+        assert_eq!(thread(&p, 0), Some((1, 500, "swapper/1".to_string())));
+        assert_eq!(thread(&p, 42), Some((1, 0, "burster".to_string())));
         assert_eq!(of(&p, Source::Irq), (1, 300));
         // Before the switch to idle (500 ns), between the interrupt's exit and the
         // switch back (8,500 ns) and after it (200 ns).
@@ -665,13 +655,8 @@ mod tests {
             by(switch(10_800, 42, OWN, "spinner"), 42, "burster"),
         ];
         let p = classify(GAP, &events, OWN);
-        let ran = |pid| {
-            p.iter()
-                .find(|p| p.source == Source::Thread && p.who.pid == Some(pid))
-                .map(|p| (p.count, p.ns, p.who.name.clone()))
-        };
-        assert_eq!(ran(0), Some((1, 0, "swapper/1".to_string())));
-        assert_eq!(ran(42), Some((1, 1_700, "burster".to_string())));
+        assert_eq!(thread(&p, 0), Some((1, 0, "swapper/1".to_string())));
+        assert_eq!(thread(&p, 42), Some((1, 1_700, "burster".to_string())));
         assert_eq!(of(&p, Source::Irq), (1, 100));
         // 500 ns before the switch to idle, 7,500 from it to the interrupt, 200 after
         // the switch back.
@@ -688,7 +673,7 @@ mod tests {
             ],
             OWN,
         );
-        assert_eq!(ran_of(&p, 7), Some((1, 0)));
+        assert_eq!(thread(&p, 7), Some((1, 0, "x".to_string())));
         assert!(p.iter().all(|x| x.who.pid != Some(OWN)), "{p:?}");
         assert_eq!(of(&p, Source::Unaccounted), (1, 500 + 4_500 + 4_500));
         assert_eq!(total(&p), GAP.len());
@@ -702,10 +687,11 @@ mod tests {
         assert!(p.iter().all(|x| x.who.pid != Some(42)), "{p:?}");
     }
 
-    fn ran_of(p: &[Part], pid: i32) -> Option<(u64, i64)> {
+    /// The thread part of `pid`: (count, ns, name).
+    fn thread(p: &[Part], pid: i32) -> Option<(u64, i64, String)> {
         p.iter()
             .find(|p| p.source == Source::Thread && p.who.pid == Some(pid))
-            .map(|p| (p.count, p.ns))
+            .map(|p| (p.count, p.ns, p.who.name.clone()))
     }
 
     #[test]
