@@ -296,14 +296,7 @@ impl Walk {
             return;
         }
         if let Some(prev) = self.missed_switch(&act) {
-            // Who held the stretch is not known: the thread named last, then `prev`,
-            // with the switch between them missing. It is `unaccounted`, and `prev`
-            // counts one run: it certainly held the CPU inside the gap.
-            self.uncovered += slice;
-            self.had_events = true;
-            if prev.pid != Some(self.own_tid) {
-                add(&mut self.parts, Source::Thread, &prev, 0, 1);
-            }
+            self.missed(slice, &prev);
             self.last = t;
             self.apply(act);
             return;
@@ -338,18 +331,25 @@ impl Walk {
         if !self.stack.is_empty() || who.pid == held {
             return;
         }
-        let own = who.pid == Some(self.own_tid);
         if self.thread.is_none() {
             add(&mut self.parts, Source::Thread, &who, slice, 1);
+            self.had_events = true;
         } else {
-            self.uncovered += slice;
-            if !own {
-                add(&mut self.parts, Source::Thread, &who, 0, 1);
-            }
+            self.missed(slice, &who);
         }
-        self.had_events = true;
         self.last = t;
-        self.thread = (!own).then_some(who);
+        self.thread = (who.pid != Some(self.own_tid)).then_some(who);
+    }
+
+    /// The trace lacks the switch to `who`, seen running after a stretch of `slice`
+    /// since the last point. Who held that stretch is not known (the thread held, then
+    /// `who`): it is unaccounted. `who` counts one run, unless it is the spinner.
+    fn missed(&mut self, slice: i64, who: &Who) {
+        self.uncovered += slice;
+        self.had_events = true;
+        if who.pid != Some(self.own_tid) {
+            add(&mut self.parts, Source::Thread, who, 0, 1);
+        }
     }
 
     /// A switch away from a thread other than the one the walk holds: the trace lacks
