@@ -254,8 +254,8 @@ fn a_fifo_thread_bursting_every_20_ms_is_counted_once_per_burst_with_its_pid() {
     // starts, or whether two bursts share a gap, moves nothing below.
     let g = gap_rows(&gaps);
     let (first, last) = (
-        g.iter().map(|r| r.0).min().unwrap(),
-        g.iter().map(|r| r.1).max().unwrap(),
+        g.iter().map(|r| r.0).min().expect("--gaps wrote no gap"),
+        g.iter().map(|r| r.1).max().expect("--gaps wrote no gap"),
     );
     let starts = starts.lock().unwrap().clone();
     let inside: Vec<i64> = starts

@@ -116,7 +116,7 @@ fn hex(fields: &str, key: &str) -> Option<u64> {
 /// The common head of a trace line: task, `-PID`, `[CPU]`, optional flags and
 /// `SECONDS.FRACTION:`. Returns (comm, pid, cpu, ts ns, the rest after the timestamp);
 /// None for comments, blank lines and lines of another shape.
-fn split_head(line: &str) -> Option<(&str, i32, u32, i64, &str)> {
+pub fn split_head(line: &str) -> Option<(&str, i32, u32, i64, &str)> {
     let line = line.trim_end();
     if line.trim_start().starts_with('#') || line.trim().is_empty() {
         return None;
@@ -154,11 +154,6 @@ fn split_head(line: &str) -> Option<(&str, i32, u32, i64, &str)> {
 /// (cpu, ts ns, the rest after the timestamp) of a trace line of any tracer.
 pub fn split_prefix(line: &str) -> Option<(u32, i64, &str)> {
     split_head(line).map(|(_, _, cpu, ts, rest)| (cpu, ts, rest))
-}
-
-/// The line's head with its task: (comm, pid, CPU, time in ns, the rest).
-pub fn split_prefix_task(line: &str) -> Option<(&str, i32, u32, i64, &str)> {
-    split_head(line)
 }
 
 /// Parses one line; None for comments, blank lines, other events and malformed lines.

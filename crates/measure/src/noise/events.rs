@@ -105,7 +105,7 @@ pub fn parse(line: &str) -> Option<NoiseEvent> {
             what,
         });
     }
-    let (comm, pid, cpu, ts, rest) = parse::split_prefix_task(line)?;
+    let (comm, pid, cpu, ts, rest) = parse::split_head(line)?;
     let rest = rest.trim_start();
     let (name, fields) = rest.split_once(": ")?;
     let fields = fields.trim();
@@ -154,9 +154,9 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            (e.cpu, e.ts),
-            (1, 100_000_010_000),
-            "cpu and time of the line"
+            (e.cpu, e.ts, e.task),
+            (1, 100_000_010_000, Some((0, "<idle>".to_string()))),
+            "cpu, time and current task of the line"
         );
         assert_eq!(
             e.what,
@@ -208,6 +208,8 @@ mod tests {
                 next_comm: "burst er".into()
             }
         );
+        // The line's task of a switch is the one it leaves.
+        assert_eq!(e.task, Some((9, "a b".to_string())));
         for junk in [
             "  x-1 [001] d... 1.0: vector_alloc: irq=1",
             "  x-1 [001] d... 1.0: nmi_handler: garbage",
